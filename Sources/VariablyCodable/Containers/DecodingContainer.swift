@@ -1,0 +1,123 @@
+/// Reads a model's properties by key path, through the key set of the source being decoded.
+///
+/// ```swift
+/// init(from container: DecodingContainer<User>) throws {
+///     id = try container.decode(\.id)
+///     userName = try container.decode(\.userName)
+///     nickname = try container.decode(\.nickname)                 // String?: nil if missing or null
+///     age = try container.decode(\.age, default: 0)               // 0 if missing or null
+/// }
+/// ```
+///
+/// Every error is a ``VariablyCodingError`` naming the source, the key path, the keys tried and the
+/// coding path. Asking for a key path that the source's key set does not list is a programming error
+/// and traps with a message that says which key set to complete.
+public struct DecodingContainer<Model> {
+    /// The source being decoded.
+    public let source: CodingSource
+    /// The source's key set.
+    public let keySet: KeySet<Model>
+    /// The storage the values come from.
+    public let backend: any KeySetDecodingBackend
+
+    /// Creates a container over `backend`; coders call this, models receive the result.
+    public init(source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend) {
+        self.source = source
+        self.keySet = keySet
+        self.backend = backend
+    }
+
+    /// The coding path of the object being decoded.
+    public var codingPath: [any CodingKey] { backend.codingPath }
+    /// Context passed down from the coder.
+    public var userInfo: [CodingUserInfoKey: Any] { backend.userInfo }
+
+    /// Decodes a required property.
+    ///
+    /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
+    @inlinable
+    public func decode<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value {
+        let index = keySet.requireIndex(of: keyPath)
+        do {
+            return try backend.decode(Value.self, entry: index)
+        } catch {
+            throw wrap(error, entry: index)
+        }
+    }
+
+    /// Decodes an optional property: `nil` when no key is present or the value is `null`.
+    ///
+    /// - Throws: ``VariablyCodingError`` if the value has another type.
+    @inlinable
+    public func decode<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
+        try decodeIfPresent(keyPath)
+    }
+
+    /// Decodes a property if a key is present with a non-null value.
+    ///
+    /// - Throws: ``VariablyCodingError`` if the value has another type.
+    @inlinable
+    public func decodeIfPresent<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value? {
+        let index = keySet.requireIndex(of: keyPath)
+        do {
+            return try backend.decodeIfPresent(Value.self, entry: index)
+        } catch {
+            throw wrap(error, entry: index)
+        }
+    }
+
+    /// Decodes an optional property if a key is present with a non-null value.
+    ///
+    /// - Throws: ``VariablyCodingError`` if the value has another type.
+    @inlinable
+    public func decodeIfPresent<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
+        let index = keySet.requireIndex(of: keyPath)
+        do {
+            return try backend.decodeIfPresent(Wrapped.self, entry: index)
+        } catch {
+            throw wrap(error, entry: index)
+        }
+    }
+
+    /// Decodes a property, or returns `defaultValue` when no key is present or the value is `null`.
+    ///
+    /// - Throws: ``VariablyCodingError`` if the value has another type.
+    @inlinable
+    public func decode<Value: Decodable>(
+        _ keyPath: KeyPath<Model, Value>, default defaultValue: @autoclosure () -> Value
+    ) throws -> Value {
+        try decodeIfPresent(keyPath) ?? defaultValue()
+    }
+
+    /// Whether any key of the property is present in the data (even with `null`).
+    public func contains(_ keyPath: KeyPath<Model, some Any>) -> Bool {
+        backend.contains(entry: keySet.requireIndex(of: keyPath))
+    }
+
+    /// Decodes every entry of the key set by assigning it through its writable key path.
+    ///
+    /// Traps if an entry's key path is read-only.
+    ///
+    /// - Throws: ``VariablyCodingError`` for the first property that fails.
+    public func decodeAll(into model: inout Model) throws {
+        for entry in keySet.entries {
+            try entry.coder.decode(into: &model, from: self)
+        }
+    }
+
+    @usableFromInline
+    func wrap(_ error: any Error, entry index: Int) -> any Error {
+        // A nested key-set model already reported its own property, which is the more precise one.
+        if error is VariablyCodingError { return error }
+        return VariablyCodingError(
+            error, source: source, modelType: Model.self, entry: keySet.entries[index], codingPath: codingPath)
+    }
+}
+
+extension KeySet {
+    @usableFromInline
+    func requireIndex(of keyPath: AnyKeyPath) -> Int {
+        if let index = index(of: keyPath) { return index }
+        unmapped(keyPath)
+    }
+}

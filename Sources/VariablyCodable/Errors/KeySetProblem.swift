@@ -1,0 +1,69 @@
+/// One problem in a model's key-set declaration, found by ``KeySets/validate()``.
+public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Kind: Hashable, Sendable {
+        /// Two properties use the same key in one source.
+        case duplicateKey(String, otherKeyPath: String)
+        /// The same property is listed twice in one source.
+        case duplicateKeyPath
+        /// A property that other sources list has no key in this source (and is not excluded).
+        case missingKeyPath
+        /// A key, or a part of a nested path, is empty.
+        case emptyKey
+        /// A key holds a value for one property and is a nested object for another.
+        case keyIsAlsoAnObject(String)
+        /// Two key sets are declared for the same source.
+        case duplicateSource
+        /// The default source has no key set.
+        case defaultSourceWithoutKeySet
+    }
+
+    /// What is wrong.
+    public let kind: Kind
+    /// The source whose key set has the problem.
+    public let source: CodingSource
+    /// The property concerned, e.g. `\User.userName`.
+    public let keyPath: String?
+    /// The key concerned.
+    public let key: SourceKey?
+
+    init(_ kind: Kind, source: CodingSource, keyPath: String?, key: SourceKey?) {
+        self.kind = kind
+        self.source = source
+        self.keyPath = keyPath
+        self.key = key
+    }
+
+    public var description: String {
+        let subject = keyPath ?? "key set"
+        switch kind {
+        case .duplicateKey(let path, let other):
+            return "\(source): \(subject) uses key \"\(path)\", which \(other) already uses"
+        case .duplicateKeyPath:
+            return "\(source): \(subject) is listed more than once"
+        case .missingKeyPath:
+            return "\(source): \(subject) has no key (add a Key, a style, or list it in `excluding:`)"
+        case .emptyKey:
+            return "\(source): \(subject) has an empty key or an empty part in \(key.map { "\($0)" } ?? "its key")"
+        case .keyIsAlsoAnObject(let prefix):
+            return "\(source): \(subject) nests under \"\(prefix)\", which another property uses as a value"
+        case .duplicateSource:
+            return "\(source): more than one key set is declared for this source"
+        case .defaultSourceWithoutKeySet:
+            return "\(source): the default source has no key set"
+        }
+    }
+}
+
+/// Thrown by ``KeySets/validate()``: every problem in a model's key sets.
+public struct KeySetValidationError: Error, CustomStringConvertible {
+    /// The model, e.g. `"User"`.
+    public let modelType: String
+    /// The problems, in the order found.
+    public let problems: [KeySetProblem]
+
+    public var description: String {
+        "Key sets of \(modelType) have \(problems.count) problem(s):\n"
+            + problems.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}

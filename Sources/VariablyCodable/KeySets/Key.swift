@@ -1,0 +1,51 @@
+/// One line of a key set: a model's key path and the key it has in the source.
+///
+/// Write a `Key` inside a ``KeySet`` builder. Leave the name out to derive it from the property name
+/// with the key set's ``KeyStyle``.
+///
+/// ```swift
+/// KeySet(.remote, style: .snakeCase) {
+///     Key(\.id)                                       // "id"
+///     Key(\.userName, ["user_name", "username"])      // alternatives
+///     Key(\.city, "address.city")                     // nested path
+/// }
+/// ```
+public struct Key<Model>: Sendable {
+    /// The model's property.
+    public let keyPath: any PartialKeyPath<Model> & Sendable
+    /// The key in the source, or `nil` to derive it from the property name.
+    public let name: SourceKey?
+    /// How values of this property are read and written.
+    public let coder: KeyCoder<Model>
+
+    /// Maps a property to a key.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property, e.g. `\.userName`.
+    ///   - name: The key, a dotted path or alternatives; `nil` derives it from the property name.
+    public init<Value: Codable>(_ keyPath: any KeyPath<Model, Value> & Sendable, _ name: SourceKey? = nil) {
+        self.keyPath = keyPath
+        self.name = name
+        self.coder = .make(keyPath)
+    }
+
+    /// Maps an optional property to a key; a missing key or `null` decodes as `nil`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property, e.g. `\.nickname`.
+    ///   - name: The key, a dotted path or alternatives; `nil` derives it from the property name.
+    public init<Wrapped: Codable>(_ keyPath: any KeyPath<Model, Wrapped?> & Sendable, _ name: SourceKey? = nil) {
+        self.keyPath = keyPath
+        self.name = name
+        self.coder = .make(optional: keyPath)
+    }
+
+    private init(keyPath: any PartialKeyPath<Model> & Sendable, name: SourceKey?, coder: KeyCoder<Model>) {
+        self.keyPath = keyPath
+        self.name = name
+        self.coder = coder
+    }
+
+    /// The same property with its key left to the key set's style.
+    var withoutName: Key { Key(keyPath: keyPath, name: nil, coder: coder) }
+}

@@ -1,0 +1,103 @@
+/// The typed operations behind one ``Key``: encoding a property's value and assigning a decoded one.
+///
+/// A `KeyCoder` is created by ``Key`` and keeps the property's value type, so that coders that need
+/// it (a SQLite schema, a column binder) can use it without knowing the model.
+///
+/// `@unchecked Sendable`: subclasses are private, final and hold only `let`s: metatypes and key paths
+/// that arrived as `Sendable` (key path objects are immutable once created).
+public class KeyCoder<Model>: @unchecked Sendable {
+    /// The property's declared type (`String?` for an optional string).
+    public let valueType: Any.Type
+    /// The type stored when present: the wrapped type for an optional, else ``valueType``.
+    public let storedType: Any.Type
+    /// Whether the property is an `Optional`.
+    public var isOptional: Bool { valueType != storedType }
+    /// Whether the key path can be written to, so that decoding can assign through it.
+    public var isWritable: Bool { false }
+
+    fileprivate init(valueType: Any.Type, storedType: Any.Type) {
+        self.valueType = valueType
+        self.storedType = storedType
+    }
+
+    static func make<Value: Codable>(_ keyPath: any KeyPath<Model, Value> & Sendable) -> KeyCoder<Model> {
+        ValueKeyCoder(keyPath)
+    }
+
+    static func make<Wrapped: Codable>(optional keyPath: any KeyPath<Model, Wrapped?> & Sendable) -> KeyCoder<Model> {
+        OptionalKeyCoder(keyPath)
+    }
+
+    /// Reads the property from `model` and hands it to `sink` as entry `index`.
+    ///
+    /// - Throws: What the sink throws.
+    public func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+        preconditionFailure("KeyCoder is abstract")
+    }
+
+    /// Decodes the property from `container` and assigns it to `model`.
+    ///
+    /// Traps if the key path is read-only: such a model decodes in its own `init(from:)`.
+    ///
+    /// - Throws: ``VariablyCodingError`` when the value is missing or invalid.
+    public func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
+        preconditionFailure("KeyCoder is abstract")
+    }
+
+    fileprivate func readOnly(_ keyPath: AnyKeyPath) -> Never {
+        preconditionFailure(
+            "\(keyPath) is read-only (a `let` or a computed property), so \(Model.self) cannot be decoded by "
+                + "assigning key paths: make it a `var`, or implement `init(from container: DecodingContainer<\(Model.self)>)`."
+        )
+    }
+}
+
+private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unchecked Sendable {
+    let keyPath: any KeyPath<Model, Value> & Sendable
+    // Same object as `keyPath`, cast once: the runtime class of a key path tells whether it is writable.
+    nonisolated(unsafe) let writable: WritableKeyPath<Model, Value>?
+
+    init(_ keyPath: any KeyPath<Model, Value> & Sendable) {
+        self.keyPath = keyPath
+        self.writable = keyPath as? WritableKeyPath<Model, Value>
+        super.init(valueType: Value.self, storedType: Value.self)
+    }
+
+    override var isWritable: Bool { writable != nil }
+
+    override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+        try sink.encode(model[keyPath: keyPath], at: index)
+    }
+
+    override func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
+        guard let writable else { readOnly(keyPath) }
+        model[keyPath: writable] = try container.decode(keyPath)
+    }
+}
+
+private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, @unchecked Sendable {
+    let keyPath: any KeyPath<Model, Wrapped?> & Sendable
+    // Same object as `keyPath`, cast once (see ValueKeyCoder).
+    nonisolated(unsafe) let writable: WritableKeyPath<Model, Wrapped?>?
+
+    init(_ keyPath: any KeyPath<Model, Wrapped?> & Sendable) {
+        self.keyPath = keyPath
+        self.writable = keyPath as? WritableKeyPath<Model, Wrapped?>
+        super.init(valueType: Wrapped?.self, storedType: Wrapped.self)
+    }
+
+    override var isWritable: Bool { writable != nil }
+
+    override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+        if let value = model[keyPath: keyPath] {
+            try sink.encode(value, at: index)
+        } else {
+            try sink.encodeNil(at: index)
+        }
+    }
+
+    override func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
+        guard let writable else { readOnly(keyPath) }
+        model[keyPath: writable] = try container.decode(keyPath)
+    }
+}

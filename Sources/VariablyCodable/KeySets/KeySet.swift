@@ -1,0 +1,230 @@
+/// The keys a model has in one ``CodingSource``, in declaration order.
+///
+/// Order matters: encoded objects and SQL columns follow it. A key set with a ``KeyStyle`` derives
+/// the key of every property it does not list from the property's name, and includes every property
+/// that any other key set of the model lists.
+///
+/// ```swift
+/// KeySet(.remote) {
+///     Key(\.id, "id")
+///     Key(\.userName, ["user_name", "username"])
+/// }
+/// KeySet(.sqlite, style: .snakeCase)                  // every property, snake_case columns
+/// KeySet(.local, style: .screamingSnakeCase, excluding: [\.avatarCache]) {
+///     Key(\.email, "MAIL")
+/// }
+/// ```
+public struct KeySet<Model>: Sendable {
+    /// The source these keys belong to.
+    public let source: CodingSource
+    /// The style that derives keys not listed, if any.
+    public let style: KeyStyle?
+    /// The keys as declared, before a style filled in the rest.
+    public let declaredKeys: [Key<Model>]
+    /// Properties this source deliberately does not store.
+    public let excludedKeyPaths: [any PartialKeyPath<Model> & Sendable]
+
+    /// The resolved entries, in coding order.
+    public private(set) var entries: [KeyEntry<Model>] = []
+    /// The objects that nested paths pass through; each entry's paths point into this table.
+    public private(set) var containers: [NestedContainerInfo] = []
+    private var indexByIdentity: [ObjectIdentifier: Int] = [:]
+    private var indexByValue: [SendableKeyPath: Int] = [:]
+
+    /// Declares the keys of one source.
+    ///
+    /// - Parameters:
+    ///   - source: The source, e.g. `.remote`.
+    ///   - style: Derives keys for properties not listed (from other key sets of the model).
+    ///   - excluding: Properties this source does not store; validation does not ask for them.
+    ///   - keys: The keys, one ``Key`` a line.
+    public init(
+        _ source: CodingSource,
+        style: KeyStyle? = nil,
+        excluding: [any PartialKeyPath<Model> & Sendable] = [],
+        @KeySetBuilder<Model> keys: () -> [Key<Model>] = { [] }
+    ) {
+        self.source = source
+        self.style = style
+        self.excludedKeyPaths = excluding
+        self.declaredKeys = keys()
+    }
+
+    /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.
+    ///
+    /// - Complexity: O(1) on average.
+    public func index(of keyPath: AnyKeyPath) -> Int? {
+        // Key path literals are uniqued by the runtime, so an identity lookup almost always answers.
+        if let index = indexByIdentity[ObjectIdentifier(keyPath)] { return index }
+        return indexByValue[SendableKeyPath(keyPath)]
+    }
+
+    /// The entry for `keyPath`, or `nil` if this source has no key for it.
+    public func entry(for keyPath: AnyKeyPath) -> KeyEntry<Model>? {
+        index(of: keyPath).map { entries[$0] }
+    }
+
+    /// Traps with a message that says how to fix the key set.
+    @usableFromInline
+    func unmapped(_ keyPath: AnyKeyPath) -> Never {
+        preconditionFailure(
+            "\(keyPath) has no key in the \(source) key set of \(Model.self): add `Key(\(keyPath), \"...\")` "
+                + "to `KeySet(.\(source))`, or give that key set a style."
+        )
+    }
+}
+
+// MARK: - Resolution
+
+extension KeySet {
+    /// Fills in style-derived keys for `allKeyPaths` and builds the lookup tables.
+    mutating func resolve(allKeys: [Key<Model>], problems: inout [KeySetProblem]) {
+        var keys = declaredKeys
+        if style != nil {
+            let excluded = Set(excludedKeyPaths.map { $0 as AnyKeyPath })
+            let listed = Set(keys.map { $0.keyPath as AnyKeyPath })
+            for key in allKeys where !listed.contains(key.keyPath) && !excluded.contains(key.keyPath) {
+                keys.append(key.withoutName)
+            }
+        }
+        var containerIndex: [[String]: Int] = [:]
+        func containerID(for parents: ArraySlice<String>) -> Int? {
+            guard !parents.isEmpty else { return nil }
+            let path = Array(parents)
+            if let id = containerIndex[path] { return id }
+            let parent = containerID(for: parents.dropLast())
+            containers.append(NestedContainerInfo(key: AnyCodingKey(path[path.count - 1]), parent: parent, path: path))
+            containerIndex[path] = containers.count - 1
+            return containers.count - 1
+        }
+        for key in keys {
+            let propertyName = KeySet.propertyName(of: key.keyPath)
+            let name: SourceKey
+            if let declared = key.name {
+                name = declared
+            } else {
+                guard let propertyName else {
+                    preconditionFailure(
+                        "Cannot derive a key for \(key.keyPath) in the \(source) key set of \(Model.self) from its "
+                            + "name: give it one, `Key(\(key.keyPath), \"...\")`."
+                    )
+                }
+                let components = propertyName.split(separator: ".").map { style?.apply(to: String($0)) ?? String($0) }
+                name = SourceKey(alternatives: [KeyPathComponents(components)])
+            }
+            if name.alternatives.isEmpty || !name.alternatives.allSatisfy(\.isWellFormed) {
+                problems.append(KeySetProblem(.emptyKey, source: source, keyPath: "\(key.keyPath)", key: name))
+                continue
+            }
+            let paths = name.alternatives.map {
+                ResolvedKeyPath(leaf: AnyCodingKey($0.leaf), container: containerID(for: $0.parents), components: $0)
+            }
+            let entry = KeyEntry(
+                keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths, coder: key.coder)
+            if indexByValue[SendableKeyPath(key.keyPath)] != nil {
+                problems.append(KeySetProblem(.duplicateKeyPath, source: source, keyPath: "\(key.keyPath)", key: name))
+                continue
+            }
+            indexByValue[SendableKeyPath(key.keyPath)] = entries.count
+            indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
+            entries.append(entry)
+        }
+        problems += duplicateKeyProblems()
+    }
+
+    private func duplicateKeyProblems() -> [KeySetProblem] {
+        var problems: [KeySetProblem] = []
+        var owners: [KeyPathComponents: KeyEntry<Model>] = [:]
+        for entry in entries {
+            for path in entry.key.alternatives {
+                if let owner = owners[path], owner.keyPath != entry.keyPath {
+                    problems.append(
+                        KeySetProblem(
+                            .duplicateKey(path.description, otherKeyPath: "\(owner.keyPath)"), source: source,
+                            keyPath: "\(entry.keyPath)", key: entry.key))
+                } else {
+                    owners[path] = entry
+                }
+            }
+        }
+        let leafPaths = Set(owners.keys.map(\.keys))
+        for entry in entries {
+            for path in entry.key.alternatives {
+                for length in 1..<path.keys.count where leafPaths.contains(Array(path.keys.prefix(length))) {
+                    let prefix = path.keys.prefix(length).joined(separator: ".")
+                    problems.append(
+                        KeySetProblem(
+                            .keyIsAlsoAnObject(prefix), source: source, keyPath: "\(entry.keyPath)", key: entry.key))
+                }
+            }
+        }
+        return problems
+    }
+
+    /// `"userName"` for `\User.userName`, `"profile.name"` for `\User.profile.name`; `nil` when the
+    /// key path does not print as plain property names (subscripts, tuple elements).
+    static func propertyName(of keyPath: AnyKeyPath) -> String? {
+        let text = "\(keyPath)"
+        let rootPrefix = "\\\(Model.self)."
+        var name: Substring
+        if text.hasPrefix(rootPrefix) {
+            name = text.dropFirst(rootPrefix.count)
+        } else if let dot = text.firstIndex(of: ".") {
+            name = text[text.index(after: dot)...]
+        } else {
+            return nil
+        }
+        let cleaned = name.filter { $0 != "?" && $0 != "!" }
+        let isPlain = cleaned.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            guard let first = part.first, first.isLetter || first == "_" else { return false }
+            return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        }
+        return isPlain ? String(cleaned) : nil
+    }
+}
+
+/// One resolved line of a ``KeySet``.
+public struct KeyEntry<Model>: Sendable {
+    /// The model's property.
+    public let keyPath: any PartialKeyPath<Model> & Sendable
+    /// The key in the source, alternatives first to last.
+    public let key: SourceKey
+    /// The property's name as written in Swift (`"userName"`), when the key path prints one.
+    public let propertyName: String?
+    /// The alternatives, resolved to coding keys and nested containers.
+    public let paths: [ResolvedKeyPath]
+    /// Typed operations for the property's value.
+    public let coder: KeyCoder<Model>
+}
+
+/// An alternative of a ``KeyEntry`` resolved for coding: its innermost key and the object holding it.
+public struct ResolvedKeyPath: Sendable {
+    /// The key that holds the value.
+    public let leaf: AnyCodingKey
+    /// The index in ``KeySet/containers`` of the object holding ``leaf``, or `nil` for the top level.
+    public let container: Int?
+    /// The whole path.
+    public let components: KeyPathComponents
+}
+
+/// An object that nested paths pass through, e.g. `data.profile` for `"data.profile.name"`.
+public struct NestedContainerInfo: Sendable {
+    /// The key of this object in its parent.
+    public let key: AnyCodingKey
+    /// The index of the parent object, or `nil` when the parent is the top level.
+    public let parent: Int?
+    /// The keys from the top level to this object.
+    public let path: [String]
+}
+
+/// A key path used as a dictionary key.
+///
+/// `@unchecked Sendable`: key path objects are immutable once created, and the only ones stored here
+/// come from ``Key``, which takes them as `Sendable`.
+struct SendableKeyPath: Hashable, @unchecked Sendable {
+    let keyPath: AnyKeyPath
+
+    init(_ keyPath: AnyKeyPath) {
+        self.keyPath = keyPath
+    }
+}

@@ -1,0 +1,39 @@
+/// A place a model is stored in, each with its own key names.
+///
+/// `CodingSource` is an open set: the package ships ``remote``, ``local`` and ``sqlite``, and you add
+/// your own as static members.
+///
+/// ```swift
+/// extension CodingSource {
+///     static let remoteV2: CodingSource = "remote.v2"
+/// }
+/// ```
+public struct CodingSource: Hashable, Sendable, RawRepresentable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    /// The source's name, used in error messages and as its identity.
+    public let rawValue: String
+
+    /// Creates a source named `rawValue`.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// Creates a source from a string literal: `let v2: CodingSource = "remote.v2"`.
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public var description: String { rawValue }
+}
+
+// MARK: - Built-in sources
+
+extension CodingSource {
+    /// JSON exchanged with a server.
+    public static let remote: CodingSource = "remote"
+    /// A local cache file (JSON or property list).
+    public static let local: CodingSource = "local"
+    /// Columns of a SQLite table.
+    public static let sqlite: CodingSource = "sqlite"
+}
