@@ -11,14 +11,36 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "VariablyCodable", targets: ["VariablyCodable"]),
+        .library(name: "VariablySQLite", targets: ["VariablySQLite"]),
+        .library(name: "VariablySync", targets: ["VariablySync"]),
         .library(name: "VariablyCodableTesting", targets: ["VariablyCodableTesting"]),
+        .executable(name: "UserSync", targets: ["UserSync"]),
     ],
     targets: [
         .target(name: "VariablyCodable", swiftSettings: strict),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "VariablySQLite", dependencies: ["VariablyCodable", "CSQLite"], swiftSettings: strict),
+        .target(name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite"], swiftSettings: strict),
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
+        .executableTarget(
+            name: "UserSync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"],
+            path: "Samples/UserSync", swiftSettings: strict),
+        .target(
+            name: "VariablyTestSupport", dependencies: ["VariablyCodable"], path: "Tests/VariablyTestSupport",
+            swiftSettings: strict),
         .testTarget(
             name: "VariablyCodableTests",
-            dependencies: ["VariablyCodable", "VariablyCodableTesting"],
+            dependencies: ["VariablyCodable", "VariablyCodableTesting", "VariablyTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "VariablySQLiteTests",
+            dependencies: ["VariablySQLite", "VariablyTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "VariablySyncTests",
+            dependencies: ["VariablySync", "VariablySQLite", "VariablyTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,3 @@
+import Testing
+import VariablySQLite
+@Test func linksTheSystemLibrary() { #expect(sqliteLibraryVersion.hasPrefix("3.")) }
