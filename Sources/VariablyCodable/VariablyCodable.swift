@@ -94,6 +94,9 @@ extension VariablyEncodable {
         for (index, entry) in keySet.entries.enumerated() {
             do {
                 try entry.coder.encode(self, to: sink, at: index)
+            } catch let error as VariablyCodingError {
+                // A nested key-set model already named its own property.
+                throw error
             } catch {
                 throw VariablyCodingError(
                     error, source: source, modelType: Self.self, entry: entry, codingPath: encoder.codingPath)

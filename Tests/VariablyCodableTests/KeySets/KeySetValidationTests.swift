@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablyCodableTesting
+import VariablyTestSupport
+
+private struct Item: VariablyEncodable {
+    var id = 0
+    var name = ""
+    var note = ""
+    var cache = ""
+    static var keySets: KeySets<Item> { Item.declared }
+    nonisolated(unsafe) static var declared = KeySets<Item> { KeySet(.remote) { Key(\.id, "id") } }
+}
+
+@Suite struct KeySetValidationTests {
+    @Test func fixturesHaveValidKeySets() throws {
+        try User.keySets.validate()
+        try Profile.keySets.validate()
+        try Account.keySets.validate()
+        expectValidKeySets(User.self)
+        expectValidKeySets(Address.self)
+    }
+
+    @Test func duplicateKeysInOneSourceAreReported() {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.name, ["name", "title"])
+                Key(\.note, "title")
+            }
+        }
+        #expect(keySets.problems.map(\.description) == [
+            #"remote: \Item.note uses key "title", which \Item.name already uses"#
+        ])
+    }
+
+    @Test func aPropertyMissingFromASourceIsReportedUnlessExcluded() throws {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.name, "name")
+                Key(\.cache, "cache")
+            }
+            KeySet(.local) { Key(\.id, "ID") }
+            KeySet(.sqlite, excluding: [\Item.cache]) {
+                Key(\.id, "id")
+                Key(\.name, "name")
+            }
+        }
+        #expect(keySets.problems.map(\.description) == [
+            #"local: \Item.name has no key (add a Key, a style, or list it in `excluding:`)"#,
+            #"local: \Item.cache has no key (add a Key, a style, or list it in `excluding:`)"#,
+        ])
+        let error = try #require(throws: KeySetValidationError.self) { try keySets.validate() }
+        #expect(error.description.hasPrefix("Key sets of Item have 2 problem(s):"))
+    }
+
+    @Test func emptyKeysAndEmptyPathPartsAreReported() {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, "")
+                Key(\.name, "data..name")
+                Key(\.note, "note")
+            }
+        }
+        #expect(keySets.problems.map(\.kind) == [.emptyKey, .emptyKey, .missingKeyPath, .missingKeyPath])
+        #expect(keySets.problems[0].description == #"remote: \Item.id has an empty key or an empty part in """#)
+    }
+
+    @Test func aKeyUsedAsValueAndAsObjectIsReported() {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, "meta")
+                Key(\.name, "meta.name")
+            }
+        }
+        #expect(keySets.problems.map(\.description) == [
+            #"remote: \Item.name nests under "meta", which another property uses as a value"#
+        ])
+    }
+
+    @Test func duplicateSourcesAndAMissingDefaultSourceAreReported() {
+        let keySets = KeySets<Item>(defaultSource: .sqlite) {
+            KeySet(.remote) { Key(\.id, "id") }
+            KeySet(.remote) { Key(\.id, "ID") }
+        }
+        #expect(keySets.problems.map(\.kind) == [.duplicateSource, .defaultSourceWithoutKeySet])
+    }
+
+    @Test func aPropertyListedTwiceIsReported() {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.id, "identifier")
+            }
+        }
+        #expect(keySets.problems.map(\.kind) == [.duplicateKeyPath])
+    }
+
+    @Test func styledKeySetsDeriveEveryPropertyWithOverridesAndExclusions() throws {
+        let keySets = KeySets<Item> {
+            KeySet(.remote, style: .snakeCase) {
+                Key(\.id)
+                Key(\.name, "display_name")
+                Key(\.note)
+                Key(\.cache)
+            }
+            KeySet(.local, style: .kebabCase, excluding: [\Item.cache]) { Key(\.note, "memo") }
+            KeySet(.sqlite, style: .pascalCase)
+        }
+        try keySets.validate()
+        #expect(keySets[.remote]?.entries.map(\.key.description) == [#""id""#, #""display_name""#, #""note""#, #""cache""#])
+        #expect(keySets[.local]?.entries.map(\.key.description) == [#""memo""#, #""id""#, #""name""#])
+        #expect(keySets[.sqlite]?.entries.map(\.key.description) == [#""ID""#, #""Name""#, #""Note""#, #""Cache""#])
+    }
+
+    @Test func verbatimAndPathKeysKeepDots() throws {
+        let keySets = KeySets<Item> {
+            KeySet(.remote) {
+                Key(\.id, .verbatim("rate.usd"))
+                Key(\.name, .path("data", "v1.0", "name"))
+            }
+        }
+        let entries = try #require(keySets[.remote]?.entries)
+        #expect(entries[0].key.primary.keys == ["rate.usd"])
+        #expect(entries[1].key.primary.keys == ["data", "v1.0", "name"])
+    }
+
+    @Test func unmappedKeyPathTrapsWithAMessageThatSaysHowToFixIt() async {
+        await #expect(processExitsWith: .failure) {
+            struct Partial: VariablyDecodable {
+                var id = 0
+                var name = ""
+                init(from container: DecodingContainer<Partial>) throws {
+                    id = try container.decode(\.id)
+                    name = try container.decode(\.name)
+                }
+                static let keySets = KeySets<Partial>(defaultSource: .remote) { KeySet(.remote) { Key(\.id, "id") } }
+            }
+            _ = try? JSONDecoder().decode(Partial.self, from: Data(#"{"id":1}"#.utf8))
+        }
+    }
+}
