@@ -29,7 +29,7 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
         let paths = keySet.entries[index].paths
         if paths.count == 1, paths[0].container == nil {
             // The common case, a single top-level key, costs exactly what synthesized Codable costs.
-            return try root.decode(Value.self, forKey: paths[0].leaf)
+            return try root.decodeScalarAware(Value.self, forKey: paths[0].leaf)
         }
         guard let (container, key) = try locate(entry: index) else {
             let first = paths[0]
@@ -40,16 +40,16 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
                     codingPath: path,
                     debugDescription: "No value for \(keySet.entries[index].key)."))
         }
-        return try container.decode(Value.self, forKey: key)
+        return try container.decodeScalarAware(Value.self, forKey: key)
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
         let paths = keySet.entries[index].paths
         if paths.count == 1, paths[0].container == nil {
-            return try root.decodeIfPresent(Value.self, forKey: paths[0].leaf)
+            return try root.decodeIfPresentScalarAware(Value.self, forKey: paths[0].leaf)
         }
         guard let (container, key) = try locate(entry: index) else { return nil }
-        return try container.decodeIfPresent(Value.self, forKey: key)
+        return try container.decodeIfPresentScalarAware(Value.self, forKey: key)
     }
 
     /// The container and key of the first alternative present.

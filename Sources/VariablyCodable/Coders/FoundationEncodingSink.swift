@@ -14,11 +14,11 @@ final class FoundationEncodingSink<Model>: KeySetEncodingSink {
     func encode<Value: Encodable>(_ value: Value, at index: Int) throws {
         let path = keySet.entries[index].paths[0]
         guard let id = path.container else {
-            try root.encode(value, forKey: path.leaf)
+            try root.encodeScalarAware(value, forKey: path.leaf)
             return
         }
         var container = container(id)
-        try container.encode(value, forKey: path.leaf)
+        try container.encodeScalarAware(value, forKey: path.leaf)
     }
 
     func encodeNil(at index: Int) throws {

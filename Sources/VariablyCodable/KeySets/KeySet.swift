@@ -14,7 +14,7 @@
 ///     Key(\.email, "MAIL")
 /// }
 /// ```
-public struct KeySet<Model>: Sendable {
+public final class KeySet<Model>: Sendable {
     /// The source these keys belong to.
     public let source: CodingSource
     /// The style that derives keys not listed, if any.
@@ -25,11 +25,11 @@ public struct KeySet<Model>: Sendable {
     public let excludedKeyPaths: [any PartialKeyPath<Model> & Sendable]
 
     /// The resolved entries, in coding order.
-    public private(set) var entries: [KeyEntry<Model>] = []
+    public let entries: [KeyEntry<Model>]
     /// The objects that nested paths pass through; each entry's paths point into this table.
-    public private(set) var containers: [NestedContainerInfo] = []
-    private var indexByIdentity: [ObjectIdentifier: Int] = [:]
-    private var indexByValue: [SendableKeyPath: Int] = [:]
+    public let containers: [NestedContainerInfo]
+    private let indexByIdentity: [ObjectIdentifier: Int]
+    private let indexByValue: [SendableKeyPath: Int]
 
     /// Declares the keys of one source.
     ///
@@ -47,7 +47,33 @@ public struct KeySet<Model>: Sendable {
         self.source = source
         self.style = style
         self.excludedKeyPaths = excluding
-        self.declaredKeys = keys()
+        let declaredKeys = keys()
+        self.declaredKeys = declaredKeys
+        // Until ``KeySets`` resolves it (styles need the other sources' properties), a key set has
+        // the entries it declares with explicit names.
+        var problems: [KeySetProblem] = []
+        let resolution = KeySet.resolve(
+            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, problems: &problems)
+        (entries, containers, indexByIdentity, indexByValue) = resolution
+    }
+
+    /// The declaration `declaration` with style-derived keys filled in for `allKeys`.
+    init(resolving declaration: KeySet, allKeys: [Key<Model>], problems: inout [KeySetProblem]) {
+        source = declaration.source
+        style = declaration.style
+        excludedKeyPaths = declaration.excludedKeyPaths
+        declaredKeys = declaration.declaredKeys
+        var keys = declaredKeys
+        if style != nil {
+            let excluded = Set(excludedKeyPaths.map { SendableKeyPath($0) })
+            let listed = Set(keys.map { SendableKeyPath($0.keyPath) })
+            for key in allKeys
+            where !listed.contains(SendableKeyPath(key.keyPath)) && !excluded.contains(SendableKeyPath(key.keyPath)) {
+                keys.append(key.withoutName)
+            }
+        }
+        (entries, containers, indexByIdentity, indexByValue) = KeySet.resolve(
+            source: source, style: style, keys: keys, problems: &problems)
     }
 
     /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.
@@ -77,16 +103,19 @@ public struct KeySet<Model>: Sendable {
 // MARK: - Resolution
 
 extension KeySet {
-    /// Fills in style-derived keys for `allKeyPaths` and builds the lookup tables.
-    mutating func resolve(allKeys: [Key<Model>], problems: inout [KeySetProblem]) {
-        var keys = declaredKeys
-        if style != nil {
-            let excluded = Set(excludedKeyPaths.map { $0 as AnyKeyPath })
-            let listed = Set(keys.map { $0.keyPath as AnyKeyPath })
-            for key in allKeys where !listed.contains(key.keyPath) && !excluded.contains(key.keyPath) {
-                keys.append(key.withoutName)
-            }
-        }
+    private typealias Resolution = (
+        entries: [KeyEntry<Model>], containers: [NestedContainerInfo], byIdentity: [ObjectIdentifier: Int],
+        byValue: [SendableKeyPath: Int]
+    )
+
+    /// Resolves keys to coding keys and nested containers, and builds the lookup tables.
+    private static func resolve(
+        source: CodingSource, style: KeyStyle?, keys: [Key<Model>], problems: inout [KeySetProblem]
+    ) -> Resolution {
+        var entries: [KeyEntry<Model>] = []
+        var containers: [NestedContainerInfo] = []
+        var indexByIdentity: [ObjectIdentifier: Int] = [:]
+        var indexByValue: [SendableKeyPath: Int] = [:]
         var containerIndex: [[String]: Int] = [:]
         func containerID(for parents: ArraySlice<String>) -> Int? {
             guard !parents.isEmpty else { return nil }
@@ -116,23 +145,23 @@ extension KeySet {
                 problems.append(KeySetProblem(.emptyKey, source: source, keyPath: "\(key.keyPath)", key: name))
                 continue
             }
-            let paths = name.alternatives.map {
-                ResolvedKeyPath(leaf: AnyCodingKey($0.leaf), container: containerID(for: $0.parents), components: $0)
-            }
-            let entry = KeyEntry(
-                keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths, coder: key.coder)
             if indexByValue[SendableKeyPath(key.keyPath)] != nil {
                 problems.append(KeySetProblem(.duplicateKeyPath, source: source, keyPath: "\(key.keyPath)", key: name))
                 continue
             }
+            let paths = name.alternatives.map {
+                ResolvedKeyPath(leaf: AnyCodingKey($0.leaf), container: containerID(for: $0.parents), components: $0)
+            }
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
-            entries.append(entry)
+            entries.append(
+                KeyEntry(keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths, coder: key.coder))
         }
-        problems += duplicateKeyProblems()
+        problems += duplicateKeyProblems(in: entries, source: source)
+        return (entries, containers, indexByIdentity, indexByValue)
     }
 
-    private func duplicateKeyProblems() -> [KeySetProblem] {
+    private static func duplicateKeyProblems(in entries: [KeyEntry<Model>], source: CodingSource) -> [KeySetProblem] {
         var problems: [KeySetProblem] = []
         var owners: [KeyPathComponents: KeyEntry<Model>] = [:]
         for entry in entries {

@@ -32,27 +32,27 @@ public struct KeySets<Model>: Sendable {
         var problems: [KeySetProblem] = []
         // Every property any key set lists, in order of first appearance: what styled sets fill in.
         var allKeys: [Key<Model>] = []
-        var seen = Set<AnyKeyPath>()
+        var seen = Set<SendableKeyPath>()
         for keySet in declared {
-            for key in keySet.declaredKeys where seen.insert(key.keyPath).inserted {
+            for key in keySet.declaredKeys where seen.insert(SendableKeyPath(key.keyPath)).inserted {
                 allKeys.append(key)
             }
         }
         var resolved: [CodingSource: KeySet<Model>] = [:]
         var sources: [CodingSource] = []
-        for var keySet in declared {
-            guard resolved[keySet.source] == nil else {
-                problems.append(KeySetProblem(.duplicateSource, source: keySet.source, keyPath: nil, key: nil))
+        for declaration in declared {
+            guard resolved[declaration.source] == nil else {
+                problems.append(KeySetProblem(.duplicateSource, source: declaration.source, keyPath: nil, key: nil))
                 continue
             }
-            keySet.resolve(allKeys: allKeys, problems: &problems)
+            let keySet = KeySet(resolving: declaration, allKeys: allKeys, problems: &problems)
             resolved[keySet.source] = keySet
             sources.append(keySet.source)
         }
         for source in sources {
             let keySet = resolved[source]!
-            let excluded = Set(keySet.excludedKeyPaths.map { $0 as AnyKeyPath })
-            for key in allKeys where keySet.index(of: key.keyPath) == nil && !excluded.contains(key.keyPath) {
+            let excluded = Set(keySet.excludedKeyPaths.map { SendableKeyPath($0) })
+            for key in allKeys where keySet.index(of: key.keyPath) == nil && !excluded.contains(SendableKeyPath(key.keyPath)) {
                 problems.append(KeySetProblem(.missingKeyPath, source: source, keyPath: "\(key.keyPath)", key: nil))
             }
         }
