@@ -1,0 +1,82 @@
+public import Foundation
+
+/// A local change sent to a server by ``RemoteSource/push(_:)``.
+///
+/// ```swift
+/// let change = RemoteChange(
+///     idempotencyKey: UUID().uuidString, id: user.id,
+///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseCursor: cursor)
+/// ```
+public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
+    /// What the change does.
+    public enum Operation: Sendable, Equatable {
+        /// Create or replace the record with this JSON object (the model's remote keys).
+        case upsert(Data)
+        /// Delete the record.
+        case delete
+    }
+
+    /// A key the server uses to recognise a change it has already applied, so retries are safe.
+    public var idempotencyKey: String
+    /// The record's id.
+    public var id: ID
+    /// What the change does.
+    public var operation: Operation
+    /// The server state the change was made against: the server reports a conflict if the record
+    /// changed after this cursor (or version). `nil` overwrites unconditionally.
+    public var baseCursor: SyncCursor?
+
+    /// Creates a change.
+    ///
+    /// - Parameters:
+    ///   - idempotencyKey: Unique per change, kept across retries.
+    ///   - id: The record's id.
+    ///   - operation: Upsert with the record's JSON, or delete.
+    ///   - baseCursor: The server state the change is based on; `nil` to overwrite.
+    public init(idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?) {
+        self.idempotencyKey = idempotencyKey
+        self.id = id
+        self.operation = operation
+        self.baseCursor = baseCursor
+    }
+}
+
+/// What a server did with one ``RemoteChange``.
+///
+/// ```swift
+/// switch result.outcome {
+/// case .accepted(let version): print("stored as \(version)")
+/// case .rejected(let reason): print("refused: \(reason)")
+/// case .conflict(let serverRecord, let version): print("changed on the server at \(version)")
+/// }
+/// ```
+public enum PushOutcome: Sendable, Equatable {
+    /// Applied; the record's new version on the server.
+    case accepted(version: SyncCursor)
+    /// Refused for good (validation, permissions); retrying will not help.
+    case rejected(reason: String)
+    /// The record changed on the server after the change's base: its current JSON (`nil` when the
+    /// server deleted it) and version. Push again with that version as base to overwrite it.
+    case conflict(serverRecord: Data?, version: SyncCursor)
+}
+
+/// The outcome of one pushed change, with the change's id and idempotency key.
+public struct PushResult<ID: Hashable & Sendable>: Sendable {
+    /// The pushed change's idempotency key.
+    public var idempotencyKey: String
+    /// The record's id.
+    public var id: ID
+    /// What the server did.
+    public var outcome: PushOutcome
+
+    /// Creates a result.
+    ///
+    /// ```swift
+    /// PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: .accepted(version: "42"))
+    /// ```
+    public init(idempotencyKey: String, id: ID, outcome: PushOutcome) {
+        self.idempotencyKey = idempotencyKey
+        self.id = id
+        self.outcome = outcome
+    }
+}

@@ -1,0 +1,51 @@
+public import VariablyCodable
+
+/// A server that a ``Repository`` synchronizes with: it hands out pages of changes after a cursor and
+/// accepts local changes. Nothing in it is tied to HTTP: ``SimulatedServer`` runs in-process,
+/// ``HTTPRemoteSource`` speaks JSON over HTTP, and you can adapt any other transport.
+///
+/// Records travel as the server's JSON, in the model's ``CodingSource/remote`` key set; the repository
+/// decodes them page by page through the core.
+///
+/// ```swift
+/// let server = try SimulatedServer(records: users, seed: 42)
+/// let page = try await server.pull(after: nil, limit: 1_000)
+/// print(page.deletedIDs.count, page.nextCursor, page.hasMore)
+/// ```
+public protocol RemoteSource<Model>: Sendable {
+    /// The model the server stores.
+    associatedtype Model: VariablyCodable & Identifiable & Sendable where Model.ID: Codable & Sendable
+
+    /// Returns the changes made after `cursor`, oldest first, at most `limit` of them (records and
+    /// deletions together).
+    ///
+    /// ```swift
+    /// var cursor: SyncCursor? = nil
+    /// repeat {
+    ///     let page = try await remote.pull(after: cursor, limit: 500)
+    ///     cursor = page.nextCursor
+    /// } while page.hasMore
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cursor: The ``RemotePage/nextCursor`` of the last page applied, or `nil` for everything.
+    ///   - limit: The largest number of changes wanted.
+    /// - Throws: ``RemoteSourceError`` (transient ones are retried by the repository) or any transport error.
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID>
+
+    /// Applies local changes and reports the outcome of each, in the same order.
+    ///
+    /// A change whose ``RemoteChange/idempotencyKey`` the server has already applied must return the
+    /// first outcome again rather than apply it twice: that makes a push safe to retry.
+    ///
+    /// ```swift
+    /// let results = try await remote.push([.upsert(user, baseCursor: cursor)])
+    /// if case .conflict(let serverRecord, _) = results[0].outcome { ... }
+    /// ```
+    ///
+    /// - Parameter changes: The changes, each with its idempotency key.
+    /// - Returns: One ``PushResult`` per change, in order.
+    /// - Throws: ``RemoteSourceError`` or any transport error; then nothing is known about which
+    ///   changes were applied, and the caller retries with the same idempotency keys.
+    func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>]
+}

@@ -1,0 +1,40 @@
+/// A failure reported by a ``RemoteSource``.
+///
+/// ```swift
+/// do {
+///     _ = try await remote.pull(after: nil, limit: 100)
+/// } catch let error as RemoteSourceError where error.isTransient {
+///     // try again later
+/// }
+/// ```
+public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A failure that may go away on retry (timeout, overload, a dropped connection).
+    case transient(String)
+    /// The server is unreachable or stopped answering; the sync stops and resumes next time.
+    case unavailable(String)
+    /// The server did not understand the cursor.
+    case invalidCursor(SyncCursor)
+    /// The server answered with an HTTP status that is not a success.
+    case httpStatus(Int, body: String)
+    /// The server's answer was not in the expected shape.
+    case invalidResponse(String)
+
+    /// Whether retrying the same request may succeed: ``transient(_:)``, HTTP 408, 429 and 5xx.
+    public var isTransient: Bool {
+        switch self {
+        case .transient: return true
+        case .httpStatus(let status, _): return status == 408 || status == 429 || (500...599).contains(status)
+        case .unavailable, .invalidCursor, .invalidResponse: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .transient(let reason): return "transient remote failure: \(reason)"
+        case .unavailable(let reason): return "remote unavailable: \(reason)"
+        case .invalidCursor(let cursor): return "the server does not know cursor \"\(cursor)\""
+        case .httpStatus(let status, let body): return "HTTP \(status): \(body.prefix(200))"
+        case .invalidResponse(let reason): return "invalid response from the server: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySync
+import VariablyTestSupport
+
+@Suite struct FileCacheTests {
+    private func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FileCacheTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test(arguments: [FileCache<User>.Format.json, .propertyList])
+    func roundTripsOneUserAndACollection(format: FileCache<User>.Format) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let single = FileCache<User>(url: folder.appendingPathComponent("current"), format: format)
+        let many = FileCache<User>(url: folder.appendingPathComponent("recent"), format: format)
+        #expect(try single.load() == nil)
+        #expect(try many.loadAll() == [])
+        try single.store(User.sample(7))
+        try many.store(User.samples(50))
+        #expect(try single.load() == User.sample(7))
+        #expect(try many.loadAll() == User.samples(50))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+        #expect(leftovers.isEmpty, "temporary files must be renamed into place")
+    }
+
+    @Test func jsonFileUsesTheLocalKeys() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("user.json"))
+        try cache.store(User.sample(1))
+        let text = try String(contentsOf: cache.url, encoding: .utf8)
+        #expect(text.contains("\"USER_NAME\" : \"user1\""))
+        #expect(text.contains("\"IS_ACTIVE\""))
+        #expect(!text.contains("user_name"))
+    }
+
+    @Test func storeReplacesThePreviousFileWhole() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.json"))
+        try cache.store(User.samples(100))
+        try cache.store(User.samples(2))
+        #expect(try cache.loadAll() == User.samples(2))
+    }
+
+    @Test func corruptFileThrowsNamesThePathAndIsKeptAside() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.json"))
+        try cache.store(User.samples(5))
+        var text = try String(contentsOf: cache.url, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"USER_NAME\" : \"user3\"", with: "\"USER_NAME\" : 3")
+        try Data(text.utf8).write(to: cache.url)
+
+        do {
+            _ = try cache.loadAll()
+            Issue.record("a corrupt file must throw")
+        } catch let FileCacheError.corrupt(file, keptAt, codingPath, underlying) {
+            #expect(file == cache.url)
+            #expect(codingPath == "[3].USER_NAME")
+            #expect(underlying is VariablyCodingError)
+            #expect(keptAt.lastPathComponent == "users.json.corrupt-1")
+            #expect(try String(contentsOf: keptAt, encoding: .utf8) == text)
+        }
+        #expect(!FileManager.default.fileExists(atPath: cache.url.path))
+        try cache.store(User.samples(1))
+        #expect(try cache.loadAll() == User.samples(1))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("users.json.corrupt-1").path))
+    }
+
+    @Test func unparsableFileReportsTheTopLevel() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("user.json"))
+        try Data("{ not json".utf8).write(to: cache.url)
+        let error = try #require(throws: FileCacheError.self) { try cache.load() }
+        #expect("\(error)".contains("user.json is corrupt at top level"))
+        try Data("{ not json".utf8).write(to: cache.url)
+        guard case .corrupt(_, let keptAt, _, _) = try #require(throws: FileCacheError.self, performing: { try cache.load() }) else {
+            Issue.record("expected corrupt")
+            return
+        }
+        #expect(keptAt.lastPathComponent == "user.json.corrupt-2")
+    }
+}
