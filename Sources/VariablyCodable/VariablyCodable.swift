@@ -68,7 +68,7 @@ extension VariablyDecodable {
             throw VariablyCodingError(
                 error, source: source, modelType: Self.self, entry: nil, codingPath: decoder.codingPath)
         }
-        let backend = FoundationDecodingBackend(root: root, keySet: keySet, userInfo: decoder.userInfo)
+        let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: decoder.userInfo)
         try self.init(from: DecodingContainer(source: source, keySet: keySet, backend: backend))
     }
 }
@@ -90,7 +90,7 @@ extension VariablyEncodable {
     public func encode(to encoder: any Encoder) throws {
         let (source, keySet) = try Self.keySet(for: encoder.userInfo, codingPath: encoder.codingPath)
         let sink = FoundationEncodingSink(
-            root: encoder.container(keyedBy: AnyCodingKey.self), keySet: keySet)
+            root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout)
         for (index, entry) in keySet.entries.enumerated() {
             do {
                 try entry.coder.encode(self, to: sink, at: index)

@@ -1,6 +1,6 @@
 /// Reads key-set entries from a Foundation decoder's keyed container (JSON, property lists, or any
 /// other `Decoder`), following nested paths and trying alternatives in order.
-final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
+final class FoundationDecodingBackend: KeySetDecodingBackend {
     private enum Slot {
         case unresolved
         case absent
@@ -8,15 +8,15 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
     }
 
     private let root: KeyedDecodingContainer<AnyCodingKey>
-    private let keySet: KeySet<Model>
+    private let layout: KeySetLayout
     private var nested: [Slot]
     let userInfo: [CodingUserInfoKey: Any]
 
-    init(root: KeyedDecodingContainer<AnyCodingKey>, keySet: KeySet<Model>, userInfo: [CodingUserInfoKey: Any]) {
+    init(root: KeyedDecodingContainer<AnyCodingKey>, layout: KeySetLayout, userInfo: [CodingUserInfoKey: Any]) {
         self.root = root
-        self.keySet = keySet
+        self.layout = layout
         self.userInfo = userInfo
-        self.nested = keySet.containers.isEmpty ? [] : Array(repeating: .unresolved, count: keySet.containers.count)
+        self.nested = layout.containers.isEmpty ? [] : Array(repeating: .unresolved, count: layout.containers.count)
     }
 
     var codingPath: [any CodingKey] { root.codingPath }
@@ -26,11 +26,11 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
-        let paths = keySet.entries[index].paths
-        if paths.count == 1, paths[0].container == nil {
+        if let key = layout.directKeys[index] {
             // The common case, a single top-level key, costs exactly what synthesized Codable costs.
-            return try root.decodeScalarAware(Value.self, forKey: paths[0].leaf)
+            return try root.decodeScalarAware(Value.self, forKey: key)
         }
+        let paths = layout.paths[index]
         guard let (container, key) = try locate(entry: index) else {
             let first = paths[0]
             let path = root.codingPath + first.components.parents.map { AnyCodingKey($0) as any CodingKey }
@@ -38,15 +38,14 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
                 first.leaf,
                 DecodingError.Context(
                     codingPath: path,
-                    debugDescription: "No value for \(keySet.entries[index].key)."))
+                    debugDescription: "No value for \(paths.map { "\"\($0.components)\"" }.joined(separator: " | "))."))
         }
         return try container.decodeScalarAware(Value.self, forKey: key)
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
-        let paths = keySet.entries[index].paths
-        if paths.count == 1, paths[0].container == nil {
-            return try root.decodeIfPresentScalarAware(Value.self, forKey: paths[0].leaf)
+        if let key = layout.directKeys[index] {
+            return try root.decodeIfPresentScalarAware(Value.self, forKey: key)
         }
         guard let (container, key) = try locate(entry: index) else { return nil }
         return try container.decodeIfPresentScalarAware(Value.self, forKey: key)
@@ -54,7 +53,7 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
 
     /// The container and key of the first alternative present.
     private func locate(entry index: Int) throws -> (KeyedDecodingContainer<AnyCodingKey>, AnyCodingKey)? {
-        for path in keySet.entries[index].paths {
+        for path in layout.paths[index] {
             if let container = try container(path.container), container.contains(path.leaf) {
                 return (container, path.leaf)
             }
@@ -70,7 +69,7 @@ final class FoundationDecodingBackend<Model>: KeySetDecodingBackend {
         case .absent: return nil
         case .unresolved: break
         }
-        let info = keySet.containers[id]
+        let info = layout.containers[id]
         guard let parent = try container(info.parent), parent.contains(info.key),
             try !parent.decodeNil(forKey: info.key)
         else {

@@ -1,18 +1,22 @@
 /// Writes key-set entries into a Foundation encoder's keyed container, creating each nested object
 /// once and writing every entry under its first alternative.
-final class FoundationEncodingSink<Model>: KeySetEncodingSink {
+final class FoundationEncodingSink: KeySetEncodingSink {
     private var root: KeyedEncodingContainer<AnyCodingKey>
     private var nested: [KeyedEncodingContainer<AnyCodingKey>?]
-    private let keySet: KeySet<Model>
+    private let layout: KeySetLayout
 
-    init(root: KeyedEncodingContainer<AnyCodingKey>, keySet: KeySet<Model>) {
+    init(root: KeyedEncodingContainer<AnyCodingKey>, layout: KeySetLayout) {
         self.root = root
-        self.keySet = keySet
-        self.nested = Array(repeating: nil, count: keySet.containers.count)
+        self.layout = layout
+        self.nested = layout.containers.isEmpty ? [] : Array(repeating: nil, count: layout.containers.count)
     }
 
     func encode<Value: Encodable>(_ value: Value, at index: Int) throws {
-        let path = keySet.entries[index].paths[0]
+        if let key = layout.directKeys[index] {
+            try root.encodeScalarAware(value, forKey: key)
+            return
+        }
+        let path = layout.paths[index][0]
         guard let id = path.container else {
             try root.encodeScalarAware(value, forKey: path.leaf)
             return
@@ -29,7 +33,7 @@ final class FoundationEncodingSink<Model>: KeySetEncodingSink {
     /// encoder's storage, so the copy kept here writes to the same object.
     private func container(_ id: Int) -> KeyedEncodingContainer<AnyCodingKey> {
         if let container = nested[id] { return container }
-        let info = keySet.containers[id]
+        let info = layout.containers[id]
         let created: KeyedEncodingContainer<AnyCodingKey>
         if let parent = info.parent {
             var parentContainer = container(parent)

@@ -26,8 +26,13 @@ public final class KeySet<Model>: Sendable {
 
     /// The resolved entries, in coding order.
     public let entries: [KeyEntry<Model>]
+    /// Where each entry lives in a document, for coding backends.
+    public let layout: KeySetLayout
     /// The objects that nested paths pass through; each entry's paths point into this table.
-    public let containers: [NestedContainerInfo]
+    public var containers: [NestedContainerInfo] { layout.containers }
+    // Key path literals are uniqued by the runtime, so identity almost always answers; a linear scan
+    // over a few identities is cheaper than hashing.
+    private let identities: [ObjectIdentifier]
     private let indexByIdentity: [ObjectIdentifier: Int]
     private let indexByValue: [SendableKeyPath: Int]
 
@@ -54,7 +59,8 @@ public final class KeySet<Model>: Sendable {
         var problems: [KeySetProblem] = []
         let resolution = KeySet.resolve(
             source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, problems: &problems)
-        (entries, containers, indexByIdentity, indexByValue) = resolution
+        (entries, layout, indexByIdentity, indexByValue) = resolution
+        identities = entries.map { ObjectIdentifier($0.keyPath) }
     }
 
     /// The declaration `declaration` with style-derived keys filled in for `allKeys`.
@@ -72,16 +78,21 @@ public final class KeySet<Model>: Sendable {
                 keys.append(key.withoutName)
             }
         }
-        (entries, containers, indexByIdentity, indexByValue) = KeySet.resolve(
+        (entries, layout, indexByIdentity, indexByValue) = KeySet.resolve(
             source: source, style: style, keys: keys, problems: &problems)
+        identities = entries.map { ObjectIdentifier($0.keyPath) }
     }
 
     /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.
     ///
     /// - Complexity: O(1) on average.
     public func index(of keyPath: AnyKeyPath) -> Int? {
-        // Key path literals are uniqued by the runtime, so an identity lookup almost always answers.
-        if let index = indexByIdentity[ObjectIdentifier(keyPath)] { return index }
+        let identity = ObjectIdentifier(keyPath)
+        if identities.count <= 16 {
+            for index in identities.indices where identities[index] == identity { return index }
+        } else if let index = indexByIdentity[identity] {
+            return index
+        }
         return indexByValue[SendableKeyPath(keyPath)]
     }
 
@@ -104,7 +115,7 @@ public final class KeySet<Model>: Sendable {
 
 extension KeySet {
     private typealias Resolution = (
-        entries: [KeyEntry<Model>], containers: [NestedContainerInfo], byIdentity: [ObjectIdentifier: Int],
+        entries: [KeyEntry<Model>], layout: KeySetLayout, byIdentity: [ObjectIdentifier: Int],
         byValue: [SendableKeyPath: Int]
     )
 
@@ -158,7 +169,8 @@ extension KeySet {
                 KeyEntry(keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths, coder: key.coder))
         }
         problems += duplicateKeyProblems(in: entries, source: source)
-        return (entries, containers, indexByIdentity, indexByValue)
+        let layout = KeySetLayout(paths: entries.map(\.paths), containers: containers)
+        return (entries, layout, indexByIdentity, indexByValue)
     }
 
     private static func duplicateKeyProblems(in entries: [KeyEntry<Model>], source: CodingSource) -> [KeySetProblem] {

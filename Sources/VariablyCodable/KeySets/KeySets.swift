@@ -20,7 +20,8 @@ public struct KeySets<Model>: Sendable {
     public let sources: [CodingSource]
     /// Every problem found in the declaration; empty when the key sets are sound. See ``validate()``.
     public let problems: [KeySetProblem]
-    private let keySets: [CodingSource: KeySet<Model>]
+    // A handful of sources: comparing short strings beats hashing them.
+    private let keySets: [KeySet<Model>]
 
     /// Declares a model's key sets.
     ///
@@ -61,13 +62,14 @@ public struct KeySets<Model>: Sendable {
         }
         self.defaultSource = defaultSource
         self.sources = sources
-        self.keySets = resolved
+        self.keySets = sources.map { resolved[$0]! }
         self.problems = problems
     }
 
     /// The key set of `source`, or `nil` if the model declares none.
     public subscript(source: CodingSource) -> KeySet<Model>? {
-        keySets[source]
+        for keySet in keySets where keySet.source == source { return keySet }
+        return nil
     }
 
     /// Throws if the declaration has problems: duplicate keys in a source, a property missing from a
