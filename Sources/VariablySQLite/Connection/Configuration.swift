@@ -1,0 +1,49 @@
+/// How a ``SQLiteDatabase`` opens and sets up its connections.
+///
+/// ```swift
+/// var configuration = Configuration()
+/// configuration.busyTimeout = .seconds(10)
+/// configuration.trace = { sql in print(sql) }
+/// let db = try SQLiteDatabase(path: "/tmp/app.sqlite", configuration: configuration)
+/// ```
+public struct Configuration: Sendable {
+    /// The journal mode of file databases; WAL lets readers run while a writer writes
+    /// (https://www.sqlite.org/wal.html). In-memory databases ignore it.
+    public var journalMode: JournalMode = .wal
+    /// How long a connection waits for a lock held by another process before failing with
+    /// `SQLITE_BUSY` (https://www.sqlite.org/c3ref/busy_timeout.html).
+    public var busyTimeout: Duration = .seconds(5)
+    /// Whether foreign key constraints are enforced (https://www.sqlite.org/foreignkeys.html#fk_enable).
+    public var foreignKeysEnabled = true
+    /// Whether `LIKE` is case-sensitive, as Swift's `String.contains` is; predicates translate
+    /// `contains` and `starts(with:)` to `LIKE`, so this keeps their results equal to Swift's.
+    /// (https://www.sqlite.org/pragma.html#pragma_case_sensitive_like)
+    public var caseSensitiveLike = true
+    /// The transaction ``SQLiteDatabase/write(_:)`` opens.
+    public var defaultTransactionKind: TransactionKind = .immediate
+    /// The most reader connections a file database opens; reads wait when all are busy.
+    public var maximumReaderCount = 4
+    /// Called with the SQL of every statement each time it starts running (unexpanded: parameters stay `?`).
+    public var trace: (@Sendable (String) -> Void)?
+
+    /// The default configuration: WAL, a 5 s busy timeout, foreign keys on, case-sensitive `LIKE`.
+    public init() {}
+}
+
+/// A journal mode (https://www.sqlite.org/pragma.html#pragma_journal_mode).
+public enum JournalMode: String, Sendable {
+    /// Write-ahead log: readers do not block the writer nor the writer readers.
+    case wal = "WAL"
+    /// The rollback journal, deleted at the end of each transaction.
+    case delete = "DELETE"
+}
+
+/// How a transaction takes its locks (https://www.sqlite.org/lang_transaction.html).
+public enum TransactionKind: String, Sendable {
+    /// Takes locks when first needed; a read transaction that later writes may fail with `SQLITE_BUSY`.
+    case deferred = "DEFERRED"
+    /// Takes the write lock at once, so that the transaction cannot fail later for lack of it.
+    case immediate = "IMMEDIATE"
+    /// Like immediate; in WAL mode the same as immediate.
+    case exclusive = "EXCLUSIVE"
+}

@@ -1,0 +1,146 @@
+internal import CSQLite
+import Foundation
+
+/// A SQLite database shared across tasks and threads: one writer connection that serializes writes,
+/// and, for a file in WAL mode, a pool of reader connections that read concurrently with the writer.
+///
+/// ```swift
+/// let db = try SQLiteDatabase(path: "/path/app.sqlite")
+/// try db.write { db in
+///     try db.migrate(User.self)
+///     try db.upsert(users)
+/// }
+/// let adults = try db.read { db in
+///     try db.fetch(User.self, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
+/// }
+/// ```
+///
+/// `@unchecked Sendable`: the connections it holds are not `Sendable`; each is only reachable inside a
+/// `read` or `write` closure while `lock` (writer) or the reader checkout (readers) grants exclusive
+/// use of it to the calling thread. Everything else is immutable.
+public final class SQLiteDatabase: @unchecked Sendable {
+    /// The file path, or `nil` for an in-memory database.
+    public let path: String?
+    /// The configuration the connections were opened with.
+    public let configuration: Configuration
+    private let writer: Database
+    private let writerLock = NSLock()
+    private let readers = NSCondition()
+    private var idleReaders: [Database] = []
+    private var openReaderCount = 0
+
+    /// Opens (or creates) the database file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The file; created if missing.
+    ///   - configuration: Journal mode, busy timeout, foreign keys, tracing.
+    /// - Throws: ``SQLiteError`` if the file cannot be opened or set up.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        writer = try Database(
+            location: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
+            isReadOnly: false)
+        // https://www.sqlite.org/pragma.html#pragma_journal_mode: the mode persists in the file.
+        try writer.execute(sql: "PRAGMA journal_mode = \(configuration.journalMode.rawValue)")
+        if configuration.journalMode == .wal {
+            // https://www.sqlite.org/pragma.html#pragma_synchronous: NORMAL is durable enough in WAL mode.
+            try writer.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    /// Opens a private in-memory database; reads and writes share its single connection.
+    ///
+    /// ```swift
+    /// let db = try SQLiteDatabase.inMemory()
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError``.
+    public static func inMemory(configuration: Configuration = Configuration()) throws -> SQLiteDatabase {
+        try SQLiteDatabase(inMemory: configuration)
+    }
+
+    private init(inMemory configuration: Configuration) throws {
+        self.path = nil
+        self.configuration = configuration
+        writer = try Database(
+            location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
+            isReadOnly: false)
+    }
+
+    // MARK: - Access
+
+    /// Runs `body` in a transaction on the writer connection; commits when it returns, rolls back
+    /// when it throws. Writes are serialized: a second `write` waits for the first.
+    ///
+    /// ```swift
+    /// try db.write { try $0.upsert(users) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: The transaction kind; ``Configuration/defaultTransactionKind`` (`immediate`) by default.
+    ///   - body: The work; its `Database` must not escape it. Nested transactions are savepoints:
+    ///     see ``Database/inTransaction(_:_:)``.
+    /// - Throws: What `body` throws, or ``SQLiteError``.
+    public func write<T>(_ kind: TransactionKind? = nil, _ body: (Database) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try writer.inTransaction(kind ?? configuration.defaultTransactionKind) { try body(writer) }
+    }
+
+    /// Runs `body` on the writer connection outside of any transaction, e.g. for `VACUUM`.
+    ///
+    /// - Throws: What `body` throws.
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        return try body(writer)
+    }
+
+    /// Runs `body` in a read transaction that sees one consistent snapshot of the database.
+    ///
+    /// A file database reads on a reader connection, concurrently with the writer and other readers
+    /// (https://www.sqlite.org/wal.html#concurrency); an in-memory database reads on its only connection.
+    ///
+    /// ```swift
+    /// let count = try db.read { try $0.count(User.self) }
+    /// ```
+    ///
+    /// - Throws: What `body` throws, or ``SQLiteError``; writing throws `SQLITE_READONLY`.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        guard path != nil, configuration.journalMode == .wal else {
+            writerLock.lock()
+            defer { writerLock.unlock() }
+            return try writer.inTransaction(.deferred) { try body(writer) }
+        }
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        return try reader.inTransaction(.deferred) { try body(reader) }
+    }
+
+    private func checkOutReader() throws -> Database {
+        readers.lock()
+        defer { readers.unlock() }
+        while true {
+            if let reader = idleReaders.popLast() { return reader }
+            if openReaderCount < max(1, configuration.maximumReaderCount) {
+                openReaderCount += 1
+                do {
+                    return try Database(
+                        location: path!, flags: SQLITE_OPEN_READWRITE, configuration: configuration, isReadOnly: true)
+                } catch {
+                    openReaderCount -= 1
+                    throw error
+                }
+            }
+            readers.wait()
+        }
+    }
+
+    private func checkIn(_ reader: Database) {
+        readers.lock()
+        idleReaders.append(reader)
+        readers.signal()
+        readers.unlock()
+    }
+}

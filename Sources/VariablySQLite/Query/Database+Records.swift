@@ -1,0 +1,220 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Writing records
+
+extension Database {
+    /// Inserts a model.
+    ///
+    /// ```swift
+    /// try db.write { try $0.insert(user) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` (`SQLiteError.constraintPrimaryKey` when the key exists), or
+    ///   ``RecordEncodingError`` when a property cannot be encoded.
+    public func insert<Model: SQLiteStorable>(_ model: Model) throws {
+        try insert(CollectionOfOne(model))
+    }
+
+    /// Inserts models with one prepared statement, all or none (in a savepoint).
+    ///
+    /// ```swift
+    /// try db.write { try $0.insert(users) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; nothing is inserted then.
+    /// - Complexity: O(*n*) in the number of models.
+    public func insert<Models: Sequence>(_ models: Models) throws where Models.Element: SQLiteStorable {
+        let mapping = TableMapping<Models.Element>.shared
+        try run(mapping.insertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
+    }
+
+    /// Inserts a model, or updates every column of the row that has its primary key
+    /// (`INSERT ... ON CONFLICT (pk) DO UPDATE`, https://www.sqlite.org/lang_upsert.html).
+    ///
+    /// ```swift
+    /// try db.write { try $0.upsert(user) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    public func upsert<Model: SQLiteStorable>(_ model: Model) throws {
+        try upsert(CollectionOfOne(model))
+    }
+
+    /// Upserts models with one prepared statement, all or none (in a savepoint).
+    ///
+    /// ```swift
+    /// try db.write { try $0.upsert(users) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; nothing is written then.
+    /// - Complexity: O(*n*) in the number of models.
+    public func upsert<Models: Sequence>(_ models: Models) throws where Models.Element: SQLiteStorable {
+        let mapping = TableMapping<Models.Element>.shared
+        try run(mapping.upsertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
+    }
+
+    /// Updates every column of the row with the model's primary key.
+    ///
+    /// ```swift
+    /// let found = try db.write { try $0.update(user) }
+    /// ```
+    ///
+    /// - Returns: Whether a row had that key.
+    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    @discardableResult
+    public func update<Model: SQLiteStorable>(_ model: Model) throws -> Bool {
+        let mapping = TableMapping<Model>.shared
+        try run(mapping.updateSQL, slots: mapping.updateSlots, models: CollectionOfOne(model), mapping: mapping)
+        return changesCount > 0
+    }
+
+    /// Deletes the row whose primary key is `id`.
+    ///
+    /// ```swift
+    /// try db.write { try $0.delete(User.self, id: 42) }
+    /// ```
+    ///
+    /// - Returns: Whether a row was deleted.
+    /// - Throws: ``SQLiteError``.
+    @discardableResult
+    public func delete<Model: SQLiteStorable>(_ type: Model.Type, id: some Encodable) throws -> Bool {
+        let mapping = TableMapping<Model>.shared
+        try execute(sql: mapping.deleteByIDSQL, arguments: StatementArguments([try mapping.primaryKeyValue(id)]))
+        return changesCount > 0
+    }
+
+    /// Deletes every row.
+    ///
+    /// - Returns: The number of rows deleted.
+    /// - Throws: ``SQLiteError``.
+    @discardableResult
+    public func deleteAll<Model: SQLiteStorable>(_ type: Model.Type) throws -> Int {
+        let mapping = TableMapping<Model>.shared
+        try cachedStatement(sql: "DELETE FROM \(mapping.quotedTable)").execute()
+        return changesCount
+    }
+
+    private func run<Models: Sequence>(
+        _ sql: String, slots: [ColumnSlot], models: Models, mapping: TableMapping<Models.Element>
+    ) throws where Models.Element: SQLiteStorable {
+        let statement = try cachedStatement(sql: sql)
+        let sink = RowEncodingSink(statement: statement, slots: slots)
+        let entries = mapping.keySet.entries
+        func body() throws {
+            for model in models {
+                statement.reset()
+                for index in entries.indices {
+                    do {
+                        try entries[index].coder.encode(model, to: sink, at: index)
+                    } catch let error as SQLiteError {
+                        throw error
+                    } catch {
+                        throw RecordEncodingError(
+                            modelType: "\(Models.Element.self)", keyPath: "\(entries[index].keyPath)",
+                            column: mapping.columns[index].name, underlyingError: error)
+                    }
+                }
+                try statement.step()
+            }
+        }
+        // One model needs no savepoint: a single statement is atomic already.
+        if Models.self == CollectionOfOne<Models.Element>.self {
+            try body()
+        } else {
+            try inSavepoint(body)
+        }
+    }
+}
+
+// MARK: - Reading records
+
+extension Database {
+    /// The model whose primary key is `id`, or `nil`.
+    ///
+    /// ```swift
+    /// let user = try db.read { try $0.fetch(User.self, id: 42) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    public func fetch<Model: SQLiteStorable>(_ type: Model.Type, id: some Encodable) throws -> Model? {
+        let mapping = TableMapping<Model>.shared
+        return try fetch(
+            mapping.selectByIDSQL, arguments: StatementArguments([try mapping.primaryKeyValue(id)]),
+            mapping: mapping, slots: mapping.readSlots
+        ).first
+    }
+
+    /// Every model of the table, in rowid order.
+    ///
+    /// ```swift
+    /// let users = try db.read { try $0.fetchAll(User.self) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Complexity: O(*n*) in the number of rows.
+    public func fetchAll<Model: SQLiteStorable>(_ type: Model.Type) throws -> [Model] {
+        let mapping = TableMapping<Model>.shared
+        return try fetch(mapping.selectSQL, arguments: [], mapping: mapping, slots: mapping.readSlots)
+    }
+
+    /// Models read from hand-written SQL; columns are matched to the `sqlite` key set by name, once
+    /// per query. Properties without a column decode as missing (`nil` for optionals).
+    ///
+    /// ```swift
+    /// let users = try db.fetch(User.self, sql: "SELECT * FROM users WHERE age > ? LIMIT 10", arguments: [30])
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Complexity: O(*n*) in the number of rows.
+    public func fetch<Model: SQLiteStorable>(
+        _ type: Model.Type, sql: String, arguments: StatementArguments = []
+    ) throws -> [Model] {
+        let mapping = TableMapping<Model>.shared
+        let statement = try cachedStatement(sql: sql)
+        return try fetch(statement, arguments: arguments, mapping: mapping, slots: mapping.readSlots(for: statement))
+    }
+
+    /// The number of rows.
+    ///
+    /// ```swift
+    /// let count = try db.read { try $0.count(User.self) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func count<Model: SQLiteStorable>(_ type: Model.Type) throws -> Int {
+        let mapping = TableMapping<Model>.shared
+        guard case .integer(let count) = try fetchValue(sql: mapping.countSQL) else { return 0 }
+        return Int(count)
+    }
+
+    func fetch<Model: SQLiteStorable>(
+        _ sql: String, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]
+    ) throws -> [Model] {
+        try fetch(try cachedStatement(sql: sql), arguments: arguments, mapping: mapping, slots: slots)
+    }
+
+    func fetch<Model: SQLiteStorable>(
+        _ statement: Statement, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]
+    ) throws -> [Model] {
+        try statement.bind(arguments)
+        let backend = RowDecodingBackend(statement: statement, slots: slots)
+        let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
+        var models: [Model] = []
+        do {
+            while try statement.step() {
+                models.append(try Model(from: container))
+            }
+        } catch {
+            statement.reset()
+            throw error
+        }
+        return models
+    }
+}
+
+extension TableMapping {
+    func primaryKeyValue(_ id: some Encodable) throws -> SQLValue {
+        try ColumnValueCoding.encode(id, kind: columns[primaryKeyEntry].kind)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// How one key-set entry is stored in a column, chosen once from the property's type.
+enum ColumnKind: Sendable, Equatable {
+    case int, int64, int32, otherInteger
+    case bool, double, float
+    case string, url, uuid, decimal
+    case data
+    case date(DateEncoding)
+    case stringArray, intArray, int64Array, doubleArray, boolArray
+    /// Anything else: a single value stored as such, objects and collections as JSON text.
+    case codable(sqlType: String)
+
+    init(for type: Any.Type, dateEncoding: DateEncoding) {
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(Int.self): self = .int
+        case ObjectIdentifier(Int64.self): self = .int64
+        case ObjectIdentifier(Int32.self): self = .int32
+        case ObjectIdentifier(Bool.self): self = .bool
+        case ObjectIdentifier(Double.self): self = .double
+        case ObjectIdentifier(Float.self): self = .float
+        case ObjectIdentifier(String.self): self = .string
+        case ObjectIdentifier(URL.self): self = .url
+        case ObjectIdentifier(UUID.self): self = .uuid
+        case ObjectIdentifier(Decimal.self): self = .decimal
+        case ObjectIdentifier(Data.self): self = .data
+        case ObjectIdentifier(Date.self): self = .date(dateEncoding)
+        case ObjectIdentifier([String].self): self = .stringArray
+        case ObjectIdentifier([Int].self): self = .intArray
+        case ObjectIdentifier([Int64].self): self = .int64Array
+        case ObjectIdentifier([Double].self): self = .doubleArray
+        case ObjectIdentifier([Bool].self): self = .boolArray
+        default:
+            if type is any FixedWidthInteger.Type {
+                self = .otherInteger
+            } else if let raw = type as? any RawRepresentable.Type {
+                let rawKind = ColumnKind(for: ColumnKind.rawValueType(of: raw), dateEncoding: dateEncoding)
+                self = .codable(sqlType: rawKind.sqlType)
+            } else {
+                self = .codable(sqlType: "TEXT")
+            }
+        }
+    }
+
+    private static func rawValueType<T: RawRepresentable>(of type: T.Type) -> Any.Type { T.RawValue.self }
+
+    /// The declared type of the column (https://www.sqlite.org/datatype3.html#type_affinity).
+    var sqlType: String {
+        switch self {
+        case .int, .int64, .int32, .otherInteger, .bool: "INTEGER"
+        case .double, .float: "REAL"
+        case .string, .url, .uuid, .decimal: "TEXT"
+        case .data: "BLOB"
+        case .date(let encoding): encoding.sqlType
+        case .stringArray, .intArray, .int64Array, .doubleArray, .boolArray: "TEXT"
+        case .codable(let sqlType): sqlType
+        }
+    }
+}
+
+/// One key-set entry as a column of a statement: where it is and how it is stored.
+struct ColumnSlot: Sendable {
+    /// The property's stored type (the wrapped type for an optional).
+    let type: Any.Type
+    let kind: ColumnKind
+    /// The column (for reading) or 1-based parameter (for binding) index; -1 or 0 when absent.
+    let index: Int32
+
+    init(type: Any.Type, kind: ColumnKind, index: Int32) {
+        self.type = type
+        self.kind = kind
+        self.index = index
+    }
+}

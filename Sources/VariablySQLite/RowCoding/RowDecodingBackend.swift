@@ -1,0 +1,78 @@
+internal import CSQLite
+import Foundation
+import VariablyCodable
+
+/// Reads the entries of a key set from the current row of a statement, by column index.
+///
+/// One backend serves every row of a statement: the entry -> column table is built once, then each
+/// read is a type check, a switch and one `sqlite3_column_*` call, without dictionaries or strings.
+final class RowDecodingBackend: KeySetDecodingBackend {
+    private let statement: Statement
+    private let handle: OpaquePointer
+    private let slots: [ColumnSlot]
+
+    /// - Parameter slots: One per key-set entry; `index` is the column, or -1 when the query lacks it.
+    init(statement: Statement, slots: [ColumnSlot]) {
+        self.statement = statement
+        self.handle = statement.handle
+        self.slots = slots
+    }
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [.codingSource: CodingSource.sqlite] }
+
+    func contains(entry index: Int) -> Bool {
+        slots[index].index >= 0
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
+        let slot = slots[index]
+        guard slot.index >= 0 else {
+            throw DecodingError.keyNotFound(
+                AnyCodingKey("column \(index)"),
+                .init(codingPath: [], debugDescription: "The query has no column for this property."))
+        }
+        let storage = sqlite3_column_type(handle, slot.index)
+        guard storage != SQLITE_NULL else {
+            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The column is NULL."))
+        }
+        return try read(Value.self, slot: slot, storage: storage)
+    }
+
+    func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
+        let slot = slots[index]
+        guard slot.index >= 0 else { return nil }
+        let storage = sqlite3_column_type(handle, slot.index)
+        guard storage != SQLITE_NULL else { return nil }
+        return try read(Value.self, slot: slot, storage: storage)
+    }
+
+    @inline(__always)
+    private func read<Value: Decodable>(_ type: Value.Type, slot: ColumnSlot, storage: Int32) throws -> Value {
+        let column = slot.index
+        // The kind was chosen from the property's type; the bit casts below are between identical types.
+        if Value.self == slot.type {
+            switch slot.kind {
+            case .int where storage == SQLITE_INTEGER:
+                return unsafeBitCast(Int(sqlite3_column_int64(handle, column)), to: Value.self)
+            case .int64 where storage == SQLITE_INTEGER:
+                return unsafeBitCast(sqlite3_column_int64(handle, column), to: Value.self)
+            case .bool where storage == SQLITE_INTEGER:
+                return unsafeBitCast(sqlite3_column_int64(handle, column) != 0, to: Value.self)
+            case .double where storage == SQLITE_FLOAT || storage == SQLITE_INTEGER:
+                return unsafeBitCast(sqlite3_column_double(handle, column), to: Value.self)
+            case .string where storage == SQLITE_TEXT:
+                return unsafeBitCast(statement.string(at: column), to: Value.self)
+            case .date(.secondsSince1970) where storage == SQLITE_FLOAT:
+                return unsafeBitCast(Date(timeIntervalSince1970: sqlite3_column_double(handle, column)), to: Value.self)
+            case .stringArray where storage == SQLITE_TEXT:
+                if let strings = statement.withUTF8(at: column, ScalarArrayJSON.decodeStrings) {
+                    return unsafeBitCast(strings, to: Value.self)
+                }
+            default:
+                break
+            }
+        }
+        return try ColumnValueCoding.decode(Value.self, from: statement.value(at: column), kind: slot.kind)
+    }
+}

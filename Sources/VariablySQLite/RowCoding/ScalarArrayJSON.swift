@@ -1,0 +1,194 @@
+/// Writes and reads JSON arrays of scalars (`["a","b"]`, `[1,2]`) without Foundation's JSON coders,
+/// which cost more than the rest of a row (see BASELINES.md). Anything unexpected returns `nil`, and
+/// the caller falls back to `JSONDecoder`.
+enum ScalarArrayJSON {
+    // MARK: - Writing
+
+    static func encode(_ strings: [String]) -> String {
+        var out = "["
+        out.reserveCapacity(2 + strings.reduce(0) { $0 + $1.utf8.count + 3 })
+        for (offset, string) in strings.enumerated() {
+            if offset > 0 { out.append(",") }
+            appendQuoted(string, to: &out)
+        }
+        out.append("]")
+        return out
+    }
+
+    static func encode<T>(_ values: [T], _ describe: (T) -> String) -> String {
+        "[" + values.map(describe).joined(separator: ",") + "]"
+    }
+
+    private static func appendQuoted(_ string: String, to out: inout String) {
+        out.append("\"")
+        let needsEscaping = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        guard needsEscaping else {
+            out.append(string)
+            out.append("\"")
+            return
+        }
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out.append("\\\"")
+            case "\\": out.append("\\\\")
+            case "\n": out.append("\\n")
+            case "\r": out.append("\\r")
+            case "\t": out.append("\\t")
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out.append("\"")
+    }
+
+    // MARK: - Reading
+
+    /// `["a","b"]` -> `["a", "b"]`; `nil` for anything else.
+    static func decodeStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var reader = Reader(bytes: bytes)
+        guard reader.consume(UInt8(ascii: "[")) else { return nil }
+        var result: [String] = []
+        if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? result : nil }
+        while true {
+            guard let string = reader.readString() else { return nil }
+            result.append(string)
+            if reader.consume(UInt8(ascii: ",")) { continue }
+            guard reader.consume(UInt8(ascii: "]")), reader.isAtEnd else { return nil }
+            return result
+        }
+    }
+
+    /// `[1,2.5,true]` -> the elements converted by `convert`; `nil` for anything else.
+    static func decodeScalars<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ convert: (Substring) -> T?) -> [T]? {
+        var reader = Reader(bytes: bytes)
+        guard reader.consume(UInt8(ascii: "[")) else { return nil }
+        var result: [T] = []
+        if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? result : nil }
+        while true {
+            guard let token = reader.readToken(), let value = convert(token) else { return nil }
+            result.append(value)
+            if reader.consume(UInt8(ascii: ",")) { continue }
+            guard reader.consume(UInt8(ascii: "]")), reader.isAtEnd else { return nil }
+            return result
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        var isAtEnd: Bool {
+            mutating get {
+                skipWhitespace()
+                return position == bytes.count
+            }
+        }
+
+        mutating func skipWhitespace() {
+            while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x0D || bytes[position] == 0x09 {
+                position += 1
+            }
+        }
+
+        mutating func consume(_ byte: UInt8) -> Bool {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == byte else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func readToken() -> Substring? {
+            skipWhitespace()
+            let start = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: ","), bytes[position] != UInt8(ascii: "]"),
+                bytes[position] > 0x20
+            {
+                position += 1
+            }
+            guard position > start else { return nil }
+            return Substring(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        }
+
+        mutating func readString() -> String? {
+            guard consume(UInt8(ascii: "\"")) else { return nil }
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    position += 1
+                    return string
+                }
+                if byte == UInt8(ascii: "\\") {
+                    position = start
+                    return readEscapedString()
+                }
+                position += 1
+            }
+            return nil
+        }
+
+        private mutating func readEscapedString() -> String? {
+            var utf8: [UInt8] = []
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(decoding: utf8, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard position < bytes.count else { return nil }
+                    let escaped = bytes[position]
+                    position += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                    case UInt8(ascii: "n"): utf8.append(0x0A)
+                    case UInt8(ascii: "r"): utf8.append(0x0D)
+                    case UInt8(ascii: "t"): utf8.append(0x09)
+                    case UInt8(ascii: "b"): utf8.append(0x08)
+                    case UInt8(ascii: "f"): utf8.append(0x0C)
+                    case UInt8(ascii: "u"):
+                        guard var scalar = readHex4() else { return nil }
+                        if (0xD800..<0xDC00).contains(scalar) {
+                            // A surrogate pair: \uD83D\uDE00.
+                            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                                bytes[position + 1] == UInt8(ascii: "u")
+                            else { return nil }
+                            position += 2
+                            guard let low = readHex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        guard let unicode = Unicode.Scalar(scalar) else { return nil }
+                        utf8.append(contentsOf: String(unicode).utf8)
+                    default: return nil
+                    }
+                default:
+                    utf8.append(byte)
+                }
+            }
+            return nil
+        }
+
+        private mutating func readHex4() -> UInt32? {
+            guard position + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = hexValue(bytes[position]) else { return nil }
+                value = value << 4 | digit
+                position += 1
+            }
+            return value
+        }
+
+        private func hexValue(_ byte: UInt8) -> UInt32? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+// MARK: - Schema from the key set
+
+extension Database {
+    /// The `CREATE TABLE` statement derived from the model's `sqlite` key set and table declaration.
+    ///
+    /// ```swift
+    /// Database.createTableSQL(for: User.self)
+    /// // CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, ...)
+    /// ```
+    public static func createTableSQL<Model: SQLiteStorable>(for type: Model.Type) -> String {
+        TableMapping<Model>.shared.createTableSQL
+    }
+
+    /// Creates the model's table and its indexes.
+    ///
+    /// - Throws: ``SQLiteError`` (e.g. when the table exists).
+    public func create<Model: SQLiteStorable>(table type: Model.Type) throws {
+        let mapping = TableMapping<Model>.shared
+        try inSavepoint {
+            try execute(sql: mapping.createTableSQL)
+            for sql in mapping.createIndexSQL { try execute(sql: sql) }
+        }
+    }
+
+    /// Whether a table exists (https://www.sqlite.org/schematab.html).
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func tableExists(_ name: String) throws -> Bool {
+        try fetchValue(
+            sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [name]) != nil
+    }
+
+    /// Brings the model's table up to date: creates it when missing, adds columns the key set gained
+    /// (`ALTER TABLE ... ADD COLUMN`) and indexes the declaration gained. Never drops or rewrites
+    /// anything: a change that needs that throws ``SchemaMismatchError`` before any change is made.
+    ///
+    /// ```swift
+    /// try db.write { try $0.migrate(User.self) }
+    /// ```
+    ///
+    /// - Returns: The statements run, empty when the table was already up to date.
+    /// - Throws: ``SchemaMismatchError`` or ``SQLiteError``.
+    @discardableResult
+    public func migrate<Model: SQLiteStorable>(_ type: Model.Type) throws -> [String] {
+        let mapping = TableMapping<Model>.shared
+        return try inSavepoint {
+            var statements: [String] = []
+            if try !tableExists(mapping.tableName) {
+                statements = [mapping.createTableSQL] + mapping.createIndexSQL
+            } else {
+                statements = try additiveChanges(mapping) + mapping.createIndexSQL
+            }
+            for sql in statements { try execute(sql: sql) }
+            return statements
+        }
+    }
+
+    private struct ExistingColumn {
+        let name: String
+        let type: String
+        let isNotNull: Bool
+        let hasDefault: Bool
+        let primaryKeyPosition: Int64
+    }
+
+    private func additiveChanges<Model>(_ mapping: TableMapping<Model>) throws -> [String] {
+        // https://www.sqlite.org/pragma.html#pragfunc: table-valued pragma, so the name is bound.
+        let rows = try fetch(
+            sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)",
+            arguments: [mapping.tableName])
+        var existing: [String: ExistingColumn] = [:]
+        for row in rows {
+            guard case .text(let name) = row[0] else { continue }
+            let type: String = if case .text(let type) = row[1] { type } else { "" }
+            let isNotNull = row[2] == .integer(1)
+            let primaryKeyPosition: Int64 = if case .integer(let position) = row[4] { position } else { 0 }
+            existing[name.lowercased()] = ExistingColumn(
+                name: name, type: type, isNotNull: isNotNull, hasDefault: !row[3].isNull,
+                primaryKeyPosition: primaryKeyPosition)
+        }
+        var problems: [SchemaMismatchError.Problem] = []
+        var statements: [String] = []
+        for column in mapping.columns {
+            if let old = existing[column.name.lowercased()] {
+                if old.type.uppercased() != column.sqlType {
+                    problems.append(.typeChanged(column: column.name, from: old.type, to: column.sqlType))
+                }
+                // A rowid alias primary key reports notnull 0 even when declared NOT NULL.
+                if !column.isPrimaryKey, old.isNotNull == column.isOptional {
+                    problems.append(.nullabilityChanged(column: column.name, isOptional: column.isOptional))
+                }
+            } else if column.isPrimaryKey {
+                continue
+            } else if column.isOptional || column.defaultValue != nil {
+                // https://www.sqlite.org/lang_altertable.html#altertabaddcol: a NOT NULL column needs a default.
+                statements.append("ALTER TABLE \(mapping.quotedTable) ADD COLUMN \(column.definition)")
+            } else {
+                problems.append(.newColumnNeedsValue(column: column.name))
+            }
+        }
+        let oldKey = existing.values.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+            .map(\.name)
+        let newKey = [mapping.columns[mapping.primaryKeyEntry].name]
+        if oldKey.map({ $0.lowercased() }) != newKey.map({ $0.lowercased() }) {
+            problems.append(.primaryKeyChanged(from: oldKey, to: newKey))
+        }
+        let modelColumns = Set(mapping.columns.map { $0.name.lowercased() })
+        for old in existing.values.sorted(by: { $0.name < $1.name })
+        where !modelColumns.contains(old.name.lowercased()) && old.isNotNull && !old.hasDefault {
+            problems.append(.removedRequiredColumn(column: old.name))
+        }
+        guard problems.isEmpty else {
+            throw SchemaMismatchError(table: mapping.tableName, problems: problems)
+        }
+        return statements
+    }
+}

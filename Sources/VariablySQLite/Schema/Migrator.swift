@@ -1,0 +1,95 @@
+/// Versioned, explicit schema steps, applied once each, in registration order, and recorded in the
+/// table `variably_migrations`.
+///
+/// ```swift
+/// var migrator = Migrator()
+/// migrator.register("v1: users") { db in try db.migrate(User.self) }
+/// migrator.register("v2: split name") { db in
+///     try db.execute(sql: "UPDATE users SET nickname = user_name WHERE nickname IS NULL")
+/// }
+/// try migrator.migrate(db)
+/// ```
+public struct Migrator: Sendable {
+    private var steps: [(identifier: String, body: @Sendable (Database) throws -> Void)] = []
+
+    /// Creates an empty migrator.
+    public init() {}
+
+    /// The identifiers registered, in order.
+    public var identifiers: [String] { steps.map(\.identifier) }
+
+    /// Registers a step. Identifiers must be unique; never change a step once it has shipped.
+    ///
+    /// - Parameters:
+    ///   - identifier: The step's permanent name.
+    ///   - body: The step, run inside the migration's transaction.
+    public mutating func register(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void) {
+        precondition(
+            !steps.contains { $0.identifier == identifier },
+            "Migration \"\(identifier)\" is registered twice: give each step its own identifier.")
+        steps.append((identifier, body))
+    }
+
+    /// Applies the pending steps, each in its own immediate transaction; a step that throws is
+    /// rolled back, and the steps after it are not run.
+    ///
+    /// - Throws: What a step throws, ``SQLiteError``, or ``MigrationError/unknownMigrations(_:)``
+    ///   when the database has steps this migrator does not know (a newer version of the app wrote it).
+    public func migrate(_ database: SQLiteDatabase) throws {
+        try database.write { try createLog(in: $0) }
+        for step in steps {
+            try database.write(.immediate) { db in
+                guard try !appliedIdentifiers(in: db).contains(step.identifier) else { return }
+                try checkKnown(in: db)
+                try step.body(db)
+                try db.execute(sql: "INSERT INTO \"variably_migrations\" (\"identifier\") VALUES (?)", arguments: [step.identifier])
+            }
+        }
+    }
+
+    /// Applies the pending steps inside the current transaction.
+    ///
+    /// - Throws: See ``migrate(_:)-(SQLiteDatabase)``.
+    public func migrate(_ db: Database) throws {
+        try createLog(in: db)
+        try checkKnown(in: db)
+        let applied = try appliedIdentifiers(in: db)
+        for step in steps where !applied.contains(step.identifier) {
+            try db.inSavepoint {
+                try step.body(db)
+                try db.execute(sql: "INSERT INTO \"variably_migrations\" (\"identifier\") VALUES (?)", arguments: [step.identifier])
+            }
+        }
+    }
+
+    /// The identifiers of the steps already applied to `db`.
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func appliedIdentifiers(in db: Database) throws -> Set<String> {
+        guard try db.tableExists("variably_migrations") else { return [] }
+        let rows = try db.fetch(sql: "SELECT \"identifier\" FROM \"variably_migrations\"")
+        return Set(rows.compactMap { if case .text(let identifier) = $0[0] { identifier } else { nil } })
+    }
+
+    private func createLog(in db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \"variably_migrations\" (\"identifier\" TEXT PRIMARY KEY NOT NULL)")
+    }
+
+    private func checkKnown(in db: Database) throws {
+        let unknown = try appliedIdentifiers(in: db).subtracting(identifiers)
+        if !unknown.isEmpty { throw MigrationError.unknownMigrations(unknown.sorted()) }
+    }
+}
+
+/// A ``Migrator`` cannot run.
+public enum MigrationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The database records steps this migrator does not register: it was written by a newer version.
+    case unknownMigrations([String])
+
+    public var description: String {
+        switch self {
+        case .unknownMigrations(let identifiers):
+            "The database has migrations this version does not know: \(identifiers.joined(separator: ", "))."
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import VariablyCodable
+
+/// A model's table resolved once per process: columns in key-set order, their kinds, and the SQL of
+/// every records operation, so that no operation builds SQL or looks up names per row.
+final class TableMapping<Model: SQLiteStorable>: Sendable {
+    struct Column: Sendable {
+        let name: String
+        let quotedName: String
+        let kind: ColumnKind
+        let isOptional: Bool
+        let isPrimaryKey: Bool
+        let defaultValue: SQLValue?
+        /// The property's stored type (the wrapped type for an optional).
+        let storedType: Any.Type
+
+        var sqlType: String { kind.sqlType }
+
+        /// `"name" TYPE [PRIMARY KEY] [NOT NULL] [DEFAULT x]`.
+        var definition: String {
+            var text = quotedName + " " + sqlType
+            if isPrimaryKey { text += " PRIMARY KEY" }
+            if !isOptional { text += " NOT NULL" }
+            if let defaultValue { text += " DEFAULT " + SQL.literal(defaultValue) }
+            return text
+        }
+    }
+
+    struct Index: Sendable {
+        let name: String
+        let columns: [String]
+        let isUnique: Bool
+
+        func createSQL(table: String) -> String {
+            "CREATE \(isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) ("
+                + columns.map(SQL.quote).joined(separator: ", ") + ")"
+        }
+    }
+
+    let tableName: String
+    let quotedTable: String
+    let keySet: KeySet<Model>
+    let columns: [Column]
+    let indexes: [Index]
+    let primaryKeyEntry: Int
+
+    let createTableSQL: String
+    let selectSQL: String
+    let insertSQL: String
+    let upsertSQL: String
+    let updateSQL: String
+    let selectByIDSQL: String
+    let deleteByIDSQL: String
+    let countSQL: String
+
+    /// Column `i` of ``selectSQL`` is entry `i`.
+    let readSlots: [ColumnSlot]
+    /// Parameter `i + 1` of ``insertSQL`` and ``upsertSQL`` is entry `i`.
+    let insertSlots: [ColumnSlot]
+    /// ``updateSQL`` sets the other columns first, then matches the primary key last.
+    let updateSlots: [ColumnSlot]
+
+    init(table: SQLiteTable<Model>) {
+        guard let keySet = Model.keySets[table.source] else {
+            preconditionFailure(
+                "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets.")
+        }
+        guard let primaryKeyEntry = keySet.index(of: table.primaryKey) else {
+            preconditionFailure(
+                "The primary key \(table.primaryKey) of \(Model.self) has no key in its \(table.source) key set: add it.")
+        }
+        var dateEncodings: [Int: DateEncoding] = [:]
+        var defaults: [Int: SQLValue] = [:]
+        var indexes: [Index] = []
+        func entryIndex(_ keyPath: AnyKeyPath, _ role: String) -> Int {
+            guard let index = keySet.index(of: keyPath) else {
+                preconditionFailure("The \(role) on \(keyPath) of \(Model.self) names a property without a \(table.source) key.")
+            }
+            return index
+        }
+        func columnName(_ entry: KeyEntry<Model>) -> String {
+            // A nested path ("address.city") is a flattened column, "address_city".
+            entry.key.primary.keys.joined(separator: "_")
+        }
+        for element in table.elements {
+            switch element.kind {
+            case .dateEncoding(let keyPath, let encoding):
+                dateEncodings[entryIndex(keyPath, "date encoding")] = encoding
+            case .defaultValue(let keyPath, let value):
+                defaults[entryIndex(keyPath, "default value")] = value
+            case .index(let keyPaths, let name, let isUnique):
+                let names = keyPaths.map { columnName(keySet.entries[entryIndex($0, "index")]) }
+                let defaultName = table.name + (isUnique ? "_unique_" : "_on_") + names.joined(separator: "_")
+                indexes.append(Index(name: name ?? defaultName, columns: names, isUnique: isUnique))
+            }
+        }
+        var columns: [Column] = []
+        for (index, entry) in keySet.entries.enumerated() {
+            let kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
+            let name = columnName(entry)
+            columns.append(
+                Column(
+                    name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
+                    isPrimaryKey: index == primaryKeyEntry, defaultValue: defaults[index],
+                    storedType: entry.coder.storedType))
+        }
+        self.tableName = table.name
+        self.quotedTable = SQL.quote(table.name)
+        self.keySet = keySet
+        self.columns = columns
+        self.indexes = indexes
+        self.primaryKeyEntry = primaryKeyEntry
+
+        let names = columns.map(\.quotedName)
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let primaryKey = columns[primaryKeyEntry].quotedName
+        let others = columns.indices.filter { $0 != primaryKeyEntry }
+        createTableSQL = "CREATE TABLE \(quotedTable) (" + columns.map(\.definition).joined(separator: ", ") + ")"
+        selectSQL = "SELECT " + names.joined(separator: ", ") + " FROM \(quotedTable)"
+        insertSQL = "INSERT INTO \(quotedTable) (" + names.joined(separator: ", ") + ") VALUES (\(placeholders))"
+        // https://www.sqlite.org/lang_upsert.html; with no other column there is nothing to update.
+        upsertSQL =
+            insertSQL + " ON CONFLICT (\(primaryKey)) "
+            + (others.isEmpty
+                ? "DO NOTHING"
+                : "DO UPDATE SET " + others.map { "\(names[$0]) = excluded.\(names[$0])" }.joined(separator: ", "))
+        updateSQL =
+            "UPDATE \(quotedTable) SET " + others.map { "\(names[$0]) = ?" }.joined(separator: ", ")
+            + " WHERE \(primaryKey) = ?"
+        selectByIDSQL = selectSQL + " WHERE \(primaryKey) = ?"
+        deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(primaryKey) = ?"
+        countSQL = "SELECT COUNT(*) FROM \(quotedTable)"
+
+        readSlots = columns.enumerated().map { ColumnSlot(type: $1.storedType, kind: $1.kind, index: Int32($0)) }
+        insertSlots = columns.enumerated().map { ColumnSlot(type: $1.storedType, kind: $1.kind, index: Int32($0 + 1)) }
+        var updateSlots = insertSlots
+        for (position, entry) in others.enumerated() {
+            updateSlots[entry] = ColumnSlot(type: columns[entry].storedType, kind: columns[entry].kind, index: Int32(position + 1))
+        }
+        updateSlots[primaryKeyEntry] = ColumnSlot(
+            type: columns[primaryKeyEntry].storedType, kind: columns[primaryKeyEntry].kind, index: Int32(others.count + 1))
+        self.updateSlots = updateSlots
+    }
+
+    /// The `CREATE INDEX` statements of the declared indexes and unique constraints.
+    var createIndexSQL: [String] { indexes.map { $0.createSQL(table: tableName) } }
+
+    /// The column of entry `index`'s key path, for predicates and sort descriptors.
+    func column(for keyPath: AnyKeyPath) -> (entry: Int, column: Column)? {
+        keySet.index(of: keyPath).map { ($0, columns[$0]) }
+    }
+
+    /// Slots that read the entries from a statement with arbitrary columns, matched by name once.
+    func readSlots(for statement: Statement) -> [ColumnSlot] {
+        var byName: [String: Int32] = [:]
+        for (index, name) in statement.columnNames.enumerated() where byName[name.lowercased()] == nil {
+            byName[name.lowercased()] = Int32(index)
+        }
+        return columns.map { ColumnSlot(type: $0.storedType, kind: $0.kind, index: byName[$0.name.lowercased()] ?? -1) }
+    }
+
+    // MARK: - Cache
+
+    static var shared: TableMapping<Model> {
+        MappingCache.shared.mapping(for: Model.self) { TableMapping(table: Model.sqliteTable) }
+    }
+}
+
+/// One ``TableMapping`` per model type, built on first use.
+///
+/// `@unchecked Sendable`: `mappings` is only read and written while `lock` is held, and the
+/// mappings it holds are immutable and `Sendable`.
+final class MappingCache: @unchecked Sendable {
+    static let shared = MappingCache()
+    private let lock = NSLock()
+    private var mappings: [ObjectIdentifier: any Sendable] = [:]
+
+    func mapping<Model>(for type: Model.Type, make: () -> TableMapping<Model>) -> TableMapping<Model> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let mapping = mappings[ObjectIdentifier(type)] as? TableMapping<Model> { return mapping }
+        let mapping = make()
+        mappings[ObjectIdentifier(type)] = mapping
+        return mapping
+    }
+}

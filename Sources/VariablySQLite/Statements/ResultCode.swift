@@ -1,0 +1,76 @@
+/// A SQLite result code, primary (`SQLITE_CONSTRAINT`) or extended (`SQLITE_CONSTRAINT_UNIQUE`).
+///
+/// See https://www.sqlite.org/rescode.html. A primary code matches every extended code that refines
+/// it, so `catch SQLiteError.constraint` catches a unique-constraint violation:
+///
+/// ```swift
+/// do {
+///     try db.write { try $0.insert(user) }
+/// } catch SQLiteError.constraintUnique {
+///     // a duplicate
+/// } catch SQLiteError.constraint {
+///     // any other constraint
+/// }
+/// ```
+public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The numeric code, as returned by `sqlite3_extended_errcode`.
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// The primary code: the low eight bits (https://www.sqlite.org/rescode.html#primary_result_codes_versus_extended_result_codes).
+    public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
+
+    /// Whether this is a primary code.
+    public var isPrimary: Bool { rawValue & 0xFF == rawValue }
+
+    /// Whether `other` is this code or, if this is a primary code, one of its extended codes.
+    public func matches(_ other: ResultCode) -> Bool {
+        isPrimary ? other.primary == self : other == self
+    }
+
+    public var description: String {
+        let name = ResultCode.names[rawValue] ?? ResultCode.names[rawValue & 0xFF].map { "\($0)_\(rawValue >> 8)" }
+        return "\(rawValue) (\(name ?? "SQLITE_\(rawValue)"))"
+    }
+
+    public static let ok = ResultCode(rawValue: 0)
+    public static let error = ResultCode(rawValue: 1)
+    public static let `internal` = ResultCode(rawValue: 2)
+    public static let permission = ResultCode(rawValue: 3)
+    public static let abort = ResultCode(rawValue: 4)
+    public static let busy = ResultCode(rawValue: 5)
+    public static let locked = ResultCode(rawValue: 6)
+    public static let noMemory = ResultCode(rawValue: 7)
+    public static let readOnly = ResultCode(rawValue: 8)
+    public static let interrupt = ResultCode(rawValue: 9)
+    public static let ioError = ResultCode(rawValue: 10)
+    public static let corrupt = ResultCode(rawValue: 11)
+    public static let full = ResultCode(rawValue: 13)
+    public static let cantOpen = ResultCode(rawValue: 14)
+    public static let schema = ResultCode(rawValue: 17)
+    public static let tooBig = ResultCode(rawValue: 18)
+    public static let constraint = ResultCode(rawValue: 19)
+    public static let mismatch = ResultCode(rawValue: 20)
+    public static let misuse = ResultCode(rawValue: 21)
+    public static let range = ResultCode(rawValue: 25)
+    public static let notADatabase = ResultCode(rawValue: 26)
+    public static let constraintCheck = ResultCode(rawValue: 19 | (1 << 8))
+    public static let constraintForeignKey = ResultCode(rawValue: 19 | (3 << 8))
+    public static let constraintNotNull = ResultCode(rawValue: 19 | (5 << 8))
+    public static let constraintPrimaryKey = ResultCode(rawValue: 19 | (6 << 8))
+    public static let constraintUnique = ResultCode(rawValue: 19 | (8 << 8))
+
+    private static let names: [Int32: String] = [
+        0: "SQLITE_OK", 1: "SQLITE_ERROR", 2: "SQLITE_INTERNAL", 3: "SQLITE_PERM", 4: "SQLITE_ABORT",
+        5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 7: "SQLITE_NOMEM", 8: "SQLITE_READONLY", 9: "SQLITE_INTERRUPT",
+        10: "SQLITE_IOERR", 11: "SQLITE_CORRUPT", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 17: "SQLITE_SCHEMA",
+        18: "SQLITE_TOOBIG", 19: "SQLITE_CONSTRAINT", 20: "SQLITE_MISMATCH", 21: "SQLITE_MISUSE",
+        25: "SQLITE_RANGE", 26: "SQLITE_NOTADB",
+        19 | (1 << 8): "SQLITE_CONSTRAINT_CHECK", 19 | (3 << 8): "SQLITE_CONSTRAINT_FOREIGNKEY",
+        19 | (5 << 8): "SQLITE_CONSTRAINT_NOTNULL", 19 | (6 << 8): "SQLITE_CONSTRAINT_PRIMARYKEY",
+        19 | (8 << 8): "SQLITE_CONSTRAINT_UNIQUE",
+    ]
+}

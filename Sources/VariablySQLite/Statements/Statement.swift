@@ -1,0 +1,234 @@
+internal import CSQLite
+public import Foundation
+
+/// A prepared SQLite statement: bind parameters, step through rows, read columns by index.
+///
+/// A statement belongs to the ``Database`` that prepared it and to the thread using that database:
+/// it is not `Sendable`. Get one with ``Database/makeStatement(sql:)`` or, to reuse it, with
+/// ``Database/cachedStatement(sql:)``.
+///
+/// ```swift
+/// let statement = try db.cachedStatement(sql: "SELECT name FROM users WHERE age > ?")
+/// try statement.bind([30])
+/// while try statement.step() {
+///     print(statement.string(at: 0))
+/// }
+/// ```
+public final class Statement {
+    /// The SQL the statement was prepared from.
+    public let sql: String
+    let handle: OpaquePointer
+    unowned let database: Database
+    /// The number of parameters (`?`, `:name`, ...), https://www.sqlite.org/c3ref/bind_parameter_count.html.
+    public let parameterCount: Int32
+    /// The number of result columns.
+    public let columnCount: Int32
+    private var needsReset = false
+
+    init(database: Database, sql: String) throws {
+        var handle: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        // https://www.sqlite.org/c3ref/prepare.html: PERSISTENT hints that the statement is reused.
+        let code = sql.withCString { text in
+            sqlite3_prepare_v3(database.handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, &tail)
+        }
+        guard code == SQLITE_OK, let handle else {
+            throw database.error(code: code, sql: sql)
+        }
+        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+            sqlite3_finalize(handle)
+            throw SQLiteError(
+                code: .misuse, message: "Only one statement can be prepared at a time; use execute(sql:) for several.",
+                sql: sql)
+        }
+        self.sql = sql
+        self.handle = handle
+        self.database = database
+        self.parameterCount = sqlite3_bind_parameter_count(handle)
+        self.columnCount = sqlite3_column_count(handle)
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The names of the result columns, in order.
+    public var columnNames: [String] {
+        (0..<columnCount).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
+    /// Whether the statement only reads (https://www.sqlite.org/c3ref/stmt_readonly.html).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    // MARK: - Binding
+
+    /// Resets the statement so that it runs again from the start, keeping its bindings.
+    public func reset() {
+        // The error of a failed step is reported by step itself; reset repeats it, so it is ignored here.
+        sqlite3_reset(handle)
+        needsReset = false
+    }
+
+    /// Resets the statement and binds `arguments`: positional ones to `?1...`, named ones by name.
+    ///
+    /// - Throws: ``SQLiteError`` with code `SQLITE_RANGE` when the count or a name does not match.
+    public func bind(_ arguments: StatementArguments) throws {
+        reset()
+        sqlite3_clear_bindings(handle)
+        if arguments.named.isEmpty, arguments.positional.count != Int(parameterCount) {
+            throw SQLiteError(
+                code: .range,
+                message: "The statement has \(parameterCount) parameters, \(arguments.positional.count) were given.",
+                sql: sql, arguments: arguments)
+        }
+        for (offset, value) in arguments.positional.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+        for (name, value) in arguments.named {
+            try bind(value, named: name)
+        }
+    }
+
+    /// Binds `value` to parameter `index` (1-based, https://www.sqlite.org/c3ref/bind_blob.html).
+    ///
+    /// - Throws: ``SQLiteError`` when the index is out of range.
+    public func bind(_ value: SQLValue, at index: Int32) throws {
+        if needsReset { reset() }
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
+        case .real(let value): code = sqlite3_bind_double(handle, index, value)
+        case .text(let value): code = bindText(value, at: index)
+        case .blob(let data): code = bindBlob(data, at: index)
+        }
+        guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+    }
+
+    /// Binds `value` to the parameter `:name`, `@name` or `$name`.
+    ///
+    /// - Throws: ``SQLiteError`` with code `SQLITE_RANGE` when the statement has no such parameter.
+    public func bind(_ value: SQLValue, named name: String) throws {
+        let candidates = name.first.map { ":@$".contains($0) } == true ? [name] : [":" + name, "@" + name, "$" + name]
+        for candidate in candidates {
+            let index = sqlite3_bind_parameter_index(handle, candidate)
+            if index > 0 { return try bind(value, at: index) }
+        }
+        throw SQLiteError(code: .range, message: "No parameter named \(name).", sql: sql)
+    }
+
+    @inline(__always)
+    func bindText(_ value: String, at index: Int32) -> Int32 {
+        var value = value
+        return value.withUTF8 { buffer in
+            // SQLITE_TRANSIENT: SQLite copies the bytes, which only live for this closure.
+            guard let base = buffer.baseAddress else {
+                // An empty string is text, not NULL: bind a static empty C string.
+                return sqlite3_bind_text(handle, index, "", 0, variably_sqlite_transient())
+            }
+            return sqlite3_bind_text(
+                handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count),
+                variably_sqlite_transient())
+        }
+    }
+
+    @inline(__always)
+    func bindBlob(_ data: Data, at index: Int32) -> Int32 {
+        data.withUnsafeBytes { buffer in
+            // A zero-length blob is not NULL: bind_zeroblob keeps it a blob.
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), variably_sqlite_transient())
+        }
+    }
+
+    // MARK: - Stepping
+
+    /// Advances to the next row: `true` when a row is available, `false` when the statement is done.
+    ///
+    /// - Throws: ``SQLiteError`` with SQLite's code and message.
+    @discardableResult
+    public func step() throws -> Bool {
+        // https://www.sqlite.org/c3ref/step.html
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            needsReset = true
+            return false
+        default:
+            let error = database.error(code: code, sql: sql, arguments: nil)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs the statement to completion with `arguments`, ignoring any rows.
+    ///
+    /// - Throws: ``SQLiteError``.
+    public func execute(_ arguments: StatementArguments = []) throws {
+        try bind(arguments)
+        do {
+            while try step() {}
+        } catch let error as SQLiteError {
+            throw SQLiteError(code: error.code, message: error.message, sql: sql, arguments: arguments)
+        }
+    }
+
+    // MARK: - Columns
+
+    /// The storage class of column `index` in the current row.
+    public func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer (https://www.sqlite.org/c3ref/column_blob.html converts other types).
+    @inline(__always)
+    public func int64(at index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` as a double.
+    @inline(__always)
+    public func double(at index: Int32) -> Double {
+        sqlite3_column_double(handle, index)
+    }
+
+    /// Column `index` as text.
+    @inline(__always)
+    public func string(at index: Int32) -> String {
+        // text before bytes: https://www.sqlite.org/c3ref/column_blob.html ("the safest policy").
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` as bytes.
+    public func data(at index: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    /// Calls `body` with the UTF-8 bytes of column `index`, without copying them.
+    @inline(__always)
+    func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let text = sqlite3_column_text(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeBufferPointer(start: text, count: text == nil ? 0 : count))
+    }
+
+    /// Column `index` as a ``SQLValue`` of its storage class.
+    public func value(at index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(string(at: index))
+        case SQLITE_BLOB: .blob(data(at: index))
+        default: .null
+        }
+    }
+}
+
+// A statement's handle must only be used by the connection's current user: see Database.
+@available(*, unavailable)
+extension Statement: Sendable {}
