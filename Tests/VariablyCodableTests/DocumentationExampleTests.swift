@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablyCodableTesting
+
+// The examples of docs/key-sets.md and README.md, compiled and run. Keep them in step with the docs.
+
+private struct User: VariablyCodable, Identifiable, Hashable {
+    var id: Int64
+    var userName: String
+    var email: String
+    var age: Int
+    var nickname: String?
+
+    init(id: Int64, userName: String, email: String, age: Int, nickname: String? = nil) {
+        (self.id, self.userName, self.email, self.age, self.nickname) = (id, userName, email, age, nickname)
+    }
+
+    init(from container: DecodingContainer<User>) throws {
+        id = try container.decode(\.id)
+        userName = try container.decode(\.userName)
+        email = try container.decode(\.email)
+        age = try container.decode(\.age, default: 0)
+        nickname = try container.decode(\.nickname)
+    }
+
+    static let keySets = KeySets<User>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.id, "id")
+            Key(\.userName, ["user_name", "username"])
+            Key(\.email, "contact.email_address")
+            Key(\.age, "profile.age")
+            Key(\.nickname, "nick_name")
+        }
+        KeySet(.local, style: .screamingSnakeCase)
+        KeySet(.sqlite, style: .snakeCase)
+    }
+}
+
+private struct Settings: VariablyCodable, EmptyInitializable, Equatable {
+    var theme = "light"
+    var fontSize = 12
+    static let keySets = KeySets<Settings>(defaultSource: .local) {
+        KeySet(.local, style: .snakeCase) { Key(\.theme); Key(\.fontSize) }
+    }
+}
+
+@Suite struct DocumentationExampleTests {
+    @Test func keySetsExampleDecodesServerDataAndWritesTheCache() throws {
+        let serverData = Data(#"{"id":7,"username":"ada","contact":{"email_address":"ada@example.com"},"nick_name":null}"#.utf8)
+        let user = try JSONDecoder().decode(User.self, from: serverData, source: .remote)
+        #expect(user == User(id: 7, userName: "ada", email: "ada@example.com", age: 0))
+        let cache = try PropertyListEncoder().encode(user, source: .local)
+        #expect(try PropertyListDecoder().decode(User.self, from: cache, source: .local) == user)
+        let sqliteKeys = User.keySets[.sqlite]?.entries.map(\.key.primary.description)
+        #expect(sqliteKeys == ["id", "user_name", "email", "age", "nickname"])
+        expectValidKeySets(User.self)
+    }
+
+    @Test func settingsExampleNeedsNoDecodingCode() throws {
+        let data = try JSONEncoder().encode(Settings(theme: "dark", fontSize: 15))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"font_size\":15"))
+        #expect(try JSONDecoder().decode(Settings.self, from: data) == Settings(theme: "dark", fontSize: 15))
+    }
+}
