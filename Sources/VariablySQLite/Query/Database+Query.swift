@@ -1,0 +1,85 @@
+public import Foundation
+
+// MARK: - Predicate queries
+
+extension Database {
+    /// Models matching a predicate, sorted and paged, in one parameterized query.
+    ///
+    /// ```swift
+    /// let users = try db.read {
+    ///     try $0.fetch(User.self, where: #Predicate { $0.age > 30 && $0.isActive },
+    ///                  sortedBy: [SortDescriptor(\.userName)], limit: 10)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The model.
+    ///   - predicate: The filter, or `nil` for every row.
+    ///   - sortDescriptors: The order (strings by byte order, see ``SQLQuery/select(_:where:sortedBy:limit:offset:)``).
+    ///   - limit: The most models returned.
+    ///   - offset: Models skipped first.
+    ///   - policy: What to do with a predicate that has no SQL translation; throws by default.
+    /// - Throws: ``QueryTranslationError``, ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Complexity: What SQLite needs for the query, plus O(*n*) in the rows returned.
+    public func fetch<Model: SQLiteStorable>(
+        _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        limit: Int? = nil, offset: Int? = nil, ifUntranslatable policy: UntranslatablePolicy = .throwError
+    ) throws -> [Model] {
+        let mapping = TableMapping<Model>.shared
+        let query: SQLQuery
+        do {
+            query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset)
+        } catch let error as QueryTranslationError where policy == .evaluateInMemory {
+            _ = error
+            var models = try fetchAll(type)
+            if let predicate { models = try models.filter { try predicate.evaluate($0) } }
+            if !sortDescriptors.isEmpty { models.sort(using: sortDescriptors) }
+            let start = min(max(offset ?? 0, 0), models.count)
+            let end = limit.map { min(start + max($0, 0), models.count) } ?? models.count
+            return Array(models[start..<end])
+        }
+        return try fetch(query.sql, arguments: StatementArguments(positional: query.arguments), mapping: mapping, slots: mapping.readSlots)
+    }
+
+    /// The number of models matching a predicate.
+    ///
+    /// ```swift
+    /// let active = try db.read { try $0.count(User.self, where: #Predicate { $0.isActive }) }
+    /// ```
+    ///
+    /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
+    public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>) throws -> Int {
+        let mapping = TableMapping<Model>.shared
+        let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
+        let value = try fetchValue(
+            sql: mapping.countSQL + " WHERE " + condition.sql, arguments: StatementArguments(positional: condition.arguments))
+        guard case .integer(let count) = value else { return 0 }
+        return Int(count)
+    }
+
+    /// Deletes the models matching a predicate.
+    ///
+    /// ```swift
+    /// try db.write { try $0.delete(User.self, where: #Predicate { !$0.isActive }) }
+    /// ```
+    ///
+    /// - Returns: The number of rows deleted.
+    /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
+    @discardableResult
+    public func delete<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>) throws -> Int {
+        let mapping = TableMapping<Model>.shared
+        let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
+        try execute(
+            sql: "DELETE FROM \(mapping.quotedTable) WHERE " + condition.sql,
+            arguments: StatementArguments(positional: condition.arguments))
+        return changesCount
+    }
+}
+
+extension StatementArguments {
+    /// Positional arguments that are already ``SQLValue``s.
+    init(positional: [SQLValue]) {
+        self.init([] as [any SQLValueConvertible])
+        self.positional = positional
+    }
+}

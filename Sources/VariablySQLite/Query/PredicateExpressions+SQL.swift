@@ -1,0 +1,236 @@
+import Foundation
+
+// Each supported node of Foundation's predicate tree renders itself; children are translated
+// through `PredicateSQL.translate`, which names any node that has no translation.
+
+extension PredicateExpressions.Variable: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        guard Output.self == context.modelType else {
+            throw QueryTranslationError(
+                expression: PredicateSQL.typeName(self), reason: "only the predicate's own input can be queried.")
+        }
+        return .root
+    }
+}
+
+extension PredicateExpressions.KeyPath: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let base = try PredicateSQL.translate(root, in: context)
+        let path: AnyKeyPath
+        switch base {
+        case .root:
+            path = keyPath
+        case .column(_, _, _, let rootPath):
+            // `$0.address.city` is the flattened column of `\Model.address.city`, if the key set has one.
+            guard let appended = rootPath.appending(path: keyPath as AnyKeyPath) else { fallthrough }
+            path = appended
+        default:
+            throw QueryTranslationError(
+                expression: "\(keyPath)", reason: "key paths are only translated on the model's properties.")
+        }
+        guard let column = context.column(path) else {
+            throw QueryTranslationError(
+                expression: "\(path)", reason: "the \(context.modelName) sqlite key set has no column for this key path.")
+        }
+        return column
+    }
+}
+
+extension PredicateExpressions.Value: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        if let optional = value as? any OptionalValue, optional.isNil { return .null }
+        return .value(value)
+    }
+}
+
+extension PredicateExpressions.NilLiteral: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm { .null }
+}
+
+extension PredicateExpressions.Equal: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.equality(lhs, rhs, negated: false, in: context)
+    }
+}
+
+extension PredicateExpressions.NotEqual: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.equality(lhs, rhs, negated: true, in: context)
+    }
+}
+
+extension PredicateExpressions.Comparison: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let sqlOperator =
+            switch op {
+            case .lessThan: "<"
+            case .lessThanOrEqual: "<="
+            case .greaterThan: ">"
+            case .greaterThanOrEqual: ">="
+            }
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, in: context, resultKind: .bool)
+    }
+}
+
+extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.binary(lhs, "AND", rhs, in: context, resultKind: .bool)
+    }
+}
+
+extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.binary(lhs, "OR", rhs, in: context, resultKind: .bool)
+    }
+}
+
+extension PredicateExpressions.Negation: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let inner = try PredicateSQL.translate(wrapped, in: context)
+        let rendered = try inner.render(hint: .bool)
+        return .expression(
+            sql: "NOT \(rendered.sql)", arguments: rendered.arguments, kind: .bool, isNullable: inner.isNullable,
+            isCompound: true)
+    }
+}
+
+extension PredicateExpressions.Arithmetic: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let sqlOperator =
+            switch op {
+            case .add: "+"
+            case .subtract: "-"
+            case .multiply: "*"
+            }
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, in: context)
+    }
+}
+
+extension PredicateExpressions.IntDivision: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        // Integer operands divide as integers in SQLite too (https://www.sqlite.org/lang_expr.html#operators).
+        try PredicateSQL.binary(lhs, "/", rhs, in: context)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.binary(lhs, "%", rhs, in: context)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.binary(lhs, "/", rhs, in: context)
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let inner = try PredicateSQL.translate(wrapped, in: context)
+        let rendered = try inner.render(hint: inner.kind)
+        return .expression(
+            sql: "-\(rendered.sql)", arguments: rendered.arguments, kind: inner.kind, isNullable: inner.isNullable,
+            isCompound: true)
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let left = try PredicateSQL.translate(lhs, in: context)
+        let right = try PredicateSQL.translate(rhs, in: context)
+        let hint = left.kind ?? right.kind
+        let l = try left.render(hint: hint, parenthesized: false)
+        let r = try right.render(hint: hint, parenthesized: false)
+        return .expression(
+            sql: "COALESCE(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments, kind: hint,
+            isNullable: right.isNullable, isCompound: false)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        switch try PredicateSQL.translate(inner, in: context) {
+        case .column(let name, let kind, _, let keyPath):
+            return .column(quotedName: name, kind: kind, isOptional: false, keyPath: keyPath)
+        case .expression(let sql, let arguments, let kind, _, let isCompound):
+            return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: false, isCompound: isCompound)
+        case let other:
+            return other
+        }
+    }
+}
+
+extension PredicateExpressions.Conditional: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool, parenthesized: false)
+        let whenTrue = try PredicateSQL.translate(trueBranch, in: context)
+        let whenFalse = try PredicateSQL.translate(falseBranch, in: context)
+        let hint = whenTrue.kind ?? whenFalse.kind
+        let t = try whenTrue.render(hint: hint, parenthesized: false)
+        let f = try whenFalse.render(hint: hint, parenthesized: false)
+        return .expression(
+            sql: "CASE WHEN \(condition.sql) THEN \(t.sql) ELSE \(f.sql) END",
+            arguments: condition.arguments + t.arguments + f.arguments, kind: hint,
+            isNullable: whenTrue.isNullable || whenFalse.isNullable, isCompound: false)
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.like(base, other, prefixOnly: false, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        try PredicateSQL.like(base, prefix, prefixOnly: true, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        let elementTerm = try PredicateSQL.translate(element, in: context)
+        if let captured = sequence as? PredicateExpressions.Value<LHS.Output> {
+            // A captured collection: `column IN (?, ?, ...)`, one bound parameter per element.
+            let column = try elementTerm.render(hint: elementTerm.kind)
+            var arguments = column.arguments
+            var count = 0
+            for element in captured.value {
+                let rendered = try SQLTerm.value(element).render(hint: elementTerm.kind)
+                arguments += rendered.arguments
+                count += 1
+            }
+            guard count > 0 else {
+                return .expression(sql: "0", arguments: [], kind: .bool, isNullable: false, isCompound: false)
+            }
+            let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
+            return .expression(
+                sql: "\(column.sql) IN (\(placeholders))", arguments: arguments, kind: .bool,
+                isNullable: elementTerm.isNullable, isCompound: true)
+        }
+        let sequenceTerm = try PredicateSQL.translate(sequence, in: context)
+        guard case .column(let name, let kind, _, _) = sequenceTerm else {
+            throw QueryTranslationError(
+                expression: PredicateSQL.typeName(self),
+                reason: "contains translates on a captured collection or on an array column only.")
+        }
+        let elementKind: ColumnKind
+        switch kind {
+        case .stringArray: elementKind = .string
+        case .intArray: elementKind = .int
+        case .int64Array: elementKind = .int64
+        case .doubleArray: elementKind = .double
+        case .boolArray: elementKind = .bool
+        default:
+            throw QueryTranslationError(
+                expression: PredicateSQL.typeName(self),
+                reason: "contains on a column translates for arrays of String, Int, Int64, Double or Bool only.")
+        }
+        // An array of scalars is stored as JSON text: https://www.sqlite.org/json1.html#jeach
+        let value = try elementTerm.render(hint: elementKind, parenthesized: false)
+        return .expression(
+            sql: "EXISTS (SELECT 1 FROM json_each(\(name)) WHERE json_each.value = \(value.sql))",
+            arguments: value.arguments, kind: .bool, isNullable: false, isCompound: false)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// A translated predicate sub-expression, before it is rendered into SQL text.
+enum SQLTerm {
+    /// The predicate's input, `$0`.
+    case root
+    /// A column of the model's table.
+    case column(quotedName: String, kind: ColumnKind, isOptional: Bool, keyPath: AnyKeyPath)
+    /// A captured value, encoded once the column it is compared with is known.
+    case value(Any)
+    /// `nil`.
+    case null
+    /// Rendered SQL with its arguments; `isCompound` when it needs parentheses inside another expression.
+    case expression(sql: String, arguments: [SQLValue], kind: ColumnKind?, isNullable: Bool, isCompound: Bool)
+
+    var kind: ColumnKind? {
+        switch self {
+        case .column(_, let kind, _, _): kind
+        case .expression(_, _, let kind, _, _): kind
+        case .root, .value, .null: nil
+        }
+    }
+
+    var isNullable: Bool {
+        switch self {
+        case .column(_, _, let isOptional, _): isOptional
+        case .expression(_, _, _, let isNullable, _): isNullable
+        case .null: true
+        case .value(let value): (value as? any OptionalValue)?.isNil ?? false
+        case .root: false
+        }
+    }
+
+    /// SQL text and arguments; a captured value is bound, encoded like a column of kind `hint`.
+    func render(hint: ColumnKind?, parenthesized: Bool = true) throws -> (sql: String, arguments: [SQLValue]) {
+        switch self {
+        case .root:
+            throw QueryTranslationError(expression: "$0", reason: "the model itself is not a value; use one of its properties.")
+        case .column(let name, _, _, _):
+            return (name, [])
+        case .null:
+            return ("NULL", [])
+        case .value(let value):
+            guard let encodable = value as? any Encodable else {
+                throw QueryTranslationError(
+                    expression: "\(type(of: value))", reason: "captured values must be Encodable to be bound.")
+            }
+            let kind = hint ?? ColumnKind(for: type(of: value), dateEncoding: .secondsSince1970)
+            return ("?", [try ColumnValueCoding.encode(encodable, kind: kind)])
+        case .expression(let sql, let arguments, _, _, let isCompound):
+            return (isCompound && parenthesized ? "(" + sql + ")" : sql, arguments)
+        }
+    }
+}
+
+/// What translation needs from the model's table: columns by key path.
+struct PredicateSQLContext {
+    let modelType: Any.Type
+    let column: (AnyKeyPath) -> SQLTerm?
+    let modelName: String
+}
+
+/// A `PredicateExpressions` node that knows its SQL.
+protocol SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm
+}
+
+enum PredicateSQL {
+    static func translate(_ expression: Any, in context: PredicateSQLContext) throws -> SQLTerm {
+        guard let translatable = expression as? any SQLTranslatableExpression else {
+            throw QueryTranslationError(
+                expression: typeName(expression),
+                reason: "this kind of expression has no SQL translation; rewrite the predicate with comparisons, "
+                    + "&&, ||, !, arithmetic, String.contains/starts(with:) or a captured collection's contains, "
+                    + "or pass `ifUntranslatable: .evaluateInMemory`.")
+        }
+        return try translatable.sqlTerm(in: context)
+    }
+
+    static func typeName(_ expression: Any) -> String {
+        // "PredicateExpressions.IntRemainder<PredicateExpressions.KeyPath<...>, ...>" without module prefixes.
+        String(reflecting: type(of: expression))
+            .replacingOccurrences(of: "FoundationEssentials.", with: "")
+            .replacingOccurrences(of: "Foundation.", with: "")
+    }
+
+    static func binary(
+        _ lhs: Any, _ op: String, _ rhs: Any, in context: PredicateSQLContext, resultKind: ColumnKind? = nil
+    ) throws -> SQLTerm {
+        let left = try translate(lhs, in: context)
+        let right = try translate(rhs, in: context)
+        let hint = left.kind ?? right.kind
+        let l = try left.render(hint: hint)
+        let r = try right.render(hint: hint)
+        return .expression(
+            sql: "\(l.sql) \(op) \(r.sql)", arguments: l.arguments + r.arguments, kind: resultKind ?? hint,
+            isNullable: left.isNullable || right.isNullable, isCompound: true)
+    }
+
+    static func equality(_ lhs: Any, _ rhs: Any, negated: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
+        let left = try translate(lhs, in: context)
+        let right = try translate(rhs, in: context)
+        let hint = left.kind ?? right.kind
+        let l = try left.render(hint: hint)
+        let r = try right.render(hint: hint)
+        // Swift's == treats nil as a value; SQL's = yields NULL with NULL, so nullable sides use IS
+        // (https://www.sqlite.org/lang_expr.html#isisnot), which SQLite can still answer from an index.
+        let op: String
+        if case .null = right {
+            return .expression(
+                sql: "\(l.sql) IS \(negated ? "NOT " : "")NULL", arguments: l.arguments, kind: .bool, isNullable: false,
+                isCompound: true)
+        } else if left.isNullable || right.isNullable {
+            op = negated ? "IS NOT" : "IS"
+        } else {
+            op = negated ? "!=" : "="
+        }
+        return .expression(
+            sql: "\(l.sql) \(op) \(r.sql)", arguments: l.arguments + r.arguments, kind: .bool, isNullable: false,
+            isCompound: true)
+    }
+
+    /// `%`, `_` and `\` are LIKE wildcards or our escape character: escape them
+    /// (https://www.sqlite.org/lang_expr.html#like).
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    static func like(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
+        let left = try translate(base, in: context)
+        let right = try translate(other, in: context)
+        let l = try left.render(hint: .string)
+        if case .value(let value) = right {
+            guard let text = value as? String else {
+                throw QueryTranslationError(
+                    expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
+            }
+            let pattern = (prefixOnly ? "" : "%") + escapeLike(text) + "%"
+            return .expression(
+                sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(pattern)], kind: .bool,
+                isNullable: left.isNullable, isCompound: true)
+        }
+        let r = try right.render(hint: .string)
+        // Two columns: no pattern to escape; instr and substr compare exactly
+        // (https://www.sqlite.org/lang_corefunc.html#instr).
+        let sql =
+            prefixOnly
+            ? "substr(\(l.sql), 1, length(\(r.sql))) = \(r.sql)" : "instr(\(l.sql), \(r.sql)) > 0"
+        let arguments = prefixOnly ? l.arguments + r.arguments + r.arguments : l.arguments + r.arguments
+        return .expression(sql: sql, arguments: arguments, kind: .bool, isNullable: false, isCompound: true)
+    }
+}
