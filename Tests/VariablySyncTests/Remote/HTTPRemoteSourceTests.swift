@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySync
+import VariablyTestSupport
+
+@Suite(.timeLimit(.minutes(1))) struct HTTPRemoteSourceTests {
+    private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>] {
+        try users.map {
+            RemoteChange(
+                idempotencyKey: "\(prefix)\($0.id)", id: $0.id,
+                operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: base)
+        }
+    }
+
+    @Test func pushesThenPullsPagesOverRealHTTP() async throws {
+        let server = try PythonSyncServer()
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
+        let pushed = try await remote.push(try upserts(User.samples(25)))
+        #expect(pushed.map(\.outcome) == (1...25).map { .accepted(version: SyncCursor(String($0))) })
+
+        var cursor: SyncCursor?
+        var users: [User] = []
+        var pages = 0
+        while true {
+            let page = try await remote.pull(after: cursor, limit: 10)
+            users += try JSONDecoder(source: .remote).decode([User].self, from: page.records)
+            cursor = page.nextCursor
+            pages += 1
+            if !page.hasMore { break }
+        }
+        #expect(pages == 3)
+        #expect(users == User.samples(25))
+        #expect(cursor == "25")
+    }
+
+    @Test func reportsTombstonesConflictsRejectionsAndReplays() async throws {
+        let server = try PythonSyncServer()
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
+        _ = try await remote.push(try upserts(User.samples(3)))
+        let base: SyncCursor = "3"
+        var edited = User.sample(0)
+        edited.age = 77
+        _ = try await remote.push(try upserts([edited], prefix: "other"))  // another client, version 4
+
+        var invalid = try JSONSerialization.jsonObject(with: JSONEncoder().encode(User.sample(1), source: .remote)) as! [String: Any]
+        invalid.removeValue(forKey: "email_address")
+        let results = try await remote.push(
+            try upserts([User.sample(0)], base: base, prefix: "mine")
+                + [
+                    RemoteChange(idempotencyKey: "bad", id: 2, operation: .upsert(try JSONSerialization.data(withJSONObject: invalid)), baseCursor: base),
+                    RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base),
+                ])
+        guard case .conflict(let record?, let version) = results[0].outcome else {
+            Issue.record("expected a conflict, got \(results[0].outcome)")
+            return
+        }
+        #expect(version == "4")
+        #expect(try JSONDecoder(source: .remote).decode(User.self, from: record).age == 77)
+        #expect(results[1].outcome == .rejected(reason: "email_address is required"))
+        #expect(results[2].outcome == .accepted(version: "5"))
+
+        let replay = try await remote.push([RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base)])
+        #expect(replay[0].outcome == .accepted(version: "5"))
+
+        let page = try await remote.pull(after: base, limit: 100)
+        #expect(page.deletedIDs == [3])
+        #expect(try JSONDecoder(source: .remote).decode([User].self, from: page.records).map(\.age) == [77])
+    }
+
+    @Test func serverErrorsAreTransientAndMissingEndpointsAreNot() async throws {
+        let server = try PythonSyncServer(failingRequests: 1)
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
+        do {
+            _ = try await remote.pull(after: nil, limit: 10)
+            Issue.record("the first request should fail with 503")
+        } catch let error as RemoteSourceError {
+            #expect(error.isTransient)
+            guard case .httpStatus(503, _) = error else { Issue.record("expected 503, got \(error)"); return }
+        }
+        let page = try await remote.pull(after: nil, limit: 10)
+        #expect(page.hasMore == false)
+
+        let wrong = HTTPRemoteSource<User>(baseURL: server.baseURL.appendingPathComponent("nowhere"), timeout: 10)
+        do {
+            _ = try await wrong.pull(after: nil, limit: 10)
+            Issue.record("a missing endpoint should fail")
+        } catch let error as RemoteSourceError {
+            #expect(!error.isTransient)
+        }
+    }
+}

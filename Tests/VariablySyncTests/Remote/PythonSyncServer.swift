@@ -1,0 +1,148 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real HTTP server on 127.0.0.1 for ``HTTPRemoteSource`` tests: Python's standard `http.server`,
+/// implementing the endpoints `HTTPRemoteSource` documents over an in-memory table. The script is
+/// written to a temporary folder, binds an ephemeral port and exits by itself after `lifetime`
+/// seconds, so a crashed test cannot leave it running.
+final class PythonSyncServer {
+    let baseURL: URL
+    private let process: Process
+    private let folder: URL
+
+    /// Starts the server; the first `failingRequests` requests answer 503.
+    init(failingRequests: Int = 0, lifetime: Int = 60) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("server.py")
+        try Data(Self.script.utf8).write(to: script)
+        let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/env")
+        process.arguments = (python == nil ? ["python3"] : []) + [script.path, String(failingRequests), String(lifetime)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The script prints its port on its first line once it listens.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the test server did not start"])
+        }
+        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+    }
+
+    func stop() {
+        if process.isRunning {
+            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static let script = #"""
+        import json, os, signal, sys, threading
+        from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
+        from urllib.parse import urlparse, parse_qs
+
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+        failing = [int(sys.argv[1])]
+        threading.Timer(float(sys.argv[2]), lambda: os._exit(0)).start()
+        lock = threading.Lock()
+        rows = {}        # id -> [version, record or None]
+        log = []         # (version, id), oldest first
+        clock = [0]
+        applied = {}     # idempotency key -> result
+
+        def write(record_id, record):
+            clock[0] += 1
+            rows[record_id] = [clock[0], record]
+            log.append((clock[0], record_id))
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, body):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def fail_if_asked(self):
+                with lock:
+                    if failing[0] > 0:
+                        failing[0] -= 1
+                        self.reply(503, {"error": "try again"})
+                        return True
+                return False
+
+            def do_GET(self):
+                url = urlparse(self.path)
+                if url.path != "/users/changes":
+                    return self.reply(404, {"error": "no such endpoint"})
+                if self.fail_if_asked():
+                    return
+                query = parse_qs(url.query)
+                after = int(query.get("after", ["0"])[0])
+                limit = int(query["limit"][0])
+                with lock:
+                    records, deleted, last, index = [], [], after, 0
+                    pending = [(v, i) for (v, i) in log if v > after]
+                    for version, record_id in pending:
+                        if len(records) + len(deleted) >= limit:
+                            break
+                        index += 1
+                        last = version
+                        current = rows[record_id]
+                        if current[0] != version:
+                            continue
+                        if current[1] is None:
+                            deleted.append(record_id)
+                        else:
+                            records.append(current[1])
+                    has_more = index < len(pending)
+                self.reply(200, {"records": records, "deleted": deleted, "next_cursor": str(last), "has_more": has_more})
+
+            def do_POST(self):
+                if urlparse(self.path).path != "/users/changes":
+                    return self.reply(404, {"error": "no such endpoint"})
+                if self.fail_if_asked():
+                    return
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                results = []
+                with lock:
+                    for change in body["changes"]:
+                        key = change["idempotency_key"]
+                        if key in applied:
+                            results.append(applied[key])
+                            continue
+                        current = rows.get(change["id"])
+                        base = change.get("base_cursor")
+                        if base is not None and current is not None and current[0] > int(base):
+                            result = {"idempotency_key": key, "status": "conflict", "version": str(current[0]), "record": current[1]}
+                        elif change["operation"] == "upsert" and "email_address" not in change["record"]:
+                            result = {"idempotency_key": key, "status": "rejected", "reason": "email_address is required"}
+                        else:
+                            write(change["id"], change.get("record") if change["operation"] == "upsert" else None)
+                            result = {"idempotency_key": key, "status": "accepted", "version": str(clock[0])}
+                        applied[key] = result
+                        results.append(result)
+                self.reply(200, {"results": results})
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+}
