@@ -19,12 +19,22 @@ public struct DecodingContainer<Model> {
     public let keySet: KeySet<Model>
     /// The storage the values come from.
     public let backend: any KeySetDecodingBackend
+    /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
+    public let decodingOptions: DecodingOptions?
+    /// Whether some key has toolkit options or the decoder asks for lenient scalars; when `false`,
+    /// decoding takes the plain path and costs what it cost before the toolkit existed.
+    @usableFromInline let appliesOptions: Bool
 
     /// Creates a container over `backend`; coders call this, models receive the result.
     public init(source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend) {
         self.source = source
         self.keySet = keySet
         self.backend = backend
+        let userInfo = backend.userInfo
+        // Most decoders carry only the coding source: skip the lookup when there is nothing else.
+        let options = userInfo.count > 1 ? userInfo[.decodingOptions] as? DecodingOptions : nil
+        self.decodingOptions = options
+        self.appliesOptions = keySet.hasEntryOptions || options?.isLenient == true
     }
 
     /// The coding path of the object being decoded.
@@ -38,6 +48,7 @@ public struct DecodingContainer<Model> {
     @inlinable
     public func decode<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value {
         let index = keySet.requireIndex(of: keyPath)
+        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
         do {
             return try backend.decode(Value.self, entry: index)
         } catch {
@@ -59,6 +70,7 @@ public struct DecodingContainer<Model> {
     @inlinable
     public func decodeIfPresent<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value? {
         let index = keySet.requireIndex(of: keyPath)
+        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
         do {
             return try backend.decodeIfPresent(Value.self, entry: index)
         } catch {
@@ -72,6 +84,7 @@ public struct DecodingContainer<Model> {
     @inlinable
     public func decodeIfPresent<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
         let index = keySet.requireIndex(of: keyPath)
+        if appliesOptions { return try decodeApplyingOptions(Wrapped.self, entry: index, isRequired: false) }
         do {
             return try backend.decodeIfPresent(Wrapped.self, entry: index)
         } catch {
@@ -100,8 +113,35 @@ public struct DecodingContainer<Model> {
     ///
     /// - Throws: ``VariablyCodingError`` for the first property that fails.
     public func decodeAll(into model: inout Model) throws {
-        for entry in keySet.entries {
-            try entry.coder.decode(into: &model, from: self)
+        let coders = keySet.coders
+        for index in coders.indices {
+            try coders[index].decode(into: &model, from: self, entry: index)
+        }
+    }
+
+    /// Decodes entry `index` of the key set as `Value`.
+    ///
+    /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
+    @inlinable
+    public func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
+        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
+        do {
+            return try backend.decode(Value.self, entry: index)
+        } catch {
+            throw wrap(error, entry: index)
+        }
+    }
+
+    /// Decodes entry `index` of the key set as `Value` if present and not `null`.
+    ///
+    /// - Throws: ``VariablyCodingError`` if the value has another type.
+    @inlinable
+    public func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
+        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
+        do {
+            return try backend.decodeIfPresent(Value.self, entry: index)
+        } catch {
+            throw wrap(error, entry: index)
         }
     }
 

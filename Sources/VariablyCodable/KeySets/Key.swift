@@ -17,6 +17,8 @@ public struct Key<Model>: Sendable {
     public let name: SourceKey?
     /// How values of this property are read and written.
     public let coder: KeyCoder<Model>
+    /// The toolkit options set with modifiers such as ``lenient(_:)`` or ``dates(_:)``.
+    public internal(set) var options = KeyOptions()
 
     /// Maps a property to a key.
     ///
@@ -46,6 +48,6 @@ public struct Key<Model>: Sendable {
         self.coder = coder
     }
 
-    /// The same property with its key left to the key set's style.
+    /// The same property with its key left to the key set's style (and without this source's options).
     var withoutName: Key { Key(keyPath: keyPath, name: nil, coder: coder) }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The typed operations behind one ``Key``: encoding a property's value and assigning a decoded one.
 ///
 /// A `KeyCoder` is created by ``Key`` and keeps the property's value type, so that coders that need
@@ -15,9 +17,47 @@ public class KeyCoder<Model>: @unchecked Sendable {
     /// Whether the key path can be written to, so that decoding can assign through it.
     public var isWritable: Bool { false }
 
-    fileprivate init(valueType: Any.Type, storedType: Any.Type) {
+    /// Options applied when encoding (transform, date strategy); empty for a coder made by ``Key``.
+    let options: KeyOptions
+    /// Whether ``options`` changes how values are written; checked first so plain keys stay fast.
+    let encodesWithOptions: Bool
+
+    fileprivate init(valueType: Any.Type, storedType: Any.Type, options: KeyOptions) {
         self.valueType = valueType
         self.storedType = storedType
+        self.options = options
+        self.encodesWithOptions = options.affectsEncoding
+    }
+
+    /// The same coder, applying `options` when encoding.
+    func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
+        preconditionFailure("KeyCoder is abstract")
+    }
+
+    /// `value` converted exactly to ``storedType`` (an integer literal to `Int64`, ...), or `nil`.
+    func convertToStored(_ value: Any) -> Any? {
+        preconditionFailure("KeyCoder is abstract")
+    }
+
+    /// The stored type as a collection whose elements an ``ElementPolicy`` can filter, if it is one.
+    var elementPolicyCollection: (any ElementPolicyDecodable.Type)? {
+        storedType as? any ElementPolicyDecodable.Type
+    }
+
+    /// Writes `value` after the transform or date strategy of ``options``.
+    func encodeApplyingOptions<Value: Encodable>(_ value: Value, to sink: any KeySetEncodingSink, at index: Int) throws {
+        if let transform = options.transform {
+            try sink.encode(transform.encode(value), at: index)
+        } else if let dates = options.dates, let date = value as? Date {
+            switch dates.encodedValue(for: date) {
+            case .int(let number): try sink.encode(number, at: index)
+            case .double(let number): try sink.encode(number, at: index)
+            case .string(let text): try sink.encode(text, at: index)
+            default: try sink.encode(value, at: index)
+            }
+        } else {
+            try sink.encode(value, at: index)
+        }
     }
 
     static func make<Value: Codable>(_ keyPath: any KeyPath<Model, Value> & Sendable) -> KeyCoder<Model> {
@@ -44,6 +84,14 @@ public class KeyCoder<Model>: @unchecked Sendable {
         preconditionFailure("KeyCoder is abstract")
     }
 
+    /// Decodes the property, entry `index` of the container's key set, and assigns it to `model`;
+    /// skips the key-path lookup when the caller already knows the entry.
+    ///
+    /// - Throws: ``VariablyCodingError`` when the value is missing or invalid.
+    public func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
+        preconditionFailure("KeyCoder is abstract")
+    }
+
     fileprivate func readOnly(_ keyPath: AnyKeyPath) -> Never {
         preconditionFailure(
             "\(keyPath) is read-only (a `let` or a computed property), so \(Model.self) cannot be decoded by "
@@ -57,21 +105,38 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
     // Same object as `keyPath`, cast once: the runtime class of a key path tells whether it is writable.
     nonisolated(unsafe) let writable: WritableKeyPath<Model, Value>?
 
-    init(_ keyPath: any KeyPath<Model, Value> & Sendable) {
+    init(_ keyPath: any KeyPath<Model, Value> & Sendable, options: KeyOptions = KeyOptions()) {
         self.keyPath = keyPath
         self.writable = keyPath as? WritableKeyPath<Model, Value>
-        super.init(valueType: Value.self, storedType: Value.self)
+        super.init(valueType: Value.self, storedType: Value.self, options: options)
     }
 
     override var isWritable: Bool { writable != nil }
 
+    override func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
+        ValueKeyCoder(keyPath, options: options)
+    }
+
+    override func convertToStored(_ value: Any) -> Any? {
+        DeclaredValue.convert(value, to: Value.self)
+    }
+
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+        if encodesWithOptions {
+            try encodeApplyingOptions(model[keyPath: keyPath], to: sink, at: index)
+            return
+        }
         try sink.encode(model[keyPath: keyPath], at: index)
     }
 
     override func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
         guard let writable else { readOnly(keyPath) }
         model[keyPath: writable] = try container.decode(keyPath)
+    }
+
+    override func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
+        guard let writable else { readOnly(keyPath) }
+        model[keyPath: writable] = try container.decode(Value.self, entry: index)
     }
 }
 
@@ -80,16 +145,28 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
     // Same object as `keyPath`, cast once (see ValueKeyCoder).
     nonisolated(unsafe) let writable: WritableKeyPath<Model, Wrapped?>?
 
-    init(_ keyPath: any KeyPath<Model, Wrapped?> & Sendable) {
+    init(_ keyPath: any KeyPath<Model, Wrapped?> & Sendable, options: KeyOptions = KeyOptions()) {
         self.keyPath = keyPath
         self.writable = keyPath as? WritableKeyPath<Model, Wrapped?>
-        super.init(valueType: Wrapped?.self, storedType: Wrapped.self)
+        super.init(valueType: Wrapped?.self, storedType: Wrapped.self, options: options)
     }
 
     override var isWritable: Bool { writable != nil }
 
+    override func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
+        OptionalKeyCoder(keyPath, options: options)
+    }
+
+    override func convertToStored(_ value: Any) -> Any? {
+        DeclaredValue.convert(value, to: Wrapped.self)
+    }
+
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
         if let value = model[keyPath: keyPath] {
+            if encodesWithOptions {
+                try encodeApplyingOptions(value, to: sink, at: index)
+                return
+            }
             try sink.encode(value, at: index)
         } else {
             try sink.encodeNil(at: index)
@@ -99,5 +176,10 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
     override func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
         guard let writable else { readOnly(keyPath) }
         model[keyPath: writable] = try container.decode(keyPath)
+    }
+
+    override func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
+        guard let writable else { readOnly(keyPath) }
+        model[keyPath: writable] = try container.decodeIfPresent(Wrapped.self, entry: index)
     }
 }

@@ -28,6 +28,9 @@ public final class KeySet<Model>: Sendable {
     public let entries: [KeyEntry<Model>]
     /// Where each entry lives in a document, for coding backends.
     public let layout: KeySetLayout
+    /// Each entry's coder, in entry order (a copy of `entries.map(\.coder)` that loops can walk without
+    /// copying whole entries).
+    public let coders: [KeyCoder<Model>]
     /// The objects that nested paths pass through; each entry's paths point into this table.
     public var containers: [NestedContainerInfo] { layout.containers }
     // Key path literals are uniqued by the runtime, so identity almost always answers; a linear scan
@@ -35,6 +38,13 @@ public final class KeySet<Model>: Sendable {
     private let identities: [ObjectIdentifier]
     private let indexByIdentity: [ObjectIdentifier: Int]
     private let indexByValue: [SendableKeyPath: Int]
+    /// Toolkit options for every key of this source, set with modifiers such as ``lenient(_:)``; each
+    /// key's own options override them.
+    public let options: KeyOptions
+    /// Whether anything a ``DecodeReport`` would record throws instead, for this source. See ``strict(_:)``.
+    public let isStrict: Bool
+    /// Whether some entry has options, so decoding must look at them; `false` keeps the plain path fast.
+    @usableFromInline let hasEntryOptions: Bool
 
     /// Declares the keys of one source.
     ///
@@ -54,13 +64,35 @@ public final class KeySet<Model>: Sendable {
         self.excludedKeyPaths = excluding
         let declaredKeys = keys()
         self.declaredKeys = declaredKeys
+        self.options = KeyOptions()
+        self.isStrict = false
         // Until ``KeySets`` resolves it (styles need the other sources' properties), a key set has
         // the entries it declares with explicit names.
         var problems: [KeySetProblem] = []
         let resolution = KeySet.resolve(
-            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, problems: &problems)
+            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, options: options,
+            problems: &problems)
         (entries, layout, indexByIdentity, indexByValue) = resolution
         identities = entries.map { ObjectIdentifier($0.keyPath) }
+        coders = entries.map(\.coder)
+        hasEntryOptions = entries.contains { !$0.options.isEmpty }
+    }
+
+    /// The declaration `declaration` with other key-set-wide toolkit options.
+    init(_ declaration: KeySet, options: KeyOptions, isStrict: Bool) {
+        source = declaration.source
+        style = declaration.style
+        excludedKeyPaths = declaration.excludedKeyPaths
+        declaredKeys = declaration.declaredKeys
+        self.options = options
+        self.isStrict = isStrict
+        var problems: [KeySetProblem] = []
+        (entries, layout, indexByIdentity, indexByValue) = KeySet.resolve(
+            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, options: options,
+            problems: &problems)
+        identities = entries.map { ObjectIdentifier($0.keyPath) }
+        coders = entries.map(\.coder)
+        hasEntryOptions = entries.contains { !$0.options.isEmpty }
     }
 
     /// The declaration `declaration` with style-derived keys filled in for `allKeys`.
@@ -69,6 +101,8 @@ public final class KeySet<Model>: Sendable {
         style = declaration.style
         excludedKeyPaths = declaration.excludedKeyPaths
         declaredKeys = declaration.declaredKeys
+        options = declaration.options
+        isStrict = declaration.isStrict
         var keys = declaredKeys
         if style != nil {
             let excluded = Set(excludedKeyPaths.map { SendableKeyPath($0) })
@@ -79,8 +113,10 @@ public final class KeySet<Model>: Sendable {
             }
         }
         (entries, layout, indexByIdentity, indexByValue) = KeySet.resolve(
-            source: source, style: style, keys: keys, problems: &problems)
+            source: source, style: style, keys: keys, options: options, problems: &problems)
         identities = entries.map { ObjectIdentifier($0.keyPath) }
+        coders = entries.map(\.coder)
+        hasEntryOptions = entries.contains { !$0.options.isEmpty }
     }
 
     /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.
@@ -121,7 +157,8 @@ extension KeySet {
 
     /// Resolves keys to coding keys and nested containers, and builds the lookup tables.
     private static func resolve(
-        source: CodingSource, style: KeyStyle?, keys: [Key<Model>], problems: inout [KeySetProblem]
+        source: CodingSource, style: KeyStyle?, keys: [Key<Model>], options: KeyOptions,
+        problems: inout [KeySetProblem]
     ) -> Resolution {
         var entries: [KeyEntry<Model>] = []
         var containers: [NestedContainerInfo] = []
@@ -165,8 +202,12 @@ extension KeySet {
             }
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
-            entries.append(
-                KeyEntry(keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths, coder: key.coder))
+            let entryOptions = key.options.merged(over: options)
+            var entry = KeyEntry(
+                keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths,
+                coder: entryOptions.isEmpty ? key.coder : key.coder.withOptions(entryOptions))
+            entry.options = entryOptions
+            entries.append(entry)
         }
         problems += duplicateKeyProblems(in: entries, source: source)
         let layout = KeySetLayout(paths: entries.map(\.paths), containers: containers)
@@ -236,6 +277,8 @@ public struct KeyEntry<Model>: Sendable {
     public let paths: [ResolvedKeyPath]
     /// Typed operations for the property's value.
     public let coder: KeyCoder<Model>
+    /// The toolkit options of this key, merged over its key set's; empty for a plain key.
+    public internal(set) var options = KeyOptions()
 }
 
 /// An alternative of a ``KeyEntry`` resolved for coding: its innermost key and the object holding it.

@@ -1,0 +1,155 @@
+import Foundation
+
+// The toolkit's decoding path: defaults, lenient scalars, dates, element policies, unknown enum
+// cases, transforms and the report, applied in one place so that every backend gets them.
+
+extension DecodingContainer {
+    /// Decodes entry `index` applying its ``KeyOptions`` and the decoder's ``DecodingOptions``.
+    ///
+    /// - Returns: The value; `nil` only when `isRequired` is `false` and the value is missing or null
+    ///   without a default.
+    /// - Throws: ``VariablyCodingError``.
+    @usableFromInline
+    func decodeApplyingOptions<Value: Decodable>(_ type: Value.Type, entry index: Int, isRequired: Bool) throws
+        -> Value?
+    {
+        let entry = keySet.entries[index]
+        let options = entry.options
+        let isLenient = options.isLenient ?? decodingOptions?.isLenient ?? false
+        do {
+            if options.isEmpty && !(isLenient && Value.self is any LenientScalar.Type) {
+                return isRequired
+                    ? try backend.decode(Value.self, entry: index) : try backend.decodeIfPresent(Value.self, entry: index)
+            }
+            return try decodeWithOptions(Value.self, entry: entry, index: index, isLenient: isLenient, isRequired: isRequired)
+        } catch {
+            throw wrap(error, entry: index)
+        }
+    }
+
+    private func decodeWithOptions<Value: Decodable>(
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, isRequired: Bool
+    ) throws -> Value? {
+        let options = entry.options
+        let path = valuePath(of: entry)
+        guard backend.contains(entry: index) else {
+            if let value = options.defaultIfMissing {
+                try record(.defaultUsed(.missing), entry: entry, codingPath: path) {
+                    DecodingError.keyNotFound(
+                        entry.paths[0].leaf,
+                        DecodingError.Context(codingPath: codingPath, debugDescription: "No value for \(entry.key)."))
+                }
+                return declared(value, as: Value.self)
+            }
+            return isRequired ? try backend.decode(Value.self, entry: index) : nil
+        }
+        if try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil {
+            if let value = options.defaultIfNull {
+                try record(.defaultUsed(.null), entry: entry, codingPath: path) {
+                    DecodingError.valueNotFound(
+                        Value.self, DecodingError.Context(codingPath: path, debugDescription: "The value is null."))
+                }
+                return declared(value, as: Value.self)
+            }
+            return isRequired ? try backend.decode(Value.self, entry: index) : nil
+        }
+        var pending: [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError)] = []
+        let value: Value
+        do {
+            value = try decodePresent(
+                Value.self, entry: entry, index: index, isLenient: isLenient, path: path, pending: &pending)
+        } catch {
+            if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
+                let raw = try? backend.decode(JSONValue.self, entry: index), raw.stringValue != nil || raw.doubleValue != nil
+            {
+                try record(.unknownEnumCase(rawValue: raw.description), entry: entry, codingPath: path) {
+                    error as! DecodingError
+                }
+                return declared(fallback, as: Value.self)
+            }
+            if let value = options.defaultIfInvalid {
+                try record(.defaultUsed(.invalid), entry: entry, codingPath: path, detail: "\(error)") {
+                    error as? DecodingError
+                        ?? DecodingError.dataCorrupted(
+                            DecodingError.Context(codingPath: path, debugDescription: "\(error)", underlyingError: error))
+                }
+                return declared(value, as: Value.self)
+            }
+            throw error
+        }
+        for event in pending {
+            try record(event.kind, entry: entry, codingPath: event.codingPath, detail: "\(event.error)") { event.error }
+        }
+        return value
+    }
+
+    /// A present, non-null value, through the first option that applies to its type.
+    private func decodePresent<Value: Decodable>(
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, path: [any CodingKey],
+        pending: inout [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError)]
+    ) throws -> Value {
+        let options = entry.options
+        if let transform = options.transform {
+            return declared(try transform.decode(from: backend, entry: index), as: Value.self)
+        }
+        if Value.self == Date.self, let dates = options.dates {
+            let raw = try backend.decode(JSONValue.self, entry: index)
+            return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
+        }
+        if let policy = options.elementPolicy, let collection = Value.self as? any ElementPolicyDecodable.Type {
+            let decoded = try collection.decode(
+                policy: policy, using: { try backend.decode($0, entry: index) },
+                onEvent: { pending.append(($0.kind, $0.error.contextCodingPath, $0.error)) })
+            return declared(decoded, as: Value.self)
+        }
+        if isLenient, let scalar = Value.self as? any LenientScalar.Type {
+            let raw = try backend.decode(JSONValue.self, entry: index)
+            guard let (value, isCoerced) = scalar.lenientValue(from: raw) else {
+                throw DecodingError.typeMismatch(
+                    Value.self,
+                    DecodingError.Context(
+                        codingPath: path, debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(Value.self) without loss."))
+            }
+            if isCoerced {
+                let error = DecodingError.typeMismatch(
+                    Value.self,
+                    DecodingError.Context(
+                        codingPath: path, debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Value.self)."))
+                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path, error))
+            }
+            return declared(value, as: Value.self)
+        }
+        return try backend.decode(Value.self, entry: index)
+    }
+
+    /// Records an event in the report, or throws `error()` in strict mode.
+    private func record(
+        _ kind: DecodeEvent.Kind, entry: KeyEntry<Model>, codingPath: [any CodingKey], detail: String? = nil,
+        error: () -> DecodingError
+    ) throws {
+        if keySet.isStrict || decodingOptions?.isStrict == true {
+            throw error()
+        }
+        decodingOptions?.report?.record(
+            DecodeEvent(
+                kind: kind, source: source, modelType: "\(Model.self)", keyPath: "\(entry.keyPath)",
+                propertyName: entry.propertyName, codingPath: codingPath, detail: detail))
+    }
+
+    /// The coding path of the entry's value (its first alternative).
+    private func valuePath(of entry: KeyEntry<Model>) -> [any CodingKey] {
+        codingPath + entry.paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
+    }
+
+    private func declared<Value>(_ value: Any, as type: Value.Type) -> Value {
+        guard let value = value as? Value else {
+            preconditionFailure("\(value) is not a \(Value.self): check the options of \(Model.self)'s key set")
+        }
+        return value
+    }
+}
+
+/// Decodes anything without reading it: tells a present value from `null`.
+private struct PresenceProbe: Decodable {
+    init(from decoder: any Decoder) {}
+}

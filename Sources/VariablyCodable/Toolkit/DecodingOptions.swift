@@ -1,0 +1,61 @@
+public import Foundation
+
+/// Decoder-wide toolkit options: lenient scalars for every key, strict mode, and a report.
+///
+/// ```swift
+/// let decoder = JSONDecoder(source: .remote)
+/// decoder.decodingOptions = DecodingOptions(isLenient: true, report: report)
+/// ```
+public struct DecodingOptions: Sendable {
+    /// Whether every scalar property of key-set models decodes leniently (see ``LenientScalar``).
+    public var isLenient: Bool
+    /// Whether anything that would be recorded in a report (a default used, an element removed, a
+    /// coercion, an unknown enum case) throws instead.
+    public var isStrict: Bool
+    /// Where events are recorded.
+    public var report: DecodeReport?
+
+    /// Creates options; all off by default.
+    ///
+    /// ```swift
+    /// let strict = DecodingOptions(isStrict: true)
+    /// ```
+    public init(isLenient: Bool = false, isStrict: Bool = false, report: DecodeReport? = nil) {
+        self.isLenient = isLenient
+        self.isStrict = isStrict
+        self.report = report
+    }
+}
+
+extension CodingUserInfoKey {
+    /// The ``DecodingOptions`` of a decoder.
+    ///
+    /// ```swift
+    /// decoder.userInfo[.decodingOptions] = DecodingOptions(isStrict: true)
+    /// ```
+    public static let decodingOptions = CodingUserInfoKey(rawValue: "VariablyCodable.decodingOptions")!
+}
+
+extension JSONDecoder {
+    /// The toolkit options in `userInfo[.decodingOptions]`.
+    ///
+    /// ```swift
+    /// decoder.decodingOptions.isLenient = true
+    /// ```
+    public var decodingOptions: DecodingOptions {
+        get { userInfo[.decodingOptions] as? DecodingOptions ?? DecodingOptions() }
+        set { userInfo[.decodingOptions] = newValue }
+    }
+}
+
+extension PropertyListDecoder {
+    /// The toolkit options in `userInfo[.decodingOptions]`.
+    ///
+    /// ```swift
+    /// decoder.decodingOptions.report = report
+    /// ```
+    public var decodingOptions: DecodingOptions {
+        get { userInfo[.decodingOptions] as? DecodingOptions ?? DecodingOptions() }
+        set { userInfo[.decodingOptions] = newValue }
+    }
+}

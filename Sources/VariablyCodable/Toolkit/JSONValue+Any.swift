@@ -1,0 +1,254 @@
+import Foundation
+
+// MARK: - From Any
+
+extension JSONValue {
+    /// Converts a value made of `Bool`, integers, floating values, `String`, `NSNull`, `nil`, arrays and
+    /// string-keyed dictionaries (Swift or Foundation types, e.g. `JSONSerialization` output), or `nil`
+    /// if something else is inside.
+    ///
+    /// On Linux `NSNumber` bridges to Bool and Int alike; this initializer looks at how the number was
+    /// created, so `true` stays a Bool, `1` an integer and `1.0` a floating value.
+    ///
+    /// ```swift
+    /// let object = try JSONSerialization.jsonObject(with: data)
+    /// let value = JSONValue(any: object)          // exact kinds, nulls kept
+    /// JSONValue(any: ["id": 1, "ok": true])       // .object(["id": .int(1), "ok": .bool(true)])
+    /// ```
+    ///
+    /// - Complexity: O(n) in the number of values.
+    public init?(any value: Any?) {
+        guard let value else {
+            self = .null
+            return
+        }
+        // Foundation numbers first: on Linux a Swift `as? Bool` or `as? Int` accepts any NSNumber.
+        if let number = value as? NSNumber, type(of: value as AnyObject) is NSNumber.Type,
+            !(value is Bool && type(of: value) == Bool.self)
+        {
+            guard let converted = JSONValue(number: number) else { return nil }
+            self = converted
+            return
+        }
+        switch value {
+        case let value as JSONValue: self = value
+        case let value as Bool: self = .bool(value)
+        case let value as Int: self = .int(Int64(value))
+        case let value as Int8: self = .int(Int64(value))
+        case let value as Int16: self = .int(Int64(value))
+        case let value as Int32: self = .int(Int64(value))
+        case let value as Int64: self = .int(value)
+        case let value as UInt: self = JSONValue(unsigned: UInt64(value))
+        case let value as UInt8: self = .int(Int64(value))
+        case let value as UInt16: self = .int(Int64(value))
+        case let value as UInt32: self = .int(Int64(value))
+        case let value as UInt64: self = JSONValue(unsigned: value)
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as Decimal: self = JSONValue(decimal: value)
+        case let value as String: self = .string(value)
+        case let value as Substring: self = .string(String(value))
+        case is NSNull: self = .null
+        case let value as [String: Any]:
+            var members: [String: JSONValue] = [:]
+            members.reserveCapacity(value.count)
+            for (key, member) in value {
+                guard let converted = JSONValue(any: member) else { return nil }
+                members[key] = converted
+            }
+            self = .object(members)
+        case let value as [Any]:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(value.count)
+            for element in value {
+                guard let converted = JSONValue(any: element) else { return nil }
+                elements.append(converted)
+            }
+            self = .array(elements)
+        case let value as [Any?]:
+            guard let elements = try? value.map({ element throws(JSONValueConversionError) -> JSONValue in
+                guard let converted = JSONValue(any: element) else { throw JSONValueConversionError() }
+                return converted
+            }) else { return nil }
+            self = .array(elements)
+        default:
+            // An Optional wrapped in Any: unwrap it.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else {
+                    self = .null
+                    return
+                }
+                guard let converted = JSONValue(any: wrapped) else { return nil }
+                self = converted
+                return
+            }
+            return nil
+        }
+    }
+
+    private init(unsigned value: UInt64) {
+        self = Int64(exactly: value).map(JSONValue.int) ?? .bigInteger(String(value))
+    }
+
+    private init(decimal: Decimal) {
+        let text = NSDecimalNumber(decimal: decimal).description(withLocale: nil)
+        if decimal.exponent >= 0 {
+            self = Int64(text).map(JSONValue.int) ?? .bigInteger(text)
+        } else {
+            self = .double(NSDecimalNumber(decimal: decimal).doubleValue)
+        }
+    }
+
+    /// A Foundation number, by the kind it was created with.
+    private init?(number: NSNumber) {
+        if let decimal = number as? NSDecimalNumber, type(of: number) is NSDecimalNumber.Type {
+            self.init(decimal: decimal.decimalValue)
+            return
+        }
+        if type(of: number) == JSONValue.booleanClass {
+            self = .bool(number.boolValue)
+            return
+        }
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "f"), UInt8(ascii: "d"):
+            self = .double(number.doubleValue)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"), UInt8(ascii: "I"), UInt8(ascii: "S"), UInt8(ascii: "C"):
+            self.init(unsigned: number.uint64Value)
+        default:
+            self = .int(number.int64Value)
+        }
+    }
+
+    /// The class of Foundation's Boolean numbers (`__NSCFBoolean` on both platforms).
+    private static let booleanClass: AnyClass = type(of: NSNumber(value: true))
+}
+
+private struct JSONValueConversionError: Error {}
+
+// MARK: - To Any
+
+extension JSONValue {
+    /// The value as Foundation-compatible `Any`: `Bool`, `Int`, `Double`, `String`, `NSNull`, `[Any]` and
+    /// `[String: Any]`; a big integer becomes a `Decimal`.
+    ///
+    /// ```swift
+    /// let any = JSONValue(["id": 1, "name": nil]).anyValue as? [String: Any]
+    /// any?["id"] as? Int          // 1
+    /// any?["name"] is NSNull      // true
+    /// ```
+    ///
+    /// - Complexity: O(n) in the number of values.
+    public var anyValue: Any {
+        switch self {
+        case .null: return NSNull()
+        case .bool(let value): return value
+        case .int(let value): return Int(exactly: value) ?? value
+        case .bigInteger(let digits): return Decimal(string: digits, locale: nil) ?? digits
+        case .double(let value): return value
+        case .string(let value): return value
+        case .array(let elements): return elements.map(\.anyValue)
+        case .object(let members): return members.mapValues(\.anyValue)
+        }
+    }
+}
+
+// MARK: - [String: Any] and [Any] in containers
+
+extension KeyedDecodingContainer {
+    /// Decodes an object as `[String: Any]`, with the exact kinds of ``JSONValue/anyValue``.
+    ///
+    /// ```swift
+    /// let metadata = try container.decode([String: Any].self, forKey: .metadata)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` if the key is missing or the value is not an object.
+    public func decode(_ type: [String: Any].Type, forKey key: Key) throws -> [String: Any] {
+        let value = try decode(JSONValue.self, forKey: key)
+        guard case .object(let members) = value else {
+            throw DecodingError.typeMismatch(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [key], debugDescription: "Expected an object, found \(value.kindName)."))
+        }
+        return members.mapValues(\.anyValue)
+    }
+
+    /// Decodes an object as `[String: Any]`, or returns `nil` if the key is missing or `null`.
+    ///
+    /// ```swift
+    /// let extra = try container.decodeIfPresent([String: Any].self, forKey: .extra)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` if the value is not an object.
+    public func decodeIfPresent(_ type: [String: Any].Type, forKey key: Key) throws -> [String: Any]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decode(type, forKey: key)
+    }
+
+    /// Decodes an array as `[Any]`, with the exact kinds of ``JSONValue/anyValue``.
+    ///
+    /// ```swift
+    /// let items = try container.decode([Any].self, forKey: .items)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` if the key is missing or the value is not an array.
+    public func decode(_ type: [Any].Type, forKey key: Key) throws -> [Any] {
+        let value = try decode(JSONValue.self, forKey: key)
+        guard case .array(let elements) = value else {
+            throw DecodingError.typeMismatch(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [key], debugDescription: "Expected an array, found \(value.kindName)."))
+        }
+        return elements.map(\.anyValue)
+    }
+
+    /// Decodes an array as `[Any]`, or returns `nil` if the key is missing or `null`.
+    ///
+    /// ```swift
+    /// let items = try container.decodeIfPresent([Any].self, forKey: .items)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` if the value is not an array.
+    public func decodeIfPresent(_ type: [Any].Type, forKey key: Key) throws -> [Any]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decode(type, forKey: key)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes a `[String: Any]` as a JSON object.
+    ///
+    /// ```swift
+    /// try container.encode(["id": 1, "tags": ["a"]] as [String: Any], forKey: .metadata)
+    /// ```
+    ///
+    /// - Throws: `EncodingError.invalidValue` if a value is not JSON-compatible.
+    public mutating func encode(_ value: [String: Any], forKey key: Key) throws {
+        try encode(JSONValue.converting(value, codingPath: codingPath + [key]), forKey: key)
+    }
+
+    /// Encodes an `[Any]` as a JSON array.
+    ///
+    /// ```swift
+    /// try container.encode([1, "two", NSNull()] as [Any], forKey: .items)
+    /// ```
+    ///
+    /// - Throws: `EncodingError.invalidValue` if a value is not JSON-compatible.
+    public mutating func encode(_ value: [Any], forKey key: Key) throws {
+        try encode(JSONValue.converting(value, codingPath: codingPath + [key]), forKey: key)
+    }
+}
+
+extension JSONValue {
+    static func converting(_ value: Any, codingPath: [any CodingKey]) throws -> JSONValue {
+        guard let converted = JSONValue(any: value) else {
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath, debugDescription: "Contains a value that is not JSON-compatible."))
+        }
+        return converted
+    }
+}

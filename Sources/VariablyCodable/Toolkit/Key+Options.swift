@@ -1,0 +1,108 @@
+import Foundation
+
+// MARK: - Toolkit modifiers
+
+extension Key {
+    /// Decodes this property leniently: `"42"` as an `Int`, `1` as a `Bool`, ... (see ``LenientScalar``).
+    ///
+    /// ```swift
+    /// Key(\.age, "age").lenient()
+    /// ```
+    public func lenient(_ isLenient: Bool = true) -> Key {
+        var copy = self
+        copy.options.isLenient = isLenient
+        return copy
+    }
+
+    /// Reads and writes this `Date` (or `Date?`) property with `strategy`.
+    ///
+    /// ```swift
+    /// Key(\.createdAt, "created_at").dates(.flexible)
+    /// ```
+    public func dates(_ strategy: DateCodingStrategy) -> Key {
+        precondition(
+            coder.storedType == Date.self,
+            "dates(_:) applies to Date and Date? properties; \(keyPath) is a \(coder.valueType)")
+        var copy = self
+        copy.options.dates = strategy
+        return copy
+    }
+
+    /// Values to use when the key is missing, the value is `null`, or it does not decode. Each is of
+    /// the property's type (its wrapped type for an optional); leave one out to keep failing there.
+    ///
+    /// ```swift
+    /// Key(\.age, "age").default(ifMissing: 0, ifNull: 0, ifInvalid: -1)
+    /// Key(\.role, "role").default(ifMissing: Role.guest)
+    /// ```
+    ///
+    /// Traps if a value cannot be converted exactly to the property's type.
+    public func `default`<Value: Sendable>(ifMissing: Value? = nil, ifNull: Value? = nil, ifInvalid: Value? = nil)
+        -> Key
+    {
+        var copy = self
+        copy.options.defaultIfMissingBox = ifMissing.map { SendableValue(value: storedValue($0, for: "ifMissing")) }
+        copy.options.defaultIfNullBox = ifNull.map { SendableValue(value: storedValue($0, for: "ifNull")) }
+        copy.options.defaultIfInvalidBox = ifInvalid.map { SendableValue(value: storedValue($0, for: "ifInvalid")) }
+        return copy
+    }
+
+    /// The same value for a missing key, `null`, and a value that does not decode.
+    ///
+    /// ```swift
+    /// Key(\.score, "score").default(0.0)
+    /// ```
+    public func `default`<Value: Sendable>(_ value: Value) -> Key {
+        self.default(ifMissing: value, ifNull: value, ifInvalid: value)
+    }
+
+    /// What to do with elements of this array or dictionary property that fail to decode.
+    ///
+    /// ```swift
+    /// Key(\.tags, "tags").elements(.remove)
+    /// ```
+    public func elements(_ policy: ElementPolicy) -> Key {
+        guard let collection = coder.elementPolicyCollection else {
+            preconditionFailure("elements(_:) applies to arrays and dictionaries; \(keyPath) is a \(coder.valueType)")
+        }
+        if case .fallback(let value) = policy {
+            precondition(collection.acceptsElement(value), "The fallback \(value) is not an element of \(coder.storedType)")
+        }
+        var copy = self
+        copy.options.elementPolicy = policy
+        return copy
+    }
+
+    /// Decodes an enum raw value that no case has as `fallback`, and records it in the report.
+    ///
+    /// ```swift
+    /// Key(\.status, "status").decodingUnknownCases(as: Status.unknown)
+    /// ```
+    public func decodingUnknownCases<Value: Sendable>(as fallback: Value) -> Key {
+        var copy = self
+        copy.options.unknownCaseFallbackBox = SendableValue(value: storedValue(fallback, for: "fallback"))
+        return copy
+    }
+
+    /// Converts between the property's value and the value stored in this source, both ways.
+    ///
+    /// ```swift
+    /// Key(\.tags, "tags").transform(.commaSeparated)          // "a,b" <-> ["a", "b"]
+    /// ```
+    public func transform<Value, Encoded: Codable>(_ transform: ValueTransform<Value, Encoded>) -> Key {
+        precondition(
+            coder.storedType == Value.self,
+            "The transform converts \(Value.self), but \(keyPath) stores \(coder.storedType)")
+        var copy = self
+        copy.options.transform = AnyValueTransform(transform)
+        return copy
+    }
+
+    private func storedValue(_ value: Any, for label: String) -> Any {
+        guard let converted = coder.convertToStored(value) else {
+            preconditionFailure(
+                "\(label): \(value) (\(type(of: value))) is not a \(coder.storedType), the type of \(keyPath)")
+        }
+        return converted
+    }
+}

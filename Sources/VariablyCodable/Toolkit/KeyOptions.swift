@@ -1,0 +1,86 @@
+/// The toolkit options of one key (or of a whole key set): lenient scalars, date strategy, defaults,
+/// element policy, unknown enum fallback and value transform.
+///
+/// Declare them with the modifiers on ``Key`` and ``KeySet``; every backend reads them from
+/// ``KeyEntry/options``, where the key's own options are already merged over its key set's.
+///
+/// ```swift
+/// KeySet(.remote) {
+///     Key(\.age, "age").lenient().default(ifMissing: 0, ifNull: 0, ifInvalid: -1)
+///     Key(\.createdAt, "created_at").dates(.flexible)
+///     Key(\.tags, "tags").elements(.remove)
+/// }
+/// .lenient()
+/// ```
+public struct KeyOptions: Sendable {
+    /// Whether scalars decode leniently (see ``LenientScalar``); `nil` inherits from the key set, then
+    /// the decoder's ``DecodingOptions``.
+    public internal(set) var isLenient: Bool?
+    /// How `Date` and `Date?` properties are read and written.
+    public internal(set) var dates: DateCodingStrategy?
+    /// The value used when no key is present; it has the property's (unwrapped) type.
+    public var defaultIfMissing: Any? { defaultIfMissingBox?.value }
+    /// The value used when the value is `null`.
+    public var defaultIfNull: Any? { defaultIfNullBox?.value }
+    /// The value used when the value is present but does not decode.
+    public var defaultIfInvalid: Any? { defaultIfInvalidBox?.value }
+    /// What to do with failing elements of an array or dictionary property.
+    public internal(set) var elementPolicy: ElementPolicy?
+    /// The case used for an enum raw value no case has.
+    public var unknownCaseFallback: Any? { unknownCaseFallbackBox?.value }
+    /// The conversion between the property's value and the stored one.
+    public internal(set) var transform: AnyValueTransform?
+
+    var defaultIfMissingBox: SendableValue?
+    var defaultIfNullBox: SendableValue?
+    var defaultIfInvalidBox: SendableValue?
+    var unknownCaseFallbackBox: SendableValue?
+
+    /// No options.
+    ///
+    /// ```swift
+    /// KeyOptions().isEmpty   // true
+    /// ```
+    public init() {}
+
+    /// Whether no option is set.
+    public var isEmpty: Bool {
+        isLenient == nil && dates == nil && defaultIfMissingBox == nil && defaultIfNullBox == nil
+            && defaultIfInvalidBox == nil && elementPolicy == nil && unknownCaseFallbackBox == nil && transform == nil
+    }
+
+    /// Whether encoding must look at the options (a transform or a date strategy).
+    var affectsEncoding: Bool { transform != nil || dates != nil }
+
+    /// These options, with unset ones taken from `base` (a key set's options).
+    func merged(over base: KeyOptions) -> KeyOptions {
+        var merged = self
+        merged.isLenient = isLenient ?? base.isLenient
+        merged.dates = dates ?? base.dates
+        merged.elementPolicy = elementPolicy ?? base.elementPolicy
+        return merged
+    }
+}
+
+/// A value stored in options.
+///
+/// `@unchecked Sendable`: the values come from modifiers that take them as `Sendable`, or are standard
+/// numeric types converted from such values (integer literals for an `Int64` property).
+struct SendableValue: @unchecked Sendable {
+    let value: Any
+}
+
+/// Converts a value declared in a modifier (often a literal) to the property's type, exactly.
+enum DeclaredValue {
+    static func convert<Target>(_ value: Any, to target: Target.Type) -> Target? {
+        if let value = value as? Target { return value }
+        if let integerType = Target.self as? any BinaryInteger.Type, let integer = value as? any BinaryInteger {
+            return integerType.init(exactly: integer) as? Target
+        }
+        if let floatingType = Target.self as? any BinaryFloatingPoint.Type {
+            if let integer = value as? any BinaryInteger { return floatingType.init(integer) as? Target }
+            if let double = value as? Double { return floatingType.init(double) as? Target }
+        }
+        return nil
+    }
+}
