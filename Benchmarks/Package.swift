@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so that the library stays free of dependencies: this one
+// depends on the root package by path and, for comparison only, on GRDB.
+import PackageDescription
+
+let package = Package(
+    name: "VariablyBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "VariablyCodable", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "VariablyBenchmarks",
+            dependencies: [
+                .product(name: "VariablyCodable", package: "VariablyCodable"),
+                .product(name: "VariablySQLite", package: "VariablyCodable"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,111 @@
+import Foundation
+
+/// How many records and rounds a run uses.
+struct Configuration: Sendable {
+    var records: Int
+    var rounds: Int
+    var warmUp: Bool
+    var filter: String?
+    var variant: String?
+    /// Only checks that every variant runs (CI): no timing claims.
+    var isQuick = false
+
+    static func parse(_ arguments: [String]) -> Configuration {
+        var configuration = Configuration(records: 100_000, rounds: 5, warmUp: true, filter: nil, variant: nil)
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--quick":
+                configuration.records = 10_000
+                configuration.rounds = 1
+                configuration.warmUp = false
+                configuration.isQuick = true
+            case "--records": configuration.records = Int(iterator.next() ?? "") ?? configuration.records
+            case "--rounds": configuration.rounds = Int(iterator.next() ?? "") ?? configuration.rounds
+            case "--filter": configuration.filter = iterator.next()
+            case "--variant": configuration.variant = iterator.next()
+            case "--no-warm-up": configuration.warmUp = false
+            default: print("unknown argument \(argument)"); exit(2)
+            }
+        }
+        return configuration
+    }
+}
+
+/// One way of doing a group's job; `run` returns how many records it processed.
+struct Variant {
+    let name: String
+    let run: () throws -> Int
+}
+
+/// A comparison: the first variant is the baseline (1.00), the others are reported as ratios to it.
+struct Group {
+    let name: String
+    let variants: [Variant]
+    /// Minimum ratio per variant name, from the issues; `nil` when a row has no target.
+    let targets: [String: Double]
+}
+
+struct ResultRow {
+    let group: String
+    let variant: String
+    let recordsPerSecond: Double
+    let ratio: Double
+    let target: Double?
+}
+
+/// Runs every variant of a group interleaved: round after round, each variant once, in rotating order,
+/// so that drift on a shared machine hits all of them alike; reports medians.
+func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow] {
+    if let wanted = configuration.variant {
+        // Profiling aid: run one variant once (e.g. under valgrind), report nothing.
+        for variant in group.variants where variant.name.localizedCaseInsensitiveContains(wanted) { _ = try variant.run() }
+        return []
+    }
+    if configuration.warmUp {
+        for variant in group.variants { _ = try variant.run() }
+    }
+    var seconds = Array(repeating: [Double](), count: group.variants.count)
+    var counts = Array(repeating: 0, count: group.variants.count)
+    for round in 0..<configuration.rounds {
+        for offset in 0..<group.variants.count {
+            let index = (offset + round) % group.variants.count
+            let start = DispatchTime.now().uptimeNanoseconds
+            counts[index] = try group.variants[index].run()
+            seconds[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+    }
+    let rates = zip(seconds, counts).map { Double($1) / median($0) }
+    return group.variants.indices.map { index in
+        ResultRow(
+            group: group.name, variant: group.variants[index].name, recordsPerSecond: rates[index],
+            ratio: rates[index] / rates[0], target: group.targets[group.variants[index].name])
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Peak resident memory of this process so far, in MiB (Linux: VmHWM).
+func peakResidentMiB() -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kib = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return kib / 1024
+    }
+    return nil
+}
+
+func printTable(_ rows: [ResultRow]) {
+    func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+    print("| group | variant | records/s | ratio | target | met |")
+    print("| --- | --- | ---: | ---: | ---: | --- |")
+    for row in rows {
+        let rate = row.recordsPerSecond >= 1e6 ? String(format: "%.2fM", row.recordsPerSecond / 1e6) : String(format: "%.0fk", row.recordsPerSecond / 1e3)
+        let target = row.target.map { String(format: ">= %.2f", $0) } ?? ""
+        let met = row.target.map { row.ratio >= $0 ? "yes" : "no" } ?? ""
+        print("| \(row.group) | \(pad(row.variant, 0)) | \(rate) | \(String(format: "%.2f", row.ratio)) | \(target) | \(met) |")
+    }
+}

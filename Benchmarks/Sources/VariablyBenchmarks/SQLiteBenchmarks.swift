@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// SQLite groups: the raw C API with one reused statement in one transaction is the baseline.
+func sqliteGroups(users: [BenchUser]) throws -> [Group] {
+    let half = users.count / 2
+    // Upserts write every user into a table that already holds the first half (changed).
+    let existing = users[..<half].map { user -> BenchUser in
+        var changed = user
+        changed.score += 1
+        return changed
+    }
+    let queryCount = max(users.count / 100, 10)
+    let querySQL = "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
+
+    func raw(_ body: (RawDatabase) throws -> Int) throws -> Int {
+        let file = try TemporaryDatabase()
+        let database = try RawDatabase(path: file.path)
+        try database.execute(RawDatabase.createTable)
+        return try body(database)
+    }
+    func grdb(prefill: [BenchUser] = [], _ body: (DatabaseQueue) throws -> Int) throws -> Int {
+        let file = try TemporaryDatabase()
+        do {
+            let seed = try RawDatabase(path: file.path)
+            try seed.execute(RawDatabase.createTable)
+            if !prefill.isEmpty { _ = try seed.write(prefill, sql: RawDatabase.insertSQL) }
+        }
+        return try body(try DatabaseQueue(path: file.path))
+    }
+
+    var groups: [Group] = []
+    groups.append(
+        Group(
+            name: "SQLite insert", variants: [
+                Variant(name: "raw C, one reused statement") { try raw { try $0.write(users, sql: RawDatabase.insertSQL) } },
+                VariablySQLiteVariants.insert(users),
+                Variant(name: "GRDB Codable record") {
+                    try grdb { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).insert(db) } }; return users.count }
+                },
+                Variant(name: "GRDB hand-written record") {
+                    try grdb { queue in try queue.write { db in for user in users { try GRDBManualUser(user).insert(db) } }; return users.count }
+                },
+            ], targets: ["VariablySQLite batch insert": 0.6]))
+    groups.append(
+        Group(
+            name: "SQLite upsert, half existing", variants: [
+                Variant(name: "raw C, one reused statement") {
+                    try raw { database in
+                        _ = try database.write(existing, sql: RawDatabase.insertSQL)
+                        return try database.write(users, sql: RawDatabase.upsertSQL)
+                    }
+                },
+                VariablySQLiteVariants.upsert(users, existing: existing),
+                Variant(name: "GRDB Codable record") {
+                    try grdb(prefill: existing) { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).upsert(db) } }; return users.count }
+                },
+            ], targets: ["VariablySQLite batch upsert": 0.6]))
+    // Read groups share one filled file; the closures keep it alive until they are released.
+    let file = try TemporaryDatabase()
+    let database = try RawDatabase(path: file.path)
+    try database.execute(RawDatabase.createTable)
+    _ = try database.write(users, sql: RawDatabase.insertSQL)
+    let queue = try DatabaseQueue(path: file.path)
+    let variablyFetchAll = try VariablySQLiteVariants.fetchAll(path: file.path)
+    let variablyQuery = try VariablySQLiteVariants.query(path: file.path, count: queryCount)
+    do {
+        groups.append(
+            Group(
+                name: "SQLite fetch all", variants: [
+                    Variant(name: "raw C, columns by index") {
+                        _ = file
+                        return try database.fetch("SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count },
+                    variablyFetchAll,
+                    Variant(name: "GRDB Codable record") { try queue.read { try GRDBCodableUser.fetchAll($0).count } },
+                    Variant(name: "GRDB hand-written record") { try queue.read { try GRDBManualUser.fetchAll($0, sql: "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count } },
+                ], targets: ["VariablySQLite fetchAll": 0.6]))
+        groups.append(
+            Group(
+                name: "SQLite query LIMIT 100 (queries)", variants: [
+                    Variant(name: "raw C, hand-written SQL") {
+                        for _ in 0..<queryCount { _ = try database.fetch(querySQL) }
+                        return queryCount
+                    },
+                    variablyQuery,
+                    Variant(name: "GRDB query interface, Codable") {
+                        try queue.read { db in
+                            for _ in 0..<queryCount {
+                                _ = try GRDBCodableUser.filter(Column("age") > 30 && Column("is_active")).order(Column("user_name")).limit(100).fetchAll(db)
+                            }
+                        }
+                        return queryCount
+                    },
+                ], targets: ["VariablySQLite #Predicate": 1 / 1.2]))
+    }
+    _ = file
+    return groups
+}
