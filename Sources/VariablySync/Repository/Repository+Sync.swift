@@ -1,0 +1,259 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+// MARK: - Sync
+
+extension Repository {
+    /// Pushes the queued local changes, then pulls pages of server changes until caught up.
+    ///
+    /// Each page is applied in one transaction together with its cursor, so an interrupted sync
+    /// resumes after the last applied page and a page applied twice changes nothing. Transient
+    /// failures are retried per ``RetryPolicy``; cancellation is honoured between pages and
+    /// between retries.
+    ///
+    /// ```swift
+    /// let report = try await repository.sync()
+    /// print(report.inserted, report.updated, report.deleted, report.conflicts)
+    /// ```
+    ///
+    /// - Returns: What the sync did.
+    /// - Throws: ``SyncError``, `CancellationError`, the remote's non-transient errors, `SQLiteError`.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        if let running { return try await running.value }
+        let task = Task { try await self.performSync() }
+        running = task
+        defer { running = nil }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func performSync() async throws -> SyncReport {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var report = SyncReport()
+        do {
+            let pendingCount = try database.read { try state.pendingCount($0) }
+            broadcaster.yield(.started(pendingChanges: pendingCount))
+            try await pushPendingChanges(into: &report)
+            try await pullChanges(into: &report)
+        } catch {
+            broadcaster.yield(.failed("\(error)"))
+            throw error
+        }
+        report.duration = start.duration(to: clock.now)
+        broadcaster.yield(.finished(report))
+        return report
+    }
+
+    // MARK: Pull
+
+    private func pullChanges(into report: inout SyncReport) async throws {
+        var cursor = try database.read { try state.cursor($0) }
+        report.cursor = cursor
+        while true {
+            try Task.checkCancellation()
+            let after = cursor
+            let remote = self.remote
+            let limit = configuration.pageSize
+            let page = try await withRetry(&report) { try await remote.pull(after: after, limit: limit) }
+            try Task.checkCancellation()
+
+            let records = try pageDecoder.decode([PageRecord<Model>].self, from: page.records)
+            var models: [Model] = []
+            models.reserveCapacity(records.count)
+            var skipped: [SkippedRecord] = []
+            for (index, record) in records.enumerated() {
+                switch record.result {
+                case .success(let model): models.append(model)
+                case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
+                }
+            }
+            if !skipped.isEmpty, configuration.malformedRecords == .failPage {
+                throw SyncError.malformedRecords(skipped)
+            }
+            let applied = try apply(models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
+            report.pulled += records.count
+            report.skipped += skipped
+            report.pages += 1
+            report.inserted += applied.inserted
+            report.updated += applied.updated
+            report.deleted += applied.deleted
+            report.keptLocal += applied.keptLocal
+            report.cursor = page.nextCursor
+            cursor = page.nextCursor
+            broadcaster.yield(
+                .pageApplied(
+                    page: report.pages, records: records.count, deletions: page.deletedIDs.count,
+                    totalRecords: report.pulled))
+            if !page.hasMore { break }
+        }
+    }
+
+    /// Applies one page and its cursor in one transaction. Records with a queued local change are
+    /// left alone: the push decides about them.
+    private func apply(
+        _ models: [Model], deletedIDs: [Model.ID], cursor: SyncCursor
+    ) throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
+        let state = self.state
+        return try database.write { db in
+            let pending = try state.pendingRecordIDs(db)
+            var upserts = models
+            var deletions = deletedIDs
+            if !pending.isEmpty {
+                upserts = try models.filter { !pending.contains(try Self.text(of: $0.id)) }
+                deletions = try deletedIDs.filter { !pending.contains(try Self.text(of: $0)) }
+            }
+            let before = try db.count(Model.self)
+            try db.upsert(upserts)
+            let inserted = try db.count(Model.self) - before
+            var deleted = 0
+            for id in deletions where try db.delete(Model.self, id: id) { deleted += 1 }
+            try state.setCursor(cursor, db)
+            let keptLocal = (models.count - upserts.count) + (deletedIDs.count - deletions.count)
+            return (inserted, upserts.count - inserted, deleted, keptLocal)
+        }
+    }
+
+    // MARK: Push
+
+    private func pushPendingChanges(into report: inout SyncReport) async throws {
+        for round in 0...max(configuration.maxConflictRounds, 0) {
+            let queue = try database.read { try state.pending($0) }
+            guard !queue.isEmpty else { return }
+            var rebased = false
+            var start = 0
+            while start < queue.count {
+                try Task.checkCancellation()
+                let batch = Array(queue[start..<min(start + configuration.pushBatchSize, queue.count)])
+                start += batch.count
+                let (changes, sent) = try makeChanges(batch)
+                guard !changes.isEmpty else { continue }
+                let remote = self.remote
+                let results = try await withRetry(&report) { try await remote.push(changes) }
+                let isLastRound = round == configuration.maxConflictRounds
+                rebased = try applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
+            }
+            if !rebased { return }
+        }
+    }
+
+    /// The remote changes for queued ones; upserts carry the cached record in the remote key set.
+    private func makeChanges(_ batch: [PendingChange]) throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
+        var changes: [RemoteChange<Model.ID>] = []
+        var sent: [String: PendingChange] = [:]
+        let state = self.state
+        for change in batch {
+            let id = try Self.id(fromText: change.recordID)
+            let operation: RemoteChange<Model.ID>.Operation
+            switch change.operation {
+            case .delete:
+                operation = .delete
+            case .upsert:
+                guard let model = try database.read({ try $0.fetch(Model.self, id: id) }) else {
+                    // Saved, then removed from the cache by a tombstone the push had not settled: nothing to send.
+                    try database.write { try state.complete(change, version: nil, $0) }
+                    continue
+                }
+                operation = .upsert(try recordEncoder.encode(model))
+            }
+            changes.append(
+                RemoteChange(
+                    idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor))
+            sent[change.idempotencyKey] = change
+        }
+        return (changes, sent)
+    }
+
+    /// Settles each pushed change in one transaction; returns whether a change stays queued for another round.
+    private func applyPushResults(
+        _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], isLastRound: Bool,
+        into report: inout SyncReport
+    ) throws -> Bool {
+        let state = self.state
+        let policy = configuration.conflictPolicy
+        var accepted = 0
+        var conflicts: [ConflictReport] = []
+        var rejected: [RejectedChange] = []
+        var skipped: [SkippedRecord] = []
+        var rebased = false
+        try database.write { db in
+            for (index, result) in results.enumerated() {
+                guard let change = sent[result.idempotencyKey] else { continue }
+                switch result.outcome {
+                case .accepted(let version):
+                    try state.complete(change, version: version, db)
+                    accepted += 1
+                case .rejected(let reason):
+                    try state.complete(change, version: nil, db)
+                    rejected.append(RejectedChange(id: change.recordID, reason: reason))
+                case .conflict(let serverJSON, let version):
+                    let server: Model?
+                    do {
+                        server = try serverJSON.map { try pageDecoder.decode(Model.self, from: $0) }
+                    } catch {
+                        skipped.append(SkippedRecord(index: index, id: change.recordID, error: error))
+                        conflicts.append(ConflictReport(id: change.recordID, policy: policy.name, resolution: .unresolved))
+                        continue
+                    }
+                    let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
+                    let resolution = policy.resolve(SyncConflict(id: change.recordID, local: local, server: server))
+                    let outcome: ConflictReport.Resolution
+                    switch resolution {
+                    case .keepServer:
+                        if let server { try db.upsert(server) } else { try db.delete(Model.self, id: result.id) }
+                        try state.complete(change, version: nil, db)
+                        outcome = .keptServer
+                    case .keepLocal:
+                        try state.rebase(change, operation: change.operation, on: version, db)
+                        outcome = isLastRound ? .unresolved : .keptLocal
+                        rebased = true
+                    case .merged(let merged):
+                        try db.upsert(merged)
+                        try state.rebase(change, operation: .upsert, on: version, db)
+                        outcome = isLastRound ? .unresolved : .merged
+                        rebased = true
+                    }
+                    conflicts.append(ConflictReport(id: change.recordID, policy: policy.name, resolution: outcome))
+                }
+            }
+        }
+        report.pushed += accepted
+        report.rejected += rejected
+        report.conflicts += conflicts
+        report.skipped += skipped
+        broadcaster.yield(.pushed(accepted: accepted, conflicts: conflicts.count, rejected: rejected.count))
+        return rebased
+    }
+
+    // MARK: Retries
+
+    /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter.
+    private func withRetry<T: Sendable>(
+        _ report: inout SyncReport, _ operation: @Sendable () async throws -> T
+    ) async throws -> T {
+        let policy = configuration.retryPolicy
+        var attempt = 1
+        while true {
+            do {
+                return try await operation()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                guard policy.isTransient(error) else { throw error }
+                guard attempt < policy.maxAttempts else {
+                    throw SyncError.retriesExhausted(attempts: attempt, lastError: error)
+                }
+                attempt += 1
+                let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1, using: &random))
+                report.retries += 1
+                broadcaster.yield(.retrying(attempt: attempt, delay: delay, error: "\(error)"))
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// How a ``Repository`` retries a request that failed with a transient error: exponential backoff with
+/// jitter, bounded in attempts and delay. Jitter comes from a seeded generator, so tests can predict
+/// every delay.
+///
+/// ```swift
+/// let retry = RetryPolicy(maxAttempts: 6, initialDelay: .milliseconds(200), maxDelay: .seconds(10))
+/// let delay = retry.delay(beforeAttempt: 3, random: 0.5)      // 0.2 s × 2² = 800 ms, jitter ±50% at 0.5 → 800 ms
+/// ```
+public struct RetryPolicy: Sendable {
+    /// The most attempts of one request, the first included; `1` disables retries.
+    public var maxAttempts: Int
+    /// The delay before the second attempt.
+    public var initialDelay: Duration
+    /// The factor each further delay grows by.
+    public var multiplier: Double
+    /// The longest delay between two attempts.
+    public var maxDelay: Duration
+    /// The fraction of the delay that is random: `0.5` spreads a 1 s delay over 0.5 s ... 1.5 s.
+    public var jitter: Double
+    /// Seeds the jitter, so that retries are reproducible.
+    public var seed: UInt64
+    /// Decides which errors are worth retrying; by default transient ``RemoteSourceError``s.
+    public var isTransient: @Sendable (any Error) -> Bool
+
+    /// Five attempts, 100 ms doubling up to 5 s, ±50% jitter.
+    public static let standard = RetryPolicy()
+
+    /// A single attempt: failures are thrown at once.
+    public static let never = RetryPolicy(maxAttempts: 1)
+
+    /// Describes a retry policy.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: The most attempts of one request (at least 1).
+    ///   - initialDelay: The delay before the second attempt.
+    ///   - multiplier: The growth factor of the delay.
+    ///   - maxDelay: The cap of any delay.
+    ///   - jitter: The random fraction of each delay, in `0...1`.
+    ///   - seed: Seeds the jitter.
+    ///   - isTransient: Which errors to retry.
+    public init(
+        maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(100), multiplier: Double = 2,
+        maxDelay: Duration = .seconds(5), jitter: Double = 0.5, seed: UInt64 = 0,
+        isTransient: @escaping @Sendable (any Error) -> Bool = RetryPolicy.isTransientRemoteError
+    ) {
+        precondition(maxAttempts >= 1, "RetryPolicy needs at least one attempt.")
+        self.maxAttempts = maxAttempts
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.jitter = min(max(jitter, 0), 1)
+        self.seed = seed
+        self.isTransient = isTransient
+    }
+
+    /// Whether `error` is a ``RemoteSourceError`` that ``RemoteSourceError/isTransient``.
+    public static func isTransientRemoteError(_ error: any Error) -> Bool {
+        (error as? RemoteSourceError)?.isTransient ?? false
+    }
+
+    /// The delay before attempt `attempt` (2 for the first retry), for a random draw in `0..<1`.
+    ///
+    /// ```swift
+    /// RetryPolicy.standard.delay(beforeAttempt: 2, random: 0.5)   // 100 ms
+    /// ```
+    public func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
+        let base = initialDelay * pow(multiplier, Double(max(attempt - 2, 0)))
+        let capped = min(base, maxDelay)
+        let factor = 1 + jitter * (random * 2 - 1)
+        return capped * factor
+    }
+
+    private func pow(_ base: Double, _ exponent: Double) -> Double {
+        var result = 1.0
+        for _ in 0..<Int(exponent) { result *= base }
+        return result
+    }
+}

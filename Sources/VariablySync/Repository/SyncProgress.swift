@@ -1,0 +1,53 @@
+import Foundation
+
+/// A step of a running sync, delivered through ``Repository/progressUpdates()``.
+///
+/// ```swift
+/// Task {
+///     for await event in repository.progressUpdates() {
+///         if case .pageApplied(let page, _, _, let total) = event { print("page \(page): \(total) records") }
+///     }
+/// }
+/// try await repository.sync()
+/// ```
+public enum SyncProgress: Sendable {
+    /// A sync began with this many local changes waiting.
+    case started(pendingChanges: Int)
+    /// A push came back.
+    case pushed(accepted: Int, conflicts: Int, rejected: Int)
+    /// A page was committed to the cache with its cursor; `totalRecords` counts the sync's records so far.
+    case pageApplied(page: Int, records: Int, deletions: Int, totalRecords: Int)
+    /// A request failed transiently and is retried after `delay`.
+    case retrying(attempt: Int, delay: Duration, error: String)
+    /// The sync completed.
+    case finished(SyncReport)
+    /// The sync stopped with an error (pages already applied stay applied).
+    case failed(String)
+}
+
+/// Fans progress events out to every stream handed out by ``Repository/progressUpdates()``.
+///
+/// `@unchecked Sendable`: `continuations` is only touched while holding `lock`.
+final class ProgressBroadcaster: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuations: [UUID: AsyncStream<SyncProgress>.Continuation] = [:]
+
+    func makeStream() -> AsyncStream<SyncProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        lock.withLock { continuations[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.lock.withLock { _ = self?.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func yield(_ event: SyncProgress) {
+        let targets = lock.withLock { Array(continuations.values) }
+        for continuation in targets { continuation.yield(event) }
+    }
+
+    deinit {
+        for continuation in continuations.values { continuation.finish() }
+    }
+}

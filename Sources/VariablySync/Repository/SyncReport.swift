@@ -1,0 +1,119 @@
+/// What one ``Repository/sync()`` did.
+///
+/// ```swift
+/// let report = try await repository.sync()
+/// print(report)
+/// // pulled 10000 in 10 pages (10000 inserted, 0 updated, 0 deleted), pushed 0, 0 conflicts, 0 skipped, 0 retries, 0.84 s
+/// ```
+public struct SyncReport: Sendable, CustomStringConvertible {
+    /// Records received from the server (malformed ones included).
+    public var pulled = 0
+    /// Pages applied.
+    public var pages = 0
+    /// Records that were new to the cache.
+    public var inserted = 0
+    /// Records that replaced a cached one.
+    public var updated = 0
+    /// Records removed from the cache by tombstones.
+    public var deleted = 0
+    /// Local changes the server accepted.
+    public var pushed = 0
+    /// Local changes the server refused, with its reasons; they are removed from the queue.
+    public var rejected: [RejectedChange] = []
+    /// Conflicts met while pushing and how each was settled.
+    public var conflicts: [ConflictReport] = []
+    /// Server records that did not decode and were not applied.
+    public var skipped: [SkippedRecord] = []
+    /// Records of pulled pages left alone because a local change to them is waiting to be pushed.
+    public var keptLocal = 0
+    /// Requests retried after transient failures.
+    public var retries = 0
+    /// The cursor the cache is at after the sync.
+    public var cursor: SyncCursor?
+    /// Wall-clock time of the sync.
+    public var duration: Duration = .zero
+
+    /// An empty report.
+    public init() {}
+
+    public var description: String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        var text = "pulled \(pulled) in \(pages) page\(pages == 1 ? "" : "s") "
+        text += "(\(inserted) inserted, \(updated) updated, \(deleted) deleted), pushed \(pushed)"
+        if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
+        text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
+        if !conflicts.isEmpty {
+            let outcomes = Dictionary(grouping: conflicts, by: \.resolution.description).map { "\($1.count) \($0)" }
+            text += " (\(outcomes.sorted().joined(separator: ", ")))"
+        }
+        text += ", \(skipped.count) skipped, \(retries) retr\(retries == 1 ? "y" : "ies")"
+        text += ", " + String(format3: seconds) + " s"
+        return text
+    }
+}
+
+/// A server record that did not decode, with the error naming the key path and coding path.
+public struct SkippedRecord: Sendable, CustomStringConvertible {
+    /// Its position in the page.
+    public let index: Int
+    /// Its id as the server sent it, when that much could be read.
+    public let id: String?
+    /// The ``VariablyCodable/VariablyCodingError`` (or other decoding error).
+    public let error: any Error
+
+    public var description: String {
+        "record \(id.map { "id \($0)" } ?? "#\(index)"): \(error)"
+    }
+}
+
+/// A local change the server refused.
+public struct RejectedChange: Sendable, CustomStringConvertible {
+    /// The record's id, as text.
+    public let id: String
+    /// The server's reason.
+    public let reason: String
+
+    public var description: String { "\(id): \(reason)" }
+}
+
+/// A conflict met while pushing and how the policy settled it.
+public struct ConflictReport: Sendable, CustomStringConvertible {
+    /// How a conflict ended.
+    public enum Resolution: Sendable, Equatable, CustomStringConvertible {
+        /// The server's version is now in the cache.
+        case keptServer
+        /// The local version was pushed over the server's.
+        case keptLocal
+        /// A merged version was stored and pushed.
+        case merged
+        /// Still unresolved after ``SyncConfiguration/maxConflictRounds``; the change stays queued.
+        case unresolved
+
+        public var description: String {
+            switch self {
+            case .keptServer: "server won"
+            case .keptLocal: "client won"
+            case .merged: "merged"
+            case .unresolved: "unresolved"
+            }
+        }
+    }
+
+    /// The record's id, as text.
+    public let id: String
+    /// The policy that decided, e.g. `"serverWins"`.
+    public let policy: String
+    /// What happened.
+    public let resolution: Resolution
+
+    public var description: String { "\(id): \(resolution) (\(policy))" }
+}
+
+extension String {
+    /// `1.234` for 1.2344: three decimals without Foundation's `String(format:)`.
+    init(format3 value: Double) {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(abs(thousandths) % 1000)
+        self = "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import VariablySQLite
+
+/// A local change waiting to be pushed, as stored in `variably_pending_changes`.
+struct PendingChange: Sendable {
+    enum Operation: String, Sendable {
+        case upsert
+        case delete
+    }
+
+    let sequence: Int64
+    /// The record's id as JSON text (`42`, `"A1B2..."`), so that any `Codable` id fits one column.
+    let recordID: String
+    let operation: Operation
+    let idempotencyKey: String
+    let baseCursor: SyncCursor?
+}
+
+/// The repository's own tables, next to the model's: the cursor of the last applied page per table,
+/// and the queue of local changes. Written in the same transactions as the model's rows, which is
+/// what makes pages resumable and local edits durable.
+struct SyncStateStore: Sendable {
+    /// The model table these rows belong to; one database can hold several repositories.
+    let table: String
+
+    static let createSQL = """
+        CREATE TABLE IF NOT EXISTS "variably_sync_state" (
+            "table_name" TEXT PRIMARY KEY NOT NULL,
+            "cursor" TEXT,
+            "synced_at" REAL
+        );
+        CREATE TABLE IF NOT EXISTS "variably_pending_changes" (
+            "sequence" INTEGER PRIMARY KEY AUTOINCREMENT,
+            "table_name" TEXT NOT NULL,
+            "record_id" TEXT NOT NULL,
+            "operation" TEXT NOT NULL CHECK ("operation" IN ('upsert', 'delete')),
+            "idempotency_key" TEXT NOT NULL UNIQUE,
+            "base_cursor" TEXT,
+            "created_at" REAL NOT NULL,
+            UNIQUE ("table_name", "record_id")
+        );
+        """
+
+    func cursor(_ db: Database) throws -> SyncCursor? {
+        let value = try db.fetchValue(
+            sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
+        guard case .text(let text)? = value else { return nil }
+        return SyncCursor(text)
+    }
+
+    func setCursor(_ cursor: SyncCursor, _ db: Database) throws {
+        // https://www.sqlite.org/lang_upsert.html
+        try db.execute(
+            sql: #"""
+                INSERT INTO "variably_sync_state" ("table_name", "cursor", "synced_at") VALUES (?, ?, ?)
+                ON CONFLICT ("table_name") DO UPDATE SET "cursor" = excluded."cursor", "synced_at" = excluded."synced_at"
+                """#,
+            arguments: [table, cursor.rawValue, Date().timeIntervalSince1970])
+    }
+
+    /// Queues a change; a record already queued keeps its place and its base, and takes the new
+    /// operation with a new idempotency key (the queued content is read when pushing).
+    func enqueue(recordID: String, operation: PendingChange.Operation, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                INSERT INTO "variably_pending_changes"
+                    ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
+                VALUES (?, ?, ?, ?, (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?), ?)
+                ON CONFLICT ("table_name", "record_id") DO UPDATE SET
+                    "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key"
+                """#,
+            arguments: [
+                table, recordID, operation.rawValue, UUID().uuidString, table, Date().timeIntervalSince1970,
+            ])
+    }
+
+    func pending(_ db: Database) throws -> [PendingChange] {
+        let rows = try db.fetch(
+            sql: #"""
+                SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor"
+                FROM "variably_pending_changes" WHERE "table_name" = ? ORDER BY "sequence"
+                """#,
+            arguments: [table])
+        return rows.compactMap { row in
+            guard case .integer(let sequence) = row[0], case .text(let recordID) = row[1],
+                case .text(let operation) = row[2], let operation = PendingChange.Operation(rawValue: operation),
+                case .text(let key) = row[3]
+            else { return nil }
+            let base: SyncCursor? = if case .text(let text) = row[4] { SyncCursor(text) } else { nil }
+            return PendingChange(
+                sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base)
+        }
+    }
+
+    func pendingCount(_ db: Database) throws -> Int {
+        let value = try db.fetchValue(
+            sql: #"SELECT count(*) FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
+        guard case .integer(let count)? = value else { return 0 }
+        return Int(count)
+    }
+
+    func pendingRecordIDs(_ db: Database) throws -> Set<String> {
+        let rows = try db.fetch(
+            sql: #"SELECT "record_id" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
+        return Set(rows.compactMap { if case .text(let id) = $0[0] { id } else { nil } })
+    }
+
+    /// Removes a pushed change. If the record was edited again meanwhile (the key changed), the newer
+    /// change stays queued, rebased on `version` so that it does not conflict with its own predecessor.
+    func complete(_ change: PendingChange, version: SyncCursor?, _ db: Database) throws {
+        try db.execute(
+            sql: #"DELETE FROM "variably_pending_changes" WHERE "idempotency_key" = ?"#,
+            arguments: [change.idempotencyKey])
+        if db.changesCount == 0, let version {
+            try db.execute(
+                sql: #"""
+                    UPDATE "variably_pending_changes" SET "base_cursor" = ?
+                    WHERE "table_name" = ? AND "record_id" = ?
+                    """#,
+                arguments: [version.rawValue, table, change.recordID])
+        }
+    }
+
+    /// Keeps a conflicting change queued, based on the server's `version` now, under a new key.
+    func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: SyncCursor, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                UPDATE "variably_pending_changes" SET "base_cursor" = ?, "operation" = ?, "idempotency_key" = ?
+                WHERE "idempotency_key" = ?
+                """#,
+            arguments: [version.rawValue, operation.rawValue, UUID().uuidString, change.idempotencyKey])
+    }
+}
