@@ -91,15 +91,17 @@ extension VariablyEncodable {
         let (source, keySet) = try Self.keySet(for: encoder.userInfo, codingPath: encoder.codingPath)
         let sink = FoundationEncodingSink(
             root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout)
-        for (index, entry) in keySet.entries.enumerated() {
+        let coders = keySet.coders
+        for index in coders.indices {
             do {
-                try entry.coder.encode(self, to: sink, at: index)
+                try coders[index].encode(self, to: sink, at: index)
             } catch let error as VariablyCodingError {
                 // A nested key-set model already named its own property.
                 throw error
             } catch {
                 throw VariablyCodingError(
-                    error, source: source, modelType: Self.self, entry: entry, codingPath: encoder.codingPath)
+                    error, source: source, modelType: Self.self, entry: keySet.entries[index],
+                    codingPath: encoder.codingPath)
             }
         }
     }
@@ -108,16 +110,17 @@ extension VariablyEncodable {
 extension KeySetDescribable {
     /// The source named in `userInfo`, else the default, with its key set.
     static func keySet(
-        for userInfo: [CodingUserInfoKey: Any], codingPath: [any CodingKey]
+        for userInfo: [CodingUserInfoKey: Any], codingPath: @autoclosure () -> [any CodingKey]
     ) throws -> (CodingSource, KeySet<Self>) {
+        let keySets = Self.keySets
         guard let source = (userInfo[.codingSource] as? CodingSource) ?? keySets.defaultSource else {
             throw VariablyCodingError(
-                reason: .noSource, source: nil, modelType: Self.self, codingPath: codingPath)
+                reason: .noSource, source: nil, modelType: Self.self, codingPath: codingPath())
         }
         guard let keySet = keySets[source] else {
             throw VariablyCodingError(
                 reason: .noKeySet(declared: keySets.sources), source: source, modelType: Self.self,
-                codingPath: codingPath)
+                codingPath: codingPath())
         }
         return (source, keySet)
     }
