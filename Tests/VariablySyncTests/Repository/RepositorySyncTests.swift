@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+
+@Suite struct RepositorySyncTests {
+    private func serverRecords(_ server: SimulatedServer<Account>) async -> [Account] {
+        await server.allRecords().sorted { $0.id < $1.id }
+    }
+
+    @Test func firstSyncFillsAnEmptyCachePageByPage() async throws {
+        let server = try SimulatedServer(records: Account.samples(2_500), seed: 1)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 1_000))
+        let report = try await repository.sync()
+        #expect(report.pulled == 2_500)
+        #expect(report.pages == 3)
+        #expect(report.inserted == 2_500)
+        #expect(report.updated == 0)
+        #expect(report.cursor == "2500")
+        #expect(try cached(repository) == Account.samples(2_500))
+        #expect(try repository.cursor() == "2500")
+    }
+
+    @Test func incrementalSyncAppliesEditsDeletionsAndInsertions() async throws {
+        let server = try SimulatedServer(records: Account.samples(1_000), seed: 2)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        try await repository.sync()
+        let changes = try await server.simulateOtherClients(
+            edits: 30, deletions: 7, insertions: [Account.sample(5_000), Account.sample(5_001)]
+        ) { account, random in
+            account.age = Int.random(in: 18..<90, using: &random)
+        }
+        let report = try await repository.sync()
+        #expect(report.pulled == 32)
+        #expect(report.updated == 30)
+        #expect(report.inserted == 2)
+        #expect(report.deleted == 7)
+        #expect(try repository.count() == 1_000 - 7 + 2)
+        #expect(try cached(repository) == (await serverRecords(server)))
+        for id in changes.deleted { #expect(try repository.fetch(id: id) == nil) }
+
+        let nothing = try await repository.sync()
+        #expect(nothing.pulled == 0 && nothing.deleted == 0 && nothing.pages == 1)
+    }
+
+    @Test func reappliedPagesChangeNothing() async throws {
+        let server = try SimulatedServer(records: Account.samples(500), seed: 3)
+        let database = try SQLiteDatabase.inMemory()
+        let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
+        try await repository.sync()
+        try await server.update(id: 10) { $0.nickname = "changed" }
+        await server.delete(id: 11)
+        try await repository.sync()
+        let before = try cached(repository)
+        // Forget the cursor, as if the last commit had been lost: every page comes again.
+        try database.write { try $0.execute(sql: #"UPDATE "variably_sync_state" SET "cursor" = NULL"#) }
+        let again = try await repository.sync()
+        #expect(again.pulled == 499)
+        #expect(again.inserted == 0)
+        #expect(again.deleted == 0)
+        #expect(try cached(repository) == before)
+    }
+
+    @Test func duplicatedPagesAreHarmless() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(1_000), seed: 4, faults: SimulatedFaults(duplicatePageRate: 0.5))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        let duplicated = await server.statistics.duplicatedPages
+        #expect(duplicated > 0)
+        #expect(report.pages == 10 + duplicated)
+        #expect(report.inserted == 1_000)
+        #expect(try cached(repository) == Account.samples(1_000))
+    }
+
+    @Test func interruptedSyncResumesAfterTheLastAppliedPage() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(1_000), seed: 5, faults: SimulatedFaults(interruptAfterPulls: 3))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        await #expect(throws: RemoteSourceError.unavailable("simulated interruption after 3 pages")) {
+            try await repository.sync()
+        }
+        #expect(try repository.count() == 300)
+        #expect(try repository.cursor() == "300")
+        let resumed = try await repository.sync()
+        #expect(resumed.pulled == 700)
+        #expect(resumed.inserted == 700)
+        #expect(try cached(repository) == Account.samples(1_000))
+    }
+
+    @Test func transientErrorsAreRetriedWithBackoff() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(2_000), seed: 6, faults: SimulatedFaults(transientErrorRate: 0.3))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        let failures = await server.statistics.transientErrors
+        #expect(failures > 0)
+        #expect(report.retries == failures)
+        #expect(try cached(repository) == Account.samples(2_000))
+    }
+
+    @Test func retriesStopAtTheConfiguredBound() async throws {
+        let server = try SimulatedServer(records: Account.samples(10), seed: 7, faults: SimulatedFaults(transientErrorRate: 1))
+        let retry = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), seed: 1)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(retry: retry))
+        do {
+            try await repository.sync()
+            Issue.record("the sync should have given up")
+        } catch SyncError.retriesExhausted(let attempts, let error) {
+            #expect(attempts == 4)
+            #expect((error as? RemoteSourceError)?.isTransient == true)
+        }
+        #expect(await server.statistics.pulls == 4)
+    }
+
+    @Test func backoffGrowsExponentiallyWithBoundedJitter() {
+        let policy = RetryPolicy(initialDelay: .milliseconds(100), multiplier: 2, maxDelay: .seconds(1), jitter: 0.5)
+        #expect(policy.delay(beforeAttempt: 2, random: 0.5) == .milliseconds(100))
+        #expect(policy.delay(beforeAttempt: 3, random: 0.5) == .milliseconds(200))
+        #expect(policy.delay(beforeAttempt: 4, random: 0.5) == .milliseconds(400))
+        #expect(policy.delay(beforeAttempt: 9, random: 0.5) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 3, random: 0) == .milliseconds(100))
+        #expect(policy.delay(beforeAttempt: 3, random: 0.999_999) < .milliseconds(300))
+    }
+
+    @Test func malformedRecordsAreSkippedAndReported() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(2_000), seed: 8, faults: SimulatedFaults(malformedRecordRate: 0.01))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        let malformed = await server.statistics.malformedIDs
+        #expect(!malformed.isEmpty)
+        #expect(report.skipped.map(\.id) == malformed.map { String($0) })
+        #expect(report.inserted == 2_000 - malformed.count)
+        let first = try #require(report.skipped.first)
+        let error = try #require(first.error as? VariablyCodingError)
+        #expect(error.modelType == "Account")
+        #expect("\(first)".contains("record id \(malformed[0])"))
+        #expect(try repository.fetch(id: malformed[0]) == nil)
+    }
+
+    @Test func malformedRecordsCanFailThePage() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(300), seed: 9, faults: SimulatedFaults(malformedRecordRate: 0.005))
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(malformed: .failPage))
+        do {
+            try await repository.sync()
+            Issue.record("a malformed record should fail its page")
+        } catch SyncError.malformedRecords(let records) {
+            #expect(!records.isEmpty)
+        }
+        let malformed = try #require(await server.statistics.malformedIDs.first)
+        let pageStart = (malformed - 1) / 100 * 100
+        #expect(try repository.count() == Int(pageStart))
+        #expect(try repository.cursor() == (pageStart == 0 ? nil : SyncCursor(String(pageStart))))
+    }
+
+    @Test func renamedServerKeyIsAbsorbedByAlternativeKeys() async throws {
+        let server = try SimulatedServer(records: Account.samples(200), seed: 10)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        try await repository.sync()
+        await server.renameKey("user_name", to: "username")
+        try await server.update(id: 5) { $0.userName = "renamed-five" }
+        let report = try await repository.sync()
+        #expect(report.updated == 1)
+        #expect(report.skipped.isEmpty)
+        #expect(try repository.fetch(id: 5)?.userName == "renamed-five")
+    }
+
+    @Test func cancellationStopsBetweenPages() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(2_000), seed: 11, faults: SimulatedFaults(latency: .milliseconds(20)))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 50))
+        let task = Task { try await repository.sync() }
+        try await Task.sleep(for: .milliseconds(150))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let count = try repository.count()
+        #expect(count > 0 && count < 2_000)
+        #expect(count % 50 == 0)
+        #expect(try repository.cursor() == SyncCursor(String(count)))
+        let rest = try await repository.sync()
+        #expect(rest.inserted == 2_000 - count)
+    }
+
+    @Test func readsDuringASyncNeverSeeHalfAppliedPages() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try SQLiteDatabase(path: folder.appendingPathComponent("cache.sqlite").path)
+        let server = try SimulatedServer(
+            records: Account.samples(5_000), seed: 12, faults: SimulatedFaults(latency: .milliseconds(2)))
+        let repository = try Repository(database: database, remote: server, configuration: makeConfiguration(pageSize: 250))
+        let sync = Task { try await repository.sync() }
+        var observed: Set<Int> = []
+        while true {
+            let count = try repository.count()
+            let active = try repository.count(where: #Predicate { $0.isActive })
+            #expect(count % 250 == 0, "a read saw \(count) rows")
+            #expect(active <= count)
+            observed.insert(count)
+            if count == 5_000 { break }
+            await Task.yield()
+        }
+        let report = try await sync.value
+        #expect(report.inserted == 5_000)
+        #expect(observed.contains { $0 > 0 && $0 < 5_000 }, "reads should have run while pages were applied")
+    }
+
+    @Test func progressStreamReportsEachPage() async throws {
+        let server = try SimulatedServer(records: Account.samples(450), seed: 13)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let progress = repository.progressUpdates()
+        let collector = Task {
+            var events: [SyncProgress] = []
+            for await event in progress {
+                events.append(event)
+                if case .finished = event { break }
+            }
+            return events
+        }
+        try await repository.sync()
+        let events = await collector.value
+        let pages = events.compactMap { event -> Int? in
+            if case .pageApplied(_, _, _, let total) = event { return total }
+            return nil
+        }
+        #expect(pages == [100, 200, 300, 400, 450])
+        guard case .started(0) = events.first else { Issue.record("expected .started first, got \(events)"); return }
+    }
+
+    @Test func fetchQueriesTheCacheWithPredicates() async throws {
+        let server = try SimulatedServer(records: Account.samples(600), seed: 14)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        try await repository.sync()
+        let found = try repository.fetch(
+            where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
+        let expected = Account.samples(600).filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }
+        #expect(found == Array(expected.prefix(10)))
+        #expect(try repository.count(where: #Predicate { $0.isActive && $0.age > 30 }) == expected.count)
+        #expect(try repository.fetch(id: 42) == Account.sample(41))
+    }
+}
