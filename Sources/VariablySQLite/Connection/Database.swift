@@ -163,6 +163,7 @@ public final class Database {
     /// ```
     ///
     /// - Throws: What `body` throws, or ``SQLiteError`` if the transaction cannot begin or commit.
+    @discardableResult
     public func inTransaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
         if isInsideTransaction { return try inSavepoint(body) }
         try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
@@ -186,6 +187,7 @@ public final class Database {
     /// (https://www.sqlite.org/lang_savepoint.html).
     ///
     /// - Throws: What `body` throws, or ``SQLiteError``.
+    @discardableResult
     public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         defer { savepointDepth -= 1 }

@@ -82,6 +82,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///   - body: The work; its `Database` must not escape it. Nested transactions are savepoints:
     ///     see ``Database/inTransaction(_:_:)``.
     /// - Throws: What `body` throws, or ``SQLiteError``.
+    @discardableResult
     public func write<T>(_ kind: TransactionKind? = nil, _ body: (Database) throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
@@ -91,6 +92,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// Runs `body` on the writer connection outside of any transaction, e.g. for `VACUUM`.
     ///
     /// - Throws: What `body` throws.
+    @discardableResult
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }

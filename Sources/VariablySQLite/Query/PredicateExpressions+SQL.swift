@@ -3,7 +3,10 @@ import Foundation
 // Each supported node of Foundation's predicate tree renders itself; children are translated
 // through `PredicateSQL.translate`, which names any node that has no translation.
 
-extension PredicateExpressions.Variable: SQLTranslatableExpression {
+/// The predicate's input variable.
+protocol PredicateRootExpression: SQLTranslatableExpression {}
+
+extension PredicateExpressions.Variable: PredicateRootExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         guard Output.self == context.modelType else {
             throw QueryTranslationError(
@@ -13,18 +16,9 @@ extension PredicateExpressions.Variable: SQLTranslatableExpression {
     }
 }
 
-extension PredicateExpressions.KeyPath: SQLTranslatableExpression {
+extension PredicateExpressions.KeyPath: SQLTranslatableExpression, ModelKeyPathExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        let base = try PredicateSQL.translate(root, in: context)
-        let path: AnyKeyPath
-        switch base {
-        case .root:
-            path = keyPath
-        case .column(_, _, _, let rootPath):
-            // `$0.address.city` is the flattened column of `\Model.address.city`, if the key set has one.
-            guard let appended = rootPath.appending(path: keyPath as AnyKeyPath) else { fallthrough }
-            path = appended
-        default:
+        guard let path = try modelKeyPath(in: context) else {
             throw QueryTranslationError(
                 expression: "\(keyPath)", reason: "key paths are only translated on the model's properties.")
         }
@@ -34,6 +28,23 @@ extension PredicateExpressions.KeyPath: SQLTranslatableExpression {
         }
         return column
     }
+
+    /// `\Model.address.city` for `$0.address.city`: nested key paths name flattened columns.
+    func modelKeyPath(in context: PredicateSQLContext) throws -> AnyKeyPath? {
+        if let variable = root as? any PredicateRootExpression {
+            _ = try variable.sqlTerm(in: context)
+            return keyPath
+        }
+        guard let parent = root as? any ModelKeyPathExpression, let base = try parent.modelKeyPath(in: context) else {
+            return nil
+        }
+        return base.appending(path: keyPath as AnyKeyPath)
+    }
+}
+
+/// A key path expression that can say which key path of the model it reads.
+protocol ModelKeyPathExpression {
+    func modelKeyPath(in context: PredicateSQLContext) throws -> AnyKeyPath?
 }
 
 extension PredicateExpressions.Value: SQLTranslatableExpression {
@@ -68,70 +79,74 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
             case .greaterThan: ">"
             case .greaterThanOrEqual: ">="
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, in: context, resultKind: .bool)
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: .comparison, in: context, resultKind: .bool)
     }
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "AND", rhs, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "AND", rhs, precedence: .and, in: context, resultKind: .bool)
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "OR", rhs, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "OR", rhs, precedence: .or, in: context, resultKind: .bool)
     }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         let inner = try PredicateSQL.translate(wrapped, in: context)
-        let rendered = try inner.render(hint: .bool)
+        let rendered = try inner.render(hint: .bool, inside: .not)
         return .expression(
             sql: "NOT \(rendered.sql)", arguments: rendered.arguments, kind: .bool, isNullable: inner.isNullable,
-            isCompound: true)
+            precedence: .not)
     }
 }
 
 extension PredicateExpressions.Arithmetic: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        let sqlOperator =
+        let (sqlOperator, precedence): (String, SQLPrecedence) =
             switch op {
-            case .add: "+"
-            case .subtract: "-"
-            case .multiply: "*"
+            case .add: ("+", .additive)
+            case .subtract: ("-", .additive)
+            case .multiply: ("*", .multiplicative)
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, in: context)
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: precedence, in: context)
     }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         // Integer operands divide as integers in SQLite too (https://www.sqlite.org/lang_expr.html#operators).
-        try PredicateSQL.binary(lhs, "/", rhs, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "%", rhs, in: context)
+        try PredicateSQL.binary(lhs, "%", rhs, precedence: .multiplicative, in: context)
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "/", rhs, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
     }
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        // A negated captured value stays one bound value: `-50`, not `-?` bound to 50.
+        if let captured = wrapped as? PredicateExpressions.Value<Wrapped.Output> {
+            return .value(-captured.value)
+        }
         let inner = try PredicateSQL.translate(wrapped, in: context)
-        let rendered = try inner.render(hint: inner.kind)
+        let rendered = try inner.render(hint: inner.kind, inside: .unary)
         return .expression(
             sql: "-\(rendered.sql)", arguments: rendered.arguments, kind: inner.kind, isNullable: inner.isNullable,
-            isCompound: true)
+            precedence: .unary)
     }
 }
 
@@ -140,11 +155,11 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
         let left = try PredicateSQL.translate(lhs, in: context)
         let right = try PredicateSQL.translate(rhs, in: context)
         let hint = left.kind ?? right.kind
-        let l = try left.render(hint: hint, parenthesized: false)
-        let r = try right.render(hint: hint, parenthesized: false)
+        let l = try left.render(hint: hint)
+        let r = try right.render(hint: hint)
         return .expression(
             sql: "COALESCE(\(l.sql), \(r.sql))", arguments: l.arguments + r.arguments, kind: hint,
-            isNullable: right.isNullable, isCompound: false)
+            isNullable: right.isNullable, precedence: .atom)
     }
 }
 
@@ -153,8 +168,8 @@ extension PredicateExpressions.ForcedUnwrap: SQLTranslatableExpression {
         switch try PredicateSQL.translate(inner, in: context) {
         case .column(let name, let kind, _, let keyPath):
             return .column(quotedName: name, kind: kind, isOptional: false, keyPath: keyPath)
-        case .expression(let sql, let arguments, let kind, _, let isCompound):
-            return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: false, isCompound: isCompound)
+        case .expression(let sql, let arguments, let kind, _, let precedence):
+            return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: false, precedence: precedence)
         case let other:
             return other
         }
@@ -163,16 +178,16 @@ extension PredicateExpressions.ForcedUnwrap: SQLTranslatableExpression {
 
 extension PredicateExpressions.Conditional: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool, parenthesized: false)
+        let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool)
         let whenTrue = try PredicateSQL.translate(trueBranch, in: context)
         let whenFalse = try PredicateSQL.translate(falseBranch, in: context)
         let hint = whenTrue.kind ?? whenFalse.kind
-        let t = try whenTrue.render(hint: hint, parenthesized: false)
-        let f = try whenFalse.render(hint: hint, parenthesized: false)
+        let t = try whenTrue.render(hint: hint)
+        let f = try whenFalse.render(hint: hint)
         return .expression(
             sql: "CASE WHEN \(condition.sql) THEN \(t.sql) ELSE \(f.sql) END",
             arguments: condition.arguments + t.arguments + f.arguments, kind: hint,
-            isNullable: whenTrue.isNullable || whenFalse.isNullable, isCompound: false)
+            isNullable: whenTrue.isNullable || whenFalse.isNullable, precedence: .atom)
     }
 }
 
@@ -193,7 +208,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
         let elementTerm = try PredicateSQL.translate(element, in: context)
         if let captured = sequence as? PredicateExpressions.Value<LHS.Output> {
             // A captured collection: `column IN (?, ?, ...)`, one bound parameter per element.
-            let column = try elementTerm.render(hint: elementTerm.kind)
+            let column = try elementTerm.render(hint: elementTerm.kind, inside: .equality)
             var arguments = column.arguments
             var count = 0
             for element in captured.value {
@@ -202,12 +217,12 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
                 count += 1
             }
             guard count > 0 else {
-                return .expression(sql: "0", arguments: [], kind: .bool, isNullable: false, isCompound: false)
+                return .expression(sql: "0", arguments: [], kind: .bool, isNullable: false, precedence: .atom)
             }
             let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
             return .expression(
                 sql: "\(column.sql) IN (\(placeholders))", arguments: arguments, kind: .bool,
-                isNullable: elementTerm.isNullable, isCompound: true)
+                isNullable: elementTerm.isNullable, precedence: .equality)
         }
         let sequenceTerm = try PredicateSQL.translate(sequence, in: context)
         guard case .column(let name, let kind, _, _) = sequenceTerm else {
@@ -228,9 +243,9 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
                 reason: "contains on a column translates for arrays of String, Int, Int64, Double or Bool only.")
         }
         // An array of scalars is stored as JSON text: https://www.sqlite.org/json1.html#jeach
-        let value = try elementTerm.render(hint: elementKind, parenthesized: false)
+        let value = try elementTerm.render(hint: elementKind, inside: .equality, isRightOperand: true)
         return .expression(
             sql: "EXISTS (SELECT 1 FROM json_each(\(name)) WHERE json_each.value = \(value.sql))",
-            arguments: value.arguments, kind: .bool, isNullable: false, isCompound: false)
+            arguments: value.arguments, kind: .bool, isNullable: false, precedence: .atom)
     }
 }

@@ -77,7 +77,7 @@ public struct SQLQuery: Hashable, Sendable {
             },
             modelName: "\(Model.self)")
         let term = try PredicateSQL.translate(predicate.expression, in: context)
-        let rendered = try term.render(hint: .bool, parenthesized: false)
+        let rendered = try term.render(hint: .bool)
         return SQLQuery(sql: rendered.sql, arguments: rendered.arguments)
     }
 

@@ -36,11 +36,13 @@ public struct Migrator: Sendable {
     /// - Throws: What a step throws, ``SQLiteError``, or ``MigrationError/unknownMigrations(_:)``
     ///   when the database has steps this migrator does not know (a newer version of the app wrote it).
     public func migrate(_ database: SQLiteDatabase) throws {
-        try database.write { try createLog(in: $0) }
+        try database.write { db in
+            try createLog(in: db)
+            try checkKnown(in: db)
+        }
         for step in steps {
             try database.write(.immediate) { db in
                 guard try !appliedIdentifiers(in: db).contains(step.identifier) else { return }
-                try checkKnown(in: db)
                 try step.body(db)
                 try db.execute(sql: "INSERT INTO \"variably_migrations\" (\"identifier\") VALUES (?)", arguments: [step.identifier])
             }

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablyTestSupport
+
+@Suite struct DatabaseTests {
+    @Test func fileDatabaseUsesWALWithForeignKeys() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path)
+        let (mode, foreignKeys) = try db.read { db in
+            (try db.fetchValue(sql: "PRAGMA journal_mode"), try db.fetchValue(sql: "PRAGMA foreign_keys"))
+        }
+        #expect(mode == .text("wal"))
+        #expect(foreignKeys == .integer(1))
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func writeOpensAnImmediateTransactionAndCommits() throws {
+        let (db, recorder) = try TestDatabase.users()
+        try db.write { try $0.insert(User.sample(0)) }
+        #expect(recorder.recorded.first == "BEGIN IMMEDIATE TRANSACTION")
+        #expect(recorder.recorded.last == "COMMIT TRANSACTION")
+        #expect(try db.read { try $0.count(User.self) } == 1)
+    }
+
+    @Test func writeRollsBackWhenTheClosureThrows() throws {
+        struct Abort: Error {}
+        let (db, recorder) = try TestDatabase.users(3)
+        #expect(throws: Abort.self) {
+            try db.write { db in
+                try db.insert(User.sample(10))
+                try db.delete(User.self, id: Int64(1))
+                throw Abort()
+            }
+        }
+        #expect(recorder.recorded.last == "ROLLBACK TRANSACTION")
+        #expect(try db.read { try $0.fetchAll(User.self) } == User.samples(3))
+    }
+
+    @Test func nestedTransactionsAreSavepointsThatRollBackAlone() throws {
+        struct Abort: Error {}
+        let (db, _) = try TestDatabase.users()
+        try db.write { db in
+            try db.insert(User.sample(0))
+            do {
+                try db.inTransaction {
+                    try db.insert(User.sample(1))
+                    try db.inTransaction { try db.insert(User.sample(2)) }
+                    throw Abort()
+                }
+                Issue.record("No error")
+            } catch is Abort {
+            }
+            try db.inTransaction { try db.insert(User.sample(3)) }
+        }
+        #expect(try db.read { try $0.fetchAll(User.self).map(\.id) } == [1, 4])
+    }
+
+    @Test func readersDoNotWrite() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path)
+        try db.write { try $0.migrate(User.self) }
+        do {
+            try db.read { try $0.insert(User.sample(0)) }
+            Issue.record("A reader connection wrote.")
+        } catch SQLiteError.readOnly {
+        }
+    }
+
+    @Test func readersSeeACommittedSnapshotWhileAWriterWrites() async throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path)
+        try db.write { db in
+            try db.migrate(User.self)
+            try db.insert(User.samples(10))
+        }
+        // The writer holds its transaction open while readers on other threads count the rows:
+        // in WAL mode they are not blocked and see the last committed state.
+        let writerStarted = DispatchSemaphore(value: 0)
+        let readersDone = DispatchSemaphore(value: 0)
+        let writer = Task.detached {
+            try db.write { db in
+                try db.insert(User.sample(100))
+                writerStarted.signal()
+                readersDone.wait()
+            }
+        }
+        writerStarted.wait()
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try db.read { try $0.count(User.self) } }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        readersDone.signal()
+        try await writer.value
+        #expect(counts == [10, 10, 10, 10])
+        #expect(try db.read { try $0.count(User.self) } == 11)
+    }
+
+    @Test func concurrentWritesAreSerialized() async throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path)
+        try db.write { try $0.migrate(User.self) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for batch in 0..<8 {
+                group.addTask {
+                    try db.write { db in
+                        try db.insert((0..<50).map { User.sample(batch * 50 + $0) })
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try db.read { try $0.count(User.self) } == 400)
+    }
+
+    @Test func inMemoryDatabasesAreIndependent() throws {
+        let (first, _) = try TestDatabase.users(2)
+        let (second, _) = try TestDatabase.users()
+        #expect(try first.read { try $0.count(User.self) } == 2)
+        #expect(try second.read { try $0.count(User.self) } == 0)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import VariablySQLite
+
+/// The `[String]` fast path must read what Foundation writes and write what Foundation reads.
+@Suite struct ScalarArrayJSONTests {
+    @Test(arguments: [
+        [], [""], ["a", "b"], ["quote \" backslash \\ slash /"], ["\n\r\t\u{1}\u{1F}"], ["é", "😀", "日本"],
+        [String(repeating: "long ", count: 200)],
+    ])
+    func stringArraysMatchFoundation(_ strings: [String]) throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(AllTypes.self)
+            var value = AllTypes.full
+            value.strings = strings
+            try db.insert(value)
+        }
+        guard case .text(let stored) = try db.read({ try $0.fetchValue(sql: "SELECT strings FROM all_types") }) else {
+            Issue.record("Not text")
+            return
+        }
+        #expect(try JSONDecoder().decode([String].self, from: Data(stored.utf8)) == strings)
+        let foundation = String(decoding: try JSONEncoder().encode(strings), as: UTF8.self)
+        try db.write { try $0.execute(sql: "UPDATE all_types SET strings = ?", arguments: [foundation]) }
+        #expect(try db.read { try $0.fetch(AllTypes.self, id: Int64(7))?.strings } == strings)
+    }
+}

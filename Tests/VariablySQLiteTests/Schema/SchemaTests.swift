@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablyTestSupport
+
+@Suite struct SchemaTests {
+    @Test func createTableIsDerivedFromTheKeySet() {
+        #expect(
+            Database.createTableSQL(for: User.self)
+                == """
+                CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, \
+                "email" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
+                "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
+                """)
+    }
+
+    @Test func columnTypesFollowTheMappingTable() {
+        let sql = Database.createTableSQL(for: AllTypes.self)
+        for column in [
+            #""int8" INTEGER NOT NULL"#, #""uint64" INTEGER NOT NULL"#, #""bool" INTEGER NOT NULL"#,
+            #""float" REAL NOT NULL"#, #""url" TEXT NOT NULL"#, #""uuid" TEXT NOT NULL"#, #""decimal" TEXT NOT NULL"#,
+            #""data" BLOB NOT NULL"#, #""date" REAL NOT NULL"#, #""milliseconds_date" INTEGER NOT NULL"#,
+            #""iso_date" TEXT NOT NULL"#, #""strings" TEXT NOT NULL"#, #""mood" TEXT NOT NULL"#,
+            #""level" INTEGER NOT NULL"#, #""point" TEXT NOT NULL"#, #""counts" TEXT NOT NULL"#,
+            #""optional_int" INTEGER,"#, #""optional_date" REAL,"#, #""optional_point" TEXT)"#,
+        ] {
+            #expect(sql.contains(column), "\(column)")
+        }
+    }
+
+    @Test func migrateCreatesTheTableAndItsIndexes() throws {
+        let db = try SQLiteDatabase.inMemory()
+        let statements = try db.write { try $0.migrate(User.self) }
+        #expect(
+            statements == [
+                Database.createTableSQL(for: User.self),
+                #"CREATE INDEX IF NOT EXISTS "users_on_user_name" ON "users" ("user_name")"#,
+                #"CREATE INDEX IF NOT EXISTS "users_on_age" ON "users" ("age")"#,
+                #"CREATE UNIQUE INDEX IF NOT EXISTS "users_unique_email" ON "users" ("email")"#,
+            ])
+        let indexes = try db.read {
+            try $0.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'users' ORDER BY name")
+                .map { $0[0] }
+        }
+        #expect(indexes == ["users_on_age", "users_on_user_name", "users_unique_email"])
+        // Up to date: a second migration creates nothing new.
+        #expect(try db.write { try $0.migrate(User.self) }.allSatisfy { $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS") })
+    }
+
+    @Test func namesThatNeedQuotingWork() throws {
+        #expect(
+            Database.createTableSQL(for: Order.self)
+                == #"CREATE TABLE "order" ("id" INTEGER PRIMARY KEY NOT NULL, "order" INTEGER NOT NULL, "it""s" TEXT NOT NULL)"#)
+        let db = try SQLiteDatabase.inMemory()
+        let orders = [Order(id: 1, order: 2, quoted: "it's \"quoted\""), Order(id: 2, order: 1, quoted: "plain")]
+        try db.write { db in
+            try db.migrate(Order.self)
+            try db.insert(orders)
+            try db.upsert(Order(id: 2, order: 3, quoted: "changed"))
+        }
+        let fetched = try db.read {
+            try $0.fetch(Order.self, where: #Predicate { $0.order > 1 }, sortedBy: [SortDescriptor(\.order, order: .reverse)])
+        }
+        #expect(fetched == [Order(id: 2, order: 3, quoted: "changed"), orders[0]])
+    }
+
+    @Test func additiveMigrationOfAnExistingFile() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        do {
+            // Version 1 of the app had no nickname and no tags columns.
+            let db = try SQLiteDatabase(path: path)
+            try db.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, \
+                        "email" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, \
+                        "score" REAL NOT NULL, "created_at" REAL NOT NULL)
+                        """)
+                try db.execute(
+                    sql: "INSERT INTO users VALUES (1, 'old', 'old@example.com', 40, 1, 2.5, 1700000000)")
+            }
+        }
+        let db = try SQLiteDatabase(path: path)
+        // "tags" is a non-optional [String]: automatic migration needs a default for it.
+        #expect {
+            try db.write { try $0.migrate(User.self) }
+        } throws: { error in
+            (error as? SchemaMismatchError)?.problems == [.newColumnNeedsValue(column: "tags")]
+        }
+        #expect(try db.read { try $0.fetch(sql: "SELECT name FROM pragma_table_info('users')").count } == 7)
+        try db.write { try $0.execute(sql: #"ALTER TABLE "users" ADD COLUMN "tags" TEXT NOT NULL DEFAULT '[]'"#) }
+        let statements = try db.write { try $0.migrate(User.self) }
+        #expect(statements.first == #"ALTER TABLE "users" ADD COLUMN "nickname" TEXT"#)
+        let users = try db.read { try $0.fetchAll(User.self) }
+        #expect(users.map(\.userName) == ["old"])
+        #expect(users.first?.nickname == nil)
+        #expect(users.first?.tags == [])
+    }
+
+    @Test func columnsWithDefaultsAreAddedAsNotNull() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.execute(sql: #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY NOT NULL, "title" TEXT NOT NULL)"#)
+            try db.execute(sql: #"INSERT INTO "notes" VALUES (1, 'a')"#)
+        }
+        let statements = try db.write { try $0.migrate(Note.self) }
+        #expect(statements == [#"ALTER TABLE "notes" ADD COLUMN "priority" INTEGER NOT NULL DEFAULT 3"#])
+        #expect(try db.read { try $0.fetchAll(Note.self) } == [Note(id: 1, title: "a", priority: 3)])
+    }
+
+    @Test func changesThatLoseDataNeedAnExplicitStep() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" INTEGER NOT NULL, \
+                    "email" TEXT, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
+                    "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT, "legacy" TEXT NOT NULL)
+                    """)
+        }
+        do {
+            try db.write { try $0.migrate(User.self) }
+            Issue.record("No error")
+        } catch let error as SchemaMismatchError {
+            #expect(
+                error.problems == [
+                    .typeChanged(column: "user_name", from: "INTEGER", to: "TEXT"),
+                    .nullabilityChanged(column: "email", isOptional: false),
+                    .removedRequiredColumn(column: "legacy"),
+                ])
+            #expect(error.description.hasPrefix(#"Table "users" needs an explicit migration: "#))
+        }
+        // Nothing was changed, not even the indexes.
+        #expect(try db.read { try $0.fetchValue(sql: "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index'") } == 0)
+    }
+}
+
+private struct Note: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
+    var id: Int64 = 0
+    var title = ""
+    var priority = 0
+    static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.title); Key(\.priority) } }
+    static let sqliteTable = SQLiteTable<Note>("notes", primaryKey: \.id, [.defaultValue(\.priority, 3)])
+}

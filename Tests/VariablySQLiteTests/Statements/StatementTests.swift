@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import VariablySQLite
+
+@Suite struct StatementTests {
+    private func database() throws -> SQLiteDatabase {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { try $0.execute(sql: "CREATE TABLE t (a, b)") }
+        return db
+    }
+
+    @Test(arguments: [SQLValue.null, 42, -1, 1.5, "text", "", .blob(Data([0, 1, 0xFF])), .blob(Data())])
+    func sqlValuesRoundTrip(_ value: SQLValue) throws {
+        let db = try database()
+        let fetched = try db.write { db in
+            try db.execute(sql: "INSERT INTO t (a) VALUES (?)", arguments: [value])
+            return try db.fetchValue(sql: "SELECT a FROM t")
+        }
+        #expect(fetched == value)
+    }
+
+    @Test func bindsByIndexAndByName() throws {
+        let db = try database()
+        let rows = try db.write { db in
+            let statement = try db.makeStatement(sql: "INSERT INTO t (a, b) VALUES (?2, ?1)")
+            try statement.bind("one", at: 1)
+            try statement.bind(2, at: 2)
+            try statement.step()
+            try db.execute(sql: "INSERT INTO t (a, b) VALUES (:a, @b)", arguments: ["a": 3, "b": "four"])
+            return try db.fetch(sql: "SELECT a, b FROM t ORDER BY a")
+        }
+        #expect(rows.map(\.values) == [[2, "one"], [3, "four"]])
+        #expect(rows[1]["B"] == "four")
+        #expect(rows[0].columnNames == ["a", "b"])
+    }
+
+    @Test func cachedStatementsAreReused() throws {
+        let db = try database()
+        try db.write { db in
+            let first = try db.cachedStatement(sql: "SELECT a FROM t")
+            let second = try db.cachedStatement(sql: "SELECT a FROM t")
+            #expect(first === second)
+            #expect(try db.makeStatement(sql: "SELECT a FROM t") !== first)
+        }
+    }
+
+    @Test func wrongArgumentCountThrowsRange() throws {
+        let db = try database()
+        #expect {
+            try db.write { try $0.execute(sql: "INSERT INTO t (a, b) VALUES (?, ?)", arguments: [1]) }
+        } throws: { error in
+            (error as? SQLiteError)?.code == .range
+        }
+    }
+
+    @Test func syntaxErrorsCarryCodeMessageAndSQL() throws {
+        let db = try database()
+        do {
+            _ = try db.read { try $0.fetch(sql: "SELEC a FROM t") }
+            Issue.record("No error")
+        } catch let error as SQLiteError {
+            #expect(error.code == .error)
+            #expect(error.message?.contains("syntax error") == true)
+            #expect(error.sql == "SELEC a FROM t")
+            #expect(error.description.contains("SELEC a FROM t"))
+        }
+    }
+
+    @Test func argumentsAreReachableButNotPrinted() throws {
+        let db = try database()
+        try db.write { try $0.execute(sql: "CREATE UNIQUE INDEX t_a ON t (a)") }
+        let secret = "s3cr3t-password"
+        do {
+            try db.write { db in
+                try db.execute(sql: "INSERT INTO t (a) VALUES (?)", arguments: [secret])
+                try db.execute(sql: "INSERT INTO t (a) VALUES (?)", arguments: [secret])
+            }
+            Issue.record("No error")
+        } catch let error as SQLiteError {
+            #expect(error.code == .constraintUnique)
+            #expect(error.arguments?.positional == [.text(secret)])
+            #expect(!error.description.contains(secret))
+            #expect(!"\(error)".contains(secret))
+            #expect(error.description.contains("UNIQUE constraint failed"))
+        }
+    }
+
+    @Test func constraintErrorsMatchInCatchByPrimaryAndExtendedCode() throws {
+        let db = try database()
+        try db.write { try $0.execute(sql: "CREATE TABLE u (id INTEGER PRIMARY KEY, name TEXT NOT NULL)") }
+        var caught: [String] = []
+        for sql in ["INSERT INTO u (id, name) VALUES (1, NULL)", "INSERT INTO u (id, name) VALUES (1, 'a')"] {
+            do {
+                try db.write { try $0.execute(sql: sql) }
+            } catch SQLiteError.constraintUnique {
+                caught.append("unique")
+            } catch SQLiteError.constraintNotNull {
+                caught.append("not null")
+            } catch {
+                caught.append("other \(error)")
+            }
+        }
+        do {
+            try db.write { try $0.execute(sql: "INSERT INTO u (id, name) VALUES (1, 'b')") }
+        } catch SQLiteError.constraint {
+            caught.append("constraint")
+        }
+        #expect(caught == ["not null", "constraint"])
+        #expect(ResultCode.constraint.matches(.constraintPrimaryKey))
+        #expect(!ResultCode.constraintUnique.matches(.constraintPrimaryKey))
+    }
+
+    @Test(arguments: [
+        "'; DROP TABLE t; --", "Robert'); DROP TABLE Students;--", "\" OR 1=1 --", "a\u{0}b", "%_\\",
+        "😀 ünïcødé", String(repeating: "x", count: 100_000),
+    ])
+    func hostileStringsAreStoredVerbatim(_ value: String) throws {
+        let db = try database()
+        let rows = try db.write { db in
+            try db.execute(sql: "INSERT INTO t (a) VALUES (?)", arguments: [value])
+            return try db.fetch(sql: "SELECT a FROM t WHERE a = ?", arguments: [value])
+        }
+        #expect(rows.map { $0[0] } == [.text(value)])
+        #expect(try db.read { try $0.tableExists("t") })
+    }
+
+    @Test func multipleStatementsRunWithoutArguments() throws {
+        let db = try database()
+        let count = try db.write { db in
+            try db.execute(sql: "INSERT INTO t (a) VALUES (1); INSERT INTO t (a) VALUES (2);")
+            return try db.fetchValue(sql: "SELECT COUNT(*) FROM t")
+        }
+        #expect(count == 2)
+    }
+}
