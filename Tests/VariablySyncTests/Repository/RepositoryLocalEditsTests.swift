@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+
+/// Loses the response of the first push after the server applied it, as a dropped connection would.
+private actor LosingFirstResponse: RemoteSource {
+    typealias Model = Account
+    let server: SimulatedServer<Account>
+    private var lost = false
+    private(set) var pushedKeys: [String] = []
+
+    init(_ server: SimulatedServer<Account>) {
+        self.server = server
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
+        pushedKeys += changes.map(\.idempotencyKey)
+        let results = try await server.push(changes)
+        if !lost {
+            lost = true
+            throw RemoteSourceError.transient("response lost")
+        }
+        return results
+    }
+}
+
+@Suite struct RepositoryLocalEditsTests {
+    private func syncedRepository(
+        count: Int = 100, conflicts: ConflictPolicy<Account> = .serverWins,
+        validate: (@Sendable (Account) -> String?)? = nil
+    ) async throws -> (SimulatedServer<Account>, Repository<Account>) {
+        let server = try SimulatedServer(records: Account.samples(count), seed: 21, validate: validate)
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: conflicts))
+        try await repository.sync()
+        return (server, repository)
+    }
+
+    @Test func savedEditsArePushedOnTheNextSync() async throws {
+        let (server, repository) = try await syncedRepository()
+        var account = try #require(try repository.fetch(id: 7))
+        account.nickname = "seven"
+        try await repository.save(account)
+        try await repository.save(Account.sample(999))
+        #expect(try repository.fetch(id: 7)?.nickname == "seven")
+        #expect(try repository.pendingChangeCount() == 2)
+
+        let report = try await repository.sync()
+        #expect(report.pushed == 2)
+        #expect(report.conflicts.isEmpty)
+        #expect(try repository.pendingChangeCount() == 0)
+        #expect(await server.record(id: 7)?.nickname == "seven")
+        #expect(await server.record(id: 1_000) == Account.sample(999))
+    }
+
+    @Test func deletionsArePushed() async throws {
+        let (server, repository) = try await syncedRepository()
+        try await repository.delete(id: 3)
+        #expect(try repository.fetch(id: 3) == nil)
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(await server.record(id: 3) == nil)
+        #expect(try repository.count() == 99)
+    }
+
+    @Test func repeatedEditsOfOneRecordArePushedOnce() async throws {
+        let (server, repository) = try await syncedRepository()
+        for age in 40..<45 {
+            var account = Account.sample(0)
+            account.age = age
+            try await repository.save(account)
+        }
+        #expect(try repository.pendingChangeCount() == 1)
+        let before = await server.latestCursor
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(await server.record(id: 1)?.age == 44)
+        #expect(await server.latestCursor == SyncCursor(String(Int(before.rawValue)! + 1)))
+    }
+
+    @Test func pendingChangesSurviveReopeningTheDatabase() async throws {
+        let folder = try makeTemporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cache.sqlite").path
+        let server = try SimulatedServer(records: Account.samples(50), seed: 22)
+        do {
+            let repository = try Repository(
+                database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
+            try await repository.sync()
+            var account = Account.sample(9)
+            account.email = "ten@example.org"
+            try await repository.save(account)
+            try await repository.delete(id: 20)
+        }
+        let reopened = try Repository(
+            database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
+        #expect(try reopened.pendingChangeCount() == 2)
+        #expect(try reopened.fetch(id: 10)?.email == "ten@example.org")
+        #expect(try reopened.cursor() == "50")
+        let report = try await reopened.sync()
+        #expect(report.pushed == 2)
+        #expect(await server.record(id: 10)?.email == "ten@example.org")
+        #expect(await server.record(id: 20) == nil)
+    }
+
+    @Test func retriedPushIsAppliedOnceThanksToItsIdempotencyKey() async throws {
+        let server = try SimulatedServer(records: Account.samples(20), seed: 23)
+        let remote = LosingFirstResponse(server)
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        try await repository.sync()
+        var account = Account.sample(4)
+        account.score = 1
+        try await repository.save(account)
+        let report = try await repository.sync()
+        #expect(report.retries == 1)
+        #expect(report.pushed == 1)
+        let keys = await remote.pushedKeys
+        #expect(keys.count == 2 && keys[0] == keys[1])
+        #expect(await server.statistics.replayedChanges == 1)
+        #expect(await server.latestCursor == "21")
+    }
+
+    @Test func rejectedChangesAreReportedAndDropped() async throws {
+        let (server, repository) = try await syncedRepository { account in
+            account.email.contains("@") ? nil : "email must contain @"
+        }
+        var account = Account.sample(2)
+        account.email = "nowhere"
+        try await repository.save(account)
+        let report = try await repository.sync()
+        #expect(report.rejected.map(\.reason) == ["email must contain @"])
+        #expect(report.pushed == 0)
+        #expect(try repository.pendingChangeCount() == 0)
+        #expect(await server.record(id: 3)?.email == "user2@example.com")
+    }
+
+    // MARK: - Conflicts
+
+    /// The local side edits `nickname` (updatedAt +100 s), another client edits `age` (updatedAt `serverDelta`).
+    private func conflict(
+        policy: ConflictPolicy<Account>, serverDelta: TimeInterval = 50
+    ) async throws -> (SyncReport, Account?, Account?) {
+        let (server, repository) = try await syncedRepository(conflicts: policy)
+        var local = try #require(try repository.fetch(id: 1))
+        let base = local.updatedAt
+        local.nickname = "local"
+        local.updatedAt = base + 100
+        try await repository.save(local)
+        try await server.update(id: 1) {
+            $0.age = 99
+            $0.updatedAt = base + serverDelta
+        }
+        let report = try await repository.sync()
+        #expect(report.conflicts.count == 1)
+        #expect(try repository.pendingChangeCount() == 0)
+        let cachedAccount = try repository.fetch(id: 1)
+        let serverAccount = await server.record(id: 1)
+        #expect(cachedAccount == serverAccount, "after the sync, cache and server agree")
+        return (report, cachedAccount, serverAccount)
+    }
+
+    @Test func serverWinsTakesTheServerVersion() async throws {
+        let (report, account, _) = try await conflict(policy: .serverWins)
+        #expect(report.conflicts.map(\.resolution) == [.keptServer])
+        #expect(account?.age == 99)
+        #expect(account?.nickname == "nick0" || account?.nickname == nil)
+    }
+
+    @Test func clientWinsPushesTheLocalVersionAgain() async throws {
+        let (report, account, _) = try await conflict(policy: .clientWins)
+        #expect(report.conflicts.map(\.resolution) == [.keptLocal])
+        #expect(report.pushed == 1)
+        #expect(account?.nickname == "local")
+        #expect(account?.age == Account.sample(0).age)
+    }
+
+    @Test(arguments: [(50.0, "local"), (200.0, "server")])
+    func newestWinsComparesTheDeclaredTimestamp(serverDelta: Double, winner: String) async throws {
+        let (report, account, _) = try await conflict(policy: .newestWins(by: \.updatedAt), serverDelta: serverDelta)
+        #expect(report.conflicts.first?.policy == "newestWins(\\Account.updatedAt)")
+        if winner == "local" {
+            #expect(report.conflicts.map(\.resolution) == [.keptLocal])
+            #expect(account?.nickname == "local")
+        } else {
+            #expect(report.conflicts.map(\.resolution) == [.keptServer])
+            #expect(account?.age == 99)
+        }
+    }
+
+    @Test func customMergeCombinesBothSides() async throws {
+        let merge = ConflictPolicy<Account>.custom(name: "mergeFields") { conflict in
+            guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
+            merged.nickname = local.nickname
+            merged.updatedAt = max(local.updatedAt, merged.updatedAt)
+            return .merged(merged)
+        }
+        let (report, account, _) = try await conflict(policy: merge)
+        #expect(report.conflicts.map(\.resolution) == [.merged])
+        #expect(report.conflicts.first?.policy == "mergeFields")
+        #expect(account?.nickname == "local")
+        #expect(account?.age == 99)
+    }
+
+    @Test func localDeletionAgainstAServerEditFollowsThePolicy() async throws {
+        let (server, repository) = try await syncedRepository(conflicts: .newestWins(by: \.updatedAt))
+        try await repository.delete(id: 8)
+        try await server.update(id: 8) { $0.age = 70 }
+        let report = try await repository.sync()
+        #expect(report.conflicts.map(\.resolution) == [.keptServer])
+        #expect(try repository.fetch(id: 8)?.age == 70)
+    }
+}
