@@ -1,1 +1,201 @@
-print("UserSync")
+// UserSync: the package's main job in one run. A simulated server holds users in its own JSON keys;
+// the repository syncs them into SQLite, pushes a local edit back (settling a conflict by policy),
+// writes the current user to a cache file with the local keys, and queries the cache.
+//
+//     swift run UserSync [--users N] [--database PATH] [--fault-rate X] [--reset]
+
+import Foundation
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if let message = error.message { print("UserSync: \(message)\n") }
+    print(Options.usage)
+    exit(error.message == nil ? 0 : 2)
+}
+
+let clock = ContinuousClock()
+let started = clock.now
+let databaseURL = URL(fileURLWithPath: options.databasePath)
+let cacheFileURL = databaseURL.deletingLastPathComponent().appendingPathComponent("current-user.json")
+
+do {
+    print("UserSync: \(grouped(options.users)) users on a simulated server -> \(options.databasePath)")
+    print("          fault rate \(options.faultRate): transient failures, malformed records, duplicated pages")
+
+    let server = try SimulatedServer(
+        records: (0..<options.users).lazy.map(User.generated), seed: 2026,
+        faults: SimulatedFaults(
+            latency: .milliseconds(1), transientErrorRate: options.faultRate,
+            malformedRecordRate: options.faultRate / 100, duplicatePageRate: options.faultRate / 2)
+    ) { user in
+        user.email.contains("@") ? nil : "email_address must contain @"
+    }
+
+    let configuration = SyncConfiguration<User>(
+        pageSize: 1_000,
+        retryPolicy: RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(10), maxDelay: .milliseconds(200), seed: 7),
+        malformedRecords: .skipAndReport,
+        conflictPolicy: .newestWins(by: \.updatedAt))
+    let repository = try await openRepository(server: server, configuration: configuration)
+
+    // 1. The first sync: every user, page by page.
+    step(1, "Sync from the server")
+    let first = try await syncShowingProgress(repository)
+    print(first)
+    for record in first.skipped.prefix(2) { print("  skipped \(record)") }
+
+    // 2. Other clients change users; the server switches to API v2, which renames user_name to username.
+    step(2, "Other clients edit 200 users, delete 25 and sign up 50; the server renames user_name -> username")
+    let signUps = (options.users..<(options.users + 50)).map(User.generated)
+    try await server.simulateOtherClients(edits: 200, deletions: 25, insertions: signUps) { user, random in
+        user.score = Double(Int.random(in: 0..<1_000, using: &random)) / 10
+        user.updatedAt += 3_600
+    }
+    await server.renameKey("user_name", to: "username")
+    print(try await syncShowingProgress(repository))
+
+    // 3. A local edit, and another client editing the same user before we push.
+    step(3, "Edit user 42 locally while another client edits it too (policy: newest updatedAt wins)")
+    guard var current = try repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
+    current.nickname = "Countess"
+    current.tags.append("favourite")
+    current.updatedAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded())
+    try await repository.save(current)
+    try await server.update(id: 42) { $0.age += 1 }
+    print("  queued local changes: \(try repository.pendingChangeCount())")
+    let pushReport = try await syncShowingProgress(repository)
+    print(pushReport)
+    for conflict in pushReport.conflicts { print("  conflict on user \(conflict)") }
+    guard let pushed = await server.record(id: 42) else { throw SampleError("user 42 vanished from the server") }
+    print("  server now has user 42 as \"\(pushed.nickname ?? "-")\", tags \(pushed.tags)")
+
+    // 4. The current user in a cache file, with the local key set.
+    step(4, "Write the current user to \(cacheFileURL.lastPathComponent) with the local keys")
+    let cache = FileCache<User>(url: cacheFileURL)
+    guard let saved = try repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
+    try cache.store(saved)
+    let text = try String(contentsOf: cacheFileURL, encoding: .utf8)
+    print(text.split(separator: "\n").prefix(8).map { "  " + $0 }.joined(separator: "\n") + "\n  ...")
+    print("  read back equal: \(try cache.load() == saved)")
+
+    // 5. A query on the cache.
+    step(5, "Active users over 30, by name, first 10 (from SQLite)")
+    let rows = try repository.fetch(
+        where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
+    printTable(rows)
+    let total = try repository.count()
+    let matching = try repository.count(where: #Predicate { $0.isActive && $0.age > 30 })
+    print("  \(grouped(matching)) of \(grouped(total)) cached users match")
+
+    let elapsed = started.duration(to: clock.now)
+    print("\nDone in \(seconds(elapsed)) s. Run again to start over from a fresh simulated server, or see --help.")
+} catch {
+    print("\nUserSync failed: \(error)")
+    exit(1)
+}
+
+// MARK: - Helpers
+
+struct SampleError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Opens the cache; reuses a file whose cursor this run's server knows (an interrupted earlier run
+/// resumes), and rebuilds one made against an earlier run's server, which no longer exists.
+func openRepository(
+    server: SimulatedServer<User>, configuration: SyncConfiguration<User>
+) async throws -> Repository<User> {
+    if options.reset { removeDatabase() }
+    try FileManager.default.createDirectory(
+        at: databaseURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+    var repository = try Repository(
+        database: try SQLiteDatabase(path: databaseURL.path), remote: server, configuration: configuration)
+    if let cursor = try repository.cursor() {
+        let latest = await server.latestCursor
+        if let position = Int(cursor.rawValue), let end = Int(latest.rawValue), position <= end {
+            print("Reusing \(options.databasePath): \(grouped(try repository.count())) users cached, cursor \(cursor)")
+        } else {
+            print("\(options.databasePath) was synced with an earlier run's server (cursor \(cursor)); rebuilding it.")
+            repository = try await rebuild(server: server, configuration: configuration)
+        }
+    }
+    return repository
+}
+
+func rebuild(server: SimulatedServer<User>, configuration: SyncConfiguration<User>) async throws -> Repository<User> {
+    removeDatabase()
+    return try Repository(database: try SQLiteDatabase(path: databaseURL.path), remote: server, configuration: configuration)
+}
+
+func removeDatabase() {
+    for suffix in ["", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: databaseURL.path + suffix)
+    }
+}
+
+/// Runs a sync while printing its progress events.
+func syncShowingProgress(_ repository: Repository<User>) async throws -> SyncReport {
+    let progress = repository.progressUpdates()
+    let printer = Task {
+        for await event in progress {
+            switch event {
+            case .started(let pending):
+                if pending > 0 { print("  pushing \(pending) local change\(pending == 1 ? "" : "s")") }
+            case .pushed(let accepted, let conflicts, let rejected):
+                print("  pushed: \(accepted) accepted, \(conflicts) conflict(s), \(rejected) rejected")
+            case .pageApplied(let page, let records, let deletions, let total):
+                print("  page \(page): \(grouped(records)) records, \(deletions) deletions (\(grouped(total)) so far)")
+            case .retrying(let attempt, let delay, let error):
+                print("  retry (attempt \(attempt)) in \(seconds(delay)) s after: \(error)")
+            case .finished, .failed:
+                return
+            }
+        }
+    }
+    do {
+        let report = try await repository.sync()
+        await printer.value
+        return report
+    } catch {
+        await printer.value
+        throw error
+    }
+}
+
+func step(_ number: Int, _ title: String) {
+    print("\n\(number). \(title)")
+}
+
+func printTable(_ users: [User]) {
+    let header = ["id", "user name", "age", "score", "email"]
+    let rows = users.map { [String($0.id), $0.userName, String($0.age), String($0.score), $0.email] }
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    func line(_ cells: [String]) -> String {
+        let padded = cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+        return "  " + String(padded.joined(separator: "  ").reversed().drop { $0 == " " }.reversed())
+    }
+    print(line(header))
+    print(line(widths.map { String(repeating: "-", count: $0) }))
+    for row in rows { print(line(row)) }
+}
+
+func grouped(_ number: Int) -> String {
+    let digits = String(number)
+    var result = ""
+    for (offset, character) in digits.enumerated() {
+        if offset > 0, (digits.count - offset) % 3 == 0 { result += "," }
+        result.append(character)
+    }
+    return result
+}
+
+func seconds(_ duration: Duration) -> String {
+    let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    return String(format: "%.3f", value)
+}
