@@ -100,18 +100,18 @@ extension Database {
     ) throws where Models.Element: SQLiteStorable {
         let statement = try cachedStatement(sql: sql)
         let sink = RowEncodingSink(statement: statement, slots: slots)
-        let entries = mapping.keySet.entries
+        let coders = mapping.coders
         func body() throws {
             for model in models {
                 statement.reset()
-                for index in entries.indices {
+                for index in coders.indices {
                     do {
-                        try entries[index].coder.encode(model, to: sink, at: index)
+                        try coders[index].encode(model, to: sink, at: index)
                     } catch let error as SQLiteError {
                         throw error
                     } catch {
                         throw RecordEncodingError(
-                            modelType: "\(Models.Element.self)", keyPath: "\(entries[index].keyPath)",
+                            modelType: "\(Models.Element.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
                             column: mapping.columns[index].name, underlyingError: error)
                     }
                 }

@@ -40,6 +40,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     let tableName: String
     let quotedTable: String
     let keySet: KeySet<Model>
+    /// The entries' coders, in entry order: copying a whole `KeyEntry` per value costs more than binding it.
+    let coders: [KeyCoder<Model>]
     let columns: [Column]
     let indexes: [Index]
     let primaryKeyEntry: Int
@@ -107,6 +109,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.tableName = table.name
         self.quotedTable = SQL.quote(table.name)
         self.keySet = keySet
+        self.coders = keySet.entries.map(\.coder)
         self.columns = columns
         self.indexes = indexes
         self.primaryKeyEntry = primaryKeyEntry
