@@ -23,6 +23,9 @@ public struct Configuration: Sendable {
     public var defaultTransactionKind: TransactionKind = .immediate
     /// The most reader connections a file database opens; reads wait when all are busy.
     public var maximumReaderCount = 4
+    /// The most prepared statements each connection keeps for reuse; when full, the cache is emptied
+    /// (queries whose SQL varies, e.g. `IN` lists of different lengths, would otherwise grow it forever).
+    public var statementCacheCapacity = 256
     /// Called with the SQL of every statement each time it starts running (unexpanded: parameters stay `?`).
     public var trace: (@Sendable (String) -> Void)?
 

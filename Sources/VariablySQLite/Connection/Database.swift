@@ -18,6 +18,7 @@ public final class Database {
     /// Whether the connection was opened for reading only.
     public let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
+    private let statementCacheCapacity: Int
     private var savepointDepth = 0
     private let traceBox: TraceBox?
 
@@ -32,6 +33,7 @@ public final class Database {
         }
         self.handle = handle
         self.isReadOnly = isReadOnly
+        self.statementCacheCapacity = max(1, configuration.statementCacheCapacity)
         sqlite3_extended_result_codes(handle, 1)
         if let trace = configuration.trace {
             let box = TraceBox(trace)
@@ -82,6 +84,10 @@ public final class Database {
     public func cachedStatement(sql: String) throws -> Statement {
         if let statement = statements[sql] { return statement }
         let statement = try Statement(database: self, sql: sql)
+        if statements.count >= statementCacheCapacity {
+            // Statements still in use are kept alive by their users; the others are finalized here.
+            statements.removeAll(keepingCapacity: true)
+        }
         statements[sql] = statement
         return statement
     }

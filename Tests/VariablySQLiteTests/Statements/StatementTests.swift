@@ -44,6 +44,19 @@ import VariablySQLite
         }
     }
 
+    @Test func theStatementCacheIsBounded() throws {
+        var configuration = Configuration()
+        configuration.statementCacheCapacity = 2
+        let db = try SQLiteDatabase.inMemory(configuration: configuration)
+        try db.write { db in
+            let first = try db.cachedStatement(sql: "SELECT 1")
+            #expect(try db.cachedStatement(sql: "SELECT 1") === first)
+            _ = try db.cachedStatement(sql: "SELECT 2")
+            _ = try db.cachedStatement(sql: "SELECT 3")
+            #expect(try db.cachedStatement(sql: "SELECT 1") !== first)
+        }
+    }
+
     @Test func wrongArgumentCountThrowsRange() throws {
         let db = try database()
         #expect {
