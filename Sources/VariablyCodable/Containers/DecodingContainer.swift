@@ -31,8 +31,7 @@ public struct DecodingContainer<Model> {
         self.keySet = keySet
         self.backend = backend
         let userInfo = backend.userInfo
-        // Most decoders carry only the coding source: skip the lookup when there is nothing else.
-        let options = userInfo.count > 1 ? userInfo[.decodingOptions] as? DecodingOptions : nil
+        let options = userInfo.isEmpty ? nil : userInfo[.decodingOptions] as? DecodingOptions
         self.decodingOptions = options
         self.appliesOptions = keySet.hasEntryOptions || options?.isLenient == true
     }

@@ -53,7 +53,7 @@ extension DecodingContainer {
             }
             return isRequired ? try backend.decode(Value.self, entry: index) : nil
         }
-        var pending: [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError)] = []
+        var pending: [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)] = []
         let value: Value
         do {
             value = try decodePresent(
@@ -78,7 +78,7 @@ extension DecodingContainer {
             throw error
         }
         for event in pending {
-            try record(event.kind, entry: entry, codingPath: event.codingPath, detail: "\(event.error)") { event.error }
+            try record(event.kind, entry: entry, codingPath: event.codingPath, detail: event.detail) { event.error }
         }
         return value
     }
@@ -86,7 +86,7 @@ extension DecodingContainer {
     /// A present, non-null value, through the first option that applies to its type.
     private func decodePresent<Value: Decodable>(
         _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, path: [any CodingKey],
-        pending: inout [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError)]
+        pending: inout [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)]
     ) throws -> Value {
         let options = entry.options
         if let transform = options.transform {
@@ -99,7 +99,7 @@ extension DecodingContainer {
         if let policy = options.elementPolicy, let collection = Value.self as? any ElementPolicyDecodable.Type {
             let decoded = try collection.decode(
                 policy: policy, using: { try backend.decode($0, entry: index) },
-                onEvent: { pending.append(($0.kind, $0.error.contextCodingPath, $0.error)) })
+                onEvent: { pending.append(($0.kind, $0.error.contextCodingPath, $0.error, "\($0.error)")) })
             return declared(decoded, as: Value.self)
         }
         if isLenient, let scalar = Value.self as? any LenientScalar.Type {
@@ -115,7 +115,7 @@ extension DecodingContainer {
                     Value.self,
                     DecodingError.Context(
                         codingPath: path, debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Value.self)."))
-                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path, error))
+                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path, error, nil))
             }
             return declared(value, as: Value.self)
         }

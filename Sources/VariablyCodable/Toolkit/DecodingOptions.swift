@@ -59,3 +59,15 @@ extension PropertyListDecoder {
         set { userInfo[.decodingOptions] = newValue }
     }
 }
+
+extension DecodingOptions {
+    /// Records an event for plain `Codable` helpers (property wrappers), or throws `error()` in strict mode.
+    static func record(
+        _ kind: DecodeEvent.Kind, userInfo: [CodingUserInfoKey: Any], codingPath: [any CodingKey],
+        detail: String? = nil, error: () -> DecodingError
+    ) throws {
+        guard let options = userInfo[.decodingOptions] as? DecodingOptions else { return }
+        if options.isStrict { throw error() }
+        options.report?.record(DecodeEvent(kind: kind, codingPath: codingPath, detail: detail))
+    }
+}

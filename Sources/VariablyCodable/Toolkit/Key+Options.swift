@@ -106,3 +106,32 @@ extension Key {
         return converted
     }
 }
+
+// MARK: - Typed transforms
+
+extension Key {
+    /// Maps a property to a key with a transform whose types are inferred from the key path, so that
+    /// generic transforms such as ``ValueTransform/numericString`` need no type annotation.
+    ///
+    /// ```swift
+    /// Key(\.price, "price", transform: .numericString)      // "12.5" <-> 12.5
+    /// ```
+    public init<Value: Codable, Encoded: Codable>(
+        _ keyPath: any KeyPath<Model, Value> & Sendable, _ name: SourceKey? = nil,
+        transform: ValueTransform<Value, Encoded>
+    ) {
+        self = Key(keyPath, name).transform(transform)
+    }
+
+    /// Maps an optional property to a key with a transform of its wrapped value, types inferred.
+    ///
+    /// ```swift
+    /// Key(\.discount, "discount", transform: .numericString)   // Double?
+    /// ```
+    public init<Wrapped: Codable, Encoded: Codable>(
+        _ keyPath: any KeyPath<Model, Wrapped?> & Sendable, _ name: SourceKey? = nil,
+        transform: ValueTransform<Wrapped, Encoded>
+    ) {
+        self = Key(keyPath, name).transform(transform)
+    }
+}

@@ -1,0 +1,49 @@
+public import Foundation
+
+// MARK: - Foundation key strategies
+
+extension JSONDecoder.KeyDecodingStrategy {
+    /// Accepts keys in any style (snake_case, kebab-case, camelCase, PascalCase, SCREAMING_SNAKE_CASE)
+    /// and matches them to camelCase property names, with acronyms in capitals (`user_id` -> `userID`,
+    /// `image_url` -> `imageURL`). Conversions are cached, so this is faster than `.convertFromSnakeCase`.
+    ///
+    /// ```swift
+    /// let decoder = JSONDecoder()
+    /// decoder.keyDecodingStrategy = .convertFromAnyCase
+    /// ```
+    public static var convertFromAnyCase: JSONDecoder.KeyDecodingStrategy {
+        convertFromAnyCase(to: .camelCase)
+    }
+
+    /// Accepts keys in any style and converts them to `style`, e.g. camelCase without acronyms for
+    /// properties named `userId`.
+    ///
+    /// ```swift
+    /// decoder.keyDecodingStrategy = .convertFromAnyCase(to: KeyStyle(.camel, acronyms: []))
+    /// ```
+    public static func convertFromAnyCase(to style: KeyStyle) -> JSONDecoder.KeyDecodingStrategy {
+        let converter = KeyStyleConverter(style)
+        return .custom { codingPath in
+            guard let key = codingPath.last else { return AnyCodingKey("") }
+            if let index = key.intValue { return AnyCodingKey(intValue: index) }
+            return AnyCodingKey(converter.convert(key.stringValue))
+        }
+    }
+}
+
+extension JSONEncoder.KeyEncodingStrategy {
+    /// Writes property names in `style`, with acronyms handled (`imageURL` -> `image_url`).
+    ///
+    /// ```swift
+    /// let encoder = JSONEncoder()
+    /// encoder.keyEncodingStrategy = .convert(to: .snakeCase)
+    /// ```
+    public static func convert(to style: KeyStyle) -> JSONEncoder.KeyEncodingStrategy {
+        let converter = KeyStyleConverter(style)
+        return .custom { codingPath in
+            guard let key = codingPath.last else { return AnyCodingKey("") }
+            if let index = key.intValue { return AnyCodingKey(intValue: index) }
+            return AnyCodingKey(converter.convert(key.stringValue))
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import VariablyCodable
+
+@Suite struct DateCodingStrategyTests {
+    // 2024-05-01T12:30:00Z
+    static let noon: TimeInterval = 1_714_566_600
+
+    @Test(arguments: [
+        ("2024-05-01T12:30:00Z", noon),
+        ("2024-05-01T12:30:00.250Z", noon + 0.25),
+        ("2024-05-01T14:30:00+02:00", noon),
+        ("2024-05-01T14:30:00+0200", noon),
+        ("2024-05-01T07:30:00-05", noon),
+        ("2024-05-01T12:30:00", noon),
+        ("2024-05-01T12:30", noon),
+        ("2024-05-01 12:30:00z", noon),
+        ("2024-05-01", noon - 45_000),
+        ("1714566600", noon),
+        ("1714566600000", noon),
+        ("1714566600.5", noon + 0.5),
+    ])
+    func oneStrategyReadsEveryFormat(text: String, expected: TimeInterval) throws {
+        let date = try #require(DateCodingStrategy.flexible.date(from: text))
+        #expect(abs(date.timeIntervalSince1970 - expected) < 0.0005)
+    }
+
+    @Test(arguments: ["2024-13-01", "2024-02-30", "2024-05-01T25:00:00Z", "2024-05-01T12:30:00+2", "yesterday", ""])
+    func impossibleOrUnknownTextIsRefused(text: String) {
+        #expect(DateCodingStrategy.flexible.date(from: text) == nil)
+    }
+
+    @Test func numbersBelowTheThresholdAreSecondsAndFromItMilliseconds() {
+        let threshold = DateCodingStrategy.millisecondsThreshold
+        #expect(threshold == 100_000_000_000)
+        #expect(DateCodingStrategy.flexible.date(fromNumber: threshold - 1).timeIntervalSince1970 == threshold - 1)
+        #expect(DateCodingStrategy.flexible.date(fromNumber: threshold).timeIntervalSince1970 == threshold / 1000)
+        #expect(DateCodingStrategy.secondsSince1970.date(fromNumber: 2e11).timeIntervalSince1970 == 2e11)
+        #expect(DateCodingStrategy.millisecondsSince1970.date(fromNumber: 1000).timeIntervalSince1970 == 1)
+    }
+
+    @Test func stringsWithoutAZoneUseTheDefaultZone() throws {
+        let tokyo = DateCodingStrategy.flexible(defaultTimeZone: TimeZone(identifier: "Asia/Tokyo")!)
+        let date = try #require(tokyo.date(from: "2024-05-01T21:30:00"))
+        #expect(date.timeIntervalSince1970 == Self.noon)
+    }
+
+    @Test func jsonDecoderStrategyReadsMixedFormatsInOnePayload() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .flexible
+        let json = #"["2024-05-01T12:30:00Z", "2024-05-01T14:30:00+02:00", 1714566600, 1714566600000, "1714566600"]"#
+        let dates = try decoder.decode([Date].self, from: Data(json.utf8))
+        #expect(dates.allSatisfy { $0.timeIntervalSince1970 == Self.noon })
+    }
+
+    @Test func jsonDecoderStrategyKeepsTheCodingPathOfABadDate() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .flexible
+        do {
+            _ = try decoder.decode([String: Date].self, from: Data(#"{"when": "soon"}"#.utf8))
+            Issue.record("expected an error")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["when"])
+            #expect(context.debugDescription.contains("\"soon\" is not a date"))
+        }
+    }
+
+    @Test(arguments: [
+        (DateCodingStrategy.iso8601, JSONValue.string("2024-05-01T12:30:00Z")),
+        (.iso8601WithFractionalSeconds, .string("2024-05-01T12:30:00.250Z")),
+        (.millisecondsSince1970, .int(1_714_566_600_250)),
+        (.secondsSince1970, .double(1_714_566_600.25)),
+        (.dateOnly, .string("2024-05-01")),
+    ])
+    func eachStrategyWritesItsOwnFormat(strategy: DateCodingStrategy, expected: JSONValue) {
+        #expect(strategy.encodedValue(for: Date(timeIntervalSince1970: Self.noon + 0.25)) == expected)
+    }
+
+    @Test func datesBeforeNineteenSeventyFormatCorrectly() {
+        let date = DateCodingStrategy.iso8601.date(from: "1969-12-31T23:59:59Z")
+        #expect(date?.timeIntervalSince1970 == -1)
+        #expect(DateCodingStrategy.iso8601.encodedValue(for: date!) == .string("1969-12-31T23:59:59Z"))
+    }
+
+    @Test func eachSourceWritesDatesItsOwnWayAndReadsThemBack() throws {
+        let remote = try toolkitObject(JSONEncoder().encode(Member.sample, source: .remote))
+        let local = try toolkitObject(JSONEncoder().encode(Member.sample, source: .local))
+        #expect(remote["created_at"] as? String == "2024-05-01T12:30:00Z")
+        #expect(local["created_at"] as? Int == 1_714_566_600_000)
+        for source in [CodingSource.remote, .local] {
+            let data = try JSONEncoder().encode(Member.sample, source: source)
+            #expect(try JSONDecoder().decode(Member.self, from: data, source: source) == Member.sample)
+        }
+    }
+
+    @Test func aKeyWithDatesReadsEveryFormat() throws {
+        for created in [#""2024-05-01T14:30:00+02:00""#, "1714566600000", #""1714566600""#] {
+            let json = #"{"id": 1, "age": 1, "created_at": \#(created), "tags": [], "status": "active"}"#
+            let member = try JSONDecoder().decode(Member.self, from: Data(json.utf8))
+            #expect(member.createdAt.timeIntervalSince1970 == Self.noon)
+        }
+    }
+
+    @Test func aBadDateInAKeySetNamesTheProperty() throws {
+        let json = #"{"id": 1, "age": 1, "created_at": "later", "tags": [], "status": "active"}"#
+        let error = try #require(throws: VariablyCodingError.self) {
+            try JSONDecoder().decode(Member.self, from: Data(json.utf8))
+        }
+        #expect(error.reason == .dataCorrupted)
+        #expect(
+            "\(error)"
+                == #"Member.createdAt (remote, key "created_at"): "later" is not a date (expected yyyy-MM-dd, ISO 8601 or an epoch number). at created_at"#
+        )
+    }
+
+    @Test func formattingIsSafeAcrossThreads() async {
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for offset in 0..<64 {
+                group.addTask {
+                    let date = Date(timeIntervalSince1970: Self.noon + Double(offset) * 3_601.5)
+                    let text = DateCodingStrategy.iso8601WithFractionalSeconds.encodedValue(for: date).stringValue!
+                    return DateCodingStrategy.flexible.date(from: text) == date
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 64 && results.allSatisfy { $0 })
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import VariablyCodable
+
+/// Every scalar kind, leniently decoded per key.
+struct Scalars: VariablyCodable, EmptyInitializable, Equatable {
+    var int = 0
+    var double = 0.0
+    var bool = false
+    var string = ""
+    var small: UInt8 = 0
+
+    static let keySets = KeySets<Scalars>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.int, "int")
+            Key(\.double, "double")
+            Key(\.bool, "bool")
+            Key(\.string, "string")
+            Key(\.small, "small")
+        }
+        .lenient()
+        KeySet(.local) {
+            Key(\.int, "int")
+            Key(\.double, "double")
+            Key(\.bool, "bool")
+            Key(\.string, "string")
+            Key(\.small, "small")
+        }
+    }
+}
+
+extension Scalars {
+    /// A payload with plain values, except `field`, which holds `json`.
+    static func json(_ field: String, _ json: String) -> String {
+        let plain = ["int": "0", "double": "0.5", "bool": "false", "string": #""s""#, "small": "0"]
+        let members = plain.keys.sorted().map { key in #""\#(key)": \#(key == field ? json : plain[key]!)"# }
+        return "{" + members.joined(separator: ", ") + "}"
+    }
+}
+
+@Suite struct LenientScalarTests {
+    @Test(arguments: [
+        (#""42""#, JSONValue.int(42)), ("42", .int(42)), ("2.0", .int(2)), (#""-7""#, .int(-7)),
+    ])
+    func integersAcceptExactNumbersAndIntegerStrings(json: String, expected: JSONValue) throws {
+        let scalars = try decode("int", json)
+        #expect(JSONValue.int(Int64(scalars.int)) == expected)
+    }
+
+    @Test(arguments: ["1.5", #""1.5""#, #"" 42""#, "true", #""forty""#])
+    func integersRefuseLossyOrMeaninglessValues(json: String) throws {
+        let error = try #require(throws: VariablyCodingError.self) { try decode("int", json) }
+        #expect(error.reason == .typeMismatch)
+        #expect(error.keyPath == "\\Scalars.int")
+        #expect("\(error)".contains("Cannot convert"))
+    }
+
+    @Test func outOfRangeIntegersAreRefused() throws {
+        #expect(throws: VariablyCodingError.self) { try decode("small", "256") }
+        #expect(try decode("small", #""255""#).small == 255)
+    }
+
+    @Test(arguments: [("true", true), ("false", false), ("0", false), ("1", true)] + [
+        "true", "TRUE", "yes", "Yes", "1",
+    ].map { (#""\#($0)""#, true) } + ["false", "False", "NO", "no", "0"].map { (#""\#($0)""#, false) })
+    func boolsAcceptZeroOneAndWordsInAnyCase(json: String, expected: Bool) throws {
+        #expect(try decode("bool", json).bool == expected)
+    }
+
+    @Test(arguments: [#""2""#, "2", #""y""#, #""on""#])
+    func boolsRefuseEverythingElse(json: String) throws {
+        #expect(throws: VariablyCodingError.self) { try decode("bool", json) }
+    }
+
+    @Test(arguments: [("42", "42"), ("3.5", "3.5"), ("true", "true"), (#""x""#, "x")])
+    func stringsAcceptNumbersAndBools(json: String, expected: String) throws {
+        #expect(try decode("string", json).string == expected)
+    }
+
+    @Test(arguments: [(#""3.5""#, 3.5), ("3", 3.0), (#""1e3""#, 1000.0)])
+    func doublesAcceptNumericStrings(json: String, expected: Double) throws {
+        #expect(try decode("double", json).double == expected)
+    }
+
+    @Test(arguments: [#""nan""#, #""inf""#, #""3.5kg""#])
+    func doublesRefuseNonFiniteAndNonNumericStrings(json: String) throws {
+        #expect(throws: VariablyCodingError.self) { try decode("double", json) }
+    }
+
+    @Test func coercionsAreReportedWithTheirSourceAndKind() throws {
+        let (_, report) = try decodeReporting(Scalars.self, Scalars.json("int", #""42""#))
+        #expect(report.events.map(\.kind) == [.coerced(from: #"string "42""#, to: "Int")])
+        #expect("\(report.events[0])" == #"Scalars.int (remote): coerced string "42" to Int at int"#)
+    }
+
+    @Test func aSourceWithoutLenienceStaysStrictAboutTypes() throws {
+        #expect(throws: VariablyCodingError.self) {
+            try JSONDecoder().decode(Scalars.self, from: Data(Scalars.json("int", #""42""#).utf8), source: .local)
+        }
+    }
+
+    @Test func theDecoderCanMakeEverySourceLenient() throws {
+        let (scalars, report) = try decodeReporting(Scalars.self, Scalars.json("int", #""42""#), source: .local, isLenient: true)
+        #expect(scalars.int == 42)
+        #expect(report.events.count == 1)
+    }
+
+    @Test func strictModeRefusesCoercions() throws {
+        let error = try #require(throws: VariablyCodingError.self) {
+            try decodeReporting(Scalars.self, Scalars.json("int", #""42""#), isStrict: true)
+        }
+        #expect(error.reason == .typeMismatch)
+        #expect("\(error)".contains("refused to coerce"))
+    }
+
+    /// Decodes a `Scalars` whose `field` holds `json` and whose other fields are plain.
+    private func decode(_ field: String, _ json: String) throws -> Scalars {
+        try JSONDecoder().decode(Scalars.self, from: Data(Scalars.json(field, json).utf8))
+    }
+}
