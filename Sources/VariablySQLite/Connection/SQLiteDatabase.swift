@@ -1,6 +1,13 @@
 internal import CSQLite
 import Foundation
 
+/// The database whose writer the current thread holds, to catch re-entrant calls.
+private let writerOwnerKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
+
 /// A SQLite database shared across tasks and threads: one writer connection that serializes writes,
 /// and, for a file in WAL mode, a pool of reader connections that read concurrently with the writer.
 ///
@@ -84,8 +91,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// - Throws: What `body` throws, or ``SQLiteError``.
     @discardableResult
     public func write<T>(_ kind: TransactionKind? = nil, _ body: (Database) throws -> T) throws -> T {
-        writerLock.lock()
-        defer { writerLock.unlock() }
+        let previous = lockWriter("write")
+        defer { unlockWriter(restoring: previous) }
         return try writer.inTransaction(kind ?? configuration.defaultTransactionKind) { try body(writer) }
     }
 
@@ -94,8 +101,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// - Throws: What `body` throws.
     @discardableResult
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
-        writerLock.lock()
-        defer { writerLock.unlock() }
+        let previous = lockWriter("writeWithoutTransaction")
+        defer { unlockWriter(restoring: previous) }
         return try body(writer)
     }
 
@@ -111,13 +118,31 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// - Throws: What `body` throws, or ``SQLiteError``; writing throws `SQLITE_READONLY`.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         guard path != nil, configuration.journalMode == .wal else {
-            writerLock.lock()
-            defer { writerLock.unlock() }
+            let previous = lockWriter("read")
+            defer { unlockWriter(restoring: previous) }
             return try writer.inTransaction(.deferred) { try body(writer) }
         }
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         return try reader.inTransaction(.deferred) { try body(reader) }
+    }
+
+    /// Takes the writer lock, trapping instead of deadlocking when this thread already holds it.
+    private func lockWriter(_ method: String) -> UnsafeMutableRawPointer? {
+        let previous = pthread_getspecific(writerOwnerKey)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        precondition(
+            previous != me,
+            "SQLiteDatabase.\(method) was called inside a write (or in-memory read) closure of the same database, "
+                + "which would deadlock: use the Database the closure receives instead.")
+        writerLock.lock()
+        pthread_setspecific(writerOwnerKey, me)
+        return previous
+    }
+
+    private func unlockWriter(restoring previous: UnsafeMutableRawPointer?) {
+        pthread_setspecific(writerOwnerKey, previous)
+        writerLock.unlock()
     }
 
     private func checkOutReader() throws -> Database {

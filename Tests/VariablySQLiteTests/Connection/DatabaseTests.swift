@@ -119,6 +119,25 @@ import VariablyTestSupport
         #expect(try db.read { try $0.count(User.self) } == 400)
     }
 
+    @Test func aNestedWriteOnTheSameDatabaseTrapsInsteadOfDeadlocking() async {
+        await #expect(processExitsWith: .failure) {
+            let db = try SQLiteDatabase.inMemory()
+            try db.write { _ in try db.write { _ in } }
+        }
+    }
+
+    @Test func writesToAnotherDatabaseMayNest() throws {
+        let (first, _) = try TestDatabase.users()
+        let (second, _) = try TestDatabase.users()
+        try first.write { db in
+            try db.insert(User.sample(0))
+            try second.write { try $0.insert(User.sample(1)) }
+            try db.insert(User.sample(2))
+        }
+        #expect(try first.read { try $0.count(User.self) } == 2)
+        #expect(try second.read { try $0.count(User.self) } == 1)
+    }
+
     @Test func inMemoryDatabasesAreIndependent() throws {
         let (first, _) = try TestDatabase.users(2)
         let (second, _) = try TestDatabase.users()
