@@ -16,6 +16,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The numeric code, as returned by `sqlite3_extended_errcode`.
     public let rawValue: Int32
 
+    /// A code from its number.
     public init(rawValue: Int32) {
         self.rawValue = rawValue
     }
@@ -31,36 +32,63 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         isPrimary ? other.primary == self : other == self
     }
 
+    /// `19 (SQLITE_CONSTRAINT)`, `2067 (SQLITE_CONSTRAINT_UNIQUE)`.
     public var description: String {
         let name = ResultCode.names[rawValue] ?? ResultCode.names[rawValue & 0xFF].map { "\($0)_\(rawValue >> 8)" }
         return "\(rawValue) (\(name ?? "SQLITE_\(rawValue)"))"
     }
 
+    /// `SQLITE_OK`.
     public static let ok = ResultCode(rawValue: 0)
+    /// `SQLITE_ERROR`.
     public static let error = ResultCode(rawValue: 1)
+    /// `SQLITE_INTERNAL`.
     public static let `internal` = ResultCode(rawValue: 2)
+    /// `SQLITE_PERM`.
     public static let permission = ResultCode(rawValue: 3)
+    /// `SQLITE_ABORT`.
     public static let abort = ResultCode(rawValue: 4)
+    /// `SQLITE_BUSY`.
     public static let busy = ResultCode(rawValue: 5)
+    /// `SQLITE_LOCKED`.
     public static let locked = ResultCode(rawValue: 6)
+    /// `SQLITE_NOMEM`.
     public static let noMemory = ResultCode(rawValue: 7)
+    /// `SQLITE_READONLY`.
     public static let readOnly = ResultCode(rawValue: 8)
+    /// `SQLITE_INTERRUPT`.
     public static let interrupt = ResultCode(rawValue: 9)
+    /// `SQLITE_IOERR`.
     public static let ioError = ResultCode(rawValue: 10)
+    /// `SQLITE_CORRUPT`.
     public static let corrupt = ResultCode(rawValue: 11)
+    /// `SQLITE_FULL`.
     public static let full = ResultCode(rawValue: 13)
+    /// `SQLITE_CANTOPEN`.
     public static let cantOpen = ResultCode(rawValue: 14)
+    /// `SQLITE_SCHEMA`.
     public static let schema = ResultCode(rawValue: 17)
+    /// `SQLITE_TOOBIG`.
     public static let tooBig = ResultCode(rawValue: 18)
+    /// `SQLITE_CONSTRAINT`.
     public static let constraint = ResultCode(rawValue: 19)
+    /// `SQLITE_MISMATCH`.
     public static let mismatch = ResultCode(rawValue: 20)
+    /// `SQLITE_MISUSE`.
     public static let misuse = ResultCode(rawValue: 21)
+    /// `SQLITE_RANGE`.
     public static let range = ResultCode(rawValue: 25)
+    /// `SQLITE_NOTADB`.
     public static let notADatabase = ResultCode(rawValue: 26)
+    /// `SQLITE_CONSTRAINT_CHECK`.
     public static let constraintCheck = ResultCode(rawValue: 19 | (1 << 8))
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
     public static let constraintForeignKey = ResultCode(rawValue: 19 | (3 << 8))
+    /// `SQLITE_CONSTRAINT_NOTNULL`.
     public static let constraintNotNull = ResultCode(rawValue: 19 | (5 << 8))
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
     public static let constraintPrimaryKey = ResultCode(rawValue: 19 | (6 << 8))
+    /// `SQLITE_CONSTRAINT_UNIQUE`.
     public static let constraintUnique = ResultCode(rawValue: 19 | (8 << 8))
 
     private static let names: [Int32: String] = [
