@@ -69,3 +69,36 @@ import VariablyCodable
         #expect("\(error)" == "Member.createdAt (remote, key \"created_at\"): key not found at top level")
     }
 }
+
+@Suite struct DefaultedPropertyWrapperTests {
+    struct Settings: Codable, Equatable {
+        @Defaulted<DefaultZero<Int>> var retries: Int
+        @Defaulted<DefaultEmptyArray<String>> var tags: [String]
+        @Defaulted<DefaultFalse> var isBeta: Bool
+        var name: String
+    }
+
+    @Test func missingNullAndInvalidAllUseTheProviderAndAreToldApart() throws {
+        let (settings, report) = try decodeReporting(Settings.self, #"{"tags": null, "isBeta": "maybe", "name": "n"}"#)
+        #expect(settings.retries == 0)
+        #expect(settings.tags == [])
+        #expect(settings.isBeta == false)
+        #expect(report.events.map(\.kind) == [.defaultUsed(.missing), .defaultUsed(.null), .defaultUsed(.invalid)])
+        #expect(report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["retries", "tags", "isBeta"])
+    }
+
+    @Test func presentValuesDecodeAndRoundTrip() throws {
+        let json = #"{"isBeta":true,"name":"n","retries":3,"tags":["a"]}"#
+        let settings = try JSONDecoder().decode(Settings.self, from: Data(json.utf8))
+        #expect(settings.retries == 3 && settings.tags == ["a"] && settings.isBeta)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(settings), as: UTF8.self) == json)
+    }
+
+    @Test func strictModeRefusesDefaults() throws {
+        #expect(throws: DecodingError.self) {
+            try decodeReporting(Settings.self, #"{"name": "n", "tags": [], "isBeta": false}"#, isStrict: true)
+        }
+    }
+}

@@ -118,3 +118,38 @@ extension Scalars {
         try JSONDecoder().decode(Scalars.self, from: Data(Scalars.json(field, json).utf8))
     }
 }
+
+@Suite struct LenientPropertyWrapperTests {
+    struct Product: Codable, Equatable {
+        @Lenient var stock: Int
+        @Lenient var isActive: Bool
+        @Lenient var code: String
+    }
+
+    @Test func lenientWrapperConvertsExactlyInPlainCodable() throws {
+        let (product, report) = try decodeReporting(Product.self, #"{"stock": "12", "isActive": "yes", "code": 7}"#)
+        #expect(product == Product(stock: 12, isActive: true, code: "7"))
+        #expect(report.events.map(\.kind) == [
+            .coerced(from: #"string "12""#, to: "Int"), .coerced(from: #"string "yes""#, to: "Bool"),
+            .coerced(from: "integer 7", to: "String"),
+        ])
+        #expect(report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["stock", "isActive", "code"])
+    }
+
+    @Test func lenientWrapperRefusesLossyValuesWithTheirCodingPath() throws {
+        do {
+            _ = try JSONDecoder().decode([Product].self, from: Data(#"[{"stock": 1.5, "isActive": true, "code": "a"}]"#.utf8))
+            Issue.record("expected an error")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["Index 0", "stock"])
+            #expect(context.debugDescription == "Cannot convert number 1.5 to Int without loss.")
+        }
+    }
+
+    @Test func lenientWrapperEncodesThePlainValue() throws {
+        let product = Product(stock: 3, isActive: false, code: "x")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(product), as: UTF8.self) == #"{"code":"x","isActive":false,"stock":3}"#)
+    }
+}
