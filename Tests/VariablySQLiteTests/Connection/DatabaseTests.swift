@@ -8,12 +8,34 @@ import VariablyTestSupport
         let (path, cleanUp) = try TestDatabase.temporaryPath()
         defer { cleanUp() }
         let db = try SQLiteDatabase(path: path)
-        let (mode, foreignKeys) = try db.read { db in
-            (try db.fetchValue(sql: "PRAGMA journal_mode"), try db.fetchValue(sql: "PRAGMA foreign_keys"))
+        let (mode, foreignKeys, timeout) = try db.read { db in
+            (
+                try db.fetchValue(sql: "PRAGMA journal_mode"), try db.fetchValue(sql: "PRAGMA foreign_keys"),
+                try db.fetchValue(sql: "PRAGMA busy_timeout")
+            )
         }
         #expect(mode == .text("wal"))
         #expect(foreignKeys == .integer(1))
+        #expect(timeout == .integer(5000))
         #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func foreignKeysAreEnforced() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent_id REFERENCES parent(id))")
+        }
+        #expect {
+            try db.write { try $0.execute(sql: "INSERT INTO child VALUES (?)", arguments: [1]) }
+        } throws: { error in
+            (error as? SQLiteError)?.code == .constraintForeignKey
+        }
+    }
+
+    @Test func theTransactionKindCanBeChosen() throws {
+        let (db, recorder) = try TestDatabase.users()
+        try db.write(.deferred) { try $0.insert(User.sample(0)) }
+        #expect(recorder.recorded.first == "BEGIN DEFERRED TRANSACTION")
     }
 
     @Test func writeOpensAnImmediateTransactionAndCommits() throws {

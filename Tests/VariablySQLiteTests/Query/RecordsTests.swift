@@ -29,6 +29,14 @@ import VariablyTestSupport
             ])
     }
 
+    @Test func aSingleRecordNeedsNoSavepoint() throws {
+        let (db, recorder) = try TestDatabase.users()
+        try db.write { try $0.upsert(User.sample(0)) }
+        #expect(recorder.recorded.count == 3)
+        #expect(recorder.recorded[1].hasPrefix(#"INSERT INTO "users""#))
+        #expect(recorder.recorded[1].hasSuffix(#""nickname" = excluded."nickname""#))
+    }
+
     @Test func aFailingBatchInsertsNothing() throws {
         let (db, _) = try TestDatabase.users(2)
         var batch = (10..<15).map(User.sample)
