@@ -1,0 +1,90 @@
+import Foundation
+import VariablySQLite
+import VariablySync
+
+/// `UserSync --benchmark`: a full sync of `users` from the simulated server (pages of 1,000) into an
+/// empty SQLite file, an incremental sync of 1% changes, and the naive pipeline on the same pages in
+/// the same run. Prints throughput and memory. Run it in release: `swift run -c release UserSync --benchmark`.
+func runBenchmark(users: Int, folder: URL) async throws {
+    let pageSize = 1_000
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    func freshDatabase(_ name: String) throws -> SQLiteDatabase {
+        let path = folder.appendingPathComponent(name).path
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return try SQLiteDatabase(path: path)
+    }
+    print("Benchmark: \(grouped(users)) users, pages of \(grouped(pageSize)), files in \(folder.path)")
+    let server = try SimulatedServer(records: (0..<users).lazy.map(User.generated), seed: 1)
+    let clock = ContinuousClock()
+
+    // The naive pipeline first, so that its garbage does not count against the repository's peak.
+    let naiveDatabase = try freshDatabase("naive.sqlite")
+    let naiveStart = clock.now
+    let naiveCount = try await runNaivePipeline(server: server, database: naiveDatabase, pageSize: pageSize)
+    let naiveTime = naiveStart.duration(to: clock.now)
+
+    let repository = try Repository(
+        database: try freshDatabase("bench.sqlite"), remote: server, configuration: SyncConfiguration(pageSize: pageSize))
+    let progress = repository.progressUpdates()
+    let sampler = Task {
+        var samples: [Int] = []
+        for await event in progress {
+            if case .pageApplied = event { samples.append(MemoryUsage.residentBytes()) }
+            if case .finished = event { break }
+        }
+        return samples
+    }
+    let baseline = MemoryUsage.residentBytes()
+    MemoryUsage.resetPeak()
+    let fullStart = clock.now
+    let full = try await repository.sync()
+    let fullTime = fullStart.duration(to: clock.now)
+    let peak = MemoryUsage.peakBytes()
+    let samples = await sampler.value
+
+    try await server.simulateOtherClients(edits: users / 100) { user, random in
+        user.score = Double(Int.random(in: 0..<1_000, using: &random)) / 10
+    }
+    let incrementalStart = clock.now
+    let incremental = try await repository.sync()
+    let incrementalTime = incrementalStart.duration(to: clock.now)
+
+    func rate(_ count: Int, _ time: Duration) -> String {
+        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        return "\(grouped(Int(Double(count) / seconds))) records/s"
+    }
+    let tenth = max(samples.count / 10, 1)
+    let early = samples.prefix(tenth).max() ?? 0
+    let late = samples.suffix(tenth).max() ?? 0
+    print("  repository full sync:   \(seconds(fullTime)) s, \(rate(full.pulled, fullTime)) (\(full.inserted) inserted)")
+    print("  naive pipeline:         \(seconds(naiveTime)) s, \(rate(naiveCount, naiveTime))")
+    let ratio = (Double(naiveTime.components.seconds) + Double(naiveTime.components.attoseconds) / 1e18)
+        / (Double(fullTime.components.seconds) + Double(fullTime.components.attoseconds) / 1e18)
+    print("  speed-up over naive:    \(String(format: "%.2f", ratio))x")
+    print("  incremental sync (1%):  \(seconds(incrementalTime)) s, \(incremental.pulled) pulled, \(incremental.updated) updated")
+    print("  memory: resident before sync \(megabytes(baseline)), peak during sync \(megabytes(peak)) (+\(megabytes(peak - baseline)))")
+    print("          resident after the first 10% of pages \(megabytes(early)), after the last 10% \(megabytes(late))")
+}
+
+/// Resident memory of this process, from `/proc/self/status` (Linux); 0 where it is not available.
+enum MemoryUsage {
+    static func residentBytes() -> Int { field("VmRSS:") }
+    static func peakBytes() -> Int { field("VmHWM:") }
+
+    /// Resets the peak (`VmHWM`) to the current resident size (Linux: `clear_refs`, value 5).
+    static func resetPeak() {
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+    }
+
+    private static func field(_ name: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+        else { return 0 }
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kilobytes * 1024
+    }
+}
+
+func megabytes(_ bytes: Int) -> String {
+    String(format: "%.1f MB", Double(bytes) / 1_048_576)
+}
