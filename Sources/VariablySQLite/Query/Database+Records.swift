@@ -115,7 +115,16 @@ extension Database {
                             column: mapping.columns[index].name, underlyingError: error)
                     }
                 }
-                try statement.step()
+                do {
+                    try statement.step()
+                } catch let error as SQLiteError {
+                    // The values stay out of the description, but are there for debugging.
+                    let capture = CapturingEncodingSink(slots: slots)
+                    for index in coders.indices { try? coders[index].encode(model, to: capture, at: index) }
+                    throw SQLiteError(
+                        code: error.code, message: error.message, sql: error.sql,
+                        arguments: StatementArguments(positional: capture.values))
+                }
             }
         }
         // One model needs no savepoint: a single statement is atomic already.

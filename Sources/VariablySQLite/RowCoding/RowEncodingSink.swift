@@ -60,3 +60,23 @@ final class RowEncodingSink: KeySetEncodingSink {
         guard code == SQLITE_OK else { throw statement.database.error(code: code, sql: statement.sql) }
     }
 }
+
+/// Collects the values a model binds, for the ``SQLiteError/arguments`` of a failed write: only
+/// used once something has gone wrong, so it may be slow.
+final class CapturingEncodingSink: KeySetEncodingSink {
+    private let slots: [ColumnSlot]
+    private(set) var values: [SQLValue]
+
+    init(slots: [ColumnSlot]) {
+        self.slots = slots
+        self.values = Array(repeating: .null, count: slots.map { Int($0.index) }.max() ?? 0)
+    }
+
+    func encode<Value: Encodable>(_ value: Value, at index: Int) throws {
+        let parameter = Int(slots[index].index)
+        guard parameter > 0 else { return }
+        values[parameter - 1] = try ColumnValueCoding.encode(value, kind: slots[index].kind)
+    }
+
+    func encodeNil(at index: Int) throws {}
+}

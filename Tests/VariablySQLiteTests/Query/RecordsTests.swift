@@ -57,6 +57,9 @@ import VariablyTestSupport
                 try db.write { try $0.insert(user) }
             } catch let error as SQLiteError {
                 caught.append(error.code)
+                #expect(error.arguments?.positional.first == .integer(user.id))
+                #expect(error.arguments?.positional.count == 9)
+                #expect(!error.description.contains(user.email))
             }
         }
         #expect(caught == [.constraintPrimaryKey, .constraintUnique])
