@@ -1,4 +1,5 @@
 public import Foundation
+import VariablyCodable
 
 // MARK: - Predicate queries
 
@@ -39,6 +40,34 @@ extension Database {
             return Array(models[start..<end])
         }
         return try fetch(query.sql, arguments: StatementArguments(positional: query.arguments), mapping: mapping, slots: mapping.readSlots)
+    }
+
+    /// Calls `body` with each model matching a predicate, one row at a time, so that memory stays
+    /// flat however many rows match.
+    ///
+    /// ```swift
+    /// try db.read { db in
+    ///     try db.forEach(User.self, where: #Predicate { $0.isActive }) { user in export(user) }
+    /// }
+    /// ```
+    ///
+    /// `body` may run other queries on `db`: the iteration uses a statement of its own.
+    ///
+    /// - Throws: ``QueryTranslationError``, ``SQLiteError``, ``VariablyCodingError``, or what `body` throws.
+    /// - Complexity: O(*n*) in the rows visited.
+    public func forEach<Model: SQLiteStorable>(
+        _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        _ body: (Model) throws -> Void
+    ) throws {
+        let mapping = TableMapping<Model>.shared
+        let query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors)
+        let statement = try makeStatement(sql: query.sql)
+        try statement.bind(StatementArguments(positional: query.arguments))
+        let backend = RowDecodingBackend(statement: statement, slots: mapping.readSlots)
+        let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
+        while try statement.step() {
+            try body(try Model(from: container))
+        }
     }
 
     /// The number of models matching a predicate.

@@ -100,6 +100,20 @@ import VariablyTestSupport
         #expect(try db.write { try $0.deleteAll(User.self) } == 6)
     }
 
+    @Test func forEachVisitsMatchingRowsAndAllowsNestedQueries() throws {
+        let (db, _) = try TestDatabase.users(50)
+        var visited: [Int64] = []
+        try db.read { db in
+            try db.forEach(User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)]) { user in
+                visited.append(user.id)
+                // The same query, nested: the iteration's statement is its own.
+                let again = try db.fetch(User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)])
+                #expect(again.contains(user))
+            }
+        }
+        #expect(visited == User.samples(50).filter { $0.age < 30 }.map(\.id).reversed())
+    }
+
     @Test func countWhere() throws {
         let (db, _) = try TestDatabase.users(30)
         let expected = User.samples(30).filter(\.isActive).count
