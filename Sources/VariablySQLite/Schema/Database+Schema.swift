@@ -22,12 +22,13 @@ extension Database {
         }
     }
 
-    /// Whether a table exists (https://www.sqlite.org/schematab.html).
+    /// Whether a table exists (https://www.sqlite.org/schematab.html); names compare like SQLite
+    /// compares identifiers, ignoring the case of ASCII letters only (NOCASE).
     ///
     /// - Throws: ``SQLiteError``.
     public func tableExists(_ name: String) throws -> Bool {
         try fetchValue(
-            sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [name]) != nil
+            sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [name]) != nil
     }
 
     /// Brings the model's table up to date: creates it when missing, adds columns the key set gained
@@ -68,20 +69,20 @@ extension Database {
         let rows = try fetch(
             sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)",
             arguments: [mapping.tableName])
-        var existing: [String: ExistingColumn] = [:]
+        var existing: [[UInt8]: ExistingColumn] = [:]
         for row in rows {
             guard case .text(let name) = row[0] else { continue }
             let type: String = if case .text(let type) = row[1] { type } else { "" }
             let isNotNull = row[2] == .integer(1)
             let primaryKeyPosition: Int64 = if case .integer(let position) = row[4] { position } else { 0 }
-            existing[name.lowercased()] = ExistingColumn(
+            existing[SQL.identifierKey(name)] = ExistingColumn(
                 name: name, type: type, isNotNull: isNotNull, hasDefault: !row[3].isNull,
                 primaryKeyPosition: primaryKeyPosition)
         }
         var problems: [SchemaMismatchError.Problem] = []
         var statements: [String] = []
         for column in mapping.columns {
-            if let old = existing[column.name.lowercased()] {
+            if let old = existing[SQL.identifierKey(column.name)] {
                 if old.type.uppercased() != column.sqlType {
                     problems.append(.typeChanged(column: column.name, from: old.type, to: column.sqlType))
                 }
@@ -101,12 +102,12 @@ extension Database {
         let oldKey = existing.values.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
             .map(\.name)
         let newKey = [mapping.columns[mapping.primaryKeyEntry].name]
-        if oldKey.map({ $0.lowercased() }) != newKey.map({ $0.lowercased() }) {
+        if oldKey.map(SQL.identifierKey) != newKey.map(SQL.identifierKey) {
             problems.append(.primaryKeyChanged(from: oldKey, to: newKey))
         }
-        let modelColumns = Set(mapping.columns.map { $0.name.lowercased() })
-        for old in existing.values.sorted(by: { $0.name < $1.name })
-        where !modelColumns.contains(old.name.lowercased()) && old.isNotNull && !old.hasDefault {
+        let modelColumns = Set(mapping.columns.map { SQL.identifierKey($0.name) })
+        for old in existing.values.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) })
+        where !modelColumns.contains(SQL.identifierKey(old.name)) && old.isNotNull && !old.hasDefault {
             problems.append(.removedRequiredColumn(column: old.name))
         }
         guard problems.isEmpty else {

@@ -155,11 +155,11 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
 
     /// Slots that read the entries from a statement with arbitrary columns, matched by name once.
     func readSlots(for statement: Statement) -> [ColumnSlot] {
-        var byName: [String: Int32] = [:]
-        for (index, name) in statement.columnNames.enumerated() where byName[name.lowercased()] == nil {
-            byName[name.lowercased()] = Int32(index)
+        var byName: [[UInt8]: Int32] = [:]
+        for (index, name) in statement.columnNames.enumerated() where byName[SQL.identifierKey(name)] == nil {
+            byName[SQL.identifierKey(name)] = Int32(index)
         }
-        return columns.map { ColumnSlot(type: $0.storedType, kind: $0.kind, index: byName[$0.name.lowercased()] ?? -1) }
+        return columns.map { ColumnSlot(type: $0.storedType, kind: $0.kind, index: byName[SQL.identifierKey($0.name)] ?? -1) }
     }
 
     // MARK: - Cache

@@ -21,11 +21,12 @@ public struct Row: Hashable, Sendable {
     /// The value of column `index`.
     public subscript(index: Int) -> SQLValue { values[index] }
 
-    /// The value of the first column named `name` (case-insensitively, as SQLite compares names), or `nil`.
+    /// The value of the first column named `name` (ASCII case-insensitively, as SQLite compares
+    /// names), or `nil`.
     ///
     /// - Complexity: O(*n*) in the number of columns.
     public subscript(name: String) -> SQLValue? {
-        let lowered = name.lowercased()
-        return columnNames.firstIndex { $0.lowercased() == lowered }.map { values[$0] }
+        let key = SQL.identifierKey(name)
+        return columnNames.firstIndex { SQL.identifierKey($0) == key }.map { values[$0] }
     }
 }

@@ -99,6 +99,27 @@ import VariablyTestSupport
         #expect(users.first?.tags == [])
     }
 
+    @Test func namesMatchIgnoringASCIICaseOnlyAsSQLiteDoes() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE "USERS" ("ID" INTEGER PRIMARY KEY NOT NULL, "User_Name" TEXT NOT NULL, \
+                    "EMAIL" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
+                    "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
+                    """)
+            try db.execute(sql: #"INSERT INTO "USERS" VALUES (1, 'a', 'a@example.com', 30, 1, 1.5, 0, '[]', NULL)"#)
+        }
+        let statements = try db.write { try $0.migrate(User.self) }
+        #expect(statements.allSatisfy { $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS") })
+        #expect(try db.read { try $0.fetchAll(User.self).map(\.userName) } == ["a"])
+        // "É" is not "é" to SQLite: only ASCII letters fold.
+        let rows = try db.read { try $0.fetch(sql: #"SELECT 1 AS "é", 2 AS "É""#) }
+        #expect(rows[0]["É"] == 2)
+        #expect(rows[0]["é"] == 1)
+        #expect(rows[0]["e\u{301}"] == nil)
+    }
+
     @Test func columnsWithDefaultsAreAddedAsNotNull() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
