@@ -17,30 +17,45 @@ func runBenchmark(users: Int, folder: URL) async throws {
     let server = try SimulatedServer(records: (0..<users).lazy.map(User.generated), seed: 1)
     let clock = ContinuousClock()
 
-    // The naive pipeline first, so that its garbage does not count against the repository's peak.
-    let naiveDatabase = try freshDatabase("naive.sqlite")
-    let naiveStart = clock.now
-    let naiveCount = try await runNaivePipeline(server: server, database: naiveDatabase, pageSize: pageSize)
-    let naiveTime = naiveStart.duration(to: clock.now)
+    // Two rounds, alternating, best of each: shared machines are noisy, and only ratios measured in
+    // the same run mean anything. The naive pipeline goes first in each round, so that its garbage
+    // does not count against the repository's peak.
+    var naiveTime = Duration.seconds(1_000_000)
+    var naiveCount = 0
+    var fullTime = Duration.seconds(1_000_000)
+    var full = SyncReport()
+    var repository: Repository<User>?
+    var baseline = 0
+    var peak = 0
+    var samples: [Int] = []
+    for round in 1...2 {
+        let naiveDatabase = try freshDatabase("naive.sqlite")
+        let naiveStart = clock.now
+        naiveCount = try await runNaivePipeline(server: server, database: naiveDatabase, pageSize: pageSize)
+        naiveTime = min(naiveTime, naiveStart.duration(to: clock.now))
 
-    let repository = try Repository(
-        database: try freshDatabase("bench.sqlite"), remote: server, configuration: SyncConfiguration(pageSize: pageSize))
-    let progress = repository.progressUpdates()
-    let sampler = Task {
-        var samples: [Int] = []
-        for await event in progress {
-            if case .pageApplied = event { samples.append(MemoryUsage.residentBytes()) }
-            if case .finished = event { break }
+        let candidate = try Repository(
+            database: try freshDatabase("bench-\(round).sqlite"), remote: server,
+            configuration: SyncConfiguration(pageSize: pageSize))
+        let progress = candidate.progressUpdates()
+        let sampler = Task {
+            var samples: [Int] = []
+            for await event in progress {
+                if case .pageApplied = event { samples.append(MemoryUsage.residentBytes()) }
+                if case .finished = event { break }
+            }
+            return samples
         }
-        return samples
+        baseline = MemoryUsage.residentBytes()
+        MemoryUsage.resetPeak()
+        let fullStart = clock.now
+        full = try await candidate.sync()
+        fullTime = min(fullTime, fullStart.duration(to: clock.now))
+        peak = MemoryUsage.peakBytes()
+        samples = await sampler.value
+        repository = candidate
     }
-    let baseline = MemoryUsage.residentBytes()
-    MemoryUsage.resetPeak()
-    let fullStart = clock.now
-    let full = try await repository.sync()
-    let fullTime = fullStart.duration(to: clock.now)
-    let peak = MemoryUsage.peakBytes()
-    let samples = await sampler.value
+    guard let repository else { return }
 
     try await server.simulateOtherClients(edits: users / 100) { user, random in
         user.score = Double(Int.random(in: 0..<1_000, using: &random)) / 10

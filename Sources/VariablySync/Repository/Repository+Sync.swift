@@ -52,18 +52,69 @@ extension Repository {
 
     // MARK: Pull
 
-    private func pullChanges(into report: inout SyncReport) async throws {
-        var cursor = try database.read { try state.cursor($0) }
-        report.cursor = cursor
-        while true {
-            try Task.checkCancellation()
-            let after = cursor
-            let remote = self.remote
-            let limit = configuration.pageSize
-            let page = try await withRetry(&report) { try await remote.pull(after: after, limit: limit) }
-            try Task.checkCancellation()
+    /// A pulled page, decoded: what the next transaction applies.
+    struct FetchedPage: Sendable {
+        let page: RemotePage<Model.ID>
+        let models: [Model]
+        let skipped: [SkippedRecord]
+        let recordCount: Int
+        let retries: Int
+    }
 
-            let records = try pageDecoder.decode([PageRecord<Model>].self, from: page.records)
+    /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
+    /// decoded on another thread, so the network, the JSON decoding and SQLite overlap; at most two
+    /// pages are in memory.
+    private func pullChanges(into report: inout SyncReport) async throws {
+        let cursor = try database.read { try state.cursor($0) }
+        report.cursor = cursor
+        var prefetch: Task<FetchedPage, any Error>? = startFetch(after: cursor)
+        defer { prefetch?.cancel() }
+        while let task = prefetch {
+            let fetched = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            prefetch = nil
+            try Task.checkCancellation()
+            report.retries += fetched.retries
+            if !fetched.skipped.isEmpty, configuration.malformedRecords == .failPage {
+                throw SyncError.malformedRecords(fetched.skipped)
+            }
+            let page = fetched.page
+            if page.hasMore { prefetch = startFetch(after: page.nextCursor) }
+            let applied = try apply(fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
+            report.pulled += fetched.recordCount
+            report.skipped += fetched.skipped
+            report.pages += 1
+            report.inserted += applied.inserted
+            report.updated += applied.updated
+            report.deleted += applied.deleted
+            report.keptLocal += applied.keptLocal
+            report.cursor = page.nextCursor
+            broadcaster.yield(
+                .pageApplied(
+                    page: report.pages, records: fetched.recordCount, deletions: page.deletedIDs.count,
+                    totalRecords: report.pulled))
+        }
+    }
+
+    /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is seeded
+    /// from the repository's generator, so the delays stay reproducible.
+    private func startFetch(after cursor: SyncCursor?) -> Task<FetchedPage, any Error> {
+        let remote = self.remote
+        let limit = configuration.pageSize
+        let policy = configuration.retryPolicy
+        let broadcaster = self.broadcaster
+        let seed = random.next()
+        return Task.detached {
+            var random = SeededRandomNumberGenerator(seed: seed)
+            var retries = 0
+            let page = try await Self.retrying(policy: policy, random: &random, retries: &retries, broadcaster: broadcaster) {
+                try await remote.pull(after: cursor, limit: limit)
+            }
+            // A decoder per page: decoders are not shared across threads.
+            let records = try JSONDecoder(source: .remote).decode([PageRecord<Model>].self, from: page.records)
             var models: [Model] = []
             models.reserveCapacity(records.count)
             var skipped: [SkippedRecord] = []
@@ -73,24 +124,7 @@ extension Repository {
                 case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
                 }
             }
-            if !skipped.isEmpty, configuration.malformedRecords == .failPage {
-                throw SyncError.malformedRecords(skipped)
-            }
-            let applied = try apply(models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
-            report.pulled += records.count
-            report.skipped += skipped
-            report.pages += 1
-            report.inserted += applied.inserted
-            report.updated += applied.updated
-            report.deleted += applied.deleted
-            report.keptLocal += applied.keptLocal
-            report.cursor = page.nextCursor
-            cursor = page.nextCursor
-            broadcaster.yield(
-                .pageApplied(
-                    page: report.pages, records: records.count, deletions: page.deletedIDs.count,
-                    totalRecords: report.pulled))
-            if !page.hasMore { break }
+            return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count, retries: retries)
         }
     }
 
@@ -134,7 +168,11 @@ extension Repository {
                 let (changes, sent) = try makeChanges(batch)
                 guard !changes.isEmpty else { continue }
                 let remote = self.remote
-                let results = try await withRetry(&report) { try await remote.push(changes) }
+                var generator = SeededRandomNumberGenerator(seed: random.next())
+                let results = try await Self.retrying(
+                    policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
+                    broadcaster: broadcaster
+                ) { try await remote.push(changes) }
                 let isLastRound = round == configuration.maxConflictRounds
                 rebased = try applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
             }
@@ -194,7 +232,7 @@ extension Repository {
                 case .conflict(let serverJSON, let version):
                     let server: Model?
                     do {
-                        server = try serverJSON.map { try pageDecoder.decode(Model.self, from: $0) }
+                        server = try serverJSON.map { try recordDecoder.decode(Model.self, from: $0) }
                     } catch {
                         skipped.append(SkippedRecord(index: index, id: change.recordID, error: error))
                         conflicts.append(ConflictReport(id: change.recordID, policy: policy.name, resolution: .unresolved))
@@ -233,10 +271,10 @@ extension Repository {
     // MARK: Retries
 
     /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter.
-    private func withRetry<T: Sendable>(
-        _ report: inout SyncReport, _ operation: @Sendable () async throws -> T
+    private static func retrying<T: Sendable>(
+        policy: RetryPolicy, random: inout SeededRandomNumberGenerator, retries: inout Int,
+        broadcaster: ProgressBroadcaster, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
-        let policy = configuration.retryPolicy
         var attempt = 1
         while true {
             do {
@@ -250,7 +288,7 @@ extension Repository {
                 }
                 attempt += 1
                 let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1, using: &random))
-                report.retries += 1
+                retries += 1
                 broadcaster.yield(.retrying(attempt: attempt, delay: delay, error: "\(error)"))
                 try await Task.sleep(for: delay)
             }

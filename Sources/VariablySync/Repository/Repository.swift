@@ -27,7 +27,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     let remote: any RemoteSource<Model>
     let state: SyncStateStore
     let broadcaster = ProgressBroadcaster()
-    let pageDecoder = JSONDecoder(source: .remote)
+    let recordDecoder = JSONDecoder(source: .remote)
     let recordEncoder = JSONEncoder(source: .remote)
     var random: SeededRandomNumberGenerator
     var running: Task<SyncReport, any Error>?
