@@ -202,7 +202,7 @@ extension KeySet {
             }
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
-            let entryOptions = key.options.merged(over: options)
+            let entryOptions = key.options.merged(over: options, storedType: key.coder.storedType)
             var entry = KeyEntry(
                 keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths,
                 coder: entryOptions.isEmpty ? key.coder : key.coder.withOptions(entryOptions))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The toolkit options of one key (or of a whole key set): lenient scalars, date strategy, defaults,
 /// element policy, unknown enum fallback and value transform.
 ///
@@ -52,12 +54,14 @@ public struct KeyOptions: Sendable {
     /// Whether encoding must look at the options (a transform or a date strategy).
     var affectsEncoding: Bool { transform != nil || dates != nil }
 
-    /// These options, with unset ones taken from `base` (a key set's options).
-    func merged(over base: KeyOptions) -> KeyOptions {
+    /// These options, with unset ones taken from `base` (a key set's options) where they apply to a
+    /// property storing `storedType`: lenience to scalars, dates to `Date`, element policies to
+    /// collections. Other properties stay without options, on the fast path.
+    func merged(over base: KeyOptions, storedType: Any.Type) -> KeyOptions {
         var merged = self
-        merged.isLenient = isLenient ?? base.isLenient
-        merged.dates = dates ?? base.dates
-        merged.elementPolicy = elementPolicy ?? base.elementPolicy
+        if isLenient == nil, storedType is any LenientScalar.Type { merged.isLenient = base.isLenient }
+        if dates == nil, storedType == Date.self { merged.dates = base.dates }
+        if elementPolicy == nil, storedType is any ElementPolicyDecodable.Type { merged.elementPolicy = base.elementPolicy }
         return merged
     }
 }

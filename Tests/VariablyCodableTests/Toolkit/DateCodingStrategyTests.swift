@@ -126,4 +126,11 @@ import VariablyCodable
         }
         #expect(results.count == 64 && results.allSatisfy { $0 })
     }
+
+    @Test func keySetOptionsReachOnlyThePropertiesTheyApplyTo() throws {
+        let local = try #require(Member.keySets[CodingSource.local])
+        #expect(local.entry(for: \Member.createdAt)?.options.dates == .millisecondsSince1970)
+        #expect(local.entry(for: \Member.age)?.options.isEmpty == true)
+        #expect(local.entry(for: \Member.tags)?.options.isEmpty == true)
+    }
 }
