@@ -93,3 +93,36 @@ import VariablyTestSupport
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct HTTPRepositoryTests {
+    @Test func repositorySyncsBothWaysOverHTTP() async throws {
+        let server = try PythonSyncServer()
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
+        let seeded = try await remote.push(
+            try Account.samples(35).map {
+                RemoteChange(
+                    idempotencyKey: "seed\($0.id)", id: $0.id,
+                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
+            })
+        #expect(seeded.count == 35)
+
+        let first = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
+        let report = try await first.sync()
+        #expect(report.pages == 4)
+        #expect(try cached(first) == Account.samples(35))
+
+        var edited = Account.sample(4)
+        edited.nickname = "over http"
+        try await first.save(edited)
+        try await first.delete(id: 9)
+        let pushed = try await first.sync()
+        #expect(pushed.pushed == 2)
+
+        let second = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
+        try await second.sync()
+        #expect(try second.fetch(id: 5)?.nickname == "over http")
+        #expect(try second.fetch(id: 9) == nil)
+        #expect(try second.count() == 34)
+    }
+}

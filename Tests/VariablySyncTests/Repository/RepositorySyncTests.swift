@@ -247,3 +247,17 @@ import VariablySync
         #expect(try repository.fetch(id: 42) == Account.sample(41))
     }
 }
+
+@Suite struct RepositoryConcurrencyTests {
+    @Test func concurrentSyncCallsShareOneRun() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(500), seed: 15, faults: SimulatedFaults(latency: .milliseconds(2)))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        async let first = repository.sync()
+        async let second = repository.sync()
+        let reports = try await [first, second]
+        #expect(reports.map(\.inserted).reduce(0, +) >= 500)
+        #expect(try repository.count() == 500)
+        #expect(await server.statistics.pulls <= 6, "a joined sync must not pull the pages again")
+    }
+}
