@@ -1,0 +1,180 @@
+/// Reads a key set's entries from one JSON object on a ``JSONDocument``'s tape, for a
+/// ``DecodingContainer``: the fast counterpart of `FoundationDecodingBackend`, with the same rules
+/// (alternatives tried in order, nested objects that are missing or `null` count as absent, a nested
+/// key that holds something other than an object is a type mismatch) and the same errors.
+final class JSONObjectBackend: KeySetDecodingBackend {
+    let session: JSONDecodingSession
+    let table: KeyTable
+    private let document: JSONDocument
+    /// The tape index of the object.
+    private var object = 0
+    private var base: CodingPathNode?
+    private var baseTail = PathTail.none
+    /// Per slot of the table, the tape index of the value, or -1.
+    private let slots: UnsafeMutablePointer<Int32>
+    /// Per nested object of the layout: -2 not looked up yet, -1 absent, else its tape index.
+    private let containers: UnsafeMutablePointer<Int32>
+    private let containerCount: Int
+
+    init(session: JSONDecodingSession, table: KeyTable) {
+        self.session = session
+        self.table = table
+        document = session.document
+        slots = .allocate(capacity: max(table.slotCount, 1))
+        containerCount = table.containerPaths.count
+        containers = .allocate(capacity: max(containerCount, 1))
+    }
+
+    deinit {
+        slots.deallocate()
+        containers.deallocate()
+    }
+
+    /// Points the backend at the object at tape `index`, whose coding path is `base` + `baseTail`.
+    @inline(__always)
+    func start(object index: Int, base: CodingPathNode?, baseTail: PathTail) {
+        object = index
+        self.base = base
+        self.baseTail = baseTail
+        for container in 0..<containerCount { containers[container] = -2 }
+        table.match(document, object: index, scope: 0, into: slots)
+    }
+
+    /// Drops the references to the path, before the backend waits for reuse.
+    func finish() {
+        base = nil
+        baseTail = .none
+    }
+
+    var codingPath: [any CodingKey] { ValuePath(base, baseTail).codingPath }
+
+    var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
+
+    func contains(entry index: Int) -> Bool {
+        let direct = table.directSlots[index]
+        if direct >= 0 { return slots[direct] >= 0 }
+        return (try? locate(entry: index)) != nil
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
+        let direct = table.directSlots[index]
+        let valueIndex: Int
+        let tail: PathTail
+        if direct >= 0 {
+            valueIndex = Int(slots[direct])
+            guard valueIndex >= 0 else {
+                let key = table.firstLeafKeys[index]
+                throw DecodingError.keyNotFound(
+                    key,
+                    DecodingError.Context(
+                        codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."))
+            }
+            tail = .key(table.firstLeafKeys[index])
+        } else {
+            guard let (found, alternative) = try locate(entry: index) else { throw keyNotFound(entry: index) }
+            valueIndex = found
+            tail = .keys(table.alternativeKeys[alternative])
+        }
+        return try decodeValue(Value.self, entry: index, at: valueIndex, path: ValuePath(base, baseTail, tail))
+    }
+
+    func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
+        let direct = table.directSlots[index]
+        let valueIndex: Int
+        let tail: PathTail
+        if direct >= 0 {
+            valueIndex = Int(slots[direct])
+            guard valueIndex >= 0 else { return nil }
+            tail = .key(table.firstLeafKeys[index])
+        } else {
+            guard let (found, alternative) = try locate(entry: index) else { return nil }
+            valueIndex = found
+            tail = .keys(table.alternativeKeys[alternative])
+        }
+        if document[valueIndex].kindBits == JSONKind.null.rawValue { return nil }
+        return try decodeValue(Value.self, entry: index, at: valueIndex, path: ValuePath(base, baseTail, tail))
+    }
+
+    @inline(__always)
+    private func decodeValue<Value: Decodable>(_ type: Value.Type, entry index: Int, at valueIndex: Int, path: ValuePath)
+        throws -> Value
+    {
+        if let model = table.modelTypes[index], ObjectIdentifier(Value.self) == table.storedTypes[index] {
+            return try decodeNestedModel(model, entry: index, at: valueIndex, path: path) as! Value
+        }
+        return try session.decodeValue(Value.self, at: valueIndex, path: path)
+    }
+
+    private func decodeNestedModel<Model: VariablyDecodable>(
+        _ type: Model.Type, entry index: Int, at valueIndex: Int, path: ValuePath
+    ) throws -> Model {
+        let child: KeyTable
+        if let table = table.childTables[index] {
+            child = table
+        } else {
+            child = try session.table(for: Model.self, codingPath: path.codingPath)
+            table.childTables[index] = child
+        }
+        return try session.decodeModel(Model.self, table: child, at: valueIndex, base: path.node(), baseTail: .none)
+    }
+
+    private func keyNotFound(entry index: Int) -> DecodingError {
+        let start = table.alternativeStarts[index]
+        let first = table.alternativeKeys[start]
+        var path = codingPath
+        PathTail.keys(Array(first.dropLast())).append(to: &path)
+        let tried = table.alternativeKeys[start..<table.alternativeStarts[index + 1]]
+        return DecodingError.keyNotFound(
+            AnyCodingKey(first[first.count - 1]),
+            DecodingError.Context(
+                codingPath: path,
+                debugDescription: "No value for \(tried.map { "\"\($0.joined(separator: "."))\"" }.joined(separator: " | "))."))
+    }
+
+    /// The tape index of the value of the first alternative present, and that alternative.
+    private func locate(entry index: Int) throws -> (Int, Int)? {
+        for alternative in table.alternativeStarts[index]..<table.alternativeStarts[index + 1] {
+            let scope = table.alternativeScopes[alternative]
+            if scope != 0 {
+                guard try resolveContainer(scope - 1) else { continue }
+            }
+            let value = Int(slots[table.alternativeSlots[alternative]])
+            if value >= 0 { return (value, alternative) }
+        }
+        return nil
+    }
+
+    /// Whether nested object `container` is present (matching its keys on first use).
+    ///
+    /// - Throws: `DecodingError.typeMismatch` if its key holds something other than an object or `null`.
+    private func resolveContainer(_ container: Int) throws -> Bool {
+        let state = containers[container]
+        if state >= 0 { return true }
+        if state == -1 { return false }
+        let parentScope = table.containerParentScopes[container]
+        if parentScope != 0 {
+            guard try resolveContainer(parentScope - 1) else {
+                containers[container] = -1
+                return false
+            }
+        }
+        let value = Int(slots[table.containerSlots[container]])
+        if value < 0 || document[value].kindBits == JSONKind.null.rawValue {
+            containers[container] = -1
+            return false
+        }
+        let kind = document[value].kind
+        guard kind == .object else {
+            var path = codingPath
+            PathTail.keys(table.containerPaths[container]).append(to: &path)
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(
+                    codingPath: path,
+                    debugDescription: "Expected to decode \([String: Any].self) but found \(kind.description) instead."))
+        }
+        table.match(document, object: value, scope: container + 1, into: slots)
+        containers[container] = Int32(value)
+        return true
+    }
+}
