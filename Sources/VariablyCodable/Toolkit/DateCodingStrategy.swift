@@ -25,6 +25,10 @@ public import Foundation
 /// ```
 public struct DateCodingStrategy: Hashable, Sendable {
     /// How a number (or numeric string) is read.
+    ///
+    /// ```swift
+    /// let strategy = DateCodingStrategy(numberUnit: .milliseconds)
+    /// ```
     public enum NumberUnit: Hashable, Sendable {
         /// Seconds when the magnitude is below `threshold`, milliseconds from it on.
         case byMagnitude(threshold: Double)
@@ -35,6 +39,10 @@ public struct DateCodingStrategy: Hashable, Sendable {
     }
 
     /// How dates are written.
+    ///
+    /// ```swift
+    /// let strategy = DateCodingStrategy(output: .iso8601(fractionalSeconds: false))
+    /// ```
     public enum Output: Hashable, Sendable {
         /// ISO 8601 in UTC, e.g. `2024-05-01T12:30:00Z`, with milliseconds when `fractionalSeconds`.
         case iso8601(fractionalSeconds: Bool)

@@ -80,6 +80,10 @@ public final class DecodeReport: @unchecked Sendable, CustomStringConvertible {
 /// ```
 public struct DecodeEvent: Sendable, CustomStringConvertible {
     /// Why a default was used.
+    ///
+    /// ```swift
+    /// report.events.filter { $0.kind == .defaultUsed(.null) }
+    /// ```
     public enum DefaultTrigger: String, Sendable, Equatable {
         /// No key of the property was present.
         case missing
@@ -90,6 +94,10 @@ public struct DecodeEvent: Sendable, CustomStringConvertible {
     }
 
     /// What happened.
+    ///
+    /// ```swift
+    /// let removed = report.events.filter { $0.kind == .elementRemoved }.count
+    /// ```
     public enum Kind: Sendable, Equatable {
         /// A declared default replaced a missing, null or invalid value.
         case defaultUsed(DefaultTrigger)

@@ -13,24 +13,40 @@ public protocol DefaultValueProvider {
 }
 
 /// `0` (or `0.0`).
+///
+/// ```swift
+/// @Defaulted<DefaultZero<Int>> var retries: Int
+/// ```
 public enum DefaultZero<Value: Codable & Numeric>: DefaultValueProvider {
     /// `0`.
     public static var defaultValue: Value { 0 }
 }
 
 /// `false`.
+///
+/// ```swift
+/// @Defaulted<DefaultFalse> var isBeta: Bool
+/// ```
 public enum DefaultFalse: DefaultValueProvider {
     /// `false`.
     public static var defaultValue: Bool { false }
 }
 
 /// An empty string.
+///
+/// ```swift
+/// @Defaulted<DefaultEmptyString> var note: String
+/// ```
 public enum DefaultEmptyString: DefaultValueProvider {
     /// `""`.
     public static var defaultValue: String { "" }
 }
 
 /// An empty array.
+///
+/// ```swift
+/// @Defaulted<DefaultEmptyArray<String>> var tags: [String]
+/// ```
 public enum DefaultEmptyArray<Element: Codable>: DefaultValueProvider {
     /// `[]`.
     public static var defaultValue: [Element] { [] }
@@ -62,6 +78,10 @@ public struct Defaulted<Provider: DefaultValueProvider>: Codable {
 
     /// Decodes the value, or uses the default for `null` or an invalid value.
     ///
+    /// ```swift
+    /// let settings = try JSONDecoder().decode(Settings.self, from: data)
+    /// ```
+    ///
     /// - Throws: Only in strict mode (see ``DecodingOptions/isStrict``).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -85,6 +105,10 @@ public struct Defaulted<Provider: DefaultValueProvider>: Codable {
     }
 
     /// Encodes the value as itself.
+    ///
+    /// ```swift
+    /// let data = try JSONEncoder().encode(settings)
+    /// ```
     ///
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {

@@ -146,19 +146,47 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    /// `null`: `let value: JSONValue = nil`.
+    /// `null`.
+    ///
+    /// ```swift
+    /// let value: JSONValue = nil
+    /// ```
     public init(nilLiteral: ()) { self = .null }
-    /// A Bool: `let value: JSONValue = true`.
+    /// A Bool.
+    ///
+    /// ```swift
+    /// let value: JSONValue = true
+    /// ```
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    /// An integer: `let value: JSONValue = 42`.
+    /// An integer.
+    ///
+    /// ```swift
+    /// let value: JSONValue = 42
+    /// ```
     public init(integerLiteral value: Int64) { self = .int(value) }
-    /// A floating value: `let value: JSONValue = 2.5`.
+    /// A floating value.
+    ///
+    /// ```swift
+    /// let value: JSONValue = 2.5
+    /// ```
     public init(floatLiteral value: Double) { self = .double(value) }
-    /// A string: `let value: JSONValue = "Ada"`.
+    /// A string.
+    ///
+    /// ```swift
+    /// let value: JSONValue = "Ada"
+    /// ```
     public init(stringLiteral value: String) { self = .string(value) }
-    /// An array: `let value: JSONValue = [1, "two", nil]`.
+    /// An array.
+    ///
+    /// ```swift
+    /// let value: JSONValue = [1, "two", nil]
+    /// ```
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    /// An object: `let value: JSONValue = ["id": 1]`; a repeated key keeps its last value.
+    /// An object; a repeated key keeps its last value.
+    ///
+    /// ```swift
+    /// let value: JSONValue = ["id": 1]
+    /// ```
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

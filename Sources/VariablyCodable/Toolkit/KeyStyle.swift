@@ -12,6 +12,10 @@
 /// ```
 public struct KeyStyle: Hashable, Sendable {
     /// How words are joined.
+    ///
+    /// ```swift
+    /// KeyStyle(.kebab).apply(to: "userName")   // "user-name"
+    /// ```
     public enum Convention: Hashable, Sendable {
         case snake, kebab, camel, pascal, screamingSnake
     }
@@ -22,6 +26,10 @@ public struct KeyStyle: Hashable, Sendable {
     public let acronyms: Set<String>
 
     /// Creates a style with its own list of acronyms.
+    ///
+    /// ```swift
+    /// let plainCamel = KeyStyle(.camel, acronyms: [])       // user_id -> userId
+    /// ```
     public init(_ convention: Convention, acronyms: Set<String> = KeyStyle.commonAcronyms) {
         self.convention = convention
         self.acronyms = Set(acronyms.map { $0.uppercased() })
@@ -44,6 +52,10 @@ public struct KeyStyle: Hashable, Sendable {
     public static let screamingSnakeCase = KeyStyle(.screamingSnake)
 
     /// Converts `name`, written in any style, to this style.
+    ///
+    /// ```swift
+    /// KeyStyle.screamingSnakeCase.apply(to: "userName")   // "USER_NAME"
+    /// ```
     ///
     /// - Complexity: O(n) in the length of `name`.
     public func apply(to name: String) -> String {
@@ -69,8 +81,11 @@ public struct KeyStyle: Hashable, Sendable {
 
     /// Splits an identifier in any style into its words, keeping their letter case.
     ///
-    /// `"HTTPStatusCode"` -> `["HTTP", "Status", "Code"]`, `"user_id"` -> `["user", "id"]`,
-    /// `"base64Value"` -> `["base64", "Value"]`.
+    /// ```swift
+    /// KeyStyle.words(in: "HTTPStatusCode")   // ["HTTP", "Status", "Code"]
+    /// KeyStyle.words(in: "user_id")          // ["user", "id"]
+    /// KeyStyle.words(in: "base64Value")      // ["base64", "Value"]
+    /// ```
     ///
     /// - Complexity: O(n) in the length of `name`.
     public static func words(in name: String) -> [String] {

@@ -23,6 +23,10 @@ public struct Lenient<Value: LenientScalar>: Codable {
 
     /// Decodes a scalar of any kind and converts it exactly, recording a coercion in the decoder's report.
     ///
+    /// ```swift
+    /// let product = try JSONDecoder().decode(Product.self, from: data)
+    /// ```
+    ///
     /// - Throws: `DecodingError.typeMismatch` if the value cannot be converted without loss.
     public init(from decoder: any Decoder) throws {
         let raw = try JSONValue.decodeScalar(from: decoder.singleValueContainer())
@@ -49,6 +53,10 @@ public struct Lenient<Value: LenientScalar>: Codable {
     }
 
     /// Encodes the value as itself.
+    ///
+    /// ```swift
+    /// let data = try JSONEncoder().encode(product)
+    /// ```
     ///
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {

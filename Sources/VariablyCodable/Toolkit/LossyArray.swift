@@ -22,6 +22,10 @@ public struct LossyArray<Element: Codable>: Codable {
 
     /// Decodes the array, removing failing elements.
     ///
+    /// ```swift
+    /// let feed = try JSONDecoder().decode(Feed.self, from: data)
+    /// ```
+    ///
     /// - Throws: `DecodingError` if the value is not an array; in strict mode, a failing element's error.
     public init(from decoder: any Decoder) throws {
         let results = try decoder.singleValueContainer().decode([ElementResult<Element>].self)
@@ -39,6 +43,10 @@ public struct LossyArray<Element: Codable>: Codable {
     }
 
     /// Encodes the elements.
+    ///
+    /// ```swift
+    /// let data = try JSONEncoder().encode(feed)
+    /// ```
     ///
     /// - Throws: What the encoder throws.
     public func encode(to encoder: any Encoder) throws {

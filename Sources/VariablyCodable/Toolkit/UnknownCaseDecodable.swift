@@ -15,6 +15,10 @@ public protocol UnknownCaseDecodable: RawRepresentable, Decodable where RawValue
 extension UnknownCaseDecodable {
     /// Decodes the raw value, falling back to ``unknownCase``.
     ///
+    /// ```swift
+    /// let levels = try JSONDecoder().decode([Level].self, from: Data(#"["low", "extreme"]"#.utf8))
+    /// ```
+    ///
     /// - Throws: `DecodingError` if the raw value has the wrong type; in strict mode, for an unknown value.
     public init(from decoder: any Decoder) throws {
         let rawValue = try decoder.singleValueContainer().decode(RawValue.self)
