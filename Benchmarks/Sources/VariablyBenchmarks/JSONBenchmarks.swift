@@ -16,13 +16,22 @@ func jsonGroups(users: [BenchUser]) throws -> [Group] {
             Variant(name: "key-set derived (EmptyInitializable)") {
                 try JSONDecoder(source: .remote).decode([DerivedBenchUser].self, from: payload).count
             },
+            Variant(name: "KeySetJSONDecoder") {
+                try KeySetJSONDecoder(source: .remote).decode([BenchUser].self, from: payload).count
+            },
+            Variant(name: "KeySetJSONDecoder, derived (EmptyInitializable)") {
+                try KeySetJSONDecoder(source: .remote).decode([DerivedBenchUser].self, from: payload).count
+            },
             Variant(name: "synthesized, .convertFromSnakeCase") {
                 let decoder = JSONDecoder()
                 decoder.keyDecodingStrategy = .convertFromSnakeCase
                 return try decoder.decode([CamelUser].self, from: payload).count
             },
         ],
-        targets: ["key-set container": 0.95, "key-set derived (EmptyInitializable)": 0.95])
+        targets: [
+            "key-set container": 0.95, "key-set derived (EmptyInitializable)": 0.95, "KeySetJSONDecoder": 3.0,
+            "KeySetJSONDecoder, derived (EmptyInitializable)": 3.0,
+        ])
     let synthesized = try JSONDecoder().decode([SynthesizedUser].self, from: payload)
     let encodeGroup = Group(
         name: "JSON encode",
@@ -31,5 +40,5 @@ func jsonGroups(users: [BenchUser]) throws -> [Group] {
             Variant(name: "key-set derived encoding") { try JSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0 },
         ],
         targets: ["key-set derived encoding": 0.95])
-    return [decodeGroup, encodeGroup]
+    return [decodeGroup] + (try fastJSONGroups(users: users)) + [encodeGroup]
 }
