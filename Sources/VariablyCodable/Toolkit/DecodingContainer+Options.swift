@@ -17,7 +17,7 @@ extension DecodingContainer {
         let options = entry.options
         let isLenient = options.isLenient ?? decodingOptions?.isLenient ?? false
         do {
-            if options.isEmpty && !(isLenient && Value.self is any LenientScalar.Type) {
+            if options.isEmpty && !(isLenient && KeyOptions.isLenientType(Value.self)) {
                 return isRequired
                     ? try backend.decode(Value.self, entry: index) : try backend.decodeIfPresent(Value.self, entry: index)
             }
@@ -96,11 +96,22 @@ extension DecodingContainer {
             let raw = try backend.decode(JSONValue.self, entry: index)
             return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
         }
-        if let policy = options.elementPolicy, let collection = Value.self as? any ElementPolicyDecodable.Type {
-            let decoded = try collection.decode(
-                policy: policy, using: { try backend.decode($0, entry: index) },
-                onEvent: { pending.append(($0.kind, $0.error.contextCodingPath, $0.error, "\($0.error)")) })
-            return declared(decoded, as: Value.self)
+        if let collection = Value.self as? any ElementPolicyDecodable.Type {
+            let onEvent = { (event: ElementEvent) in
+                pending.append((event.kind, event.error.contextCodingPath, event.error, event.detail))
+            }
+            if isLenient,
+                let decoded = try collection.decodeLeniently(
+                    policy: options.elementPolicy ?? .fail, codingPath: path,
+                    using: { try backend.decode($0, entry: index) }, onEvent: onEvent)
+            {
+                return declared(decoded, as: Value.self)
+            }
+            if let policy = options.elementPolicy {
+                let decoded = try collection.decode(
+                    policy: policy, using: { try backend.decode($0, entry: index) }, onEvent: onEvent)
+                return declared(decoded, as: Value.self)
+            }
         }
         if isLenient, let scalar = Value.self as? any LenientScalar.Type {
             let raw = try backend.decode(JSONValue.self, entry: index)

@@ -54,6 +54,15 @@ struct ElementResult<Element: Decodable>: Decodable {
 protocol ElementPolicyDecodable {
     /// Whether `value` can stand in for an element.
     static func acceptsElement(_ value: Any) -> Bool
+    /// Whether the elements are ``LenientScalar``s, which lenient decoding converts one by one.
+    static var hasLenientElements: Bool { get }
+    /// Decodes the collection converting each element leniently, applying `policy` to elements that
+    /// cannot be converted and telling `onEvent` about coercions too; `nil` if the elements are not
+    /// lenient scalars.
+    static func decodeLeniently(
+        policy: ElementPolicy, codingPath: [any CodingKey], using decode: (any Decodable.Type) throws -> Any,
+        onEvent: (ElementEvent) throws -> Void
+    ) throws -> Self?
     /// Decodes the collection from `decode`'s result, applying `policy` to each failing element and
     /// telling `onEvent` about every element removed or replaced.
     static func decode(
@@ -62,13 +71,52 @@ protocol ElementPolicyDecodable {
     ) throws -> Self
 }
 
-/// An element removed or replaced by a policy.
+/// An element removed, replaced or coerced.
 struct ElementEvent {
     let kind: DecodeEvent.Kind
+    /// The element's error; for a coercion, the error strict mode throws.
     let error: DecodingError
+
+    /// The recovered error, for the report (a coercion recovered from none).
+    var detail: String? {
+        if case .coerced = kind { return nil }
+        return "\(error)"
+    }
 }
 
 extension ElementPolicy {
+    /// Converts one raw element leniently: the value, or the error a policy decides on; reports a coercion.
+    static func convertLeniently<Element>(
+        _ raw: JSONValue, to type: Element.Type, codingPath: [any CodingKey], onEvent: (ElementEvent) throws -> Void
+    ) throws -> Result<Element, DecodingError> {
+        guard let scalar = Element.self as? any LenientScalar.Type else {
+            preconditionFailure("\(Element.self) is not a LenientScalar")
+        }
+        if raw.isNull {
+            return .failure(
+                DecodingError.valueNotFound(
+                    Element.self, DecodingError.Context(codingPath: codingPath, debugDescription: "The element is null.")))
+        }
+        guard let (value, isCoerced) = scalar.lenientValue(from: raw) else {
+            return .failure(
+                DecodingError.typeMismatch(
+                    Element.self,
+                    DecodingError.Context(
+                        codingPath: codingPath,
+                        debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(Element.self) without loss.")))
+        }
+        if isCoerced {
+            let strictError = DecodingError.typeMismatch(
+                Element.self,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Element.self)."))
+            try onEvent(
+                ElementEvent(kind: .coerced(from: "\(raw.kindName) \(raw)", to: "\(Element.self)"), error: strictError))
+        }
+        return .success(value as! Element)
+    }
+
     /// Applies the policy to the elements of `results`, in order.
     static func apply<Element>(
         _ policy: ElementPolicy, to result: Result<Element, DecodingError>, append: (Element) -> Void,
@@ -97,6 +145,24 @@ extension ElementPolicy {
 extension Array: ElementPolicyDecodable where Element: Decodable {
     static func acceptsElement(_ value: Any) -> Bool { value is Element }
 
+    static var hasLenientElements: Bool { Element.self is any LenientScalar.Type }
+
+    static func decodeLeniently(
+        policy: ElementPolicy, codingPath: [any CodingKey], using decode: (any Decodable.Type) throws -> Any,
+        onEvent: (ElementEvent) throws -> Void
+    ) throws -> [Element]? {
+        guard hasLenientElements else { return nil }
+        let raws = try decode([JSONValue].self) as! [JSONValue]
+        var elements: [Element] = []
+        elements.reserveCapacity(raws.count)
+        for (index, raw) in raws.enumerated() {
+            let path = codingPath + [AnyCodingKey(intValue: index)]
+            let result = try ElementPolicy.convertLeniently(raw, to: Element.self, codingPath: path, onEvent: onEvent)
+            try ElementPolicy.apply(policy, to: result, append: { elements.append($0) }, onEvent: onEvent)
+        }
+        return elements
+    }
+
     static func decode(
         policy: ElementPolicy, using decode: (any Decodable.Type) throws -> Any,
         onEvent: (ElementEvent) throws -> Void
@@ -113,6 +179,24 @@ extension Array: ElementPolicyDecodable where Element: Decodable {
 
 extension Dictionary: ElementPolicyDecodable where Key: Decodable & Hashable, Value: Decodable {
     static func acceptsElement(_ value: Any) -> Bool { value is Value }
+
+    static var hasLenientElements: Bool { Value.self is any LenientScalar.Type }
+
+    static func decodeLeniently(
+        policy: ElementPolicy, codingPath: [any CodingKey], using decode: (any Decodable.Type) throws -> Any,
+        onEvent: (ElementEvent) throws -> Void
+    ) throws -> [Key: Value]? {
+        guard hasLenientElements else { return nil }
+        let raws = try decode([Key: JSONValue].self) as! [Key: JSONValue]
+        var members: [Key: Value] = [:]
+        members.reserveCapacity(raws.count)
+        for (key, raw) in raws {
+            let path = codingPath + [AnyCodingKey("\(key)")]
+            let result = try ElementPolicy.convertLeniently(raw, to: Value.self, codingPath: path, onEvent: onEvent)
+            try ElementPolicy.apply(policy, to: result, append: { members[key] = $0 }, onEvent: onEvent)
+        }
+        return members
+    }
 
     static func decode(
         policy: ElementPolicy, using decode: (any Decodable.Type) throws -> Any,

@@ -59,10 +59,17 @@ public struct KeyOptions: Sendable {
     /// collections. Other properties stay without options, on the fast path.
     func merged(over base: KeyOptions, storedType: Any.Type) -> KeyOptions {
         var merged = self
-        if isLenient == nil, storedType is any LenientScalar.Type { merged.isLenient = base.isLenient }
+        if isLenient == nil, KeyOptions.isLenientType(storedType) { merged.isLenient = base.isLenient }
         if dates == nil, storedType == Date.self { merged.dates = base.dates }
         if elementPolicy == nil, storedType is any ElementPolicyDecodable.Type { merged.elementPolicy = base.elementPolicy }
         return merged
+    }
+}
+
+extension KeyOptions {
+    /// Whether lenient decoding changes how `type` decodes: a scalar, or a collection of scalars.
+    static func isLenientType(_ type: Any.Type) -> Bool {
+        type is any LenientScalar.Type || (type as? any ElementPolicyDecodable.Type)?.hasLenientElements == true
     }
 }
 

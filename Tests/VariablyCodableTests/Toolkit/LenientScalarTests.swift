@@ -153,3 +153,39 @@ extension Scalars {
         #expect(String(decoding: try encoder.encode(product), as: UTF8.self) == #"{"code":"x","isActive":false,"stock":3}"#)
     }
 }
+
+@Suite struct LenientCollectionTests {
+    struct Counts: VariablyCodable, EmptyInitializable, Equatable {
+        var ids: [Int] = []
+        var flags: [String: Bool] = [:]
+        static let keySets = KeySets<Counts>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.ids, "ids").lenient().elements(.remove)
+                Key(\.flags, "flags").lenient()
+            }
+        }
+    }
+
+    @Test func eachElementConvertsLenientlyAndThePolicyHandlesTheRest() throws {
+        let json = #"{"ids": ["1", 2, "x", null, 4], "flags": {"a": "yes"}}"#
+        let (counts, report) = try decodeReporting(Counts.self, json)
+        #expect(counts.ids == [1, 2, 4])
+        #expect(counts.flags == ["a": true])
+        #expect(report.events.map(\.kind) == [
+            .coerced(from: #"string "1""#, to: "Int"), .elementRemoved, .elementRemoved,
+            .coerced(from: #"string "yes""#, to: "Bool"),
+        ])
+        #expect(
+            report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == [
+                "ids[0]", "ids[2]", "ids[3]", "flags.a",
+            ])
+    }
+
+    @Test func withoutAPolicyAnUnconvertibleElementFailsWithItsPath() throws {
+        let error = try #require(throws: VariablyCodingError.self) {
+            try JSONDecoder().decode(Counts.self, from: Data(#"{"ids": [], "flags": {"a": "maybe"}}"#.utf8))
+        }
+        #expect(error.reason == .typeMismatch)
+        #expect("\(error)".hasSuffix("at flags.a"))
+    }
+}
