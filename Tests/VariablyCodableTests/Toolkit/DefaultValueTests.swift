@@ -59,6 +59,30 @@ import VariablyCodable
         #expect("\(error)".hasSuffix("at [0].age"))
     }
 
+    @Test func aDefaultOfAnotherTypeTrapsWhenTheKeySetIsDeclared() async {
+        await #expect(processExitsWith: .failure) {
+            struct Wrong: VariablyCodable, EmptyInitializable {
+                var name = ""
+                static let keySets = KeySets<Wrong>(defaultSource: .remote) {
+                    KeySet(.remote) { Key(\.name, "name").default(ifMissing: 3) }
+                }
+            }
+            _ = Wrong.keySets
+        }
+    }
+
+    @Test func anIntegerDefaultThatDoesNotFitTrapsInsteadOfTruncating() async {
+        await #expect(processExitsWith: .failure) {
+            struct Small: VariablyCodable, EmptyInitializable {
+                var level: UInt8 = 0
+                static let keySets = KeySets<Small>(defaultSource: .remote) {
+                    KeySet(.remote) { Key(\.level, "level").default(ifMissing: 300) }
+                }
+            }
+            _ = Small.keySets
+        }
+    }
+
     @Test func withoutADefaultAMissingRequiredValueStillFails() throws {
         let json = #"{"id": 1, "age": 3, "tags": [], "status": "active"}"#
         let error = try #require(throws: VariablyCodingError.self) {
