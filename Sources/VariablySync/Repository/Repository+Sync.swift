@@ -32,7 +32,40 @@ extension Repository {
         }
     }
 
-    private func performSync() async throws -> SyncReport {
+    /// Pushes the queued local changes, then pulls every record from the start of the server's feed and
+    /// removes cached records the server no longer has: a full reconciliation, for a cursor the server
+    /// no longer knows (``RemoteSourceError/invalidCursor(_:)``) or a cache of unknown history.
+    ///
+    /// Pages are applied as in ``sync()``; the removal of records the server did not send runs in one
+    /// transaction after the last page. Records with a queued local change, and records the server sent
+    /// malformed, are never removed. If a resync stops early, the cache is still consistent page by
+    /// page and a later `sync()` continues from there, but stale records stay until the next resync.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await repository.sync()
+    /// } catch RemoteSourceError.invalidCursor {
+    ///     try await repository.resync()
+    /// }
+    /// ```
+    ///
+    /// - Returns: What the resync did; ``SyncReport/deleted`` includes the stale records removed.
+    /// - Throws: As ``sync()``.
+    /// - Complexity: O(n) in the server's records, plus one pass over the cache.
+    @discardableResult
+    public func resync() async throws -> SyncReport {
+        if let running { _ = try? await running.value }
+        let task = Task { try await self.performSync(fromStart: true) }
+        running = task
+        defer { running = nil }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func performSync(fromStart: Bool = false) async throws -> SyncReport {
         let clock = ContinuousClock()
         let start = clock.now
         var report = SyncReport()
@@ -40,12 +73,17 @@ extension Repository {
             let pendingCount = try database.read { try state.pendingCount($0) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
             try await pushPendingChanges(into: &report)
-            try await pullChanges(into: &report)
+            try await pullChanges(into: &report, fromStart: fromStart)
         } catch {
-            broadcaster.yield(.failed("\(error)"))
+            // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
+            report.duration = start.duration(to: clock.now)
+            lastReport = report
+            broadcaster.yield(.failed("\(error)", partialReport: report))
             throw error
         }
         report.duration = start.duration(to: clock.now)
+        report.isComplete = true
+        lastReport = report
         broadcaster.yield(.finished(report))
         return report
     }
@@ -64,8 +102,9 @@ extension Repository {
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
     /// decoded on another thread, so the network, the JSON decoding and SQLite overlap; at most two
     /// pages are in memory.
-    private func pullChanges(into report: inout SyncReport) async throws {
-        let cursor = try database.read { try state.cursor($0) }
+    private func pullChanges(into report: inout SyncReport, fromStart: Bool) async throws {
+        let cursor = fromStart ? nil : try database.read { try state.cursor($0) }
+        var seen = Set<Model.ID>()
         report.cursor = cursor
         var prefetch: Task<FetchedPage, any Error>? = startFetch(after: cursor)
         defer { prefetch?.cancel() }
@@ -84,6 +123,10 @@ extension Repository {
             let page = fetched.page
             if page.hasMore { prefetch = startFetch(after: page.nextCursor) }
             let applied = try apply(fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
+            if fromStart {
+                for model in fetched.models { seen.insert(model.id) }
+                for record in fetched.skipped { if let id = record.id.flatMap(Self.id(fromRaw:)) { seen.insert(id) } }
+            }
             report.pulled += fetched.recordCount
             report.skipped += fetched.skipped
             report.pages += 1
@@ -97,6 +140,31 @@ extension Repository {
                     page: report.pages, records: fetched.recordCount, deletions: page.deletedIDs.count,
                     totalRecords: report.pulled))
         }
+        if fromStart { report.deleted += try removeRecords(notIn: seen) }
+    }
+
+    /// Deletes cached records the server did not send during a resync, except those with a queued change.
+    private func removeRecords(notIn seen: Set<Model.ID>) throws -> Int {
+        let state = self.state
+        return try database.write { db in
+            let pending = try state.pendingRecordIDs(db)
+            var stale: [Model.ID] = []
+            try db.forEach(Model.self) { model in
+                if !seen.contains(model.id) { stale.append(model.id) }
+            }
+            var deleted = 0
+            for id in stale where !pending.contains(try Self.text(of: id)) {
+                if try db.delete(Model.self, id: id) { deleted += 1 }
+            }
+            return deleted
+        }
+    }
+
+    /// An id as a malformed record carried it: JSON text for numbers, bare text for strings.
+    static func id(fromRaw raw: String) -> Model.ID? {
+        if let id = try? id(fromText: raw) { return id }
+        let quoted = String(decoding: (try? JSONEncoder().encode(raw)) ?? Data(), as: UTF8.self)
+        return try? id(fromText: quoted)
     }
 
     /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is seeded

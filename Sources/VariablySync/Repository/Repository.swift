@@ -32,6 +32,20 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     var random: SeededRandomNumberGenerator
     var running: Task<SyncReport, any Error>?
 
+    /// The report of the last sync, also when it failed: then ``SyncReport/isComplete`` is `false` and
+    /// the report says what was done before the failure (pages applied, changes pushed, conflicts
+    /// settled), which stays done.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await repository.sync()
+    /// } catch {
+    ///     let partial = await repository.lastReport
+    ///     print("before failing:", partial?.conflicts ?? [])
+    /// }
+    /// ```
+    public internal(set) var lastReport: SyncReport?
+
     /// Opens a repository: creates or migrates the model's table (see `Database.migrate(_:)`) and the
     /// sync tables, which keep the cursor and the queue of local changes across restarts.
     ///

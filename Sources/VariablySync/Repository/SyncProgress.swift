@@ -21,8 +21,9 @@ public enum SyncProgress: Sendable {
     case retrying(attempt: Int, delay: Duration, error: String)
     /// The sync completed.
     case finished(SyncReport)
-    /// The sync stopped with an error (pages already applied stay applied).
-    case failed(String)
+    /// The sync stopped with an error; `partialReport` says what it did before, which stays done
+    /// (pages applied, changes pushed, conflicts settled).
+    case failed(String, partialReport: SyncReport)
 }
 
 /// Fans progress events out to every stream handed out by ``Repository/progressUpdates()``.

@@ -32,6 +32,9 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var cursor: SyncCursor?
     /// Wall-clock time of the sync.
     public var duration: Duration = .zero
+    /// Whether the sync ran to the end; `false` in the partial report of a failed sync
+    /// (``Repository/lastReport``, ``SyncProgress/failed(_:partialReport:)``).
+    public var isComplete = false
 
     /// An empty report.
     public init() {}

@@ -83,8 +83,12 @@ import VariablySync
         }
         #expect(try repository.count() == 300)
         #expect(try repository.cursor() == "300")
+        let partial = try #require(await repository.lastReport)
+        #expect(!partial.isComplete)
+        #expect(partial.pages == 3 && partial.inserted == 300)
         let resumed = try await repository.sync()
         #expect(resumed.pulled == 700)
+        #expect(resumed.isComplete)
         #expect(resumed.inserted == 700)
         #expect(try cached(repository) == Account.samples(1_000))
     }
@@ -259,5 +263,33 @@ import VariablySync
         #expect(reports.map(\.inserted).reduce(0, +) >= 500)
         #expect(try repository.count() == 500)
         #expect(await server.statistics.pulls <= 6, "a joined sync must not pull the pages again")
+    }
+}
+
+@Suite struct RepositoryResyncTests {
+    @Test func resyncReconcilesACacheMadeAgainstAnotherServer() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let old = try SimulatedServer(records: Account.samples(300), seed: 31)
+        try await old.simulateOtherClients(edits: 40, deletions: 0, insertions: [Account.sample(900)]) { account, _ in
+            account.age = 1
+        }
+        try await Repository(database: database, remote: old, configuration: makeConfiguration()).sync()
+        #expect(try database.read { try $0.count(Account.self) } == 301)
+
+        // A new server: the original 300 records, 5 of them since deleted, one served malformed.
+        let new = try SimulatedServer(records: Account.samples(300), seed: 32)
+        for id: Int64 in 1...5 { await new.delete(id: id) }
+        let repository = try Repository(database: database, remote: new, configuration: makeConfiguration())
+        await new.setFaults(SimulatedFaults(malformedRecordRate: 0.005))
+        let report = try await repository.resync()
+        let malformed = await new.statistics.malformedIDs
+        #expect(!malformed.isEmpty)
+        #expect(report.deleted == 1 + 5 - malformed.filter { $0 <= 5 }.count)
+        #expect(report.skipped.count == malformed.count)
+        let expected = await new.allRecords().filter { !malformed.contains($0.id) }
+        let kept = try cached(repository).filter { !malformed.contains($0.id) }
+        #expect(kept == expected)
+        for id in malformed { #expect(try repository.fetch(id: id) != nil, "a malformed record is not removed") }
+        #expect(try repository.cursor() == (await new.latestCursor))
     }
 }
