@@ -101,18 +101,29 @@ extension Database {
         let statement = try cachedStatement(sql: sql)
         let sink = RowEncodingSink(statement: statement, slots: slots)
         let coders = mapping.coders
+        let readers = mapping.fastReaders
         func body() throws {
             for model in models {
                 statement.reset()
-                for index in coders.indices {
-                    do {
-                        try coders[index].encode(model, to: sink, at: index)
-                    } catch let error as SQLiteError {
-                        throw error
-                    } catch {
-                        throw RecordEncodingError(
-                            modelType: "\(Models.Element.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
-                            column: mapping.columns[index].name, underlyingError: error)
+                try withUnsafePointer(to: model) { pointer in
+                    let base = UnsafeRawPointer(pointer)
+                    for index in coders.indices {
+                        if let reader = readers[index] {
+                            let parameter = slots[index].index
+                            guard parameter > 0 else { continue }
+                            let code = reader.bind(base, to: statement, at: parameter)
+                            if code != 0 { throw self.error(code: code, sql: statement.sql) }
+                            continue
+                        }
+                        do {
+                            try coders[index].encode(model, to: sink, at: index)
+                        } catch let error as SQLiteError {
+                            throw error
+                        } catch {
+                            throw RecordEncodingError(
+                                modelType: "\(Models.Element.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
+                                column: mapping.columns[index].name, underlyingError: error)
+                        }
                     }
                 }
                 do {

@@ -22,6 +22,6 @@ public protocol SQLiteStorable: VariablyCodable {
 extension SQLiteStorable where Self: Identifiable, ID: Codable {
     /// A table named after the type, with `id` as its primary key.
     public static var sqliteTable: SQLiteTable<Self> {
-        SQLiteTable(String(describing: Self.self), primaryKey: \Self.id)
+        SQLiteTable(String(describing: Self.self), identifiedBy: \Self.id)
     }
 }

@@ -21,6 +21,10 @@ public struct SQLiteTable<Model>: Sendable {
     public let source: CodingSource
     /// Indexes, unique constraints and column options.
     public let elements: [TableElement<Model>]
+    /// The property name to look for when ``primaryKey`` is not itself in the key set: `\Self.id`
+    /// written in a protocol extension goes through `Identifiable`'s requirement, so it is a different
+    /// key path from the model's own `\User.id`.
+    let primaryKeyPropertyName: String?
 
     /// Declares a table.
     ///
@@ -38,6 +42,16 @@ public struct SQLiteTable<Model>: Sendable {
         self.primaryKey = primaryKey
         self.source = source
         self.elements = elements
+        self.primaryKeyPropertyName = nil
+    }
+
+    /// A table keyed by the model's `Identifiable.id`.
+    init(_ name: String, identifiedBy primaryKey: any PartialKeyPath<Model> & Sendable) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.source = .sqlite
+        self.elements = []
+        self.primaryKeyPropertyName = "id"
     }
 }
 

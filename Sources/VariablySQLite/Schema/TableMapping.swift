@@ -42,6 +42,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     let keySet: KeySet<Model>
     /// The entries' coders, in entry order: copying a whole `KeyEntry` per value costs more than binding it.
     let coders: [KeyCoder<Model>]
+    /// Per entry, a direct reader when the property's type has a fast path (see ``FastColumnReader``).
+    let fastReaders: [FastColumnReader?]
     let columns: [Column]
     let indexes: [Index]
     let primaryKeyEntry: Int
@@ -67,7 +69,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             preconditionFailure(
                 "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets.")
         }
-        guard let primaryKeyEntry = keySet.index(of: table.primaryKey) else {
+        let byName = table.primaryKeyPropertyName.flatMap { name in keySet.entries.firstIndex { $0.propertyName == name } }
+        guard let primaryKeyEntry = keySet.index(of: table.primaryKey) ?? byName else {
             preconditionFailure(
                 "The primary key \(table.primaryKey) of \(Model.self) has no key in its \(table.source) key set: add it.")
         }
@@ -110,6 +113,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.quotedTable = SQL.quote(table.name)
         self.keySet = keySet
         self.coders = keySet.entries.map(\.coder)
+        self.fastReaders = zip(keySet.entries, columns).map { FastColumnReader(entry: $0, kind: $1.kind) }
         self.columns = columns
         self.indexes = indexes
         self.primaryKeyEntry = primaryKeyEntry
