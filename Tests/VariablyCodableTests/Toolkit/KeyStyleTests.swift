@@ -74,3 +74,20 @@ import VariablyCodable
         #expect(Photo.keySets[.sqlite]?.entries.map(\.key.primary.description) == ["IMAGE_URL", "OWNER_ID"])
     }
 }
+
+@Suite struct KeyStyleConverterConcurrencyTests {
+    @Test func oneConverterServesManyThreads() async {
+        let converter = KeyStyleConverter(.camelCase)
+        let names = (0..<200).map { "field_\($0)_url" }
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    names.shuffled().allSatisfy { converter.convert($0) == KeyStyle.camelCase.apply(to: $0) }
+                        && converter.convert("user_id") == "userID" && worker >= 0
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+    }
+}

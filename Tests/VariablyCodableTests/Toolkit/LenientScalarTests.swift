@@ -189,3 +189,20 @@ extension Scalars {
         #expect("\(error)".hasSuffix("at flags.a"))
     }
 }
+
+@Suite struct LenientPropertyListTests {
+    @Test func lenientDecodingWorksThroughPropertyLists() throws {
+        let object: [String: Any] = ["int": "42", "double": 1, "bool": 1, "string": 7, "small": "8"]
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let report = DecodeReport()
+        let decoder = PropertyListDecoder(source: .local)
+        decoder.decodingOptions = DecodingOptions(isLenient: true, report: report)
+        let scalars = try decoder.decode(Scalars.self, from: data)
+        #expect(scalars.int == 42)
+        #expect(scalars.double == 1)
+        #expect(scalars.bool == true)
+        #expect(scalars.string == "7")
+        #expect(scalars.small == 8)
+        #expect(report.events.count == 4)
+    }
+}
