@@ -53,11 +53,11 @@ do {
         retryPolicy: RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(10), maxDelay: .milliseconds(200), seed: 7),
         malformedRecords: .skipAndReport,
         conflictPolicy: .newestWins(by: \.updatedAt))
-    let repository = try await openRepository(server: server, configuration: configuration)
+    let (repository, needsResync) = try await openRepository(server: server, configuration: configuration)
 
     // 1. The first sync: every user, page by page.
-    step(1, "Sync from the server")
-    let first = try await syncShowingProgress(repository)
+    step(1, needsResync ? "Full resync with the server" : "Sync from the server")
+    let first = try await syncShowingProgress(repository, full: needsResync)
     print(first)
     for record in first.skipped.prefix(2) { print("  skipped \(record)") }
 
@@ -105,7 +105,7 @@ do {
     print("  \(grouped(matching)) of \(grouped(total)) cached users match")
 
     let elapsed = started.duration(to: clock.now)
-    print("\nDone in \(seconds(elapsed)) s. Run again to start over from a fresh simulated server, or see --help.")
+    print("\nDone in \(seconds(elapsed)) s. Run it again to reuse \(options.databasePath), or see --help.")
 } catch {
     print("\nUserSync failed: \(error)")
     exit(1)
@@ -118,31 +118,20 @@ struct SampleError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Opens the cache; reuses a file whose cursor this run's server knows (an interrupted earlier run
-/// resumes), and rebuilds one made against an earlier run's server, which no longer exists.
+/// Opens the cache. A file from an earlier run is reused, but that run's simulated server is gone: the
+/// first sync is then a full resync, which updates what changed and removes what this server lacks.
 func openRepository(
     server: SimulatedServer<User>, configuration: SyncConfiguration<User>
-) async throws -> Repository<User> {
+) async throws -> (Repository<User>, needsResync: Bool) {
     if options.reset { removeDatabase() }
     try FileManager.default.createDirectory(
         at: databaseURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-    var repository = try Repository(
+    let repository = try Repository(
         database: try SQLiteDatabase(path: databaseURL.path), remote: server, configuration: configuration)
-    if let cursor = try repository.cursor() {
-        let latest = await server.latestCursor
-        if let position = Int(cursor.rawValue), let end = Int(latest.rawValue), position <= end {
-            print("Reusing \(options.databasePath): \(grouped(try repository.count())) users cached, cursor \(cursor)")
-        } else {
-            print("\(options.databasePath) was synced with an earlier run's server (cursor \(cursor)); rebuilding it.")
-            repository = try await rebuild(server: server, configuration: configuration)
-        }
-    }
-    return repository
-}
-
-func rebuild(server: SimulatedServer<User>, configuration: SyncConfiguration<User>) async throws -> Repository<User> {
-    removeDatabase()
-    return try Repository(database: try SQLiteDatabase(path: databaseURL.path), remote: server, configuration: configuration)
+    guard let cursor = try repository.cursor() else { return (repository, false) }
+    print("Reusing \(options.databasePath) (\(grouped(try repository.count())) users, cursor \(cursor), from an earlier run):")
+    print("this run's server is new, so the first sync is a full resync. --reset starts from an empty file.")
+    return (repository, true)
 }
 
 func removeDatabase() {
@@ -152,7 +141,7 @@ func removeDatabase() {
 }
 
 /// Runs a sync while printing its progress events.
-func syncShowingProgress(_ repository: Repository<User>) async throws -> SyncReport {
+func syncShowingProgress(_ repository: Repository<User>, full: Bool = false) async throws -> SyncReport {
     let progress = repository.progressUpdates()
     let printer = Task {
         for await event in progress {
@@ -171,7 +160,7 @@ func syncShowingProgress(_ repository: Repository<User>) async throws -> SyncRep
         }
     }
     do {
-        let report = try await repository.sync()
+        let report = try await (full ? repository.resync() : repository.sync())
         await printer.value
         return report
     } catch {
