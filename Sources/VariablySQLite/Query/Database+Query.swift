@@ -30,8 +30,8 @@ extension Database {
         let query: SQLQuery
         do {
             query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset)
-        } catch let error as QueryTranslationError where policy == .evaluateInMemory {
-            _ = error
+        } catch is QueryTranslationError where policy == .evaluateInMemory {
+            // Asked for: the caller accepts a full scan rather than an error.
             var models = try fetchAll(type)
             if let predicate { models = try models.filter { try predicate.evaluate($0) } }
             if !sortDescriptors.isEmpty { models.sort(using: sortDescriptors) }
