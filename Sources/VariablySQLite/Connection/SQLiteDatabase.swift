@@ -23,8 +23,9 @@ private let writerOwnerKey: pthread_key_t = {
 /// ```
 ///
 /// `@unchecked Sendable`: the connections it holds are not `Sendable`; each is only reachable inside a
-/// `read` or `write` closure while `lock` (writer) or the reader checkout (readers) grants exclusive
-/// use of it to the calling thread. Everything else is immutable.
+/// `read` or `write` closure, while `writerLock` (the writer) or a checkout from the pool (a reader)
+/// grants exclusive use of it to the calling thread. The pool's mutable state, `idleReaders` and
+/// `openReaderCount`, is only touched while `readers` is locked. Everything else is immutable.
 public final class SQLiteDatabase: @unchecked Sendable {
     /// The file path, or `nil` for an in-memory database.
     public let path: String?
