@@ -8,6 +8,7 @@ protocol PredicateRootExpression: SQLTranslatableExpression {}
 
 extension PredicateExpressions.Variable: PredicateRootExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        if let bound = context.bindings[key] { return bound }
         guard Output.self == context.modelType else {
             throw QueryTranslationError(
                 expression: PredicateSQL.typeName(self), reason: "only the predicate's own input can be queried.")
@@ -32,7 +33,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatableExpression, ModelKeyPathE
     /// `\Model.address.city` for `$0.address.city`: nested key paths name flattened columns.
     func modelKeyPath(in context: PredicateSQLContext) throws -> AnyKeyPath? {
         if let variable = root as? any PredicateRootExpression {
-            _ = try variable.sqlTerm(in: context)
+            guard case .root = try variable.sqlTerm(in: context) else { return nil }
             return keyPath
         }
         guard let parent = root as? any ModelKeyPathExpression, let base = try parent.modelKeyPath(in: context) else {
@@ -247,5 +248,33 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
         return .expression(
             sql: "EXISTS (SELECT 1 FROM json_each(\(name)) WHERE json_each.value = \(value.sql))",
             arguments: value.arguments, kind: .bool, isNullable: false, precedence: .atom)
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
+    func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
+        // `$0.nickname.flatMap { $0.contains("x") }`, and what `if let` compiles to: the closure's
+        // variable stands for the column's value. SQL operators give NULL on a NULL operand, which
+        // is Swift's `nil` here (https://www.sqlite.org/nulls.html).
+        var inner = context
+        switch try PredicateSQL.translate(wrapped, in: context) {
+        case .column(let name, let kind, _, let keyPath):
+            inner.bindings[variable.key] = .column(quotedName: name, kind: kind, isOptional: false, keyPath: keyPath)
+        case .expression(let sql, let arguments, let kind, _, let precedence):
+            inner.bindings[variable.key] = .expression(
+                sql: sql, arguments: arguments, kind: kind, isNullable: false, precedence: precedence)
+        case .null:
+            return .null
+        case let other:
+            inner.bindings[variable.key] = other
+        }
+        switch try PredicateSQL.translate(transform, in: inner) {
+        case .expression(let sql, let arguments, let kind, _, let precedence):
+            return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: true, precedence: precedence)
+        case .column(let name, let kind, _, let keyPath):
+            return .column(quotedName: name, kind: kind, isOptional: true, keyPath: keyPath)
+        case let other:
+            return other
+        }
     }
 }

@@ -70,6 +70,8 @@ struct SQLPrecedence: Comparable {
     static let not = SQLPrecedence(rank: 3)
     /// `=`, `!=`, `IS`, `IS NOT`, `IN`, `LIKE`.
     static let equality = SQLPrecedence(rank: 4)
+    /// `LIKE ... ESCAPE ...`: parenthesized inside any other comparison, for readability.
+    static let like = SQLPrecedence(rank: 3)
     /// `<`, `<=`, `>`, `>=`.
     static let comparison = SQLPrecedence(rank: 5)
     static let additive = SQLPrecedence(rank: 7)
@@ -86,6 +88,8 @@ struct PredicateSQLContext {
     let modelType: Any.Type
     let column: (AnyKeyPath) -> SQLTerm?
     let modelName: String
+    /// Variables introduced inside the predicate (`flatMap`, `if let`), bound to what they stand for.
+    var bindings: [PredicateExpressions.VariableID: SQLTerm] = [:]
 }
 
 /// A `PredicateExpressions` node that knows its SQL.
@@ -172,7 +176,7 @@ enum PredicateSQL {
             let pattern = (prefixOnly ? "" : "%") + escapeLike(text) + "%"
             return .expression(
                 sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(pattern)], kind: .bool,
-                isNullable: left.isNullable, precedence: .equality)
+                isNullable: left.isNullable, precedence: .like)
         }
         let l2 = try left.render(hint: .string)
         let r = try right.render(hint: .string)

@@ -93,6 +93,10 @@ private func makePredicateCases() -> [PredicateCase] {
         predicate: #Predicate { ($0.isActive ? $0.age : 0) > 40 }))
     cases.append(PredicateCase(name: "unary minus", condition: #"-"age" < ?"#, arguments: [-50],
         predicate: #Predicate { -$0.age < -50 }))
+    cases.append(PredicateCase(name: "optional chaining", condition: #"("nickname" LIKE ? ESCAPE '\') IS ?"#,
+        arguments: ["%1%", 1], predicate: #Predicate { $0.nickname.flatMap { $0.contains("1") } == true }))
+    cases.append(PredicateCase(name: "if let", condition: #"COALESCE("nickname" = ?, ?)"#, arguments: ["ab", 0],
+        predicate: #Predicate { if let nickname = $0.nickname { nickname == "ab" } else { false } }))
     return cases
 }
 
@@ -170,10 +174,10 @@ private func makePredicateCases() -> [PredicateCase] {
             #expect(error.description.contains("sqlite key set has no column"))
         }
         do {
-            _ = try SQLQuery.condition(#Predicate<User> { $0.nickname.flatMap { $0.isEmpty } == true })
+            _ = try SQLQuery.condition(#Predicate<User> { $0.tags.allSatisfy { $0.starts(with: "r") } })
             Issue.record("No error")
         } catch let error as QueryTranslationError {
-            #expect(error.expression.hasPrefix("PredicateExpressions.OptionalFlatMap<"))
+            #expect(error.expression.hasPrefix("PredicateExpressions.SequenceAllSatisfy<"))
             #expect(error.description.contains("no SQL translation"))
         }
     }
