@@ -181,19 +181,29 @@ extension Repository {
             let page = try await Self.retrying(policy: policy, random: &random, retries: &retries, broadcaster: broadcaster) {
                 try await remote.pull(after: cursor, limit: limit)
             }
-            // A decoder per page: decoders are not shared across threads.
-            let records = try JSONDecoder(source: .remote).decode([PageRecord<Model>].self, from: page.records)
-            var models: [Model] = []
-            models.reserveCapacity(records.count)
-            var skipped: [SkippedRecord] = []
-            for (index, record) in records.enumerated() {
-                switch record.result {
-                case .success(let model): models.append(model)
-                case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
-                }
-            }
-            return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count, retries: retries)
+            return try Self.decode(page, retries: retries)
         }
+    }
+
+    /// Decodes a page with the remote key set: the whole array at once, and only when a record fails,
+    /// record by record, so that one bad record is skipped alone. A decoder per page: decoders are not
+    /// shared across threads.
+    private static func decode(_ page: RemotePage<Model.ID>, retries: Int) throws -> FetchedPage {
+        let decoder = JSONDecoder(source: .remote)
+        if let models = try? decoder.decode([Model].self, from: page.records) {
+            return FetchedPage(page: page, models: models, skipped: [], recordCount: models.count, retries: retries)
+        }
+        let records = try decoder.decode([PageRecord<Model>].self, from: page.records)
+        var models: [Model] = []
+        models.reserveCapacity(records.count)
+        var skipped: [SkippedRecord] = []
+        for (index, record) in records.enumerated() {
+            switch record.result {
+            case .success(let model): models.append(model)
+            case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
+            }
+        }
+        return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count, retries: retries)
     }
 
     /// Applies one page and its cursor in one transaction. Records with a queued local change are
