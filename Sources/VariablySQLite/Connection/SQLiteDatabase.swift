@@ -32,6 +32,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// The configuration the connections were opened with.
     public let configuration: Configuration
     private let writer: Database
+    /// Whether reads use reader connections: only in WAL mode do they not block the writer.
+    private let usesReaderPool: Bool
     private let writerLock = NSLock()
     private let readers = NSCondition()
     private var idleReaders: [Database] = []
@@ -49,9 +51,11 @@ public final class SQLiteDatabase: @unchecked Sendable {
         writer = try Database(
             location: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
             isReadOnly: false)
-        // https://www.sqlite.org/pragma.html#pragma_journal_mode: the mode persists in the file.
-        try writer.execute(sql: "PRAGMA journal_mode = \(configuration.journalMode.rawValue)")
-        if configuration.journalMode == .wal {
+        // https://www.sqlite.org/pragma.html#pragma_journal_mode: the mode persists in the file, and the
+        // pragma answers the mode in effect, which is not WAL where WAL is unavailable.
+        let mode = try writer.fetchValue(sql: "PRAGMA journal_mode = \(configuration.journalMode.rawValue)")
+        usesReaderPool = mode == .text("wal")
+        if usesReaderPool {
             // https://www.sqlite.org/pragma.html#pragma_synchronous: NORMAL is durable enough in WAL mode.
             try writer.execute(sql: "PRAGMA synchronous = NORMAL")
         }
@@ -71,6 +75,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private init(inMemory configuration: Configuration) throws {
         self.path = nil
         self.configuration = configuration
+        self.usesReaderPool = false
         writer = try Database(
             location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
             isReadOnly: false)
@@ -118,12 +123,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///
     /// - Throws: What `body` throws, or ``SQLiteError``; writing throws `SQLITE_READONLY`.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        guard path != nil, configuration.journalMode == .wal else {
+        guard usesReaderPool, let path else {
             let previous = lockWriter("read")
             defer { unlockWriter(restoring: previous) }
             return try writer.inTransaction(.deferred) { try body(writer) }
         }
-        let reader = try checkOutReader()
+        let reader = try checkOutReader(path: path)
         defer { checkIn(reader) }
         return try reader.inTransaction(.deferred) { try body(reader) }
     }
@@ -146,7 +151,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         writerLock.unlock()
     }
 
-    private func checkOutReader() throws -> Database {
+    private func checkOutReader(path: String) throws -> Database {
         readers.lock()
         defer { readers.unlock() }
         while true {
@@ -155,7 +160,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
                 openReaderCount += 1
                 do {
                     return try Database(
-                        location: path!, flags: SQLITE_OPEN_READWRITE, configuration: configuration, isReadOnly: true)
+                        location: path, flags: SQLITE_OPEN_READWRITE, configuration: configuration, isReadOnly: true)
                 } catch {
                     openReaderCount -= 1
                     throw error

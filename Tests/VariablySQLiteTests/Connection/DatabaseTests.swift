@@ -20,6 +20,20 @@ import VariablyTestSupport
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func rollbackJournalFilesReadOnTheWriter() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        var configuration = Configuration()
+        configuration.journalMode = .delete
+        let db = try SQLiteDatabase(path: path, configuration: configuration)
+        try db.write { db in
+            try db.migrate(User.self)
+            try db.insert(User.samples(3))
+        }
+        #expect(try db.read { try $0.fetchValue(sql: "PRAGMA journal_mode") } == .text("delete"))
+        #expect(try db.read { try $0.count(User.self) } == 3)
+    }
+
     @Test func foreignKeysAreEnforced() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
