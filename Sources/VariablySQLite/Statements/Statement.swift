@@ -177,7 +177,7 @@ public final class Statement {
 
     // MARK: - Columns
 
-    /// The storage class of column `index` in the current row.
+    /// Whether column `index` of the current row is NULL.
     public func isNull(at index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
