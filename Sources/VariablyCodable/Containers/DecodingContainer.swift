@@ -19,10 +19,8 @@ public struct DecodingContainer<Model> {
     public let keySet: KeySet<Model>
     /// The storage the values come from.
     public let backend: any KeySetDecodingBackend
-    /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
-    public let decodingOptions: DecodingOptions?
-    /// Whether some key has toolkit options or the decoder asks for lenient scalars; when `false`,
-    /// decoding takes the plain path and costs what it cost before the toolkit existed.
+    /// Whether some key has toolkit options; when `false`, decoding takes the plain path and costs
+    /// what it cost before the toolkit existed (the decoder's options are only read after a failure).
     @usableFromInline let appliesOptions: Bool
 
     /// Creates a container over `backend`; coders call this, models receive the result.
@@ -30,10 +28,13 @@ public struct DecodingContainer<Model> {
         self.source = source
         self.keySet = keySet
         self.backend = backend
+        self.appliesOptions = keySet.hasEntryOptions
+    }
+
+    /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
+    public var decodingOptions: DecodingOptions? {
         let userInfo = backend.userInfo
-        let options = userInfo.isEmpty ? nil : userInfo[.decodingOptions] as? DecodingOptions
-        self.decodingOptions = options
-        self.appliesOptions = keySet.hasEntryOptions || options?.isLenient == true
+        return userInfo.isEmpty ? nil : userInfo[.decodingOptions] as? DecodingOptions
     }
 
     /// The coding path of the object being decoded.
@@ -51,7 +52,7 @@ public struct DecodingContainer<Model> {
         do {
             return try backend.decode(Value.self, entry: index)
         } catch {
-            throw wrap(error, entry: index)
+            return try recover(from: error, Value.self, entry: index, isRequired: true)!
         }
     }
 
@@ -73,7 +74,7 @@ public struct DecodingContainer<Model> {
         do {
             return try backend.decodeIfPresent(Value.self, entry: index)
         } catch {
-            throw wrap(error, entry: index)
+            return try recover(from: error, Value.self, entry: index, isRequired: false)
         }
     }
 
@@ -87,7 +88,7 @@ public struct DecodingContainer<Model> {
         do {
             return try backend.decodeIfPresent(Wrapped.self, entry: index)
         } catch {
-            throw wrap(error, entry: index)
+            return try recover(from: error, Wrapped.self, entry: index, isRequired: false)
         }
     }
 
@@ -127,7 +128,7 @@ public struct DecodingContainer<Model> {
         do {
             return try backend.decode(Value.self, entry: index)
         } catch {
-            throw wrap(error, entry: index)
+            return try recover(from: error, Value.self, entry: index, isRequired: true)!
         }
     }
 
@@ -140,7 +141,7 @@ public struct DecodingContainer<Model> {
         do {
             return try backend.decodeIfPresent(Value.self, entry: index)
         } catch {
-            throw wrap(error, entry: index)
+            return try recover(from: error, Value.self, entry: index, isRequired: false)
         }
     }
 

@@ -4,6 +4,20 @@ import Foundation
 // cases, transforms and the report, applied in one place so that every backend gets them.
 
 extension DecodingContainer {
+    /// Handles an error of the plain path: a decoder that asks for lenient scalars gets a second, lenient
+    /// attempt (a value that decodes plainly needs no conversion), anything else is wrapped.
+    ///
+    /// - Throws: ``VariablyCodingError``.
+    @usableFromInline
+    func recover<Value: Decodable>(from error: any Error, _ type: Value.Type, entry index: Int, isRequired: Bool)
+        throws -> Value?
+    {
+        if error is DecodingError, KeyOptions.isLenientType(Value.self), decodingOptions?.isLenient == true {
+            return try decodeApplyingOptions(Value.self, entry: index, isRequired: isRequired)
+        }
+        throw wrap(error, entry: index)
+    }
+
     /// Decodes entry `index` applying its ``KeyOptions`` and the decoder's ``DecodingOptions``.
     ///
     /// - Returns: The value; `nil` only when `isRequired` is `false` and the value is missing or null
@@ -15,26 +29,34 @@ extension DecodingContainer {
     {
         let entry = keySet.entries[index]
         let options = entry.options
-        let isLenient = options.isLenient ?? decodingOptions?.isLenient ?? false
+        let decoderOptions = decodingOptions
+        let isLenient = options.isLenient ?? decoderOptions?.isLenient ?? false
         do {
             if options.isEmpty && !(isLenient && KeyOptions.isLenientType(Value.self)) {
                 return isRequired
                     ? try backend.decode(Value.self, entry: index) : try backend.decodeIfPresent(Value.self, entry: index)
             }
-            return try decodeWithOptions(Value.self, entry: entry, index: index, isLenient: isLenient, isRequired: isRequired)
+            return try decodeWithOptions(
+                Value.self, entry: entry, index: index, isLenient: isLenient, isRequired: isRequired,
+                decoderOptions: decoderOptions)
         } catch {
             throw wrap(error, entry: index)
         }
     }
 
     private func decodeWithOptions<Value: Decodable>(
-        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, isRequired: Bool
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, isRequired: Bool,
+        decoderOptions: DecodingOptions?
     ) throws -> Value? {
+        // Every event of this property is recorded (or refused) with the options read once above.
+        let record = { (kind: DecodeEvent.Kind, path: [any CodingKey], detail: String?, error: () -> DecodingError) in
+            try self.record(kind, entry: entry, codingPath: path, detail: detail, options: decoderOptions, error: error)
+        }
         let options = entry.options
         let path = valuePath(of: entry)
         guard backend.contains(entry: index) else {
             if let value = options.defaultIfMissing {
-                try record(.defaultUsed(.missing), entry: entry, codingPath: path) {
+                try record(.defaultUsed(.missing), path, nil) {
                     DecodingError.keyNotFound(
                         entry.paths[0].leaf,
                         DecodingError.Context(codingPath: codingPath, debugDescription: "No value for \(entry.key)."))
@@ -45,7 +67,7 @@ extension DecodingContainer {
         }
         if try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil {
             if let value = options.defaultIfNull {
-                try record(.defaultUsed(.null), entry: entry, codingPath: path) {
+                try record(.defaultUsed(.null), path, nil) {
                     DecodingError.valueNotFound(
                         Value.self, DecodingError.Context(codingPath: path, debugDescription: "The value is null."))
                 }
@@ -62,13 +84,13 @@ extension DecodingContainer {
             if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
                 let raw = try? backend.decode(JSONValue.self, entry: index), raw.stringValue != nil || raw.doubleValue != nil
             {
-                try record(.unknownEnumCase(rawValue: raw.description), entry: entry, codingPath: path) {
+                try record(.unknownEnumCase(rawValue: raw.description), path, nil) {
                     error as! DecodingError
                 }
                 return declared(fallback, as: Value.self)
             }
             if let value = options.defaultIfInvalid {
-                try record(.defaultUsed(.invalid), entry: entry, codingPath: path, detail: "\(error)") {
+                try record(.defaultUsed(.invalid), path, "\(error)") {
                     error as? DecodingError
                         ?? DecodingError.dataCorrupted(
                             DecodingError.Context(codingPath: path, debugDescription: "\(error)", underlyingError: error))
@@ -78,7 +100,7 @@ extension DecodingContainer {
             throw error
         }
         for event in pending {
-            try record(event.kind, entry: entry, codingPath: event.codingPath, detail: event.detail) { event.error }
+            try record(event.kind, event.codingPath, event.detail) { event.error }
         }
         return value
     }
@@ -135,13 +157,13 @@ extension DecodingContainer {
 
     /// Records an event in the report, or throws `error()` in strict mode.
     private func record(
-        _ kind: DecodeEvent.Kind, entry: KeyEntry<Model>, codingPath: [any CodingKey], detail: String? = nil,
-        error: () -> DecodingError
+        _ kind: DecodeEvent.Kind, entry: KeyEntry<Model>, codingPath: [any CodingKey], detail: String?,
+        options: DecodingOptions?, error: () -> DecodingError
     ) throws {
-        if keySet.isStrict || decodingOptions?.isStrict == true {
+        if keySet.isStrict || options?.isStrict == true {
             throw error()
         }
-        decodingOptions?.report?.record(
+        options?.report?.record(
             DecodeEvent(
                 kind: kind, source: source, modelType: "\(Model.self)", keyPath: "\(entry.keyPath)",
                 propertyName: entry.propertyName, codingPath: codingPath, detail: detail))

@@ -105,6 +105,15 @@ extension Scalars {
         #expect(report.events.count == 1)
     }
 
+    @Test func decoderWideLenienceWorksWithKeySetJSONDecoderToo() throws {
+        let report = DecodeReport()
+        var decoder = KeySetJSONDecoder(source: .local)
+        decoder.decodingOptions = DecodingOptions(isLenient: true, report: report)
+        let scalars = try decoder.decode(Scalars.self, from: Data(Scalars.json("bool", #""yes""#).utf8))
+        #expect(scalars.bool)
+        #expect(report.events.map(\.kind) == [.coerced(from: #"string "yes""#, to: "Bool")])
+    }
+
     @Test func strictModeRefusesCoercions() throws {
         let error = try #require(throws: VariablyCodingError.self) {
             try decodeReporting(Scalars.self, Scalars.json("int", #""42""#), isStrict: true)
