@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import VariablySQLite
 import VariablySync
 
@@ -21,6 +25,8 @@ func runBenchmark(users: Int, folder: URL) async throws {
     // the same run mean anything. The naive pipeline goes first in each round, so that its garbage
     // does not count against the repository's peak.
     var naiveTime = Duration.seconds(1_000_000)
+    var naiveCPU = Double.infinity
+    var fullCPU = Double.infinity
     var naiveCount = 0
     var fullTime = Duration.seconds(1_000_000)
     var full = SyncReport()
@@ -31,8 +37,10 @@ func runBenchmark(users: Int, folder: URL) async throws {
     for round in 1...2 {
         let naiveDatabase = try freshDatabase("naive.sqlite")
         let naiveStart = clock.now
+        let naiveCPUStart = MemoryUsage.cpuSeconds()
         naiveCount = try await runNaivePipeline(server: server, database: naiveDatabase, pageSize: pageSize)
         naiveTime = min(naiveTime, naiveStart.duration(to: clock.now))
+        naiveCPU = min(naiveCPU, MemoryUsage.cpuSeconds() - naiveCPUStart)
 
         let candidate = try Repository(
             database: try freshDatabase("bench-\(round).sqlite"), remote: server,
@@ -49,8 +57,10 @@ func runBenchmark(users: Int, folder: URL) async throws {
         baseline = MemoryUsage.residentBytes()
         MemoryUsage.resetPeak()
         let fullStart = clock.now
+        let fullCPUStart = MemoryUsage.cpuSeconds()
         full = try await candidate.sync()
         fullTime = min(fullTime, fullStart.duration(to: clock.now))
+        fullCPU = min(fullCPU, MemoryUsage.cpuSeconds() - fullCPUStart)
         peak = MemoryUsage.peakBytes()
         samples = await sampler.value
         repository = candidate
@@ -75,7 +85,7 @@ func runBenchmark(users: Int, folder: URL) async throws {
     print("  naive pipeline:         \(seconds(naiveTime)) s, \(rate(naiveCount, naiveTime))")
     let ratio = (Double(naiveTime.components.seconds) + Double(naiveTime.components.attoseconds) / 1e18)
         / (Double(fullTime.components.seconds) + Double(fullTime.components.attoseconds) / 1e18)
-    print("  speed-up over naive:    \(String(format: "%.2f", ratio))x")
+    print("  speed-up over naive:    \(String(format: "%.2f", ratio))x wall clock, \(String(format: "%.2f", naiveCPU / fullCPU))x CPU time (\(String(format: "%.2f", fullCPU)) s against \(String(format: "%.2f", naiveCPU)) s)")
     print("  incremental sync (1%):  \(seconds(incrementalTime)) s, \(incremental.pulled) pulled, \(incremental.updated) updated")
     print("  memory: resident before sync \(megabytes(baseline)), peak during sync \(megabytes(peak)) (+\(megabytes(peak - baseline)))")
     print("          resident after the first 10% of pages \(megabytes(early)), after the last 10% \(megabytes(late))")
@@ -84,6 +94,18 @@ func runBenchmark(users: Int, folder: URL) async throws {
 /// Resident memory of this process, from `/proc/self/status` (Linux); 0 where it is not available.
 enum MemoryUsage {
     static func residentBytes() -> Int { field("VmRSS:") }
+
+    /// User and system CPU time of the process so far, in seconds: robust to a busy machine.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+            getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
     static func peakBytes() -> Int { field("VmHWM:") }
 
     /// Resets the peak (`VmHWM`) to the current resident size (Linux: `clear_refs`, value 5).
