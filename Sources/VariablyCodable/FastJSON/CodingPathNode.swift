@@ -35,7 +35,7 @@ enum PathTail {
     func appended(to node: CodingPathNode?) -> CodingPathNode? {
         switch self {
         case .none: return node
-        case .index(let index): return CodingPathNode(parent: node, key: AnyCodingKey(intValue: index))
+        case .index(let index): return CodingPathNode(parent: node, key: .index(index))
         case .key(let key): return CodingPathNode(parent: node, key: key)
         case .keys(let keys):
             var node = node
@@ -47,7 +47,7 @@ enum PathTail {
     func append(to path: inout [any CodingKey]) {
         switch self {
         case .none: break
-        case .index(let index): path.append(AnyCodingKey(intValue: index))
+        case .index(let index): path.append(AnyCodingKey.index(index))
         case .key(let key): path.append(key)
         case .keys(let keys): path += keys.map { AnyCodingKey($0) as any CodingKey }
         }
@@ -80,5 +80,26 @@ struct ValuePath {
     /// The coding path, as a node (allocates the tails' nodes).
     func node() -> CodingPathNode? {
         tail.appended(to: baseTail.appended(to: base))
+    }
+}
+
+extension AnyCodingKey {
+    /// The key of an array element, named as Foundation's `JSONDecoder` names it ("Index 3").
+    static func index(_ index: Int) -> AnyCodingKey {
+        AnyCodingKey(ArrayIndexKey(intValue: index))
+    }
+}
+
+/// An array element's coding key: `intValue` is the index, `stringValue` reads "Index 3".
+private struct ArrayIndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue!)" }
+
+    init(intValue: Int) {
+        self.intValue = intValue
+    }
+
+    init?(stringValue: String) {
+        return nil
     }
 }

@@ -12,6 +12,20 @@ extension JSONDocument {
         return JSONDocument.unescape(raw)
     }
 
+    /// The strings of the array at tape `index`, or `nil` if an element is not a string.
+    func strings(at index: Int) -> [String]? {
+        let count = tape[index].length
+        var strings: [String] = []
+        strings.reserveCapacity(count)
+        var element = index + 1
+        for _ in 0..<count {
+            guard tape[element].kindBits == JSONKind.string.rawValue else { return nil }
+            strings.append(string(at: element))
+            element = next(after: element)
+        }
+        return strings
+    }
+
     /// Decodes the escapes of `raw`, the already validated content of a string.
     static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> String {
         // An escape never takes fewer bytes than what it stands for.

@@ -35,21 +35,13 @@ final class JSONDocument {
         self.bytes = bytes
         tapeCapacity = max(16, byteCount / 5)
         tape = .allocate(capacity: tapeCapacity)
-        do {
-            var parser = JSONParser(document: self, maximumDepth: maximumDepth)
-            try parser.parseDocument()
-            nullIndex = append(JSONTapeEntry(kind: .null))
-        } catch {
-            deallocate()
-            throw error
-        }
+        // Every stored property is set, so `deinit` frees the buffers if parsing throws.
+        var parser = JSONParser(document: self, maximumDepth: maximumDepth)
+        try parser.parseDocument()
+        nullIndex = append(JSONTapeEntry(kind: .null))
     }
 
     deinit {
-        deallocate()
-    }
-
-    private func deallocate() {
         bytes.deallocate()
         tape.deallocate()
     }

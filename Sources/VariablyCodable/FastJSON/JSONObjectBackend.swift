@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads a key set's entries from one JSON object on a ``JSONDocument``'s tape, for a
 /// ``DecodingContainer``: the fast counterpart of `FoundationDecodingBackend`, with the same rules
 /// (alternatives tried in order, nested objects that are missing or `null` count as absent, a nested
@@ -58,10 +60,8 @@ final class JSONObjectBackend: KeySetDecodingBackend {
 
     func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
         let direct = table.directSlots[index]
-        let valueIndex: Int
-        let tail: PathTail
         if direct >= 0 {
-            valueIndex = Int(slots[direct])
+            let valueIndex = Int(slots[direct])
             guard valueIndex >= 0 else {
                 let key = table.firstLeafKeys[index]
                 throw DecodingError.keyNotFound(
@@ -69,36 +69,57 @@ final class JSONObjectBackend: KeySetDecodingBackend {
                     DecodingError.Context(
                         codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."))
             }
-            tail = .key(table.firstLeafKeys[index])
-        } else {
-            guard let (found, alternative) = try locate(entry: index) else { throw keyNotFound(entry: index) }
-            valueIndex = found
-            tail = .keys(table.alternativeKeys[alternative])
+            return try decodeValue(Value.self, entry: index, at: valueIndex, alternative: -1)
         }
-        return try decodeValue(Value.self, entry: index, at: valueIndex, path: ValuePath(base, baseTail, tail))
+        guard let (valueIndex, alternative) = try locate(entry: index) else { throw keyNotFound(entry: index) }
+        return try decodeValue(Value.self, entry: index, at: valueIndex, alternative: alternative)
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
         let direct = table.directSlots[index]
         let valueIndex: Int
-        let tail: PathTail
+        let alternative: Int
         if direct >= 0 {
             valueIndex = Int(slots[direct])
             guard valueIndex >= 0 else { return nil }
-            tail = .key(table.firstLeafKeys[index])
+            alternative = -1
         } else {
-            guard let (found, alternative) = try locate(entry: index) else { return nil }
-            valueIndex = found
-            tail = .keys(table.alternativeKeys[alternative])
+            guard let (found, foundAlternative) = try locate(entry: index) else { return nil }
+            (valueIndex, alternative) = (found, foundAlternative)
         }
         if document[valueIndex].kindBits == JSONKind.null.rawValue { return nil }
-        return try decodeValue(Value.self, entry: index, at: valueIndex, path: ValuePath(base, baseTail, tail))
+        return try decodeValue(Value.self, entry: index, at: valueIndex, alternative: alternative)
     }
 
+    /// Reads the common scalars straight from the tape when the value has the expected kind; anything
+    /// else (and every error) goes through the session with the value's coding path.
     @inline(__always)
-    private func decodeValue<Value: Decodable>(_ type: Value.Type, entry index: Int, at valueIndex: Int, path: ValuePath)
+    private func decodeValue<Value: Decodable>(_ type: Value.Type, entry index: Int, at valueIndex: Int, alternative: Int)
         throws -> Value
     {
+        let kind = document[valueIndex].kindBits
+        if Value.self == String.self && kind == JSONKind.string.rawValue {
+            return unsafeBitCast(document.string(at: valueIndex), to: Value.self)
+        }
+        if kind == JSONKind.number.rawValue {
+            if Value.self == Int.self { return unsafeBitCast(try document.integer(Int.self, at: valueIndex), to: Value.self) }
+            if Value.self == Int64.self {
+                return unsafeBitCast(try document.integer(Int64.self, at: valueIndex), to: Value.self)
+            }
+            if Value.self == Double.self { return unsafeBitCast(try document.double(at: valueIndex), to: Value.self) }
+            if Value.self == Date.self {
+                return unsafeBitCast(Date(timeIntervalSinceReferenceDate: try document.double(at: valueIndex)), to: Value.self)
+            }
+        }
+        if Value.self == Bool.self {
+            if kind == JSONKind.true.rawValue { return unsafeBitCast(true, to: Value.self) }
+            if kind == JSONKind.false.rawValue { return unsafeBitCast(false, to: Value.self) }
+        }
+        if Value.self == [String].self && kind == JSONKind.array.rawValue, let strings = document.strings(at: valueIndex) {
+            return unsafeBitCast(strings, to: Value.self)
+        }
+        let tail: PathTail = alternative < 0 ? .key(table.firstLeafKeys[index]) : .keys(table.alternativeKeys[alternative])
+        let path = ValuePath(base, baseTail, tail)
         if let model = table.modelTypes[index], ObjectIdentifier(Value.self) == table.storedTypes[index] {
             return try decodeNestedModel(model, entry: index, at: valueIndex, path: path) as! Value
         }

@@ -217,16 +217,15 @@ struct JSONParser {
                 position += 6
             }
         default:
-            if position + 1 >= end { throw error(.unexpectedEnd) }
             throw escapeError()
         }
     }
 
     /// The value of four hex digits at `pointer`, or `nil`.
     @inline(__always)
-    static func hexValue(_ pointer: UnsafePointer<UInt8>) -> UInt16? {
+    static func hexValue(_ pointer: UnsafePointer<UInt8>, count: Int = 4) -> UInt16? {
         var value: UInt16 = 0
-        for offset in 0..<4 {
+        for offset in 0..<count {
             let byte = pointer[offset]
             let digit: UInt8
             switch byte {
@@ -307,9 +306,14 @@ struct JSONParser {
         position >= end ? error(.unexpectedEnd) : error(.invalidNumber)
     }
 
+    /// The error for the escape at `position`: the text ends inside it, or it is invalid.
     private func escapeError() -> JSONSyntaxError {
-        for offset in 0..<6 where position + offset >= end { return JSONSyntaxError(.unexpectedEnd, offset: end - base) }
-        return error(.invalidEscape)
+        var offending = position + 1
+        if offending.pointee == UInt8(ascii: "u") {
+            offending += 1
+            while offending < position + 6 && JSONParser.hexValue(offending, count: 1) != nil { offending += 1 }
+        }
+        return offending >= end ? JSONSyntaxError(.unexpectedEnd, offset: end - base) : error(.invalidEscape)
     }
 
     private func utf8Error() -> JSONSyntaxError {
