@@ -51,7 +51,9 @@ extension Database {
     /// }
     /// ```
     ///
-    /// `body` may run other queries on `db`: the iteration uses a statement of its own.
+    /// `body` may run other queries on `db`: the iteration uses a statement of its own. Deleting or
+    /// updating the current row (or earlier ones) is safe; rows changed ahead of the iteration may or
+    /// may not be visited (https://www.sqlite.org/isolation.html).
     ///
     /// - Throws: ``QueryTranslationError``, ``SQLiteError``, ``VariablyCodingError``, or what `body` throws.
     /// - Complexity: O(*n*) in the rows visited.
