@@ -127,6 +127,18 @@ import VariablyCodable
         #expect(results.count == 64 && results.allSatisfy { $0 })
     }
 
+    @Test func datesOnAPropertyThatIsNotADateTraps() async {
+        await #expect(processExitsWith: .failure) {
+            struct Wrong: VariablyCodable, EmptyInitializable {
+                var day = ""
+                static let keySets = KeySets<Wrong>(defaultSource: .remote) {
+                    KeySet(.remote) { Key(\.day, "day").dates(.dateOnly) }
+                }
+            }
+            _ = Wrong.keySets
+        }
+    }
+
     @Test func keySetOptionsReachOnlyThePropertiesTheyApplyTo() throws {
         let local = try #require(Member.keySets[CodingSource.local])
         #expect(local.entry(for: \Member.createdAt)?.options.dates == .millisecondsSince1970)

@@ -53,6 +53,7 @@ import VariablyCodable
             try decodeReporting([Member].self, json, isStrict: true)
         }
         #expect(error.reason == .valueNotFound)
+        #expect(error.underlyingError is DecodingError)
         #expect(error.source == .remote)
         #expect(error.keyPath == "\\Member.age")
         #expect("\(error)".hasPrefix("Member.age (remote, key \"age\"): "))

@@ -73,6 +73,30 @@ struct Basket: VariablyCodable, EmptyInitializable, Equatable {
         #expect("\(error)".hasSuffix("at removed[1]"))
     }
 
+    @Test func aPolicyOnAPropertyThatIsNotACollectionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            struct Single: VariablyCodable, EmptyInitializable {
+                var name = ""
+                static let keySets = KeySets<Single>(defaultSource: .remote) {
+                    KeySet(.remote) { Key(\.name, "name").elements(.remove) }
+                }
+            }
+            _ = Single.keySets
+        }
+    }
+
+    @Test func aFallbackOfAnotherTypeTraps() async {
+        await #expect(processExitsWith: .failure) {
+            struct Numbers: VariablyCodable, EmptyInitializable {
+                var values: [Int] = []
+                static let keySets = KeySets<Numbers>(defaultSource: .remote) {
+                    KeySet(.remote) { Key(\.values, "values").elements(.fallback("zero")) }
+                }
+            }
+            _ = Numbers.keySets
+        }
+    }
+
     @Test func arraysRoundTripUnchanged() throws {
         var basket = Basket()
         basket.removed = [1, 2]
