@@ -55,6 +55,8 @@ public class KeyCoder<Model>: @unchecked Sendable {
             case .string(let text): try sink.encode(text, at: index)
             default: try sink.encode(value, at: index)
             }
+        } else if let dates = options.dates, let list = value as? [Date] {
+            try sink.encode(list.map { dates.encodedValue(for: $0) }, at: index)
         } else {
             try sink.encode(value, at: index)
         }

@@ -114,9 +114,18 @@ extension DecodingContainer {
         if let transform = options.transform {
             return declared(try transform.decode(from: backend, entry: index), as: Value.self)
         }
-        if Value.self == Date.self, let dates = options.dates {
-            let raw = try backend.decode(JSONValue.self, entry: index)
-            return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
+        if let dates = options.dates {
+            if Value.self == Date.self {
+                let raw = try backend.decode(JSONValue.self, entry: index)
+                return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
+            }
+            if Value.self == [Date].self {
+                let raws = try backend.decode([JSONValue].self, entry: index)
+                let list = try raws.enumerated().map { offset, raw in
+                    try dates.date(from: raw, codingPath: path + [AnyCodingKey(intValue: offset)])
+                }
+                return declared(list, as: Value.self)
+            }
         }
         if let collection = Value.self as? any ElementPolicyDecodable.Type {
             let onEvent = { (event: ElementEvent) in

@@ -14,15 +14,15 @@ extension Key {
         return copy
     }
 
-    /// Reads and writes this `Date` (or `Date?`) property with `strategy`.
+    /// Reads and writes this `Date`, `Date?` or `[Date]` property with `strategy`.
     ///
     /// ```swift
     /// Key(\.createdAt, "created_at").dates(.flexible)
     /// ```
     public func dates(_ strategy: DateCodingStrategy) -> Key {
         precondition(
-            coder.storedType == Date.self,
-            "dates(_:) applies to Date and Date? properties; \(keyPath) is a \(coder.valueType)")
+            coder.storedType == Date.self || coder.storedType == [Date].self,
+            "dates(_:) applies to Date, Date? and [Date] properties; \(keyPath) is a \(coder.valueType)")
         var copy = self
         copy.options.dates = strategy
         return copy

@@ -18,7 +18,7 @@ public struct KeyOptions: Sendable {
     /// Whether scalars decode leniently (see ``LenientScalar``); `nil` inherits from the key set, then
     /// the decoder's ``DecodingOptions``.
     public internal(set) var isLenient: Bool?
-    /// How `Date` and `Date?` properties are read and written.
+    /// How `Date`, `Date?` and `[Date]` properties are read and written.
     public internal(set) var dates: DateCodingStrategy?
     /// The value used when no key is present; it has the property's (unwrapped) type.
     public var defaultIfMissing: Any? { defaultIfMissingBox?.value }
@@ -60,7 +60,7 @@ public struct KeyOptions: Sendable {
     func merged(over base: KeyOptions, storedType: Any.Type) -> KeyOptions {
         var merged = self
         if isLenient == nil, KeyOptions.isLenientType(storedType) { merged.isLenient = base.isLenient }
-        if dates == nil, storedType == Date.self { merged.dates = base.dates }
+        if dates == nil, storedType == Date.self || storedType == [Date].self { merged.dates = base.dates }
         if elementPolicy == nil, storedType is any ElementPolicyDecodable.Type { merged.elementPolicy = base.elementPolicy }
         return merged
     }

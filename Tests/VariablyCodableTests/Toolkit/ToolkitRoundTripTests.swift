@@ -52,3 +52,32 @@ import VariablyCodable
         #expect(try decoder.decode([Date].self, from: data) == [Date(timeIntervalSince1970: 2)])
     }
 }
+
+@Suite struct DateListTests {
+    struct Schedule: VariablyCodable, EmptyInitializable, Equatable {
+        var slots: [Date] = []
+        static let keySets = KeySets<Schedule>(defaultSource: .remote) {
+            KeySet(.remote) { Key(\.slots, "slots").dates(.iso8601) }
+            KeySet(.local) { Key(\.slots, "slots") }.dates(.millisecondsSince1970)
+        }
+    }
+
+    @Test func arraysOfDatesFollowTheStrategyElementByElement() throws {
+        let schedule = Schedule(slots: [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 90)])
+        let remote = try JSONEncoder().encode(schedule, source: .remote)
+        #expect(String(decoding: remote, as: UTF8.self) == #"{"slots":["1970-01-01T00:00:00Z","1970-01-01T00:01:30Z"]}"#)
+        let local = try JSONEncoder().encode(schedule, source: .local)
+        #expect(String(decoding: local, as: UTF8.self) == #"{"slots":[0,90000]}"#)
+        #expect(try JSONDecoder().decode(Schedule.self, from: remote, source: .remote) == schedule)
+        #expect(try JSONDecoder().decode(Schedule.self, from: local, source: .local) == schedule)
+        let mixed = Data(#"{"slots": ["1970-01-01", 90]}"#.utf8)
+        #expect(try JSONDecoder().decode(Schedule.self, from: mixed) == schedule)
+    }
+
+    @Test func aBadDateInAnArrayNamesItsIndex() throws {
+        let error = try #require(throws: VariablyCodingError.self) {
+            try JSONDecoder().decode(Schedule.self, from: Data(#"{"slots": ["1970-01-01", "soon"]}"#.utf8))
+        }
+        #expect("\(error)".hasSuffix("at slots[1]"))
+    }
+}
