@@ -120,6 +120,25 @@ import VariablyTestSupport
         #expect(rows[0]["e\u{301}"] == nil)
     }
 
+    @Test func multiColumnIndexesAndNamedUniqueConstraints() throws {
+        let db = try SQLiteDatabase.inMemory()
+        let statements = try db.write { try $0.migrate(Event.self) }
+        #expect(
+            Array(statements.dropFirst()) == [
+                #"CREATE INDEX IF NOT EXISTS "events_on_kind_at" ON "events" ("kind", "at")"#,
+                #"CREATE UNIQUE INDEX IF NOT EXISTS "one event per kind and time" ON "events" ("kind", "at")"#,
+            ])
+        let at = Date(timeIntervalSince1970: 0)
+        try db.write { try $0.insert(Event(id: 1, kind: "a", at: at)) }
+        #expect {
+            try db.write { try $0.insert(Event(id: 2, kind: "a", at: at)) }
+        } throws: { error in
+            (error as? SQLiteError)?.code == .constraintUnique
+        }
+        try db.write { try $0.insert(Event(id: 3, kind: "b", at: at)) }
+        #expect(try db.read { try $0.fetchAll(Event.self).map(\.id) } == [1, 3])
+    }
+
     @Test func columnsWithDefaultsAreAddedAsNotNull() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
@@ -164,4 +183,14 @@ private struct Note: VariablyCodable, EmptyInitializable, Identifiable, Equatabl
     var priority = 0
     static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.title); Key(\.priority) } }
     static let sqliteTable = SQLiteTable<Note>("notes", primaryKey: \.id, [.defaultValue(\.priority, 3)])
+}
+
+private struct Event: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
+    var id: Int64 = 0
+    var kind = ""
+    var at = Date(timeIntervalSince1970: 0)
+    static let keySets = KeySets<Event>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.kind); Key(\.at) } }
+    static let sqliteTable = SQLiteTable<Event>(
+        "events", primaryKey: \.id,
+        [.index(\.kind, \.at), .unique(\.kind, \.at, name: "one event per kind and time"), .dateEncoding(\.at, .iso8601)])
 }
