@@ -121,6 +121,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// let count = try db.read { try $0.count(User.self) }
     /// ```
     ///
+    /// Inside a `write` closure, use the `Database` it receives instead: a nested `read` of a file
+    /// database does not see the write's uncommitted changes, and one of an in-memory database traps.
+    ///
     /// - Throws: What `body` throws, or ``SQLiteError``; writing throws `SQLITE_READONLY`.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         guard usesReaderPool, let path else {
