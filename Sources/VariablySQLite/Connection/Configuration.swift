@@ -32,21 +32,3 @@ public struct Configuration: Sendable {
     /// The default configuration: WAL, a 5 s busy timeout, foreign keys on, case-sensitive `LIKE`.
     public init() {}
 }
-
-/// A journal mode (https://www.sqlite.org/pragma.html#pragma_journal_mode).
-public enum JournalMode: String, Sendable {
-    /// Write-ahead log: readers do not block the writer nor the writer readers.
-    case wal = "WAL"
-    /// The rollback journal, deleted at the end of each transaction.
-    case delete = "DELETE"
-}
-
-/// How a transaction takes its locks (https://www.sqlite.org/lang_transaction.html).
-public enum TransactionKind: String, Sendable {
-    /// Takes locks when first needed; a read transaction that later writes may fail with `SQLITE_BUSY`.
-    case deferred = "DEFERRED"
-    /// Takes the write lock at once, so that the transaction cannot fail later for lack of it.
-    case immediate = "IMMEDIATE"
-    /// Like immediate; in WAL mode the same as immediate.
-    case exclusive = "EXCLUSIVE"
-}
