@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue: Codable {
     /// Decodes any JSON value from a single-value container.
@@ -102,5 +102,31 @@ extension JSONValue: Codable {
             var container = encoder.singleValueContainer()
             try container.encode(value)
         }
+    }
+}
+
+// MARK: - Converting Codable values
+
+extension JSONValue {
+    /// The JSON value `value` encodes to.
+    ///
+    /// ```swift
+    /// let json = try JSONValue(encoding: user)      // .object([...])
+    /// ```
+    ///
+    /// - Throws: What encoding `value` throws.
+    public init(encoding value: some Encodable) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+
+    /// Decodes a `Decodable` value from this JSON value.
+    ///
+    /// ```swift
+    /// let user = try json.decode(as: User.self)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` if the value does not decode as `type`.
+    public func decode<Value: Decodable>(as type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+        try decoder.decode(type, from: JSONEncoder().encode(self))
     }
 }

@@ -115,4 +115,11 @@ import VariablyCodable
         }
         #expect(throws: EncodingError.self) { try JSONEncoder().encode(Bad()) }
     }
+
+    @Test func codableValuesConvertToAndFromJSONValue() throws {
+        let json = try JSONValue(encoding: Member.sample)
+        #expect(json["nick"] == "ada")
+        #expect(json["tags"] == ["a", "b"])
+        #expect(try json.decode(as: Member.self) == Member.sample)
+    }
 }

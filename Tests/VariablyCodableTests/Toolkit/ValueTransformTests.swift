@@ -76,4 +76,17 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
         #expect(entry.options.transform?.encodedType == String.self)
         #expect(Listing.keySets[.local]?.entry(for: \Listing.tags)?.options.transform == nil)
     }
+
+    enum CommaSeparatedTags: ValueTransformProvider {
+        static let transform = ValueTransform.commaSeparated
+    }
+
+    @Test func transformedWrapperWorksWithSynthesizedCodable() throws {
+        struct Post: Codable, Equatable {
+            @Transformed<CommaSeparatedTags> var tags: [String]
+        }
+        let post = try JSONDecoder().decode(Post.self, from: Data(#"{"tags": "a,b"}"#.utf8))
+        #expect(post.tags == ["a", "b"])
+        #expect(String(decoding: try JSONEncoder().encode(post), as: UTF8.self) == #"{"tags":"a,b"}"#)
+    }
 }
