@@ -185,11 +185,11 @@ extension Repository {
         }
     }
 
-    /// Decodes a page with the remote key set: the whole array at once, and only when a record fails,
-    /// record by record, so that one bad record is skipped alone. A decoder per page: decoders are not
-    /// shared across threads.
+    /// Decodes a page with the remote key set through the core's `KeySetJSONDecoder` (same values and
+    /// errors as `JSONDecoder(source: .remote)`, several times faster): the whole array at once, and only
+    /// when a record fails, record by record, so that one bad record is skipped alone.
     private static func decode(_ page: RemotePage<Model.ID>, retries: Int) throws -> FetchedPage {
-        let decoder = JSONDecoder(source: .remote)
+        let decoder = KeySetJSONDecoder(source: .remote)
         if let models = try? decoder.decode([Model].self, from: page.records) {
             return FetchedPage(page: page, models: models, skipped: [], recordCount: models.count, retries: retries)
         }
