@@ -43,6 +43,7 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
         self.offset = offset
     }
 
+    /// `unexpected character "]" at byte 3`
     public var description: String {
         let what: String
         switch reason {

@@ -13,5 +13,6 @@ public struct UnrepresentableJSONNumberError: Error, Hashable, Sendable, CustomS
     /// The number as written in the document.
     public let text: String
 
+    /// `The JSON number 300 does not fit the requested type.`
     public var description: String { "The JSON number \(text) does not fit the requested type." }
 }
