@@ -75,7 +75,7 @@ extension DecodingContainer {
             }
             return isRequired ? try backend.decode(Value.self, entry: index) : nil
         }
-        var pending: [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)] = []
+        var pending: [PendingEvent] = []
         let value: Value
         do {
             value = try decodePresent(
@@ -108,7 +108,7 @@ extension DecodingContainer {
     /// A present, non-null value, through the first option that applies to its type.
     private func decodePresent<Value: Decodable>(
         _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, path: [any CodingKey],
-        pending: inout [(kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)]
+        pending: inout [PendingEvent]
     ) throws -> Value {
         let options = entry.options
         if let transform = options.transform {
@@ -190,6 +190,9 @@ extension DecodingContainer {
         return value
     }
 }
+
+/// An event found while decoding a value, recorded once the whole value has decoded.
+private typealias PendingEvent = (kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)
 
 /// Decodes anything without reading it: tells a present value from `null`.
 private struct PresenceProbe: Decodable {
