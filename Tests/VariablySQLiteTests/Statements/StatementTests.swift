@@ -34,6 +34,38 @@ import VariablySQLite
         #expect(rows[0].columnNames == ["a", "b"])
     }
 
+    @Test func statementsStepAndReadColumnsByIndex() throws {
+        let db = try database()
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO t (a, b) VALUES (1, 'x'), (2, NULL), (3, X'00FF')")
+            let statement = try db.makeStatement(sql: "SELECT a, b FROM t WHERE a >= ? ORDER BY a")
+            #expect(statement.isReadOnly)
+            #expect(statement.columnNames == ["a", "b"])
+            #expect(statement.parameterCount == 1)
+            try statement.bind([2])
+            var values: [[SQLValue]] = []
+            while try statement.step() {
+                values.append([statement.value(at: 0), statement.value(at: 1)])
+                #expect(statement.int64(at: 0) >= 2)
+            }
+            #expect(values == [[2, .null], [3, .blob(Data([0, 0xFF]))]])
+            // Bound again, it runs from the start.
+            try statement.bind([3])
+            #expect(try statement.step())
+            #expect(statement.int64(at: 0) == 3)
+            #expect(try db.makeStatement(sql: "DELETE FROM t").isReadOnly == false)
+        }
+    }
+
+    @Test func onlyOneStatementIsPreparedAtATime() throws {
+        let db = try database()
+        #expect {
+            try db.write { _ = try $0.makeStatement(sql: "SELECT 1; SELECT 2") }
+        } throws: { error in
+            (error as? SQLiteError)?.code == .misuse
+        }
+    }
+
     @Test func cachedStatementsAreReused() throws {
         let db = try database()
         try db.write { db in
