@@ -116,7 +116,10 @@ extension DecodingContainer {
         }
         if let dates = options.dates {
             if Value.self == Date.self {
-                let raw = try backend.decode(JSONValue.self, entry: index)
+                guard let raw = try? backend.decode(JSONValue.self, entry: index) else {
+                    // Not a string or a number: a property list's native date, read as it is.
+                    return try backend.decode(Value.self, entry: index)
+                }
                 return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
             }
             if Value.self == [Date].self {

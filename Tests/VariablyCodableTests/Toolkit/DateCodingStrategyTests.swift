@@ -146,3 +146,20 @@ import VariablyCodable
         #expect(local.entry(for: \Member.tags)?.options.isEmpty == true)
     }
 }
+
+@Suite struct PropertyListDateTests {
+    @Test func aNativePropertyListDateIsReadAsItIsEvenWithADateStrategy() throws {
+        let object: [String: Any] = [
+            "id": 1, "age": 2, "created_at": Date(timeIntervalSince1970: 1_714_566_600), "tags": ["a"],
+            "status": "active",
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let member = try PropertyListDecoder().decode(Member.self, from: data, source: .local)
+        #expect(member.createdAt == Date(timeIntervalSince1970: 1_714_566_600))
+    }
+
+    @Test func localPropertyListsRoundTripWithMillisecondDates() throws {
+        let data = try PropertyListEncoder().encode(Member.sample, source: .local)
+        #expect(try PropertyListDecoder().decode(Member.self, from: data, source: .local) == Member.sample)
+    }
+}
