@@ -164,6 +164,17 @@ private func makePredicateCases() -> [PredicateCase] {
         #expect(plan.contains { $0.contains("USING INDEX users_on_age") }, "\(plan)")
     }
 
+    @Test func aPrefixSearchUsesTheIndex() throws {
+        // https://www.sqlite.org/optoverview.html#the_like_optimization: case-sensitive LIKE on a
+        // BINARY-indexed column, with a bound prefix that does not start with a wildcard.
+        let db = try Self.database()
+        let query = try SQLQuery.select(User.self, where: #Predicate { $0.userName.starts(with: "ab") })
+        let plan = try db.read {
+            try $0.fetch(sql: "EXPLAIN QUERY PLAN " + query.sql, arguments: StatementArguments(query.arguments)).map { "\($0[3])" }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX users_on_user_name") }, "\(plan)")
+    }
+
     @Test func unsupportedExpressionsThrowNamingTheExpression() throws {
         let db = try Self.database()
         do {
