@@ -26,6 +26,7 @@ public enum FileCacheError: Error, CustomStringConvertible {
         }
     }
 
+    /// The file and what went wrong, e.g. `/tmp/users.json is corrupt at [3].USER_NAME (kept as users.json.corrupt-1): ...`.
     public var description: String {
         switch self {
         case .corrupt(let file, let keptAt, let codingPath, let underlying):

@@ -28,6 +28,7 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
         }
     }
 
+    /// What failed, e.g. `HTTP 503: try again`.
     public var description: String {
         switch self {
         case .transient(let reason): return "transient remote failure: \(reason)"

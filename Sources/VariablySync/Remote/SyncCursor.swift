@@ -38,5 +38,6 @@ public struct SyncCursor: RawRepresentable, Hashable, Sendable, Codable, CustomS
         try container.encode(rawValue)
     }
 
+    /// The server's text for this position.
     public var description: String { rawValue }
 }

@@ -73,7 +73,12 @@ extension Repository {
             let pendingCount = try database.read { try state.pendingCount($0) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
             try await pushPendingChanges(into: &report)
-            try await pullChanges(into: &report, fromStart: fromStart)
+            do {
+                try await pullChanges(into: &report, fromStart: fromStart)
+            } catch RemoteSourceError.invalidCursor where !fromStart && configuration.resyncsOnUnknownCursor {
+                report.resynced = true
+                try await pullChanges(into: &report, fromStart: true)
+            }
         } catch {
             // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
             report.duration = start.duration(to: clock.now)

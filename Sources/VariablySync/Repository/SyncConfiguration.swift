@@ -21,6 +21,10 @@ public struct SyncConfiguration<Model: Sendable>: Sendable {
     public var conflictPolicy: ConflictPolicy<Model>
     /// How many times one sync pushes a change again after resolving its conflict.
     public var maxConflictRounds: Int
+    /// Whether ``Repository/sync()`` turns into ``Repository/resync()`` when the server no longer knows
+    /// the stored cursor (``RemoteSourceError/invalidCursor(_:)``), as after the server compacted its
+    /// feed; otherwise that error is thrown.
+    public var resyncsOnUnknownCursor: Bool
 
     /// The defaults: pages of 1,000, pushes of 500, ``RetryPolicy/standard``, skip malformed
     /// records, ``ConflictPolicy/serverWins``.
@@ -32,10 +36,11 @@ public struct SyncConfiguration<Model: Sendable>: Sendable {
     ///   - malformedRecords: Skip and report, or fail the page.
     ///   - conflictPolicy: Conflict resolution.
     ///   - maxConflictRounds: Re-pushes after conflicts, per sync.
+    ///   - resyncsOnUnknownCursor: Resync from the start when the server forgot the cursor.
     public init(
         pageSize: Int = 1_000, pushBatchSize: Int = 500, retryPolicy: RetryPolicy = .standard,
         malformedRecords: MalformedRecordPolicy = .skipAndReport, conflictPolicy: ConflictPolicy<Model> = .serverWins,
-        maxConflictRounds: Int = 3
+        maxConflictRounds: Int = 3, resyncsOnUnknownCursor: Bool = true
     ) {
         precondition(pageSize > 0 && pushBatchSize > 0, "SyncConfiguration needs page and push sizes of at least 1.")
         self.pageSize = pageSize
@@ -44,6 +49,7 @@ public struct SyncConfiguration<Model: Sendable>: Sendable {
         self.malformedRecords = malformedRecords
         self.conflictPolicy = conflictPolicy
         self.maxConflictRounds = maxConflictRounds
+        self.resyncsOnUnknownCursor = resyncsOnUnknownCursor
     }
 }
 

@@ -14,6 +14,7 @@ public enum SyncError: Error, CustomStringConvertible {
     /// A page held records that do not decode and the policy is ``MalformedRecordPolicy/failPage``.
     case malformedRecords([SkippedRecord])
 
+    /// What failed, e.g. `the request failed 5 times; last error: ...`.
     public var description: String {
         switch self {
         case .retriesExhausted(let attempts, let error):

@@ -32,6 +32,9 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var cursor: SyncCursor?
     /// Wall-clock time of the sync.
     public var duration: Duration = .zero
+    /// Whether the pull started over from the beginning because the server no longer knew the cursor
+    /// (see ``SyncConfiguration/resyncsOnUnknownCursor``).
+    public var resynced = false
     /// Whether the sync ran to the end; `false` in the partial report of a failed sync
     /// (``Repository/lastReport``, ``SyncProgress/failed(_:partialReport:)``).
     public var isComplete = false
@@ -39,6 +42,7 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// An empty report.
     public init() {}
 
+    /// One line: counts, conflicts by outcome, skipped records, retries and duration.
     public var description: String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         var text = "pulled \(pulled) in \(pages) page\(pages == 1 ? "" : "s") "
@@ -51,6 +55,7 @@ public struct SyncReport: Sendable, CustomStringConvertible {
         }
         text += ", \(skipped.count) skipped, \(retries) retr\(retries == 1 ? "y" : "ies")"
         text += ", " + String(format3: seconds) + " s"
+        if resynced { text += " (full resync: the server did not know the cursor)" }
         return text
     }
 }
@@ -64,6 +69,7 @@ public struct SkippedRecord: Sendable, CustomStringConvertible {
     /// The ``VariablyCodable/VariablyCodingError`` (or other decoding error).
     public let error: any Error
 
+    /// `record id 42: <the decoding error>`.
     public var description: String {
         "record \(id.map { "id \($0)" } ?? "#\(index)"): \(error)"
     }
@@ -76,6 +82,7 @@ public struct RejectedChange: Sendable, CustomStringConvertible {
     /// The server's reason.
     public let reason: String
 
+    /// `42: <the server's reason>`.
     public var description: String { "\(id): \(reason)" }
 }
 
@@ -92,6 +99,7 @@ public struct ConflictReport: Sendable, CustomStringConvertible {
         /// Still unresolved after ``SyncConfiguration/maxConflictRounds``; the change stays queued.
         case unresolved
 
+        /// `server won`, `client won`, `merged` or `unresolved`.
         public var description: String {
             switch self {
             case .keptServer: "server won"
@@ -109,6 +117,7 @@ public struct ConflictReport: Sendable, CustomStringConvertible {
     /// What happened.
     public let resolution: Resolution
 
+    /// `42: client won (newestWins(\User.updatedAt))`.
     public var description: String { "\(id): \(resolution) (\(policy))" }
 }
 

@@ -293,3 +293,35 @@ import VariablySync
         #expect(try repository.cursor() == (await new.latestCursor))
     }
 }
+
+extension RepositoryResyncTests {
+    @Test func unknownCursorTurnsASyncIntoAResync() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let old = try SimulatedServer(records: Account.samples(120), seed: 33)
+        try await old.simulateOtherClients(edits: 0, deletions: 0, insertions: [Account.sample(500)]) { _, _ in }
+        try await Repository(database: database, remote: old, configuration: makeConfiguration()).sync()
+
+        let new = try SimulatedServer(records: Account.samples(100), seed: 34)  // knows cursors up to 100 only
+        let repository = try Repository(database: database, remote: new, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        #expect(report.resynced)
+        #expect(report.deleted == 21)
+        #expect("\(report)".contains("full resync"))
+        #expect(try cached(repository) == Account.samples(100))
+
+        var strict = makeConfiguration()
+        strict.resyncsOnUnknownCursor = false
+        try database.write { try $0.execute(sql: #"UPDATE "variably_sync_state" SET "cursor" = '999'"#) }
+        let refusing = try Repository(database: database, remote: new, configuration: strict)
+        await #expect(throws: RemoteSourceError.invalidCursor("999")) { try await refusing.sync() }
+    }
+
+    @Test func reportDescribesItselfOnOneLine() async throws {
+        let server = try SimulatedServer(records: Account.samples(150), seed: 35)
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let text = "\(try await repository.sync())"
+        #expect(text.hasPrefix("pulled 150 in 2 pages (150 inserted, 0 updated, 0 deleted), pushed 0, 0 conflicts, 0 skipped, 0 retries, "))
+        #expect(text.hasSuffix(" s"))
+        #expect(!text.contains("\n"))
+    }
+}
