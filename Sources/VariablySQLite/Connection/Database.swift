@@ -128,8 +128,12 @@ public final class Database {
         try statement.bind(arguments)
         let names = statement.columnNames
         var rows: [Row] = []
-        while try statement.step() {
-            rows.append(Row(columnNames: names, values: (0..<statement.columnCount).map(statement.value(at:))))
+        do {
+            while try statement.step() {
+                rows.append(Row(columnNames: names, values: (0..<statement.columnCount).map(statement.value(at:))))
+            }
+        } catch let error as SQLiteError {
+            throw error.adding(arguments)
         }
         return rows
     }
@@ -140,7 +144,13 @@ public final class Database {
     public func fetchValue(sql: String, arguments: StatementArguments = []) throws -> SQLValue? {
         let statement = try cachedStatement(sql: sql)
         try statement.bind(arguments)
-        guard try statement.step() else { return nil }
+        let hasRow: Bool
+        do {
+            hasRow = try statement.step()
+        } catch let error as SQLiteError {
+            throw error.adding(arguments)
+        }
+        guard hasRow else { return nil }
         let value = statement.value(at: 0)
         statement.reset()
         return value

@@ -225,6 +225,9 @@ extension Database {
             while try statement.step() {
                 models.append(try Model(from: container))
             }
+        } catch let error as SQLiteError {
+            statement.reset()
+            throw error.adding(arguments)
         } catch {
             statement.reset()
             throw error

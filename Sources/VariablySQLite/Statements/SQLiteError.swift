@@ -30,6 +30,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         self.arguments = arguments
     }
 
+    /// The same error, with the arguments that were bound when it happened.
+    func adding(_ arguments: StatementArguments) -> SQLiteError {
+        guard self.arguments == nil, !arguments.isEmpty else { return self }
+        return SQLiteError(code: code, message: message, sql: sql, arguments: arguments)
+    }
+
     /// The primary result code.
     public var primaryCode: ResultCode { code.primary }
 

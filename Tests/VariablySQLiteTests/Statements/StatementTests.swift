@@ -130,6 +130,18 @@ import VariablySQLite
         }
     }
 
+    @Test func runtimeErrorsOfQueriesCarryTheirArguments() throws {
+        let db = try database()
+        do {
+            // https://www.sqlite.org/lang_corefunc.html#abs: abs(-9223372036854775808) is an integer overflow.
+            _ = try db.read { try $0.fetch(sql: "SELECT abs(?)", arguments: [Int64.min]) }
+            Issue.record("No error")
+        } catch let error as SQLiteError {
+            #expect(error.arguments?.positional == [.integer(Int64.min)])
+            #expect(!error.description.contains("9223372036854775808"))
+        }
+    }
+
     @Test func constraintErrorsMatchInCatchByPrimaryAndExtendedCode() throws {
         let db = try database()
         try db.write { try $0.execute(sql: "CREATE TABLE u (id INTEGER PRIMARY KEY, name TEXT NOT NULL)") }
