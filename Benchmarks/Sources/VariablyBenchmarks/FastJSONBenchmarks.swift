@@ -37,5 +37,28 @@ func fastJSONGroups(users: [BenchUser]) throws -> [Group] {
             },
         ],
         targets: ["KeySetJSONDecoder": 3.0])
-    return [pageGroup]
+    // One small document per call, as a request for a single record: the per-call costs (parsing set-up,
+    // key tables) count here, not the per-record ones.
+    let single = try JSONEncoder(source: .remote).encode(users[0])
+    let calls = max(1, users.count / 10)
+    let foundation = JSONDecoder()
+    let foundationKeySets = JSONDecoder(source: .remote)
+    let singleGroup = Group(
+        name: "JSON decode, one user per call",
+        variants: [
+            Variant(name: "synthesized Codable, explicit CodingKeys") {
+                for _ in 0..<calls { _ = try foundation.decode(SynthesizedUser.self, from: single) }
+                return calls
+            },
+            Variant(name: "key-set container (JSONDecoder)") {
+                for _ in 0..<calls { _ = try foundationKeySets.decode(BenchUser.self, from: single) }
+                return calls
+            },
+            Variant(name: "KeySetJSONDecoder") {
+                for _ in 0..<calls { _ = try fast.decode(BenchUser.self, from: single) }
+                return calls
+            },
+        ],
+        targets: [:])
+    return [pageGroup, singleGroup]
 }

@@ -36,7 +36,7 @@ final class JSONDecodingSession {
     {
         if let table = tables[ObjectIdentifier(Model.self)] { return table }
         let (_, keySet) = try Model.keySet(for: userInfo, codingPath: codingPath())
-        let table = KeyTable(keySet: keySet)
+        let table = KeyTable(layout: KeyTableCache.shared.layout(for: keySet))
         tables[ObjectIdentifier(Model.self)] = table
         return table
     }
@@ -119,13 +119,14 @@ final class JSONDecodingSession {
         if T.self == [Int].self { return unsafeBitCast(try integers(Int.self, at: index, path: path), to: T.self) }
         if T.self == [Int64].self { return unsafeBitCast(try integers(Int64.self, at: index, path: path), to: T.self) }
         if T.self == [Double].self { return unsafeBitCast(try doubles(at: index, path: path), to: T.self) }
-        if let models = T.self as? any KeySetModelArray.Type {
+        switch KeyTableCache.shared.route(for: T.self) {
+        case .modelArray(let models):
             return try models.decode(from: self, at: index, path: path) as! T
-        }
-        if let model = T.self as? any VariablyDecodable.Type {
+        case .model(let model):
             return try decodeModel(model, at: index, path: path) as! T
+        case .decodable:
+            return try T(from: JSONTapeDecoder(session: self, value: index, path: path.node()))
         }
-        return try T(from: JSONTapeDecoder(session: self, value: index, path: path.node()))
     }
 
     // MARK: - Scalars

@@ -7,6 +7,7 @@ import Foundation
 final class JSONObjectBackend: KeySetDecodingBackend {
     let session: JSONDecodingSession
     let table: KeyTable
+    private let layout: KeyTableLayout
     private let document: JSONDocument
     /// The tape index of the object.
     private var object = 0
@@ -21,9 +22,10 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     init(session: JSONDecodingSession, table: KeyTable) {
         self.session = session
         self.table = table
+        layout = table.layout
         document = session.document
-        slots = .allocate(capacity: max(table.slotCount, 1))
-        containerCount = table.containerPaths.count
+        slots = .allocate(capacity: max(table.layout.slotCount, 1))
+        containerCount = table.layout.containerPaths.count
         containers = .allocate(capacity: max(containerCount, 1))
     }
 
@@ -53,17 +55,17 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     var userInfo: [CodingUserInfoKey: Any] { session.userInfo }
 
     func contains(entry index: Int) -> Bool {
-        let direct = table.directSlots[index]
+        let direct = layout.directSlots[index]
         if direct >= 0 { return slots[direct] >= 0 }
         return (try? locate(entry: index)) != nil
     }
 
     func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
-        let direct = table.directSlots[index]
+        let direct = layout.directSlots[index]
         if direct >= 0 {
             let valueIndex = Int(slots[direct])
             guard valueIndex >= 0 else {
-                let key = table.firstLeafKeys[index]
+                let key = layout.firstLeafKeys[index]
                 throw DecodingError.keyNotFound(
                     key,
                     DecodingError.Context(
@@ -76,7 +78,7 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
-        let direct = table.directSlots[index]
+        let direct = layout.directSlots[index]
         let valueIndex: Int
         let alternative: Int
         if direct >= 0 {
@@ -118,9 +120,9 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         if Value.self == [String].self && kind == JSONKind.array.rawValue, let strings = document.strings(at: valueIndex) {
             return unsafeBitCast(strings, to: Value.self)
         }
-        let tail: PathTail = alternative < 0 ? .key(table.firstLeafKeys[index]) : .keys(table.alternativeKeys[alternative])
+        let tail: PathTail = alternative < 0 ? .key(layout.firstLeafKeys[index]) : .keys(layout.alternativeKeys[alternative])
         let path = ValuePath(base, baseTail, tail)
-        if let model = table.modelTypes[index], ObjectIdentifier(Value.self) == table.storedTypes[index] {
+        if let model = layout.modelTypes[index], ObjectIdentifier(Value.self) == layout.storedTypes[index] {
             return try decodeNestedModel(model, entry: index, at: valueIndex, path: path) as! Value
         }
         return try session.decodeValue(Value.self, at: valueIndex, path: path)
@@ -140,11 +142,11 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     }
 
     private func keyNotFound(entry index: Int) -> DecodingError {
-        let start = table.alternativeStarts[index]
-        let first = table.alternativeKeys[start]
+        let start = layout.alternativeStarts[index]
+        let first = layout.alternativeKeys[start]
         var path = codingPath
         PathTail.keys(Array(first.dropLast())).append(to: &path)
-        let tried = table.alternativeKeys[start..<table.alternativeStarts[index + 1]]
+        let tried = layout.alternativeKeys[start..<layout.alternativeStarts[index + 1]]
         return DecodingError.keyNotFound(
             AnyCodingKey(first[first.count - 1]),
             DecodingError.Context(
@@ -154,12 +156,12 @@ final class JSONObjectBackend: KeySetDecodingBackend {
 
     /// The tape index of the value of the first alternative present, and that alternative.
     private func locate(entry index: Int) throws -> (Int, Int)? {
-        for alternative in table.alternativeStarts[index]..<table.alternativeStarts[index + 1] {
-            let scope = table.alternativeScopes[alternative]
+        for alternative in layout.alternativeStarts[index]..<layout.alternativeStarts[index + 1] {
+            let scope = layout.alternativeScopes[alternative]
             if scope != 0 {
                 guard try resolveContainer(scope - 1) else { continue }
             }
-            let value = Int(slots[table.alternativeSlots[alternative]])
+            let value = Int(slots[layout.alternativeSlots[alternative]])
             if value >= 0 { return (value, alternative) }
         }
         return nil
@@ -172,14 +174,14 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         let state = containers[container]
         if state >= 0 { return true }
         if state == -1 { return false }
-        let parentScope = table.containerParentScopes[container]
+        let parentScope = layout.containerParentScopes[container]
         if parentScope != 0 {
             guard try resolveContainer(parentScope - 1) else {
                 containers[container] = -1
                 return false
             }
         }
-        let value = Int(slots[table.containerSlots[container]])
+        let value = Int(slots[layout.containerSlots[container]])
         if value < 0 || document[value].kindBits == JSONKind.null.rawValue {
             containers[container] = -1
             return false
@@ -187,7 +189,7 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         let kind = document[value].kind
         guard kind == .object else {
             var path = codingPath
-            PathTail.keys(table.containerPaths[container]).append(to: &path)
+            PathTail.keys(layout.containerPaths[container]).append(to: &path)
             throw DecodingError.typeMismatch(
                 [String: Any].self,
                 DecodingError.Context(

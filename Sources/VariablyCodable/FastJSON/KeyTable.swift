@@ -1,5 +1,5 @@
 /// The keys of one model's key set, laid out for matching object keys by their bytes: built once per
-/// model and decoding session, then used for every object of that model.
+/// key set (see ``KeyTableCache``), then used for every object of that model in every decode.
 ///
 /// Keys are grouped by *scope*: scope 0 is the model's object, scope `c + 1` the nested object `c` of
 /// the ``KeySetLayout`` (`data.profile` for `"data.profile.name"`). Each scope has *slots*, one per
@@ -7,18 +7,22 @@
 /// object fills, for every slot, the tape index of the first member with that key (Foundation keeps the
 /// first of duplicate keys too).
 ///
-/// Objects of one model usually list their keys in the same order, so the slot that matched at each
-/// member position is remembered and tried first on the next object: then matching costs one length
-/// check and one short byte comparison per member.
-final class KeyTable {
+/// Objects of one model usually list their keys in the same order, so ``KeyTable`` remembers the slot
+/// that matched at each member position and tries it first on the next object: then matching costs one
+/// length check and one short byte comparison per member.
+///
+/// `Sendable`: every property is a `let` set in `init`; the key set, the name bytes and the metatypes
+/// are immutable once built.
+final class KeyTableLayout: Sendable {
     /// The `KeySet<Model>` this table was built from (typed again by ``JSONDecodingSession/decodeModel``).
-    let keySet: AnyObject
+    nonisolated(unsafe) let keySet: AnyObject
     let source: CodingSource
     let layout: KeySetLayout
 
     // Slots, numbered across scopes: scope `s` owns `scopeStarts[s] ..< scopeStarts[s + 1]`.
     let scopeStarts: [Int]
-    private let nameBytes: UnsafeMutablePointer<UInt8>
+    // Written once in `init`, then only read.
+    private nonisolated(unsafe) let nameBytes: UnsafeMutablePointer<UInt8>
     private let nameOffsets: [Int]
     private let nameLengths: [Int]
     private let nameIsASCII: [Bool]
@@ -44,16 +48,9 @@ final class KeyTable {
     /// Each entry's stored type (the wrapped type of an optional).
     let storedTypes: [ObjectIdentifier]
     /// Each entry's stored type when it is itself a key-set model, decoded through this machinery.
-    let modelTypes: [(any VariablyDecodable.Type)?]
-    /// Tables of nested models, filled on first use.
-    var childTables: [KeyTable?]
+    nonisolated(unsafe) let modelTypes: [(any VariablyDecodable.Type)?]
 
-    /// The slot that matched at each member position of the previous object, per scope (-1: none).
-    private var hints: UnsafeMutablePointer<Int32>
-    private static let hintPositions = 32
-
-    /// Backends no longer referenced, ready for the next object of this model.
-    var spareBackends: [JSONObjectBackend] = []
+    var scopeCount: Int { scopeStarts.count - 1 }
 
     init<Model>(keySet: KeySet<Model>) {
         self.keySet = keySet
@@ -125,54 +122,19 @@ final class KeyTable {
 
         storedTypes = keySet.coders.map { ObjectIdentifier($0.storedType) }
         modelTypes = keySet.coders.map { $0.storedType as? any VariablyDecodable.Type }
-        childTables = Array(repeating: nil, count: paths.count)
-
-        hints = .allocate(capacity: scopeCount * KeyTable.hintPositions)
-        hints.initialize(repeating: -1, count: scopeCount * KeyTable.hintPositions)
     }
 
     deinit {
         nameBytes.deallocate()
-        hints.deallocate()
-    }
-
-    /// Fills the slots of `scope` (in `slots`, indexed by global slot) with the tape index of the value
-    /// of the first member of `object` that has the slot's key, or -1.
-    @inline(__always)
-    func match(_ document: JSONDocument, object: Int, scope: Int, into slots: UnsafeMutablePointer<Int32>) {
-        let first = scopeStarts[scope]
-        let last = scopeStarts[scope + 1]
-        for slot in first..<last { slots[slot] = -1 }
-        let end = document[object].end
-        var member = 0
-        var keyIndex = object + 1
-        let scopeHints = hints + scope * KeyTable.hintPositions
-        while keyIndex < end {
-            let valueIndex = keyIndex + 1
-            var found = -1
-            if member < KeyTable.hintPositions {
-                let hint = Int(scopeHints[member])
-                if hint >= 0 && document.key(at: keyIndex, equals: name(hint)) {
-                    found = hint
-                }
-            }
-            if found < 0 {
-                found = search(document, key: keyIndex, in: first..<last)
-                if member < KeyTable.hintPositions && found >= 0 { scopeHints[member] = Int32(found) }
-            }
-            if found >= 0 && slots[found] < 0 { slots[found] = Int32(valueIndex) }
-            keyIndex = document.next(after: valueIndex)
-            member += 1
-        }
     }
 
     @inline(__always)
-    private func name(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
+    func name(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: nameBytes + nameOffsets[slot], count: nameLengths[slot])
     }
 
     /// The slot among `slots` whose name equals the key at tape `index`, or -1.
-    private func search(_ document: JSONDocument, key index: Int, in slots: Range<Int>) -> Int {
+    func search(_ document: JSONDocument, key index: Int, in slots: Range<Int>) -> Int {
         let entry = document[index]
         let isPlain = entry.flags & (JSONTapeEntry.isEscaped | JSONTapeEntry.isASCII) == JSONTapeEntry.isASCII
         var text: String?
@@ -186,6 +148,64 @@ final class KeyTable {
             }
         }
         return -1
+    }
+
+}
+
+/// A model's ``KeyTableLayout`` with what one decoding session learns and keeps while decoding: the
+/// key order of the previous object, the tables of nested models, and backends ready for reuse.
+final class KeyTable {
+    let layout: KeyTableLayout
+    var keySet: AnyObject { layout.keySet }
+    var source: CodingSource { layout.source }
+
+    /// Tables of nested models, filled on first use.
+    var childTables: [KeyTable?]
+    /// The slot that matched at each member position of the previous object, per scope (-1: none).
+    private let hints: UnsafeMutablePointer<Int32>
+    private static let hintPositions = 32
+    /// Backends no longer referenced, ready for the next object of this model.
+    var spareBackends: [JSONObjectBackend] = []
+
+    init(layout: KeyTableLayout) {
+        self.layout = layout
+        childTables = Array(repeating: nil, count: layout.directSlots.count)
+        hints = .allocate(capacity: layout.scopeCount * KeyTable.hintPositions)
+        hints.initialize(repeating: -1, count: layout.scopeCount * KeyTable.hintPositions)
+    }
+
+    deinit {
+        hints.deallocate()
+    }
+
+    /// Fills the slots of `scope` (in `slots`, indexed by global slot) with the tape index of the value
+    /// of the first member of `object` that has the slot's key, or -1.
+    @inline(__always)
+    func match(_ document: JSONDocument, object: Int, scope: Int, into slots: UnsafeMutablePointer<Int32>) {
+        let first = layout.scopeStarts[scope]
+        let last = layout.scopeStarts[scope + 1]
+        for slot in first..<last { slots[slot] = -1 }
+        let end = document[object].end
+        var member = 0
+        var keyIndex = object + 1
+        let scopeHints = hints + scope * KeyTable.hintPositions
+        while keyIndex < end {
+            let valueIndex = keyIndex + 1
+            var found = -1
+            if member < KeyTable.hintPositions {
+                let hint = Int(scopeHints[member])
+                if hint >= 0 && document.key(at: keyIndex, equals: layout.name(hint)) {
+                    found = hint
+                }
+            }
+            if found < 0 {
+                found = layout.search(document, key: keyIndex, in: first..<last)
+                if member < KeyTable.hintPositions && found >= 0 { scopeHints[member] = Int32(found) }
+            }
+            if found >= 0 && slots[found] < 0 { slots[found] = Int32(valueIndex) }
+            keyIndex = document.next(after: valueIndex)
+            member += 1
+        }
     }
 
     /// Starts a ``JSONObjectBackend`` for each decoded object; reuses one that nothing references anymore.

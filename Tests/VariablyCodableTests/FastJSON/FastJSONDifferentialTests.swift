@@ -55,6 +55,36 @@ struct FastJSONDifferentialTests {
         #expect(failures == 0)
     }
 
+    @Test(arguments: [UInt64(41), 42])
+    func lenientDecodingAndItsReportMatchFoundation(seed: UInt64) {
+        var generator = PayloadGenerator(seed: seed)
+        var failures = 0
+        var events = 0
+        for index in 0..<500 {
+            let json = generator.items(count: 1)
+            let isStrict = index % 3 == 0
+            let foundationReport = DecodeReport()
+            let foundation = JSONDecoder(source: .remote)
+            foundation.decodingOptions = DecodingOptions(isLenient: true, isStrict: isStrict, report: foundationReport)
+            let fastReport = DecodeReport()
+            var fast = KeySetJSONDecoder(source: .remote)
+            fast.decodingOptions = DecodingOptions(isLenient: true, isStrict: isStrict, report: fastReport)
+            let expected = outcome { try foundation.decode([FastItem].self, from: Data(json.utf8)) }
+            let actual = outcome { try fast.decode([FastItem].self, from: Data(json.utf8)) }
+            let expectedEvents = foundationReport.events.map { "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))" }
+            let actualEvents = fastReport.events.map { "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))" }
+            events += expectedEvents.count
+            if expected != actual || expectedEvents != actualEvents {
+                failures += 1
+                if failures <= 5 {
+                    Issue.record("\(json)\nFoundation: \(expected) \(expectedEvents)\nKeySetJSONDecoder: \(actual) \(actualEvents)")
+                }
+            }
+        }
+        #expect(failures == 0)
+        #expect(events > 10, "lenient decoding must have coerced something")
+    }
+
     @Test(arguments: [UInt64(31), 32])
     func scalarsAndPlainValuesDecodeAsFoundationDoes(seed: UInt64) {
         var generator = PayloadGenerator(seed: seed)
