@@ -241,38 +241,3 @@ extension DateCodingStrategy {
         }
     }
 }
-
-// MARK: - Foundation coders
-
-extension JSONDecoder.DateDecodingStrategy {
-    /// Reads dates in every format of ``DateCodingStrategy/flexible``.
-    ///
-    /// ```swift
-    /// let decoder = JSONDecoder()
-    /// decoder.dateDecodingStrategy = .flexible
-    /// ```
-    public static var flexible: JSONDecoder.DateDecodingStrategy { .flexible(.flexible) }
-
-    /// Reads dates with `strategy`.
-    ///
-    /// ```swift
-    /// decoder.dateDecodingStrategy = .flexible(.flexible(defaultTimeZone: .current))
-    /// ```
-    public static func flexible(_ strategy: DateCodingStrategy) -> JSONDecoder.DateDecodingStrategy {
-        .custom { decoder in try strategy.decode(from: decoder.singleValueContainer()) }
-    }
-}
-
-extension JSONEncoder.DateEncodingStrategy {
-    /// Writes dates as `strategy`'s ``DateCodingStrategy/output`` says.
-    ///
-    /// ```swift
-    /// encoder.dateEncodingStrategy = .using(.millisecondsSince1970)
-    /// ```
-    public static func using(_ strategy: DateCodingStrategy) -> JSONEncoder.DateEncodingStrategy {
-        .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try strategy.encode(date, to: &container)
-        }
-    }
-}

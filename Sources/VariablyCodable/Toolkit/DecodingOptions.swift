@@ -1,5 +1,3 @@
-public import Foundation
-
 /// Decoder-wide toolkit options: lenient scalars for every key, strict mode, and a report.
 ///
 /// ```swift
@@ -34,30 +32,6 @@ extension CodingUserInfoKey {
     /// decoder.userInfo[.decodingOptions] = DecodingOptions(isStrict: true)
     /// ```
     public static let decodingOptions = CodingUserInfoKey(rawValue: "VariablyCodable.decodingOptions")!
-}
-
-extension JSONDecoder {
-    /// The toolkit options in `userInfo[.decodingOptions]`.
-    ///
-    /// ```swift
-    /// decoder.decodingOptions.isLenient = true
-    /// ```
-    public var decodingOptions: DecodingOptions {
-        get { userInfo[.decodingOptions] as? DecodingOptions ?? DecodingOptions() }
-        set { userInfo[.decodingOptions] = newValue }
-    }
-}
-
-extension PropertyListDecoder {
-    /// The toolkit options in `userInfo[.decodingOptions]`.
-    ///
-    /// ```swift
-    /// decoder.decodingOptions.report = report
-    /// ```
-    public var decodingOptions: DecodingOptions {
-        get { userInfo[.decodingOptions] as? DecodingOptions ?? DecodingOptions() }
-        set { userInfo[.decodingOptions] = newValue }
-    }
 }
 
 extension DecodingOptions {
