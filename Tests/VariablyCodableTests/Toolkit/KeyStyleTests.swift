@@ -21,6 +21,18 @@ import VariablyCodable
         #expect(KeyStyleConverter(style).convert(name) == expected)
     }
 
+    /// The table of docs/toolkit.md, row by row.
+    @Test(arguments: [
+        ("userID", ["user_id", "userID", "UserID", "user-id", "USER_ID"]),
+        ("imageURL", ["image_url", "imageURL", "ImageURL", "image-url", "IMAGE_URL"]),
+        ("HTTPStatus", ["http_status", "httpStatus", "HTTPStatus", "http-status", "HTTP_STATUS"]),
+        ("myABBRKey", ["my_abbr_key", "myAbbrKey", "MyAbbrKey", "my-abbr-key", "MY_ABBR_KEY"]),
+    ])
+    func documentedTableHolds(name: String, expected: [String]) {
+        let styles: [KeyStyle] = [.snakeCase, .camelCase, .pascalCase, .kebabCase, .screamingSnakeCase]
+        #expect(styles.map { $0.apply(to: name) } == expected)
+    }
+
     struct Profile: Codable, Equatable {
         var userID: Int
         var imageURL: String

@@ -87,6 +87,20 @@ extension Scalars {
         #expect(throws: VariablyCodingError.self) { try decode("double", json) }
     }
 
+    @Test func theConversionTableHoldsOnJSONValues() {
+        #expect(Int.lenientValue(from: "+7")?.value == 7)
+        #expect(Int.lenientValue(from: .bigInteger("18446744073709551616")) == nil)
+        #expect(UInt64.lenientValue(from: .bigInteger("18446744073709551615"))?.value == .max)
+        #expect(Int.lenientValue(from: .bool(true)) == nil)
+        #expect(Double.lenientValue(from: .int(9_007_199_254_740_993)) == nil)
+        #expect(Double.lenientValue(from: .bigInteger("18446744073709551616")) == nil)
+        #expect(Bool.lenientValue(from: .double(0.5)) == nil)
+        #expect(Bool.lenientValue(from: "No")?.value == false)
+        #expect(String.lenientValue(from: [1]) == nil)
+        #expect(String.lenientValue(from: .bigInteger("18446744073709551616"))?.value == "18446744073709551616")
+        #expect(Float.lenientValue(from: "0.5")?.value == 0.5)
+    }
+
     @Test func coercionsAreReportedWithTheirSourceAndKind() throws {
         let (_, report) = try decodeReporting(Scalars.self, Scalars.json("int", #""42""#))
         #expect(report.events.map(\.kind) == [.coerced(from: #"string "42""#, to: "Int")])
