@@ -59,6 +59,14 @@ import VariablyCodable
         #expect(value == [true, 1, 1.5, 0, false, nil, "s"])
     }
 
+    @Test func onlyJSONDecoderLosesTheFractionOfAnIntegralNumber() throws {
+        // Foundation's JSONDecoder does not say whether it read `1` or `1.0` (documented limitation).
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data("[1.0]".utf8)) == [.int(1)])
+        #expect(try JSONValue(parsing: "[1.0]") == [.double(1.0)])
+        let object = try JSONSerialization.jsonObject(with: Data("[1.0]".utf8))
+        #expect(JSONValue(any: object) == [.double(1.0)])
+    }
+
     @Test func bridgingFromSwiftValues() throws {
         let any: [String: Any] = ["b": true, "i": 3, "d": 1.0, "s": "x", "n": NSNull(), "a": [1, "two"] as [Any]]
         let value = try #require(JSONValue(any: any))
