@@ -89,4 +89,40 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
         #expect(post.tags == ["a", "b"])
         #expect(String(decoding: try JSONEncoder().encode(post), as: UTF8.self) == #"{"tags":"a,b"}"#)
     }
+
+    struct Offer: VariablyCodable, EmptyInitializable, Equatable {
+        var discount: Double?
+        var code = ""
+        static let keySets = KeySets<Offer>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.discount, "discount", transform: .numericString)
+                Key(\.code, "code").transform(ValueTransform<String, String>(
+                    decode: { $0 },
+                    encode: { code in
+                        guard !code.isEmpty else {
+                            throw EncodingError.invalidValue(code, EncodingError.Context(codingPath: [], debugDescription: "An offer needs a code."))
+                        }
+                        return code
+                    }))
+            }
+        }
+    }
+
+    @Test func optionalPropertiesTransformTheirWrappedValue() throws {
+        let offer = Offer(discount: 0.5, code: "A")
+        let data = try JSONEncoder().encode(offer)
+        #expect(try toolkitObject(data)["discount"] as? String == "0.5")
+        #expect(try JSONDecoder().decode(Offer.self, from: data) == offer)
+        let none = try JSONEncoder().encode(Offer(discount: nil, code: "B"))
+        #expect(try toolkitObject(none)["discount"] == nil)
+        #expect(try JSONDecoder().decode(Offer.self, from: Data(#"{"discount": null, "code": "C"}"#.utf8)).discount == nil)
+    }
+
+    @Test func aTransformThatRefusesToEncodeNamesTheProperty() throws {
+        let error = try #require(throws: VariablyCodingError.self) { try JSONEncoder().encode(Offer(discount: nil, code: "")) }
+        #expect(error.reason == .invalidValue)
+        #expect(error.keyPath == "\\Offer.code")
+        #expect("\(error)" == #"Offer.code (remote, key "code"): An offer needs a code. at top level"#)
+    }
 }
+
