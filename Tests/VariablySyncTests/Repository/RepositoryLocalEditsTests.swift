@@ -140,6 +140,33 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(await server.record(id: 3)?.email == "user2@example.com")
     }
 
+    @Test func pagesPulledDuringAnEditLeaveTheLocalVersionAlone() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(1_000), seed: 24, faults: SimulatedFaults(latency: .milliseconds(5)))
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: .clientWins))
+        let progress = repository.progressUpdates()
+        let sync = Task { try await repository.sync() }
+        for await event in progress {
+            if case .pageApplied = event { break }
+        }
+        var local = Account.sample(949)  // id 950, in the tenth page
+        local.nickname = "edited while syncing"
+        try await repository.save(local)
+        let report = try await sync.value
+        #expect(report.keptLocal == 1)
+        #expect(report.inserted == 999)
+        #expect(try repository.fetch(id: 950)?.nickname == "edited while syncing")
+        #expect(try repository.pendingChangeCount() == 1)
+
+        // The edit was based on cursor 100, before the server's version of record 950 reached the cache:
+        // a conflict, which this repository's policy settles for the client.
+        let next = try await repository.sync()
+        #expect(next.conflicts.map(\.resolution) == [.keptLocal])
+        #expect(next.pushed == 1)
+        #expect(await server.record(id: 950)?.nickname == "edited while syncing")
+    }
+
     // MARK: - Conflicts
 
     /// The local side edits `nickname` (updatedAt +100 s), another client edits `age` (updatedAt `serverDelta`).
