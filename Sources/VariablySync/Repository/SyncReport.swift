@@ -12,7 +12,7 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     public var pages = 0
     /// Records that were new to the cache.
     public var inserted = 0
-    /// Records that replaced a cached one.
+    /// Records that replaced a cached one (a page received twice counts its records again here).
     public var updated = 0
     /// Records removed from the cache by tombstones.
     public var deleted = 0
