@@ -39,8 +39,11 @@ public protocol RemoteSource<Model>: Sendable {
     /// first outcome again rather than apply it twice: that makes a push safe to retry.
     ///
     /// ```swift
-    /// let results = try await remote.push([.upsert(user, baseCursor: cursor)])
-    /// if case .conflict(let serverRecord, _) = results[0].outcome { ... }
+    /// let change = RemoteChange(
+    ///     idempotencyKey: UUID().uuidString, id: user.id,
+    ///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseCursor: cursor)
+    /// let results = try await remote.push([change])
+    /// if case .conflict(let serverRecord, let version) = results[0].outcome { ... }
     /// ```
     ///
     /// - Parameter changes: The changes, each with its idempotency key.

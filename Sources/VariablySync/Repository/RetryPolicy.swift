@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let retry = RetryPolicy(maxAttempts: 6, initialDelay: .milliseconds(200), maxDelay: .seconds(10))
-/// let delay = retry.delay(beforeAttempt: 3, random: 0.5)      // 0.2 s × 2² = 800 ms, jitter ±50% at 0.5 → 800 ms
+/// let delay = retry.delay(beforeAttempt: 4, random: 0.5)      // 0.2 s × 2² = 800 ms (0.5 is the middle of the jitter)
 /// ```
 public struct RetryPolicy: Sendable {
     /// The most attempts of one request, the first included; `1` disables retries.
