@@ -101,7 +101,6 @@ extension Repository {
         let models: [Model]
         let skipped: [SkippedRecord]
         let recordCount: Int
-        let retries: Int
     }
 
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
@@ -111,7 +110,10 @@ extension Repository {
         let cursor = fromStart ? nil : try database.read { try state.cursor($0) }
         var seen = Set<Model.ID>()
         report.cursor = cursor
-        var prefetch: Task<FetchedPage, any Error>? = startFetch(after: cursor)
+        // Retries happen in the fetch tasks; counted here, they reach the report even when a fetch fails.
+        let retries = RetryCounter()
+        defer { report.retries += retries.value }
+        var prefetch: Task<FetchedPage, any Error>? = startFetch(after: cursor, retries: retries)
         defer { prefetch?.cancel() }
         while let task = prefetch {
             let fetched = try await withTaskCancellationHandler {
@@ -121,12 +123,11 @@ extension Repository {
             }
             prefetch = nil
             try Task.checkCancellation()
-            report.retries += fetched.retries
             if !fetched.skipped.isEmpty, configuration.malformedRecords == .failPage {
                 throw SyncError.malformedRecords(fetched.skipped)
             }
             let page = fetched.page
-            if page.hasMore { prefetch = startFetch(after: page.nextCursor) }
+            if page.hasMore { prefetch = startFetch(after: page.nextCursor, retries: retries) }
             let applied = try apply(fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
             if fromStart {
                 for model in fetched.models { seen.insert(model.id) }
@@ -174,7 +175,7 @@ extension Repository {
 
     /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is seeded
     /// from the repository's generator, so the delays stay reproducible.
-    private func startFetch(after cursor: SyncCursor?) -> Task<FetchedPage, any Error> {
+    private func startFetch(after cursor: SyncCursor?, retries: RetryCounter) -> Task<FetchedPage, any Error> {
         let remote = self.remote
         let limit = configuration.pageSize
         let policy = configuration.retryPolicy
@@ -182,21 +183,22 @@ extension Repository {
         let seed = random.next()
         return Task.detached {
             var random = SeededRandomNumberGenerator(seed: seed)
-            var retries = 0
-            let page = try await Self.retrying(policy: policy, random: &random, retries: &retries, broadcaster: broadcaster) {
+            var attempts = 0
+            defer { retries.add(attempts) }
+            let page = try await Self.retrying(policy: policy, random: &random, retries: &attempts, broadcaster: broadcaster) {
                 try await remote.pull(after: cursor, limit: limit)
             }
-            return try Self.decode(page, retries: retries)
+            return try Self.decode(page)
         }
     }
 
     /// Decodes a page with the remote key set through the core's `KeySetJSONDecoder` (same values and
     /// errors as `JSONDecoder(source: .remote)`, several times faster): the whole array at once, and only
     /// when a record fails, record by record, so that one bad record is skipped alone.
-    private static func decode(_ page: RemotePage<Model.ID>, retries: Int) throws -> FetchedPage {
+    private static func decode(_ page: RemotePage<Model.ID>) throws -> FetchedPage {
         let decoder = KeySetJSONDecoder(source: .remote)
         if let models = try? decoder.decode([Model].self, from: page.records) {
-            return FetchedPage(page: page, models: models, skipped: [], recordCount: models.count, retries: retries)
+            return FetchedPage(page: page, models: models, skipped: [], recordCount: models.count)
         }
         let records = try decoder.decode([PageRecord<Model>].self, from: page.records)
         var models: [Model] = []
@@ -208,7 +210,7 @@ extension Repository {
             case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
             }
         }
-        return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count, retries: retries)
+        return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count)
     }
 
     /// Applies one page and its cursor in one transaction. Records with a queued local change are
@@ -352,6 +354,20 @@ extension Repository {
     }
 
     // MARK: Retries
+
+    /// Counts the retries of fetch tasks running off the actor.
+    ///
+    /// `@unchecked Sendable`: `count` is only touched while holding `lock`.
+    final class RetryCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+
+        var value: Int { lock.withLock { count } }
+
+        func add(_ retries: Int) {
+            lock.withLock { count += retries }
+        }
+    }
 
     /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter.
     private static func retrying<T: Sendable>(

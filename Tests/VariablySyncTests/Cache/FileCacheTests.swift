@@ -86,4 +86,21 @@ import VariablyTestSupport
         }
         #expect(keptAt.lastPathComponent == "user.json.corrupt-2")
     }
+
+    @Test func corruptPropertyListIsKeptAsideToo() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.plist"), format: .propertyList)
+        try cache.store(User.samples(3))
+        let original = try Data(contentsOf: cache.url)
+        try Data(original.prefix(original.count / 2)).write(to: cache.url)
+        let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
+        guard case .corrupt(let file, let keptAt, _, _) = error else {
+            Issue.record("expected corrupt, got \(error)")
+            return
+        }
+        #expect(file == cache.url)
+        #expect(try Data(contentsOf: keptAt) == Data(original.prefix(original.count / 2)))
+        #expect(try cache.loadAll() == [], "the corrupt file is aside, not replaced by an empty one")
+    }
 }

@@ -239,6 +239,32 @@ import VariablySync
         guard case .started(0) = events.first else { Issue.record("expected .started first, got \(events)"); return }
     }
 
+    @Test func progressReportsRetriesAndAFailureWithItsPartialReport() async throws {
+        let server = try SimulatedServer(
+            records: Account.samples(300), seed: 16,
+            faults: SimulatedFaults(transientErrorRate: 0.4, interruptAfterPulls: 2))
+        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
+        let progress = repository.progressUpdates()
+        let collector = Task {
+            var retries = 0
+            for await event in progress {
+                switch event {
+                case .retrying: retries += 1
+                case .failed(let message, let partial): return (retries, message, partial)
+                default: break
+                }
+            }
+            return (retries, "", SyncReport())
+        }
+        await #expect(throws: RemoteSourceError.self) { try await repository.sync() }
+        let (retries, message, partial) = await collector.value
+        #expect(message.contains("interruption"))
+        #expect(!partial.isComplete)
+        #expect(partial.pages == 2)
+        #expect(retries == partial.retries)
+        #expect(retries == (await server.statistics.transientErrors))
+    }
+
     @Test func fetchQueriesTheCacheWithPredicates() async throws {
         let server = try SimulatedServer(records: Account.samples(600), seed: 14)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
