@@ -4,7 +4,9 @@ import VariablyCodable
 import VariablySync
 import VariablyTestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct HTTPRemoteSourceTests {
+/// These tests need `python3` (it ships with the toolchain's Debian images; `apt-get install python3`).
+@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonSyncServer.python != nil, "python3 is not installed"))
+struct HTTPRemoteSourceTests {
     private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>] {
         try users.map {
             RemoteChange(
@@ -94,7 +96,8 @@ import VariablyTestSupport
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HTTPRepositoryTests {
+@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonSyncServer.python != nil, "python3 is not installed"))
+struct HTTPRepositoryTests {
     @Test func repositorySyncsBothWaysOverHTTP() async throws {
         let server = try PythonSyncServer()
         defer { server.stop() }

@@ -19,10 +19,12 @@ final class PythonSyncServer {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let script = folder.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)
-        let python = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let python = Self.python else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
+        }
         process = Process()
-        process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/env")
-        process.arguments = (python == nil ? ["python3"] : []) + [script.path, String(failingRequests), String(lifetime)]
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path, String(failingRequests), String(lifetime)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -39,6 +41,13 @@ final class PythonSyncServer {
         }
         baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
     }
+
+    /// The Python 3 interpreter the server runs on, if the machine has one (Debian: `apt-get install python3`).
+    static let python: String? = {
+        let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 
     func stop() {
         if process.isRunning {
