@@ -19,10 +19,25 @@ public import Foundation
 /// trailing commas and invalid UTF-8 anywhere in the document (see `docs/fast-json.md`).
 public struct KeySetJSONDecoder: Sendable {
     /// The source whose key sets models decode with; `nil` uses each model's default source.
+    ///
+    /// ```swift
+    /// var decoder = KeySetJSONDecoder()
+    /// decoder.source = .local
+    /// ```
     public var source: CodingSource?
     /// Context for `Decodable` types, as `JSONDecoder.userInfo`; ``source`` is added as `.codingSource`.
+    ///
+    /// ```swift
+    /// decoder.userInfo[.tenant] = "acme"
+    /// ```
     public var userInfo: [CodingUserInfoKey: any Sendable]
-    /// The deepest nesting of arrays and objects accepted (512, as `JSONDecoder`).
+    /// The deepest nesting of arrays and objects accepted: 512 (as `JSONDecoder`) unless lowered; values
+    /// above 512 count as 512, so that a hostile document cannot exhaust a thread's stack.
+    ///
+    /// ```swift
+    /// var decoder = KeySetJSONDecoder(source: .remote)
+    /// decoder.maximumDepth = 32
+    /// ```
     public var maximumDepth: Int
 
     /// Creates a decoder for the key sets of `source`.
@@ -69,7 +84,8 @@ public struct KeySetJSONDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         let document: JSONDocument
         do {
-            document = try JSONDocument(data: data, maximumDepth: maximumDepth)
+            document = try JSONDocument(
+                data: data, maximumDepth: min(max(maximumDepth, 0), JSONDocument.defaultMaximumDepth))
         } catch {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))

@@ -127,6 +127,10 @@ import VariablyCodable
         decoder.maximumDepth = 2
         #expect(throws: Never.self) { try decoder.decode([[Int]].self, from: Data("[[1]]".utf8)) }
         #expect(throws: DecodingError.self) { try decoder.decode([[[Int]]].self, from: Data("[[[1]]]".utf8)) }
+        // A higher limit counts as 512: the parser's recursion stays bounded.
+        decoder.maximumDepth = 1_000_000
+        let tooDeep = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(throws: DecodingError.self) { try decoder.decode(JSONValue.self, from: Data(tooDeep.utf8)) }
     }
 
     @Test func reportsTheOffsetOfTheOffendingByte() {
