@@ -28,35 +28,31 @@ extension DecodingContainer {
         -> Value?
     {
         let entry = keySet.entries[index]
-        let options = entry.options
-        let decoderOptions = decodingOptions
-        let isLenient = options.isLenient ?? decoderOptions?.isLenient ?? false
         do {
-            if options.isEmpty && !(isLenient && KeyOptions.isLenientType(Value.self)) {
+            // Without key options, this is a lenient retry asked for by the decoder (see `recover`).
+            if entry.options.isEmpty && !(KeyOptions.isLenientType(Value.self) && decodingOptions?.isLenient == true) {
                 return isRequired
                     ? try backend.decode(Value.self, entry: index) : try backend.decodeIfPresent(Value.self, entry: index)
             }
-            return try decodeWithOptions(
-                Value.self, entry: entry, index: index, isLenient: isLenient, isRequired: isRequired,
-                decoderOptions: decoderOptions)
+            return try decodeWithOptions(Value.self, entry: entry, index: index, isRequired: isRequired)
         } catch {
             throw wrap(error, entry: index)
         }
     }
 
+    // The decoder's options and the value's coding path cost a dictionary lookup and an allocation:
+    // they are only computed where a value needs more than a plain decode.
     private func decodeWithOptions<Value: Decodable>(
-        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, isRequired: Bool,
-        decoderOptions: DecodingOptions?
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isRequired: Bool
     ) throws -> Value? {
-        // Every event of this property is recorded (or refused) with the options read once above.
         let record = { (kind: DecodeEvent.Kind, path: [any CodingKey], detail: String?, error: () -> DecodingError) in
-            try self.record(kind, entry: entry, codingPath: path, detail: detail, options: decoderOptions, error: error)
+            try self.record(kind, entry: entry, codingPath: path, detail: detail, error: error)
         }
         let options = entry.options
-        let path = valuePath(of: entry)
+        let path = { self.valuePath(of: entry) }
         guard backend.contains(entry: index) else {
             if let value = options.defaultIfMissing {
-                try record(.defaultUsed(.missing), path, nil) {
+                try record(.defaultUsed(.missing), path(), nil) {
                     DecodingError.keyNotFound(
                         entry.paths[0].leaf,
                         DecodingError.Context(codingPath: codingPath, debugDescription: "No value for \(entry.key)."))
@@ -65,39 +61,58 @@ extension DecodingContainer {
             }
             return isRequired ? try backend.decode(Value.self, entry: index) : nil
         }
-        if try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil {
+        // Most values are well-formed: decode them plainly first, which also tells `null` apart, and
+        // convert, filter or fall back only when that fails. Transforms and date strategies read
+        // another type than the property's: a transform asks whether the value is `null` first, a
+        // date strategy finds out while reading.
+        let readsDate = options.dates != nil && Value.self == Date.self
+        var isNull = false
+        if options.transform != nil || (options.dates != nil && Value.self == [Date].self) {
+            isNull = try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil
+        } else if readsDate {
+            // Reading a date tells `null` apart by itself (see `decodePresent`).
+        } else if let value = try? backend.decodeIfPresent(Value.self, entry: index) {
+            return value
+        } else {
+            // nil (`null`) or an error: `PresenceProbe` accepts any value, so it tells them apart.
+            isNull = (try? backend.decodeIfPresent(PresenceProbe.self, entry: index)) == nil
+        }
+        var pending: [PendingEvent] = []
+        var value: Value?
+        if !isNull {
+            do {
+                value = try decodePresent(Value.self, entry: entry, index: index, path: path, pending: &pending)
+                isNull = value == nil
+            } catch {
+                if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
+                    let raw = try? backend.decode(JSONValue.self, entry: index),
+                    raw.stringValue != nil || raw.doubleValue != nil
+                {
+                    try record(.unknownEnumCase(rawValue: raw.description), path(), nil) {
+                        error as! DecodingError
+                    }
+                    return declared(fallback, as: Value.self)
+                }
+                if let value = options.defaultIfInvalid {
+                    try record(.defaultUsed(.invalid), path(), "\(error)") {
+                        error as? DecodingError
+                            ?? DecodingError.dataCorrupted(
+                                DecodingError.Context(codingPath: path(), debugDescription: "\(error)", underlyingError: error))
+                    }
+                    return declared(value, as: Value.self)
+                }
+                throw error
+            }
+        }
+        if isNull {
             if let value = options.defaultIfNull {
-                try record(.defaultUsed(.null), path, nil) {
+                try record(.defaultUsed(.null), path(), nil) {
                     DecodingError.valueNotFound(
-                        Value.self, DecodingError.Context(codingPath: path, debugDescription: "The value is null."))
+                        Value.self, DecodingError.Context(codingPath: path(), debugDescription: "The value is null."))
                 }
                 return declared(value, as: Value.self)
             }
             return isRequired ? try backend.decode(Value.self, entry: index) : nil
-        }
-        var pending: [PendingEvent] = []
-        let value: Value
-        do {
-            value = try decodePresent(
-                Value.self, entry: entry, index: index, isLenient: isLenient, path: path, pending: &pending)
-        } catch {
-            if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
-                let raw = try? backend.decode(JSONValue.self, entry: index), raw.stringValue != nil || raw.doubleValue != nil
-            {
-                try record(.unknownEnumCase(rawValue: raw.description), path, nil) {
-                    error as! DecodingError
-                }
-                return declared(fallback, as: Value.self)
-            }
-            if let value = options.defaultIfInvalid {
-                try record(.defaultUsed(.invalid), path, "\(error)") {
-                    error as? DecodingError
-                        ?? DecodingError.dataCorrupted(
-                            DecodingError.Context(codingPath: path, debugDescription: "\(error)", underlyingError: error))
-                }
-                return declared(value, as: Value.self)
-            }
-            throw error
         }
         for event in pending {
             try record(event.kind, event.codingPath, event.detail) { event.error }
@@ -105,27 +120,44 @@ extension DecodingContainer {
         return value
     }
 
-    /// A present, non-null value, through the first option that applies to its type.
+    /// A present value, through the first option that applies to its type; `nil` when a date strategy
+    /// finds `null`.
     private func decodePresent<Value: Decodable>(
-        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isLenient: Bool, path: [any CodingKey],
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, path: () -> [any CodingKey],
         pending: inout [PendingEvent]
-    ) throws -> Value {
+    ) throws -> Value? {
         let options = entry.options
+        let isLenient = KeyOptions.isLenientType(Value.self) && (options.isLenient ?? decodingOptions?.isLenient ?? false)
         if let transform = options.transform {
             return declared(try transform.decode(from: backend, entry: index), as: Value.self)
         }
         if let dates = options.dates {
             if Value.self == Date.self {
-                guard let raw = try? backend.decode(JSONValue.self, entry: index) else {
-                    // Not a string or a number: a property list's native date, read as it is.
-                    return try backend.decode(Value.self, entry: index)
+                // Ask for the likelier kind first: each failed attempt costs a thrown error. Each
+                // attempt also answers `null` (nil), so no separate check is needed.
+                let numbersFirst = dates.output == .secondsSince1970 || dates.output == .millisecondsSince1970
+                if numbersFirst, case .success(let number) = Result(catching: {
+                    try backend.decodeIfPresent(Double.self, entry: index)
+                }) {
+                    return number.map { declared(dates.date(fromNumber: $0), as: Value.self) }
                 }
-                return declared(try dates.date(from: raw, codingPath: path), as: Value.self)
+                if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }) {
+                    guard let text else { return nil }
+                    if let date = dates.date(from: text) { return declared(date, as: Value.self) }
+                    return declared(try dates.date(from: .string(text), codingPath: path()), as: Value.self)
+                }
+                if !numbersFirst, case .success(let number) = Result(catching: {
+                    try backend.decodeIfPresent(Double.self, entry: index)
+                }) {
+                    return number.map { declared(dates.date(fromNumber: $0), as: Value.self) }
+                }
+                // Neither a string nor a number: a property list's native date, read as it is.
+                return try backend.decodeIfPresent(Value.self, entry: index)
             }
             if Value.self == [Date].self {
                 let raws = try backend.decode([JSONValue].self, entry: index)
                 let list = try raws.enumerated().map { offset, raw in
-                    try dates.date(from: raw, codingPath: path + [AnyCodingKey(intValue: offset)])
+                    try dates.date(from: raw, codingPath: path() + [AnyCodingKey(intValue: offset)])
                 }
                 return declared(list, as: Value.self)
             }
@@ -136,7 +168,7 @@ extension DecodingContainer {
             }
             if isLenient,
                 let decoded = try collection.decodeLeniently(
-                    policy: options.elementPolicy ?? .fail, codingPath: path,
+                    policy: options.elementPolicy ?? .fail, codingPath: path(),
                     using: { try backend.decode($0, entry: index) }, onEvent: onEvent)
             {
                 return declared(decoded, as: Value.self)
@@ -153,14 +185,14 @@ extension DecodingContainer {
                 throw DecodingError.typeMismatch(
                     Value.self,
                     DecodingError.Context(
-                        codingPath: path, debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(Value.self) without loss."))
+                        codingPath: path(), debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(Value.self) without loss."))
             }
             if isCoerced {
                 let error = DecodingError.typeMismatch(
                     Value.self,
                     DecodingError.Context(
-                        codingPath: path, debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Value.self)."))
-                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path, error, nil))
+                        codingPath: path(), debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Value.self)."))
+                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path(), error, nil))
             }
             return declared(value, as: Value.self)
         }
@@ -170,8 +202,9 @@ extension DecodingContainer {
     /// Records an event in the report, or throws `error()` in strict mode.
     private func record(
         _ kind: DecodeEvent.Kind, entry: KeyEntry<Model>, codingPath: [any CodingKey], detail: String?,
-        options: DecodingOptions?, error: () -> DecodingError
+        error: () -> DecodingError
     ) throws {
+        let options = decodingOptions
         if keySet.isStrict || options?.isStrict == true {
             throw error()
         }

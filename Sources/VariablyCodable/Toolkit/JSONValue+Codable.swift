@@ -13,6 +13,12 @@ extension JSONValue: Codable {
     ///
     /// - Throws: `DecodingError.dataCorrupted` if the value is none of the JSON kinds.
     public init(from decoder: any Decoder) throws {
+        // Scalars first: they are the most common values, and every failed attempt throws.
+        if let container = try? decoder.singleValueContainer(), let scalar = try? JSONValue.decodeScalar(from: container)
+        {
+            self = scalar
+            return
+        }
         if let container = try? decoder.container(keyedBy: AnyCodingKey.self) {
             var members: [String: JSONValue] = [:]
             members.reserveCapacity(container.allKeys.count)
@@ -31,8 +37,8 @@ extension JSONValue: Codable {
             self = .array(elements)
             return
         }
-        let container = try decoder.singleValueContainer()
-        self = try JSONValue.decodeScalar(from: container)
+        throw DecodingError.dataCorrupted(
+            DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "Not a JSON value."))
     }
 
     /// A scalar from a single-value container, trying the kinds from the most to the least specific.
