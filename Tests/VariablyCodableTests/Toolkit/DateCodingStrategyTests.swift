@@ -101,6 +101,26 @@ import VariablyCodable
         }
     }
 
+    @Test func aNullDateIsValueNotFoundOrItsDefault() throws {
+        let json = #"{"id": 1, "age": 1, "created_at": null, "tags": [], "status": "active"}"#
+        let error = try #require(throws: VariablyCodingError.self) {
+            try JSONDecoder().decode(Member.self, from: Data(json.utf8))
+        }
+        #expect(error.reason == .valueNotFound)
+        #expect(error.keyPath == "\\Member.createdAt")
+        struct Stamp: VariablyCodable, EmptyInitializable {
+            var at = Date(timeIntervalSince1970: 5)
+            static let keySets = KeySets<Stamp>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.at, "at").dates(.millisecondsSince1970).default(ifNull: Date(timeIntervalSince1970: 0)) }
+            }
+        }
+        let (stamp, report) = try decodeReporting(Stamp.self, #"{"at": null}"#)
+        #expect(stamp.at == Date(timeIntervalSince1970: 0))
+        #expect(report.events.map(\.kind) == [.defaultUsed(.null)])
+        #expect(try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": 1500}"#.utf8)).at == Date(timeIntervalSince1970: 1.5))
+        #expect(try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": "1970-01-01T00:00:01.5Z"}"#.utf8)).at == Date(timeIntervalSince1970: 1.5))
+    }
+
     @Test func aBadDateInAKeySetNamesTheProperty() throws {
         let json = #"{"id": 1, "age": 1, "created_at": "later", "tags": [], "status": "active"}"#
         let error = try #require(throws: VariablyCodingError.self) {
