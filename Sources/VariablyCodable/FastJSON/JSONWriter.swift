@@ -1,0 +1,183 @@
+import Foundation
+
+/// Writes JSON bytes for ``KeySetJSONEncoder``, formatted exactly as `JSONEncoder` formats them:
+/// compact, `/` escaped as `\/`, control characters as `\n`-style or `\u00xx` escapes, other characters
+/// as they are, numbers as their Swift `description` without a trailing `.0`.
+final class JSONWriter {
+    var bytes: [UInt8] = []
+    let userInfo: [CodingUserInfoKey: any Sendable]
+    private lazy var fallback: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.userInfo = userInfo
+        return encoder
+    }()
+
+    init(userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.userInfo = userInfo
+        bytes.reserveCapacity(1024)
+    }
+
+    /// Writes any value, directly when its type is one the writer knows.
+    func write<T: Encodable>(_ value: T, codingPath: @autoclosure () -> [any CodingKey]) throws {
+        if T.self == String.self { return writeString(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return writeInteger(unsafeBitCast(value, to: Int.self)) }
+        if T.self == Int64.self { return writeInteger(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Bool.self { return writeBool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self {
+            return try writeFloatingPoint(unsafeBitCast(value, to: Double.self), codingPath: codingPath())
+        }
+        if T.self == Float.self {
+            return try writeFloatingPoint(unsafeBitCast(value, to: Float.self), codingPath: codingPath())
+        }
+        if T.self == Date.self {
+            let seconds = unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate
+            return try writeFloatingPoint(seconds, codingPath: codingPath())
+        }
+        if T.self == [String].self {
+            let strings = unsafeBitCast(value, to: [String].self)
+            bytes.append(UInt8(ascii: "["))
+            for (index, string) in strings.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(string)
+            }
+            bytes.append(UInt8(ascii: "]"))
+            return
+        }
+        switch EncodingRoute.of(T.self) {
+        case .model(let model):
+            try writeModel(value, as: model, codingPath: codingPath())
+        case .modelArray(let models):
+            try models.write(value, to: self, codingPath: codingPath())
+        case .encodable:
+            bytes += try fallback.encode(value)
+        }
+    }
+
+    private func writeModel<T, Model: VariablyEncodable>(_ value: T, as type: Model.Type, codingPath: [any CodingKey]) throws {
+        try write(model: value as! Model, codingPath: codingPath)
+    }
+
+    /// Writes a key-set model: its entries in key-set order under their first alternative, nested
+    /// paths as nested objects created where their first entry is, `nil` optionals left out.
+    func write<Model: VariablyEncodable>(model: Model, codingPath: [any CodingKey]) throws {
+        let (source, keySet) = try Model.keySet(for: userInfo, codingPath: codingPath)
+        let sink = JSONObjectSink(writer: self, layout: keySet.layout, codingPath: codingPath)
+        let coders = keySet.coders
+        for index in coders.indices {
+            do {
+                try coders[index].encode(model, to: sink, at: index)
+            } catch let error as VariablyCodingError {
+                throw error
+            } catch {
+                throw VariablyCodingError(
+                    error, source: source, modelType: Model.self, entry: keySet.entries[index], codingPath: codingPath)
+            }
+        }
+        sink.finish()
+    }
+
+    // MARK: - Scalars
+
+    func writeBool(_ value: Bool) {
+        if value {
+            bytes += [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")]
+        } else {
+            bytes += [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")]
+        }
+    }
+
+    func writeInteger<T: FixedWidthInteger>(_ value: T) {
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40) { buffer in
+            var position = 40
+            while magnitude != 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            }
+            if value < 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[position..<40]))
+        }
+    }
+
+    /// A finite floating-point value's `description`, without the `.0` of integral values.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for infinities and NaN, as `JSONEncoder` by default.
+    func writeFloatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, codingPath: [any CodingKey])
+        throws
+    {
+        guard value.isFinite else {
+            let name = value.isNaN ? "\(F.self).nan" : value < 0 ? "-\(F.self).infinity" : "\(F.self).infinity"
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Unable to encode \(name) directly in JSON. Use "
+                        + "JSONEncoder.NonConformingFloatEncodingStrategy.convertToString to specify how the value should be encoded."))
+        }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes += text.utf8
+    }
+
+    func writeString(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "/"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "/")]
+            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes += [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)],
+                ]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// How ``JSONWriter`` writes a type it does not write directly.
+enum EncodingRoute {
+    case model(any VariablyEncodable.Type)
+    case modelArray(any KeySetModelArrayEncodable.Type)
+    case encodable
+
+    static func of<T>(_ type: T.Type) -> EncodingRoute {
+        if let model = T.self as? any VariablyEncodable.Type { return .model(model) }
+        if let models = T.self as? any KeySetModelArrayEncodable.Type { return .modelArray(models) }
+        return .encodable
+    }
+}
+
+/// An array of key-set models, written element by element by ``JSONWriter``.
+protocol KeySetModelArrayEncodable {
+    static func write<T>(_ value: T, to writer: JSONWriter, codingPath: [any CodingKey]) throws
+}
+
+extension Array: KeySetModelArrayEncodable where Element: VariablyEncodable {
+    static func write<T>(_ value: T, to writer: JSONWriter, codingPath: [any CodingKey]) throws {
+        let models = value as! [Element]
+        writer.bytes.append(UInt8(ascii: "["))
+        for (index, model) in models.enumerated() {
+            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            try writer.write(model: model, codingPath: codingPath + [AnyCodingKey.index(index)])
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+    }
+}
