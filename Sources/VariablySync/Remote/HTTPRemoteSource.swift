@@ -19,7 +19,7 @@ public import VariablyCodable
 /// **Push** — `POST {baseURL}/changes` with
 /// ```json
 /// {"changes": [{"idempotency_key": "4F1C...", "id": 1, "operation": "upsert", "base_cursor": "1042",
-///               "record": {"id": 1, "user_name": "ada", ...}},
+///               "supersedes": ["0B7E..."], "record": {"id": 1, "user_name": "ada", ...}},
 ///              {"idempotency_key": "9A0B...", "id": 7, "operation": "delete", "base_cursor": null}]}
 /// ```
 /// answers `200` with one result per change, matched by idempotency key:
@@ -28,7 +28,9 @@ public import VariablyCodable
 ///              {"idempotency_key": "9A0B...", "status": "conflict", "version": "1040", "record": {...}},
 ///              {"idempotency_key": "...", "status": "rejected", "reason": "email is required"}]}
 /// ```
-/// A conflict's `record` is `null` when the server deleted the record. Statuses 408, 429 and 5xx, and
+/// A conflict's `record` is `null` when the server deleted the record. `supersedes` lists keys of earlier
+/// changes to the same record whose outcome the client never received: a record last written by one of
+/// them is the client's own write and must not be reported as a conflict. Statuses 408, 429 and 5xx, and
 /// connection failures, are thrown as transient errors (the repository retries them); other statuses
 /// as ``RemoteSourceError/httpStatus(_:body:)``.
 ///
@@ -118,6 +120,7 @@ where Model.ID: Codable & Sendable {
                 "idempotency_key": change.idempotencyKey,
                 "id": try Self.jsonValue(of: change.id),
                 "base_cursor": change.baseCursor.map { $0.rawValue as Any } ?? NSNull(),
+                "supersedes": change.supersedes,
             ]
             switch change.operation {
             case .upsert(let record):

@@ -25,6 +25,10 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// The server state the change was made against: the server reports a conflict if the record
     /// changed after this cursor (or version). `nil` overwrites unconditionally.
     public var baseCursor: SyncCursor?
+    /// Idempotency keys of earlier changes to the same record that this one replaces and that may have
+    /// reached the server without their outcome reaching the client (a lost response, a crash). A
+    /// record whose last write came from one of them is the client's own write, not a conflict.
+    public var supersedes: [String]
 
     /// Creates a change.
     ///
@@ -33,11 +37,15 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     ///   - id: The record's id.
     ///   - operation: Upsert with the record's JSON, or delete.
     ///   - baseCursor: The server state the change is based on; `nil` to overwrite.
-    public init(idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?) {
+    ///   - supersedes: Keys of earlier changes to the record that this one replaces.
+    public init(
+        idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?, supersedes: [String] = []
+    ) {
         self.idempotencyKey = idempotencyKey
         self.id = id
         self.operation = operation
         self.baseCursor = baseCursor
+        self.supersedes = supersedes
     }
 }
 

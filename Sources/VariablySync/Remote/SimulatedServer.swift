@@ -68,6 +68,8 @@ where Model.ID: Codable & Sendable {
     private var clock: Int64 = 0
     private var random: SeededRandomNumberGenerator
     private var appliedChanges: [String: PushResult<Model.ID>] = [:]
+    /// The idempotency key of the pushed change that last wrote each record (absent after other writes).
+    private var lastWriterKey: [Model.ID: String] = [:]
     private var lastPage: RemotePage<Model.ID>?
     private var successfulPulls = 0
     private var keyRenames: [(from: String, to: String)] = []
@@ -380,6 +382,7 @@ where Model.ID: Codable & Sendable {
     }
 
     private func write(_ model: Model) throws {
+        lastWriterKey[model.id] = nil
         var json = try encoder.encode(model)
         if !keyRenames.isEmpty { json = renamed(json, renames: keyRenames) }
         clock += 1
@@ -391,6 +394,7 @@ where Model.ID: Codable & Sendable {
     }
 
     private func tombstone(_ id: Model.ID) {
+        lastWriterKey[id] = nil
         clock += 1
         rows[id] = Row(model: nil, json: nil, version: clock)
         logVersions.append(clock)
@@ -403,7 +407,8 @@ where Model.ID: Codable & Sendable {
             guard let baseVersion = Int64(base.rawValue) else {
                 return .rejected(reason: "unknown base cursor \"\(base)\"")
             }
-            if let row, row.version > baseVersion {
+            let ownWrite = lastWriterKey[change.id].map(change.supersedes.contains) ?? false
+            if let row, row.version > baseVersion, !ownWrite {
                 statistics.conflicts += 1
                 return .conflict(serverRecord: row.json, version: SyncCursor(String(row.version)))
             }
@@ -429,6 +434,7 @@ where Model.ID: Codable & Sendable {
             guard row?.model != nil else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
             tombstone(change.id)
         }
+        lastWriterKey[change.id] = change.idempotencyKey
         return .accepted(version: latestCursor)
     }
 

@@ -252,6 +252,8 @@ extension Repository {
                 start += batch.count
                 let (changes, sent) = try makeChanges(batch)
                 guard !changes.isEmpty else { continue }
+                let state = self.state
+                try database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
                 var generator = SeededRandomNumberGenerator(seed: random.next())
                 let results = try await Self.retrying(
@@ -286,7 +288,8 @@ extension Repository {
             }
             changes.append(
                 RemoteChange(
-                    idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor))
+                    idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
+                    supersedes: change.supersededKeys))
             sent[change.idempotencyKey] = change
         }
         return (changes, sent)

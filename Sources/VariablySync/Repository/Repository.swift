@@ -70,7 +70,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.random = SeededRandomNumberGenerator(seed: configuration.retryPolicy.seed)
         try database.write { db in
             try db.migrate(Model.self)
-            try db.execute(sql: SyncStateStore.createSQL)
+            try SyncStateStore.createOrUpgrade(db)
         }
     }
 

@@ -14,6 +14,8 @@ struct PendingChange: Sendable {
     let operation: Operation
     let idempotencyKey: String
     let baseCursor: SyncCursor?
+    /// Keys this change replaced after they had been sent: their outcome may never have arrived.
+    let supersededKeys: [String]
 }
 
 /// The repository's own tables, next to the model's: the cursor of the last applied page per table,
@@ -37,9 +39,25 @@ struct SyncStateStore: Sendable {
             "idempotency_key" TEXT NOT NULL UNIQUE,
             "base_cursor" TEXT,
             "created_at" REAL NOT NULL,
+            "sent" INTEGER NOT NULL DEFAULT 0,
+            "superseded_keys" TEXT NOT NULL DEFAULT '[]',
             UNIQUE ("table_name", "record_id")
         );
         """
+
+    /// Creates the tables, and adds the columns that later versions introduced to older files.
+    static func createOrUpgrade(_ db: Database) throws {
+        try db.execute(sql: createSQL)
+        let columns = try db.fetch(sql: #"SELECT "name" FROM pragma_table_info('variably_pending_changes')"#)
+            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        if !columns.contains("sent") {
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "sent" INTEGER NOT NULL DEFAULT 0"#)
+        }
+        if !columns.contains("superseded_keys") {
+            try db.execute(
+                sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "superseded_keys" TEXT NOT NULL DEFAULT '[]'"#)
+        }
+    }
 
     func cursor(_ db: Database) throws -> SyncCursor? {
         let value = try db.fetchValue(
@@ -59,7 +77,9 @@ struct SyncStateStore: Sendable {
     }
 
     /// Queues a change; a record already queued keeps its place and its base, and takes the new
-    /// operation with a new idempotency key (the queued content is read when pushing).
+    /// operation with a new idempotency key (the queued content is read when pushing). If the replaced
+    /// key was sent, it is remembered in `superseded_keys`: the server may have applied it without the
+    /// client hearing back (https://www.sqlite.org/json1.html#jins for `json_insert`).
     func enqueue(recordID: String, operation: PendingChange.Operation, _ db: Database) throws {
         try db.execute(
             sql: #"""
@@ -67,7 +87,10 @@ struct SyncStateStore: Sendable {
                     ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
                 VALUES (?, ?, ?, ?, (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?), ?)
                 ON CONFLICT ("table_name", "record_id") DO UPDATE SET
-                    "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key"
+                    "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
+                    "superseded_keys" = CASE WHEN "sent" = 1
+                        THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
+                    "sent" = 0
                 """#,
             arguments: [
                 table, recordID, operation.rawValue, UUID().uuidString, table, Date().timeIntervalSince1970,
@@ -77,7 +100,7 @@ struct SyncStateStore: Sendable {
     func pending(_ db: Database) throws -> [PendingChange] {
         let rows = try db.fetch(
             sql: #"""
-                SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor"
+                SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys"
                 FROM "variably_pending_changes" WHERE "table_name" = ? ORDER BY "sequence"
                 """#,
             arguments: [table])
@@ -87,8 +110,22 @@ struct SyncStateStore: Sendable {
                 case .text(let key) = row[3]
             else { return nil }
             let base: SyncCursor? = if case .text(let text) = row[4] { SyncCursor(text) } else { nil }
+            var superseded: [String] = []
+            if case .text(let json) = row[5] {
+                superseded = (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
+            }
             return PendingChange(
-                sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base)
+                sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base,
+                supersededKeys: superseded)
+        }
+    }
+
+    /// Marks changes as sent, before the push that carries them: from then on the server may have
+    /// applied them even if no answer comes back.
+    func markSent(_ keys: [String], _ db: Database) throws {
+        for key in keys {
+            try db.execute(
+                sql: #"UPDATE "variably_pending_changes" SET "sent" = 1 WHERE "idempotency_key" = ?"#, arguments: [key])
         }
     }
 
@@ -125,7 +162,7 @@ struct SyncStateStore: Sendable {
     func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: SyncCursor, _ db: Database) throws {
         try db.execute(
             sql: #"""
-                UPDATE "variably_pending_changes" SET "base_cursor" = ?, "operation" = ?, "idempotency_key" = ?
+                UPDATE "variably_pending_changes" SET "base_cursor" = ?, "operation" = ?, "idempotency_key" = ?, "sent" = 0
                 WHERE "idempotency_key" = ?
                 """#,
             arguments: [version.rawValue, operation.rawValue, UUID().uuidString, change.idempotencyKey])

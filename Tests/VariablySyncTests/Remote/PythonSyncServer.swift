@@ -71,6 +71,7 @@ final class PythonSyncServer {
         log = []         # (version, id), oldest first
         clock = [0]
         applied = {}     # idempotency key -> result
+        writers = {}     # record id -> idempotency key of the change that last wrote it
 
         def write(record_id, record):
             clock[0] += 1
@@ -139,12 +140,14 @@ final class PythonSyncServer {
                             continue
                         current = rows.get(change["id"])
                         base = change.get("base_cursor")
-                        if base is not None and current is not None and current[0] > int(base):
+                        own = writers.get(change["id"]) in change.get("supersedes", [])
+                        if base is not None and current is not None and current[0] > int(base) and not own:
                             result = {"idempotency_key": key, "status": "conflict", "version": str(current[0]), "record": current[1]}
                         elif change["operation"] == "upsert" and "email_address" not in change["record"]:
                             result = {"idempotency_key": key, "status": "rejected", "reason": "email_address is required"}
                         else:
                             write(change["id"], change.get("record") if change["operation"] == "upsert" else None)
+                            writers[change["id"]] = key
                             result = {"idempotency_key": key, "status": "accepted", "version": str(clock[0])}
                         applied[key] = result
                         results.append(result)

@@ -4,6 +4,30 @@ import VariablyCodable
 import VariablySQLite
 import VariablySync
 
+/// Applies the first push on the server, then fails for good, as a crash right after sending would.
+private actor CrashingAfterFirstPush: RemoteSource {
+    typealias Model = Account
+    let server: SimulatedServer<Account>
+    private var crashed = false
+
+    init(_ server: SimulatedServer<Account>) {
+        self.server = server
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
+        let results = try await server.push(changes)
+        if !crashed {
+            crashed = true
+            throw RemoteSourceError.unavailable("the app stopped before the answer arrived")
+        }
+        return results
+    }
+}
+
 /// Loses the response of the first push after the server applied it, as a dropped connection would.
 private actor LosingFirstResponse: RemoteSource {
     typealias Model = Account
@@ -124,6 +148,26 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(keys.count == 2 && keys[0] == keys[1])
         #expect(await server.statistics.replayedChanges == 1)
         #expect(await server.latestCursor == "21")
+    }
+
+    @Test func anEditOfAChangeWhoseAnswerNeverCameIsNotAConflictWithItself() async throws {
+        let server = try SimulatedServer(records: Account.samples(20), seed: 25)
+        let repository = try Repository(
+            database: .inMemory(), remote: CrashingAfterFirstPush(server), configuration: makeConfiguration())
+        try await repository.sync()
+        var account = Account.sample(5)
+        account.nickname = "first"
+        try await repository.save(account)
+        await #expect(throws: RemoteSourceError.self) { try await repository.sync() }
+        #expect(await server.record(id: 6)?.nickname == "first", "the server applied the first change")
+        account.nickname = "second"
+        try await repository.save(account)  // replaces the queued change whose outcome never came
+
+        let report = try await repository.sync()
+        #expect(report.conflicts.isEmpty, "the server's version is the client's own first change")
+        #expect(report.pushed == 1)
+        #expect(await server.record(id: 6)?.nickname == "second")
+        #expect(try repository.fetch(id: 6)?.nickname == "second")
     }
 
     @Test func rejectedChangesAreReportedAndDropped() async throws {
