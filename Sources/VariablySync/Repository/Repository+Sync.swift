@@ -128,7 +128,8 @@ extension Repository {
             }
             let page = fetched.page
             if page.hasMore { prefetch = startFetch(after: page.nextCursor, retries: retries) }
-            let applied = try apply(fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor)
+            let applied = try apply(
+                fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor, isCaughtUp: !page.hasMore)
             if fromStart {
                 for model in fetched.models { seen.insert(model.id) }
                 for record in fetched.skipped { if let id = record.id.flatMap(Self.id(fromRaw:)) { seen.insert(id) } }
@@ -216,7 +217,7 @@ extension Repository {
     /// Applies one page and its cursor in one transaction. Records with a queued local change are
     /// left alone: the push decides about them.
     private func apply(
-        _ models: [Model], deletedIDs: [Model.ID], cursor: SyncCursor
+        _ models: [Model], deletedIDs: [Model.ID], cursor: SyncCursor, isCaughtUp: Bool
     ) throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
         let state = self.state
         return try database.write { db in
@@ -233,6 +234,7 @@ extension Repository {
             var deleted = 0
             for id in deletions where try db.delete(Model.self, id: id) { deleted += 1 }
             try state.setCursor(cursor, db)
+            if isCaughtUp { try state.forgetAcknowledgements(db) }
             let keptLocal = (models.count - upserts.count) + (deletedIDs.count - deletions.count)
             return (inserted, upserts.count - inserted, deleted, keptLocal)
         }

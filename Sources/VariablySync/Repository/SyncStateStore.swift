@@ -43,6 +43,12 @@ struct SyncStateStore: Sendable {
             "superseded_keys" TEXT NOT NULL DEFAULT '[]',
             UNIQUE ("table_name", "record_id")
         );
+        CREATE TABLE IF NOT EXISTS "variably_acknowledged_changes" (
+            "table_name" TEXT NOT NULL,
+            "record_id" TEXT NOT NULL,
+            "version" TEXT NOT NULL,
+            PRIMARY KEY ("table_name", "record_id")
+        );
         """
 
     /// Creates the tables, and adds the columns that later versions introduced to older files.
@@ -66,6 +72,12 @@ struct SyncStateStore: Sendable {
         return SyncCursor(text)
     }
 
+    /// Forgets the accepted versions: the pull has caught up past them, so the cursor is the base again.
+    func forgetAcknowledgements(_ db: Database) throws {
+        try db.execute(
+            sql: #"DELETE FROM "variably_acknowledged_changes" WHERE "table_name" = ?"#, arguments: [table])
+    }
+
     func setCursor(_ cursor: SyncCursor, _ db: Database) throws {
         // https://www.sqlite.org/lang_upsert.html
         try db.execute(
@@ -76,7 +88,9 @@ struct SyncStateStore: Sendable {
             arguments: [table, cursor.rawValue, Date().timeIntervalSince1970])
     }
 
-    /// Queues a change; a record already queued keeps its place and its base, and takes the new
+    /// Queues a change, based on the cursor, or on the version of the record's own last accepted change
+    /// when that came after the cursor (pushed, not yet pulled back); a record already queued keeps its
+    /// place and its base, and takes the new
     /// operation with a new idempotency key (the queued content is read when pushing). If the replaced
     /// key was sent, it is remembered in `superseded_keys`: the server may have applied it without the
     /// client hearing back (https://www.sqlite.org/json1.html#jins for `json_insert`).
@@ -85,7 +99,9 @@ struct SyncStateStore: Sendable {
             sql: #"""
                 INSERT INTO "variably_pending_changes"
                     ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
-                VALUES (?, ?, ?, ?, (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?), ?)
+                VALUES (?, ?, ?, ?, coalesce(
+                    (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = ? AND "record_id" = ?),
+                    (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?)), ?)
                 ON CONFLICT ("table_name", "record_id") DO UPDATE SET
                     "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
                     "superseded_keys" = CASE WHEN "sent" = 1
@@ -93,7 +109,8 @@ struct SyncStateStore: Sendable {
                     "sent" = 0
                 """#,
             arguments: [
-                table, recordID, operation.rawValue, UUID().uuidString, table, Date().timeIntervalSince1970,
+                table, recordID, operation.rawValue, UUID().uuidString, table, recordID, table,
+                Date().timeIntervalSince1970,
             ])
     }
 
@@ -144,7 +161,16 @@ struct SyncStateStore: Sendable {
 
     /// Removes a pushed change. If the record was edited again meanwhile (the key changed), the newer
     /// change stays queued, rebased on `version` so that it does not conflict with its own predecessor.
+    /// An accepted `version` is remembered until the pull catches up, as the base of the next edit.
     func complete(_ change: PendingChange, version: SyncCursor?, _ db: Database) throws {
+        if let version {
+            try db.execute(
+                sql: #"""
+                    INSERT OR REPLACE INTO "variably_acknowledged_changes" ("table_name", "record_id", "version")
+                    VALUES (?, ?, ?)
+                    """#,
+                arguments: [table, change.recordID, version.rawValue])
+        }
         try db.execute(
             sql: #"DELETE FROM "variably_pending_changes" WHERE "idempotency_key" = ?"#,
             arguments: [change.idempotencyKey])

@@ -4,6 +4,37 @@ import VariablyCodable
 import VariablySQLite
 import VariablySync
 
+/// Runs a closure inside the first pull after a push: the moment a sync has pushed and not yet pulled.
+private actor PausingAfterPush: RemoteSource {
+    typealias Model = Account
+    let server: SimulatedServer<Account>
+    private var hasPushed = false
+    private var hook: (@Sendable () async throws -> Void)?
+
+    init(_ server: SimulatedServer<Account>) {
+        self.server = server
+    }
+
+    func runAfterNextPush(_ hook: @escaping @Sendable () async throws -> Void) {
+        hasPushed = false
+        self.hook = hook
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        if hasPushed, let hook {
+            self.hook = nil
+            try await hook()
+        }
+        return try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
+        let results = try await server.push(changes)
+        hasPushed = true
+        return results
+    }
+}
+
 /// Applies the first push on the server, then fails for good, as a crash right after sending would.
 private actor CrashingAfterFirstPush: RemoteSource {
     typealias Model = Account
@@ -168,6 +199,26 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.pushed == 1)
         #expect(await server.record(id: 6)?.nickname == "second")
         #expect(try repository.fetch(id: 6)?.nickname == "second")
+    }
+
+    @Test func anEditSavedBetweenAPushAndItsPullIsNotAConflictWithItself() async throws {
+        let server = try SimulatedServer(records: Account.samples(30), seed: 26)
+        let remote = PausingAfterPush(server)
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        try await repository.sync()
+        var account = Account.sample(2)
+        account.nickname = "first"
+        try await repository.save(account)
+        var edited = account
+        edited.nickname = "second"
+        let second = edited
+        await remote.runAfterNextPush { try await repository.save(second) }
+        try await repository.sync()
+        let report = try await repository.sync()
+        #expect(report.conflicts.isEmpty, "\(report.conflicts)")
+        #expect(report.pushed == 1)
+        #expect(await server.record(id: 3)?.nickname == "second")
+        #expect(try repository.fetch(id: 3)?.nickname == "second")
     }
 
     @Test func rejectedChangesAreReportedAndDropped() async throws {
