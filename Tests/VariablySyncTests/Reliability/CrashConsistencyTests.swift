@@ -273,7 +273,7 @@ struct ReliabilityCrashConsistencyTests {
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-crash")
         defer { directory.remove() }
         var random = ReliabilityRandom(seed: 2026)
-        let runs = ReliabilityBudget.iterations(6)
+        let runs = ReliabilityBudget.iterations(5)
         var kills = 0
         var completedRuns = 0
         var last = Snapshot()
@@ -300,7 +300,7 @@ struct ReliabilityCrashConsistencyTests {
                 for _ in 0..<20_000 where process.isRunning && !FileManager.default.fileExists(atPath: ready) {
                     try await Task.sleep(for: .milliseconds(1))
                 }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300, using: &random)))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &random)))
             }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
