@@ -103,4 +103,20 @@ import VariablyTestSupport
         #expect(try Data(contentsOf: keptAt) == Data(original.prefix(original.count / 2)))
         #expect(try cache.loadAll() == [], "the corrupt file is aside, not replaced by an empty one")
     }
+
+    @Test func deeplyNestedXMLPropertyListIsCorruptNotACrash() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.plist"), format: .propertyList)
+        let xml =
+            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"# + String(repeating: "<array>", count: 10_000)
+            + String(repeating: "</array>", count: 10_000) + "</plist>"
+        try Data(xml.utf8).write(to: cache.url)
+        let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
+        #expect("\(error)".contains("deeper than 512"))
+
+        let shallow = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><array></array></plist>"#
+        try Data(shallow.utf8).write(to: cache.url)
+        #expect(try cache.loadAll() == [])
+    }
 }
