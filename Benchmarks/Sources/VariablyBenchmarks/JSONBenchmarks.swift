@@ -30,7 +30,6 @@ func jsonGroups(users: [BenchUser]) throws -> [Group] {
         ],
         targets: [
             "key-set container": 0.95, "key-set derived (EmptyInitializable)": 0.95, "KeySetJSONDecoder": 3.0,
-            "KeySetJSONDecoder, derived (EmptyInitializable)": 3.0,
         ])
     let synthesized = try JSONDecoder().decode([SynthesizedUser].self, from: payload)
     let encodeGroup = Group(
@@ -38,6 +37,7 @@ func jsonGroups(users: [BenchUser]) throws -> [Group] {
         variants: [
             Variant(name: "synthesized Codable, explicit CodingKeys") { try JSONEncoder().encode(synthesized).count > 0 ? synthesized.count : 0 },
             Variant(name: "key-set derived encoding") { try JSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0 },
+            Variant(name: "KeySetJSONEncoder") { try KeySetJSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0 },
         ],
         targets: ["key-set derived encoding": 0.95])
     return [decodeGroup] + (try fastJSONGroups(users: users)) + [encodeGroup]

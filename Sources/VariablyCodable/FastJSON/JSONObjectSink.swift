@@ -4,7 +4,8 @@
 final class JSONObjectSink: KeySetEncodingSink {
     private let writer: JSONWriter
     private let layout: KeySetLayout
-    private let codingPath: [any CodingKey]
+    private var basePath: [any CodingKey] = []
+    private var index: Int?
     private let isFlat: Bool
     private var isFirst = true
     /// For nested paths: the members of the top-level object (0) and of each nested object (`c + 1`).
@@ -15,11 +16,20 @@ final class JSONObjectSink: KeySetEncodingSink {
         case object(Int)
     }
 
-    init(writer: JSONWriter, layout: KeySetLayout, codingPath: [any CodingKey]) {
+    init(writer: JSONWriter, layout: KeySetLayout) {
         self.writer = writer
         self.layout = layout
-        self.codingPath = codingPath
         isFlat = layout.containers.isEmpty
+    }
+
+    /// The coding path of the object being written.
+    var codingPath: [any CodingKey] { index.map { basePath + [AnyCodingKey.index($0)] } ?? basePath }
+
+    /// Starts the object at `basePath`, or element `index` of the array there.
+    func start(basePath: [any CodingKey], index: Int?) {
+        self.basePath = basePath
+        self.index = index
+        isFirst = true
         if isFlat {
             writer.bytes.append(UInt8(ascii: "{"))
         } else {
@@ -68,6 +78,7 @@ final class JSONObjectSink: KeySetEncodingSink {
         } else {
             write(object: 0)
         }
+        basePath = []
     }
 
     private func write(object: Int) {

@@ -61,7 +61,30 @@ final class JSONWriter {
     /// paths as nested objects created where their first entry is, `nil` optionals left out.
     func write<Model: VariablyEncodable>(model: Model, codingPath: [any CodingKey]) throws {
         let (source, keySet) = try Model.keySet(for: userInfo, codingPath: codingPath)
-        let sink = JSONObjectSink(writer: self, layout: keySet.layout, codingPath: codingPath)
+        try write(model: model, source: source, keySet: keySet, sink: nil, basePath: codingPath, index: nil)
+    }
+
+    /// Writes an array of key-set models, looking their key set up once.
+    func write<Model: VariablyEncodable>(models: [Model], codingPath: [any CodingKey]) throws {
+        bytes.append(UInt8(ascii: "["))
+        if !models.isEmpty {
+            let (source, keySet) = try Model.keySet(for: userInfo, codingPath: codingPath + [AnyCodingKey.index(0)])
+            let sink = keySet.layout.containers.isEmpty ? JSONObjectSink(writer: self, layout: keySet.layout) : nil
+            for (index, model) in models.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                try write(model: model, source: source, keySet: keySet, sink: sink, basePath: codingPath, index: index)
+            }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Writes one model at `basePath` (+ `index` when it is an array element).
+    private func write<Model: VariablyEncodable>(
+        model: Model, source: CodingSource, keySet: KeySet<Model>, sink reusable: JSONObjectSink?,
+        basePath: [any CodingKey], index: Int?
+    ) throws {
+        let sink = reusable ?? JSONObjectSink(writer: self, layout: keySet.layout)
+        sink.start(basePath: basePath, index: index)
         let coders = keySet.coders
         for index in coders.indices {
             do {
@@ -70,7 +93,7 @@ final class JSONWriter {
                 throw error
             } catch {
                 throw VariablyCodingError(
-                    error, source: source, modelType: Model.self, entry: keySet.entries[index], codingPath: codingPath)
+                    error, source: source, modelType: Model.self, entry: keySet.entries[index], codingPath: sink.codingPath)
             }
         }
         sink.finish()
@@ -110,15 +133,15 @@ final class JSONWriter {
     /// A finite floating-point value's `description`, without the `.0` of integral values.
     ///
     /// - Throws: `EncodingError.invalidValue` for infinities and NaN, as `JSONEncoder` by default.
-    func writeFloatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F, codingPath: [any CodingKey])
-        throws
-    {
+    func writeFloatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ value: F, codingPath: @autoclosure () -> [any CodingKey]
+    ) throws {
         guard value.isFinite else {
             let name = value.isNaN ? "\(F.self).nan" : value < 0 ? "-\(F.self).infinity" : "\(F.self).infinity"
             throw EncodingError.invalidValue(
                 value,
                 EncodingError.Context(
-                    codingPath: codingPath,
+                    codingPath: codingPath(),
                     debugDescription: "Unable to encode \(name) directly in JSON. Use "
                         + "JSONEncoder.NonConformingFloatEncodingStrategy.convertToString to specify how the value should be encoded."))
         }
@@ -129,7 +152,17 @@ final class JSONWriter {
 
     func writeString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        var utf8 = string.utf8
+        let isPlain = utf8.withContiguousStorageIfAvailable { buffer in
+            !buffer.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+        }
+        if isPlain == true {
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        utf8 = string.utf8
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
             case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
@@ -172,12 +205,6 @@ protocol KeySetModelArrayEncodable {
 
 extension Array: KeySetModelArrayEncodable where Element: VariablyEncodable {
     static func write<T>(_ value: T, to writer: JSONWriter, codingPath: [any CodingKey]) throws {
-        let models = value as! [Element]
-        writer.bytes.append(UInt8(ascii: "["))
-        for (index, model) in models.enumerated() {
-            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-            try writer.write(model: model, codingPath: codingPath + [AnyCodingKey.index(index)])
-        }
-        writer.bytes.append(UInt8(ascii: "]"))
+        try writer.write(models: value as! [Element], codingPath: codingPath)
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Encodes key-set models to JSON without going through `JSONEncoder`'s containers, writing the same
-/// bytes as `JSONEncoder(source:)` with its default settings.
+/// JSON as `JSONEncoder(source:)` with its default settings, with object keys in key-set order.
 ///
 /// Models, arrays of models and the common value types (strings, integers, floating-point values,
 /// `Bool`, `Date` as seconds since 2001, `[String]`) are written directly; any other value (a plain
@@ -39,7 +39,7 @@ public struct KeySetJSONEncoder: Sendable {
         self.userInfo = userInfo
     }
 
-    /// Encodes `value` as compact JSON, byte for byte as `JSONEncoder(source:)` would.
+    /// Encodes `value` as compact JSON, formatted as `JSONEncoder(source:)` formats it.
     ///
     /// ```swift
     /// let data = try KeySetJSONEncoder(source: .remote).encode([user])
