@@ -60,16 +60,7 @@ extension VariablyDecodable {
     ///
     /// - Throws: ``VariablyCodingError``.
     public init(from decoder: any Decoder) throws {
-        let (source, keySet) = try Self.keySet(for: decoder.userInfo, codingPath: decoder.codingPath)
-        let root: KeyedDecodingContainer<AnyCodingKey>
-        do {
-            root = try decoder.container(keyedBy: AnyCodingKey.self)
-        } catch {
-            throw VariablyCodingError(
-                error, source: source, modelType: Self.self, entry: nil, codingPath: decoder.codingPath)
-        }
-        let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: decoder.userInfo)
-        try self.init(from: DecodingContainer(source: source, keySet: keySet, backend: backend))
+        try self.init(from: DecodingContainer(decoder: decoder, keySets: Self.keySets))
     }
 }
 
@@ -88,22 +79,7 @@ extension VariablyEncodable {
     ///
     /// - Throws: ``VariablyCodingError`` naming the property whose value failed to encode.
     public func encode(to encoder: any Encoder) throws {
-        let (source, keySet) = try Self.keySet(for: encoder.userInfo, codingPath: encoder.codingPath)
-        let sink = FoundationEncodingSink(
-            root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout)
-        let coders = keySet.coders
-        for index in coders.indices {
-            do {
-                try coders[index].encode(self, to: sink, at: index)
-            } catch let error as VariablyCodingError {
-                // A nested key-set model already named its own property.
-                throw error
-            } catch {
-                throw VariablyCodingError(
-                    error, source: source, modelType: Self.self, entry: keySet.entries[index],
-                    codingPath: encoder.codingPath)
-            }
-        }
+        try Self.keySets.encode(self, to: encoder)
     }
 }
 
@@ -112,16 +88,6 @@ extension KeySetDescribable {
     static func keySet(
         for userInfo: [CodingUserInfoKey: Any], codingPath: @autoclosure () -> [any CodingKey]
     ) throws -> (CodingSource, KeySet<Self>) {
-        let keySets = Self.keySets
-        guard let source = (userInfo[.codingSource] as? CodingSource) ?? keySets.defaultSource else {
-            throw VariablyCodingError(
-                reason: .noSource, source: nil, modelType: Self.self, codingPath: codingPath())
-        }
-        guard let keySet = keySets[source] else {
-            throw VariablyCodingError(
-                reason: .noKeySet(declared: keySets.sources), source: source, modelType: Self.self,
-                codingPath: codingPath())
-        }
-        return (source, keySet)
+        try keySets.keySet(for: userInfo, codingPath: codingPath())
     }
 }

@@ -62,8 +62,20 @@ public struct VariablyCodingError: Error, CustomStringConvertible, CustomDebugSt
         self.underlyingError = underlyingError
     }
 
-    /// Wraps an error thrown while coding `entry` (or the model as a whole when `entry` is `nil`).
-    init<Model>(
+    /// Wraps an error thrown while coding `entry` (or the model as a whole when `entry` is `nil`):
+    /// what a custom backend or sink uses to report failures the way the built-in coders do.
+    ///
+    /// ```swift
+    /// throw VariablyCodingError(error, source: .sqlite, modelType: User.self, entry: entry, codingPath: [])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - error: The underlying error; a `DecodingError` or `EncodingError` sets ``reason`` and ``codingPath``.
+    ///   - source: The source being coded.
+    ///   - modelType: The model.
+    ///   - entry: The property being coded, if any.
+    ///   - fallbackPath: The coding path to report when `error` carries none.
+    public init<Model>(
         _ error: any Error, source: CodingSource, modelType: Model.Type, entry: KeyEntry<Model>?,
         codingPath fallbackPath: [any CodingKey]
     ) {

@@ -52,7 +52,7 @@ public struct KeyOptions: Sendable {
     }
 
     /// Whether encoding must look at the options (a transform or a date strategy).
-    var affectsEncoding: Bool { transform != nil || dates != nil }
+    public var affectsEncoding: Bool { transform != nil || dates != nil }
 
     /// These options, with unset ones taken from `base` (a key set's options) where they apply to a
     /// property storing `storedType`: lenience to scalars, dates to `Date`, element policies to

@@ -34,71 +34,7 @@
 //     }
 // }
 // ```
-
-extension DecodingContainer {
-    /// A container over `decoder` that reads through `keySets`, in the source the decoder names (else
-    /// the default source): what a class in a hierarchy uses in its `init(from:)`.
-    ///
-    /// ```swift
-    /// required init(from decoder: any Decoder) throws {
-    ///     let container = try DecodingContainer(decoder: decoder, keySets: Dog.dogKeys)
-    ///     breed = try container.decode(\.breed)
-    ///     try super.init(from: decoder)
-    /// }
-    /// ```
-    ///
-    /// - Throws: ``VariablyCodingError`` if no source applies or the value is not an object.
-    public init(decoder: any Decoder, keySets: KeySets<Model>) throws {
-        let (source, keySet) = try keySets.keySet(for: decoder.userInfo, codingPath: decoder.codingPath)
-        let root: KeyedDecodingContainer<AnyCodingKey>
-        do {
-            root = try decoder.container(keyedBy: AnyCodingKey.self)
-        } catch {
-            throw VariablyCodingError(error, source: source, modelType: Model.self, entry: nil, codingPath: decoder.codingPath)
-        }
-        let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: decoder.userInfo)
-        self.init(source: source, keySet: keySet, backend: backend)
-    }
-}
-
-extension KeySets {
-    /// Encodes the properties these key sets list for the encoder's source into `encoder`'s object:
-    /// what a class in a hierarchy calls in `encode(to:)` before or after its superclass.
-    ///
-    /// ```swift
-    /// override func encode(to encoder: any Encoder) throws {
-    ///     try Dog.dogKeys.encode(self, to: encoder)
-    ///     try super.encode(to: encoder)
-    /// }
-    /// ```
-    ///
-    /// - Throws: ``VariablyCodingError`` naming the property that failed.
-    public func encode(_ model: Model, to encoder: any Encoder) throws {
-        let (source, keySet) = try keySet(for: encoder.userInfo, codingPath: encoder.codingPath)
-        let sink = FoundationEncodingSink(root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout)
-        for (index, entry) in keySet.entries.enumerated() {
-            do {
-                try entry.coder.encode(model, to: sink, at: index)
-            } catch let error as VariablyCodingError {
-                throw error
-            } catch {
-                throw VariablyCodingError(
-                    error, source: source, modelType: Model.self, entry: entry, codingPath: encoder.codingPath)
-            }
-        }
-    }
-
-    /// The source `userInfo` names, else the default, with its key set.
-    func keySet(for userInfo: [CodingUserInfoKey: Any], codingPath: [any CodingKey]) throws
-        -> (CodingSource, KeySet<Model>)
-    {
-        guard let source = (userInfo[.codingSource] as? CodingSource) ?? defaultSource else {
-            throw VariablyCodingError(reason: .noSource, source: nil, modelType: Model.self, codingPath: codingPath)
-        }
-        guard let keySet = self[source] else {
-            throw VariablyCodingError(
-                reason: .noKeySet(declared: sources), source: source, modelType: Model.self, codingPath: codingPath)
-        }
-        return (source, keySet)
-    }
-}
+//
+// The two entry points live with the coders: `DecodingContainer(decoder:keySets:)` in
+// Coders/DecodingContainer+Decoder.swift and `KeySets.encode(_:to:)` in Coders/KeySets+Encoder.swift;
+// `VariablyDecodable` and `VariablyEncodable` use them too.
