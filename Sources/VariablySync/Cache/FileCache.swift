@@ -157,6 +157,7 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             case .json: return try JSONDecoder(source: source).decode(type, from: data)
             case .propertyList:
                 try Self.checkXMLNesting(data)
+                try BinaryPropertyListCheck.validate(data)
                 return try PropertyListDecoder(source: source).decode(type, from: data)
             }
         } catch {

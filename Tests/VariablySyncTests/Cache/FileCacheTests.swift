@@ -119,4 +119,45 @@ import VariablyTestSupport
         try Data(shallow.utf8).write(to: cache.url)
         #expect(try cache.loadAll() == [])
     }
+
+    @Test func damagedBinaryPropertyListIsCorruptNotACrash() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("user.plist"), format: .propertyList)
+        // A dictionary whose count runs past the end of the file: Foundation's reader traps on it.
+        let damaged = try #require(
+            Data(
+                base64Encoded:
+                    "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEhMUUklEWUlTX0FDVElWRVlVU0VSX05BTUVaQ1JFQVRFRF9BVFhOSUNLTkFNRVRUQUdTU0FHRVVFTUFJTFVTQ09SRRACCVV1c2VyMTNBxYIUXgAAAFVuaWM/MaIQEVR0YWcxVmdyb3VwMd8TXxARdXNlcjFAZXhhbXBsZS5jb20jP8AAAAAAAAAIGx4oMj1GS09VW11eZG1zdnuChJgAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="
+            ))
+        try damaged.write(to: cache.url)
+        let error = try #require(throws: FileCacheError.self) { try cache.load() }
+        #expect("\(error)".contains("binary property list is damaged"))
+
+        try cache.store(User.samples(20))
+        #expect(try cache.loadAll() == User.samples(20), "sound files still pass the check")
+    }
+
+    @Test func binaryPropertyListThatExpandsExponentiallyIsCorrupt() throws {
+        // 80 arrays, each holding the previous one twice: 2^80 values once expanded.
+        var bytes = Array("bplist00".utf8)
+        var offsets: [Int] = [bytes.count]
+        bytes += [0x10, 0x01]
+        for index in 1...80 {
+            offsets.append(bytes.count)
+            bytes += [0xA2, UInt8(index - 1), UInt8(index - 1)]
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += [UInt8(offset >> 8), UInt8(offset & 0xFF)] }
+        bytes += [0, 0, 0, 0, 0, 0, 2, 1]  // unused, sort version, offset size 2, reference size 1
+        for value in [offsets.count, offsets.count - 1, table] {
+            bytes += (0..<8).reversed().map { UInt8((value >> ($0 * 8)) & 0xFF) }
+        }
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("bomb.plist"), format: .propertyList)
+        try Data(bytes).write(to: cache.url)
+        let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
+        #expect("\(error)".contains("expands to more than"))
+    }
 }
