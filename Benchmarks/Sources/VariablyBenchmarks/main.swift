@@ -1,5 +1,13 @@
 import Foundation
 
+if let index = CommandLine.arguments.firstIndex(of: "--memory"), index + 1 < CommandLine.arguments.count {
+    // A child process measuring one job's peak memory (see Memory.swift).
+    let job = MemoryJob(rawValue: CommandLine.arguments[index + 1])!
+    let records = CommandLine.arguments.firstIndex(of: "--records").map { Int(CommandLine.arguments[$0 + 1])! } ?? 100_000
+    try job.run(records: records)
+    exit(0)
+}
+
 let configuration = Configuration.parse(CommandLine.arguments)
 let users = (0..<configuration.records).map(BenchUser.make)
 print("VariablyCodable benchmarks: \(configuration.records) users, \(configuration.rounds) round(s), warm-up: \(configuration.warmUp)")
@@ -7,6 +15,7 @@ print("VariablyCodable benchmarks: \(configuration.records) users, \(configurati
 var groups: [Group] = []
 groups += try jsonGroups(users: users)
 groups += try sqliteGroups(users: users)
+groups += try syncGroups(users: users)
 
 var rows: [ResultRow] = []
 for group in groups where configuration.filter.map({ group.name.localizedCaseInsensitiveContains($0) }) ?? true {
@@ -15,3 +24,16 @@ for group in groups where configuration.filter.map({ group.name.localizedCaseIns
     FileHandle.standardError.write(Data("measured \(group.name)\n".utf8))
 }
 printTable(rows)
+
+if configuration.variant == nil, configuration.filter.map({ "sync".localizedCaseInsensitiveContains($0) || "memory".localizedCaseInsensitiveContains($0) }) ?? true {
+    let (pulled, seconds) = try measureIncrementalSync(users: users)
+    print("")
+    print(String(format: "Incremental sync of 1%% after a full sync: %d records pulled in %.3f s", pulled, seconds))
+    print("")
+    print("| peak memory (RSS, MiB), \(configuration.records) users | before the job | peak | added by the job |")
+    print("| --- | ---: | ---: | ---: |")
+    for job in MemoryJob.allCases {
+        let (peak, before) = try job.measure(records: configuration.records)
+        print(String(format: "| %@ | %.1f | %.1f | %.1f |", job.title, before, peak, peak - before))
+    }
+}
