@@ -1,0 +1,119 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+// Predicates generated from the bytes (comparisons, equality with nil, &&, ||, !, contains and
+// starts(with:) on strings, contains on a captured array, arithmetic) are translated to SQL: the
+// translation either throws QueryTranslationError or gives SQL with one `?` per bound value and no
+// value text in it, and the query returns exactly the rows the predicate selects in memory.
+
+struct FuzzBytes {
+    let bytes: [UInt8]
+    var index = 0
+
+    mutating func next() -> UInt8 {
+        defer { index += 1 }
+        return index < bytes.count ? bytes[index] : 0
+    }
+
+    mutating func int() -> Int { Int(Int8(bitPattern: next())) }
+
+    /// Short ASCII text with the characters that matter to SQL and LIKE.
+    mutating func text() -> String {
+        let alphabet = Array("ab%_\\'\"-;A")
+        return String((0..<Int(next() % 5)).map { _ in alphabet[Int(next()) % alphabet.count] })
+    }
+}
+
+typealias FuzzCondition = any StandardPredicateExpression<Bool>
+
+func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: inout FuzzBytes, depth: Int) -> FuzzCondition {
+    let age = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.age)
+    let name = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.userName)
+    switch bytes.next() % (depth > 3 ? 7 : 10) {
+    case 0:
+        let value = PredicateExpressions.build_Arg(bytes.int())
+        switch bytes.next() % 4 {
+        case 0: return PredicateExpressions.build_Equal(lhs: age, rhs: value)
+        case 1: return PredicateExpressions.build_NotEqual(lhs: age, rhs: value)
+        case 2: return PredicateExpressions.build_Comparison(lhs: age, rhs: value, op: .lessThan)
+        default: return PredicateExpressions.build_Comparison(lhs: value, rhs: age, op: .greaterThanOrEqual)
+        }
+    case 1:
+        return PredicateExpressions.build_Equal(lhs: name, rhs: PredicateExpressions.build_Arg(bytes.text()))
+    case 2:
+        return PredicateExpressions.build_contains(name, PredicateExpressions.build_Arg(bytes.text()))
+    case 3:
+        return PredicateExpressions.build_starts(name, with: PredicateExpressions.build_Arg(bytes.text()))
+    case 4:
+        let nickname = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.nickname)
+        return bytes.next() % 2 == 0
+            ? PredicateExpressions.build_Equal(lhs: nickname, rhs: PredicateExpressions.build_NilLiteral())
+            : PredicateExpressions.build_NotEqual(lhs: nickname, rhs: PredicateExpressions.build_Arg(Optional(bytes.text())))
+    case 5:
+        return PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.isActive)
+    case 6:
+        let names = (0..<Int(bytes.next() % 4)).map { _ in bytes.text() }
+        return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(names), name)
+    case 7:
+        let sum = PredicateExpressions.build_Arithmetic(
+            lhs: age, rhs: PredicateExpressions.build_Arg(bytes.int()), op: bytes.next() % 2 == 0 ? .add : .multiply)
+        return PredicateExpressions.build_Comparison(lhs: sum, rhs: PredicateExpressions.build_Arg(bytes.int()), op: .greaterThan)
+    case 8:
+        let left = makeCondition(input, &bytes, depth: depth + 1)
+        let right = makeCondition(input, &bytes, depth: depth + 1)
+        return bytes.next() % 2 == 0
+            ? PredicateExpressions.build_Conjunction(lhs: left, rhs: right)
+            : PredicateExpressions.build_Disjunction(lhs: left, rhs: right)
+    default:
+        return PredicateExpressions.build_Negation(makeCondition(input, &bytes, depth: depth + 1))
+    }
+}
+
+let fuzzRows: [FuzzUser] = (0..<12).map { index in
+    let names = ["a", "ab", "a%b", "a_b", "'a'", "\"b\"", "a\\b", "A", "b-a", "", "ba;", "aa"]
+    return FuzzUser(
+        id: Int64(index + 1), userName: names[index], email: "u\(index)@x", age: index * 11 - 40, isActive: index % 3 == 0,
+        score: Double(index), createdAt: Date(timeIntervalSince1970: 0), tags: [], nickname: index % 4 == 0 ? nil : names[11 - index])
+}
+
+let fuzzDatabase: SQLiteDatabase = {
+    let db = try! SQLiteDatabase.inMemory()
+    try! db.write { db in
+        try db.migrate(FuzzUser.self)
+        try db.insert(fuzzRows)
+    }
+    return db
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPredicateSQL(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    var bytes = FuzzBytes(bytes: Array(UnsafeBufferPointer(start: start, count: count)))
+    let predicate = Predicate<FuzzUser> { input in makeCondition(input, &bytes, depth: 0) }
+    let query: SQLQuery
+    do {
+        query = try SQLQuery.select(FuzzUser.self, where: predicate)
+    } catch is QueryTranslationError {
+        return 0
+    } catch {
+        fuzzFailure("untyped translation error \(type(of: error)): \(error)")
+    }
+    if query.sql.filter({ $0 == "?" }).count != query.arguments.count {
+        fuzzFailure("placeholders and arguments disagree: \(query.sql) \(query.arguments)")
+    }
+    let expected: [Int64]
+    do {
+        expected = try fuzzRows.filter { try predicate.evaluate($0) }.map(\.id)
+    } catch {
+        return 0  // e.g. an arithmetic overflow in memory: nothing to compare with
+    }
+    do {
+        let found = try fuzzDatabase.read { try $0.fetch(FuzzUser.self, where: predicate) }.map(\.id)
+        if found.sorted() != expected.sorted() {
+            fuzzFailure("\(query.sql) \(query.arguments) returned \(found.sorted()), in memory \(expected.sorted())")
+        }
+    } catch {
+        fuzzFailure("the translated query failed: \(query.sql): \(error)")
+    }
+    return 0
+}
