@@ -202,6 +202,18 @@ import VariablyTestSupport
         expectSameOutcome(Custom.self, #"{"list": {}}"#)
     }
 
+    @Test func decodesClassHierarchiesThroughTheStandardDecoder() throws {
+        let json = #"[{"animal_name": "Rex", "dog_breed": "collie", "born": "2020-05-01"}]"#
+        let fast = try KeySetJSONDecoder(source: .remote).decode([Dog].self, from: Data(json.utf8))
+        let foundation = try JSONDecoder(source: .remote).decode([Dog].self, from: Data(json.utf8))
+        #expect(fast.map { [$0.name, $0.breed] } == foundation.map { [$0.name, $0.breed] })
+        #expect(fast.map(\.birthday) == foundation.map(\.birthday))
+        let broken = #"[{"animal_name": 1, "dog_breed": "collie", "born": "2020-05-01"}]"#
+        #expect(
+            outcome { try KeySetJSONDecoder(source: .remote).decode([Dog].self, from: Data(broken.utf8)).count }
+                == outcome { try JSONDecoder(source: .remote).decode([Dog].self, from: Data(broken.utf8)).count })
+    }
+
     @Test func decodesFromManyThreadsAtOnce() async throws {
         let data = try JSONEncoder(source: .remote).encode(User.samples(50))
         let decoder = KeySetJSONDecoder(source: .remote)
