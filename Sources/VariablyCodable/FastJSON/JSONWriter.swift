@@ -51,7 +51,16 @@ final class JSONWriter {
         case .modelArray(let models):
             try models.write(value, to: self, codingPath: codingPath())
         case .encodable:
-            bytes += try fallback.encode(value)
+            do {
+                bytes += try fallback.encode(value)
+            } catch EncodingError.invalidValue(let invalid, let context) {
+                // The fallback starts from the value itself: report the error where the value is.
+                throw EncodingError.invalidValue(
+                    invalid,
+                    EncodingError.Context(
+                        codingPath: codingPath() + context.codingPath, debugDescription: context.debugDescription,
+                        underlyingError: context.underlyingError))
+            }
         }
     }
 

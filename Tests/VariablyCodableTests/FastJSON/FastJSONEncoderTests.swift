@@ -95,6 +95,16 @@ import VariablyTestSupport
         #expect(fast == (try JSONEncoder(source: .remote).encode(users.map(\.tags))))
     }
 
+    @Test func reportsErrorsOfValuesItDelegatesAtTheirPath() {
+        struct Holder: VariablyCodable, EmptyInitializable {
+            var values: [String: Double] = [:]
+            static let keySets = KeySets<Holder>(defaultSource: .remote) { KeySet(.remote) { Key(\.values, "values") } }
+        }
+        var holder = Holder()
+        holder.values = ["a": .infinity]
+        expectSameBytes([holder], source: .remote)
+    }
+
     @Test func encodedModelsDecodeBack() throws {
         let users = User.samples(50)
         let data = try KeySetJSONEncoder(source: .remote).encode(users)
