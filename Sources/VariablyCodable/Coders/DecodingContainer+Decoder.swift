@@ -12,14 +12,15 @@ extension DecodingContainer {
     ///
     /// - Throws: ``VariablyCodingError`` if no source applies or the value is not an object.
     public init(decoder: any Decoder, keySets: KeySets<Model>) throws {
-        let (source, keySet) = try keySets.keySet(for: decoder.userInfo, codingPath: decoder.codingPath)
+        let userInfo = decoder.userInfo
+        let (source, keySet) = try keySets.keySet(for: userInfo, codingPath: decoder.codingPath)
         let root: KeyedDecodingContainer<AnyCodingKey>
         do {
             root = try decoder.container(keyedBy: AnyCodingKey.self)
         } catch {
             throw VariablyCodingError(error, source: source, modelType: Model.self, entry: nil, codingPath: decoder.codingPath)
         }
-        let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: decoder.userInfo)
+        let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: userInfo)
         self.init(source: source, keySet: keySet, backend: backend)
     }
 }
