@@ -62,7 +62,7 @@ import VariablyTestSupport
 
     @Test func numbersAndStringsAreFormattedAsJSONEncoderFormatsThem() {
         let doubles: [Double] = [
-            0, -0.0, 1, -1, 0.1, 1e23, 1e-7, 5e-324, .greatestFiniteMagnitude, 1e16, 1e15, 123456.789, 2.5e-5, 100,
+            0, -0.0, 1, -1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 123456.789, 2.5e-5, 100,
         ]
         let strings = ["", "a/b", "\"\\", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é🎉\u{2028}", "\u{FEFF}"]
         for double in doubles {
@@ -86,7 +86,7 @@ import VariablyTestSupport
     }
 
     @Test func formatsLikeJSONEncoderByteForByteWithoutObjects() throws {
-        let values: [Double] = [0, -0.0, 1, 0.1, 1e23, 1e-7, 5e-324, .greatestFiniteMagnitude, 1e16, 1e15, 2.5e-5, 100]
+        let values: [Double] = [0, -0.0, 1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 2.5e-5, 100]
         #expect(try KeySetJSONEncoder().encode(values) == (try JSONEncoder().encode(values)))
         let strings = ["", "a/b", "\"\\", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é🎉\u{2028}"]
         #expect(try KeySetJSONEncoder().encode(strings) == (try JSONEncoder().encode(strings)))

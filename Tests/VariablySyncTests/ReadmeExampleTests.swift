@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+
+// The README's example, compiled and run: keep the two in step.
+
+private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+    var id: Int64
+    var userName: String
+    var email: String
+    var age: Int
+    var isActive: Bool
+
+    init(id: Int64, userName: String, email: String, age: Int, isActive: Bool) {
+        (self.id, self.userName, self.email, self.age, self.isActive) = (id, userName, email, age, isActive)
+    }
+
+    init(from container: DecodingContainer<User>) throws {
+        id = try container.decode(\.id)
+        userName = try container.decode(\.userName)
+        email = try container.decode(\.email)
+        age = try container.decode(\.age, default: 0)
+        isActive = try container.decode(\.isActive)
+    }
+
+    static let keySets = KeySets<User>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.id, "id")
+            Key(\.userName, ["user_name", "username"])
+            Key(\.email, "contact.email_address")
+            Key(\.age, "age")
+            Key(\.isActive, "is_active")
+        }
+        KeySet(.local, style: .screamingSnakeCase)
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName)])
+}
+
+@Suite struct ReadmeExampleTests {
+    @Test func readmeExampleSyncsAndQueries() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let users = (0..<200).map { (index: Int) -> User in
+            let name = "user" + String(1000 + index)
+            return User(id: Int64(index + 1), userName: name, email: name + "@example.com", age: 20 + index % 30, isActive: index % 2 == 0)
+        }
+        let server = try SimulatedServer(records: users, seed: 7)
+
+        let repository = try Repository<User>(
+            database: SQLiteDatabase(path: folder.appendingPathComponent("users.sqlite").path), remote: server)
+        let report = try await repository.sync()
+        let firstTen = try repository.fetch(
+            where: #Predicate<User> { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\User.userName)], limit: 10)
+
+        #expect(report.inserted == 200)
+        let expected = users.filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }.prefix(10)
+        #expect(firstTen == Array(expected))
+    }
+}
