@@ -62,12 +62,31 @@ func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: in
     case 8:
         let left = makeCondition(input, &bytes, depth: depth + 1)
         let right = makeCondition(input, &bytes, depth: depth + 1)
-        return bytes.next() % 2 == 0
-            ? PredicateExpressions.build_Conjunction(lhs: left, rhs: right)
-            : PredicateExpressions.build_Disjunction(lhs: left, rhs: right)
+        return combine(left, right, isConjunction: bytes.next() % 2 == 0)
     default:
-        return PredicateExpressions.build_Negation(makeCondition(input, &bytes, depth: depth + 1))
+        return negate(makeCondition(input, &bytes, depth: depth + 1))
     }
+}
+
+/// `left && right` or `left || right` over the concrete types behind the existentials.
+func combine(_ left: FuzzCondition, _ right: FuzzCondition, isConjunction: Bool) -> FuzzCondition {
+    func openLeft<L: StandardPredicateExpression<Bool>>(_ left: L) -> FuzzCondition {
+        func openRight<R: StandardPredicateExpression<Bool>>(_ right: R) -> FuzzCondition {
+            isConjunction
+                ? PredicateExpressions.build_Conjunction(lhs: left, rhs: right)
+                : PredicateExpressions.build_Disjunction(lhs: left, rhs: right)
+        }
+        return openRight(right)
+    }
+    return openLeft(left)
+}
+
+/// `!condition` over the concrete type behind the existential.
+func negate(_ condition: FuzzCondition) -> FuzzCondition {
+    func open<C: StandardPredicateExpression<Bool>>(_ condition: C) -> FuzzCondition {
+        PredicateExpressions.build_Negation(condition)
+    }
+    return open(condition)
 }
 
 let fuzzRows: [FuzzUser] = (0..<12).map { index in

@@ -6,9 +6,9 @@ import VariablyCodable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRemoteJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
-    for type in [0, 1] {
+    for shape in [0, 1] {
         do {
-            if type == 0 {
+            if shape == 0 {
                 _ = try JSONDecoder().decode(FuzzUser.self, from: data, source: .remote)
             } else {
                 _ = try JSONDecoder().decode([FuzzUser].self, from: data, source: .remote)
