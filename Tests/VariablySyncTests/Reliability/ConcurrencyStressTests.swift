@@ -191,7 +191,7 @@ struct ReliabilityConcurrencyStressTests {
     // after a sync pushed an earlier edit of the same record but before that sync pulled it back,
     // the base is older than the server's version of the record, which is the client's own push:
     // the next push reports a conflict with itself, and `serverWins` drops the newer local save.
-    @Test(.disabled("bug: a save made between a sync's push and its pull is lost as a false conflict"))
+    @Test
     func saveBetweenPushAndPullIsNotLost() async throws {
         let server = try SimulatedServer(records: ReliabilityItem.initial(groups: 2), seed: 40)
         let remote = ReliabilityHookedRemote(server: server)

@@ -179,7 +179,7 @@ struct ReliabilityFileCacheBadInputTests {
 
     // A corrupted binary plist on which Foundation's binary plist scanner traps (SIGILL), see
     // ReliabilityBadPropertyListCorpusTests.crashingBinaryPropertyList.
-    @Test(.disabled("bug: a corrupted binary property-list cache file crashes FileCache.load (SIGILL in BPlistScanner)"))
+    @Test
     func corruptedBinaryPropertyListCacheIsCorrupt() throws {
         let directory = try ReliabilityTemporaryDirectory()
         defer { directory.remove() }
@@ -194,7 +194,7 @@ struct ReliabilityFileCacheBadInputTests {
 
     // See ReliabilityBadPropertyListCorpusTests: Foundation's XML plist reader overflows the stack on
     // deep nesting, so a damaged property-list cache kills the app instead of giving `.corrupt`.
-    @Test(.disabled("bug: a property-list cache file nested 10,000 deep crashes FileCache.loadAll (stack overflow)"))
+    @Test
     func deeplyNestedPropertyListCacheIsCorrupt() throws {
         let directory = try ReliabilityTemporaryDirectory()
         defer { directory.remove() }
