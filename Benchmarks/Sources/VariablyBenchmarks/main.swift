@@ -14,6 +14,7 @@ print("VariablyCodable benchmarks: \(configuration.records) users, \(configurati
 
 var groups: [Group] = []
 groups += try jsonGroups(users: users)
+groups += try toolkitGroups(users: users)
 groups += try sqliteGroups(users: users)
 groups += try syncGroups(users: users)
 
