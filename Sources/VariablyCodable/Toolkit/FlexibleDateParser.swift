@@ -155,7 +155,10 @@ enum FlexibleDateParser {
 
     /// `2024-05-01T12:30:00Z` or `2024-05-01T12:30:00.250Z`.
     static func iso8601String(from date: Date, fractionalSeconds: Bool) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // A `Date` rarely holds a millisecond exactly (07.010 is 07.00999...): round to the nearest
+        // millisecond when writing them, so what was read writes back the same; whole seconds truncate.
+        let scaled = date.timeIntervalSince1970 * 1000
+        let totalMilliseconds = Int64(fractionalSeconds ? scaled.rounded() : scaled.rounded(.down))
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let seconds = Int((totalMilliseconds - Int64(milliseconds)) / 1000)
         let days = Int((Double(seconds) / 86_400).rounded(.down))
