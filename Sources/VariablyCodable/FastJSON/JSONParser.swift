@@ -72,7 +72,7 @@ struct JSONParser {
             document.close(index, count: 0)
             return
         }
-        while true {
+        repeat {
             guard position.pointee == UInt8(ascii: "\"") else { throw unexpected() }
             try parseString()
             skipWhitespace()
@@ -81,17 +81,7 @@ struct JSONParser {
             skipWhitespace()
             try parseValue(depth: depth)
             count += 1
-            skipWhitespace()
-            let byte = position.pointee
-            position += 1
-            if byte == UInt8(ascii: ",") {
-                skipWhitespace()
-                continue
-            }
-            if byte == UInt8(ascii: "}") { break }
-            position -= 1
-            throw unexpected()
-        }
+        } while try continuesAfterElement(closedBy: UInt8(ascii: "}"))
         document.close(index, count: count)
     }
 
@@ -106,21 +96,27 @@ struct JSONParser {
             document.close(index, count: 0)
             return
         }
-        while true {
+        repeat {
             try parseValue(depth: depth)
             count += 1
-            skipWhitespace()
-            let byte = position.pointee
-            position += 1
-            if byte == UInt8(ascii: ",") {
-                skipWhitespace()
-                continue
-            }
-            if byte == UInt8(ascii: "]") { break }
-            position -= 1
-            throw unexpected()
-        }
+        } while try continuesAfterElement(closedBy: UInt8(ascii: "]"))
         document.close(index, count: count)
+    }
+
+    /// After an element: consumes `,` and the white space after it (`true`: another element follows)
+    /// or `close` (`false`: the container ends); anything else is a syntax error.
+    @inline(__always)
+    private mutating func continuesAfterElement(closedBy close: UInt8) throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        let byte = position.pointee
+        if byte == UInt8(ascii: ",") {
+            position += 1
+            skipWhitespace()
+            return true
+        }
+        guard byte == close else { throw unexpected() }
+        position += 1
+        return false
     }
 
     // MARK: - Numbers
