@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "VariablySQLite", targets: ["VariablySQLite"]),
         .library(name: "VariablySync", targets: ["VariablySync"]),
         .library(name: "VariablyCodableTesting", targets: ["VariablyCodableTesting"]),
+        .library(name: "VariablySyncTesting", targets: ["VariablySyncTesting"]),
         .executable(name: "UserSync", targets: ["UserSync"]),
     ],
     targets: [
@@ -24,8 +25,10 @@ let package = Package(
         .target(name: "VariablySQLite", dependencies: ["VariablyCodable", "CSQLite"], swiftSettings: strict),
         .target(name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite"], swiftSettings: strict),
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
+        // The in-process simulated server: for tests, demos and benchmarks, not linked by apps.
+        .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySync"], swiftSettings: strict),
         .executableTarget(
-            name: "UserSync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"],
+            name: "UserSync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync", "VariablySyncTesting"],
             path: "Samples/UserSync", swiftSettings: strict),
         .target(
             name: "VariablyTestSupport", dependencies: ["VariablyCodable"], path: "Tests/VariablyTestSupport",
@@ -40,7 +43,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTests",
-            dependencies: ["VariablySync", "VariablySQLite", "VariablyTestSupport"],
+            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "VariablySyncTestingTests",
+            dependencies: ["VariablySync", "VariablySyncTesting", "VariablyTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

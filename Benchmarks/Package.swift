@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "VariablyCodable", package: "VariablyCodable"),
                 .product(name: "VariablySQLite", package: "VariablyCodable"),
                 .product(name: "VariablySync", package: "VariablyCodable"),
+                .product(name: "VariablySyncTesting", package: "VariablyCodable"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 /// `UserSync --benchmark`: a full sync of `users` from the simulated server (pages of 1,000) into an
 /// empty SQLite file, an incremental sync of 1% changes, and the naive pipeline on the same pages in

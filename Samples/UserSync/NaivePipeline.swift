@@ -1,6 +1,7 @@
 import Foundation
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 /// The baseline the benchmark compares against: what an app writes without this package. A second
 /// struct with synthesized `Codable` for the server's keys, Foundation's `JSONDecoder`, and a generic

@@ -8,6 +8,7 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 let options: Options
 do {

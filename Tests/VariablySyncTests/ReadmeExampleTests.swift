@@ -3,6 +3,7 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 // The README's example, compiled and run: keep the two in step.
 

@@ -1,6 +1,7 @@
 import Foundation
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 /// Peak memory is measured in child processes of this executable, one job each, so that every job
 /// starts from the same empty process: `VariablyBenchmarks --memory JOB --records N`.

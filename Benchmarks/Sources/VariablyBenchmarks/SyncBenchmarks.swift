@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 extension BenchUser: Identifiable {}
 

@@ -29,7 +29,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     let broadcaster = ProgressBroadcaster()
     let recordDecoder = JSONDecoder(source: .remote)
     let recordEncoder = JSONEncoder(source: .remote)
-    var random: SeededRandomNumberGenerator
+    var random: SplitMix64
     var running: Task<SyncReport, any Error>?
 
     /// The report of the last sync, also when it failed: then ``SyncReport/isComplete`` is `false` and
@@ -67,7 +67,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.remote = remote
         self.configuration = configuration
         self.state = SyncStateStore(table: Model.sqliteTable.name)
-        self.random = SeededRandomNumberGenerator(seed: configuration.retryPolicy.seed)
+        self.random = SplitMix64(seed: configuration.retryPolicy.seed)
         try database.write { db in
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)

@@ -3,6 +3,7 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VariablyCodable
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 // Cache files that the current model cannot read: written by an older key set, truncated, flipped,

@@ -2,6 +2,7 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 /// The reliability suites' synced model. Rows come in groups of ``groupSize`` that are always

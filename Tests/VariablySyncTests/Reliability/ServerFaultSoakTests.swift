@@ -3,6 +3,7 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 // Many syncs of a `Repository` against a `SimulatedServer` with every fault at a high rate:

@@ -3,6 +3,7 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 /// Runs a closure inside the first pull after a push: the moment a sync has pushed and not yet pulled.
 private actor PausingAfterPush: RemoteSource {

@@ -3,6 +3,7 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 
 @Suite struct RepositorySyncTests {
     private func serverRecords(_ server: SimulatedServer<Account>) async -> [Account] {

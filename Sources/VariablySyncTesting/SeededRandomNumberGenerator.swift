@@ -1,24 +1,22 @@
+import VariablySync
+
 /// A small, fast, seeded random number generator (SplitMix64): the same seed gives the same sequence
-/// on every platform, which keeps ``SimulatedServer`` and retry jitter reproducible in tests.
+/// on every platform, which keeps ``SimulatedServer`` reproducible in tests and demos.
 ///
 /// ```swift
 /// var random = SeededRandomNumberGenerator(seed: 42)
 /// let roll = Double.random(in: 0..<1, using: &random)
 /// ```
 public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var base: SplitMix64
 
     /// Creates a generator whose sequence is determined by `seed`.
     public init(seed: UInt64) {
-        state = seed
+        base = SplitMix64(seed: seed)
     }
 
     /// The next 64 random bits.
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        base.next()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VariablyCodable
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 @Suite struct SimulatedServerTests {

@@ -1,0 +1,141 @@
+import VariablyCodable
+public import VariablySync
+
+// MARK: - Server-side state and other clients
+
+extension SimulatedServer {
+    /// The number of live (not deleted) records.
+    public var recordCount: Int { rows.values.lazy.filter { $0.model != nil }.count }
+
+    /// The cursor after the latest change: a client holding it is caught up.
+    public var latestCursor: SyncCursor { SyncCursor(String(clock)) }
+
+    /// The live record with `id`, or `nil`.
+    ///
+    /// ```swift
+    /// let user = await server.record(id: 42)
+    /// ```
+    public func record(id: Model.ID) -> Model? {
+        rows[id]?.model
+    }
+
+    /// Every live record, in the order they were first written.
+    ///
+    /// - Complexity: O(n).
+    public func allRecords() -> [Model] {
+        insertionOrder.compactMap { rows[$0]?.model }
+    }
+
+    /// Replaces the faults injected from now on.
+    ///
+    /// ```swift
+    /// await server.setFaults(SimulatedFaults(transientErrorRate: 0.2))
+    /// ```
+    public func setFaults(_ faults: SimulatedFaults) {
+        self.faults = faults
+    }
+
+    /// Writes `record` as another client would: it gets a new version and appears in the feed.
+    ///
+    /// ```swift
+    /// try await server.upsert(User.sample(5))
+    /// ```
+    ///
+    /// - Throws: ``VariablyCodingError`` if the record cannot be encoded.
+    @discardableResult
+    public func upsert(_ record: Model) throws -> SyncCursor {
+        try write(record)
+        return latestCursor
+    }
+
+    /// Deletes a record as another client would, leaving a tombstone in the feed.
+    ///
+    /// ```swift
+    /// await server.delete(id: 5)
+    /// ```
+    public func delete(id: Model.ID) {
+        guard let row = rows[id], row.model != nil else { return }
+        tombstone(id)
+    }
+
+    /// Edits a record as another client would.
+    ///
+    /// ```swift
+    /// try await server.update(id: 5) { $0.age += 1 }
+    /// ```
+    ///
+    /// - Throws: ``VariablyCodingError`` if the edited record cannot be encoded.
+    public func update(id: Model.ID, _ edit: @Sendable (inout Model) -> Void) throws {
+        guard var model = rows[id]?.model else { return }
+        edit(&model)
+        try write(model)
+    }
+
+    /// Makes seeded random changes as other clients would between two syncs: edits records picked at
+    /// random, deletes others and inserts `insertions`.
+    ///
+    /// ```swift
+    /// let changes = try await server.simulateOtherClients(edits: 100, deletions: 5) { user, random in
+    ///     user.score = Double.random(in: 0..<100, using: &random)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - edits: How many live records to edit (fewer if the table is smaller).
+    ///   - deletions: How many other live records to delete.
+    ///   - insertions: New records to write.
+    ///   - edit: Changes one record; receives the server's seeded generator.
+    /// - Returns: The ids updated, deleted and inserted.
+    /// - Throws: ``VariablyCodingError`` if an edited record cannot be encoded.
+    @discardableResult
+    public func simulateOtherClients(
+        edits: Int, deletions: Int = 0, insertions: [Model] = [],
+        edit: @Sendable (inout Model, inout SeededRandomNumberGenerator) -> Void
+    ) throws -> OtherClientChanges {
+        var changes = OtherClientChanges()
+        var touched = Set<Model.ID>()
+        func pick() -> Model.ID? {
+            for _ in 0..<(insertionOrder.count * 4 + 16) {
+                let id = insertionOrder[Int.random(in: 0..<insertionOrder.count, using: &random)]
+                if rows[id]?.model != nil, touched.insert(id).inserted { return id }
+            }
+            return nil
+        }
+        guard !insertionOrder.isEmpty else {
+            for record in insertions { try write(record); changes.inserted.append(record.id) }
+            return changes
+        }
+        for _ in 0..<edits {
+            guard let id = pick(), var model = rows[id]?.model else { break }
+            edit(&model, &random)
+            try write(model)
+            changes.updated.append(id)
+        }
+        for _ in 0..<deletions {
+            guard let id = pick() else { break }
+            tombstone(id)
+            changes.deleted.append(id)
+        }
+        for record in insertions {
+            try write(record)
+            changes.inserted.append(record.id)
+        }
+        return changes
+    }
+
+    /// Renames a top-level key in every record served from now on, as an API v2 might
+    /// (`"user_name"` becomes `"username"`). Pushed records are still accepted under either key.
+    ///
+    /// ```swift
+    /// await server.renameKey("user_name", to: "username")
+    /// ```
+    public func renameKey(_ oldKey: String, to newKey: String) {
+        keyRenames.append((oldKey, newKey))
+        for id in insertionOrder {
+            if let json = rows[id]?.json {
+                rows[id]?.json = renamed(json, renames: [(oldKey, newKey)])
+            }
+        }
+    }
+
+}

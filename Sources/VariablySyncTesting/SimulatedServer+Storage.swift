@@ -1,0 +1,113 @@
+import Foundation
+import VariablyCodable
+import VariablySync
+
+// MARK: - Storage, faults and key renames
+
+extension SimulatedServer {
+    func beginRequest() async throws {
+        try await Task.sleep(for: faults.latency)
+        if roll(faults.transientErrorRate) {
+            statistics.transientErrors += 1
+            throw RemoteSourceError.transient("simulated transient failure")
+        }
+    }
+
+    func roll(_ probability: Double) -> Bool {
+        guard probability > 0 else { return false }
+        return Double.random(in: 0..<1, using: &random) < probability
+    }
+
+    func version(of cursor: SyncCursor?) throws -> Int64 {
+        guard let cursor else { return 0 }
+        guard let version = Int64(cursor.rawValue), version >= 0, version <= clock else {
+            throw RemoteSourceError.invalidCursor(cursor)
+        }
+        return version
+    }
+
+    func firstLogIndex(after version: Int64) -> Int {
+        var low = 0
+        var high = logVersions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if logVersions[middle] <= version { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    func write(_ model: Model) throws {
+        lastWriterKey[model.id] = nil
+        var json = try encoder.encode(model)
+        if !keyRenames.isEmpty { json = renamed(json, renames: keyRenames) }
+        clock += 1
+        if rows.updateValue(Row(model: model, json: json, version: clock), forKey: model.id) == nil {
+            insertionOrder.append(model.id)
+        }
+        logVersions.append(clock)
+        logIDs.append(model.id)
+    }
+
+    func tombstone(_ id: Model.ID) {
+        lastWriterKey[id] = nil
+        clock += 1
+        rows[id] = Row(model: nil, json: nil, version: clock)
+        logVersions.append(clock)
+        logIDs.append(id)
+    }
+
+    func apply(_ change: RemoteChange<Model.ID>) -> PushOutcome {
+        let row = rows[change.id]
+        if let base = change.baseCursor {
+            guard let baseVersion = Int64(base.rawValue) else {
+                return .rejected(reason: "unknown base cursor \"\(base)\"")
+            }
+            let ownWrite = lastWriterKey[change.id].map(change.supersedes.contains) ?? false
+            if let row, row.version > baseVersion, !ownWrite {
+                statistics.conflicts += 1
+                return .conflict(serverRecord: row.json, version: SyncCursor(String(row.version)))
+            }
+        }
+        switch change.operation {
+        case .upsert(let json):
+            let model: Model
+            do {
+                model = try decoder.decode(Model.self, from: json)
+            } catch {
+                return .rejected(reason: "the record does not decode: \(error)")
+            }
+            guard model.id == change.id else {
+                return .rejected(reason: "the record's id does not match the change's id")
+            }
+            if let reason = validate?(model) { return .rejected(reason: reason) }
+            do {
+                try write(model)
+            } catch {
+                return .rejected(reason: "the record does not encode: \(error)")
+            }
+        case .delete:
+            guard row?.model != nil else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
+            tombstone(change.id)
+        }
+        lastWriterKey[change.id] = change.idempotencyKey
+        return .accepted(version: latestCursor)
+    }
+
+    /// The record with every value but its id replaced by `[]`.
+    func malformed(_ json: Data) -> Data? {
+        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return nil }
+        var broken: [String: Any] = [:]
+        for (key, value) in object {
+            broken[key] = key == idKey ? value : [Any]()
+        }
+        return try? JSONSerialization.data(withJSONObject: broken, options: [.sortedKeys])
+    }
+
+    func renamed(_ json: Data, renames: [(from: String, to: String)]) -> Data {
+        guard var object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return json }
+        for (from, to) in renames {
+            if let value = object.removeValue(forKey: from) { object[to] = value }
+        }
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? json
+    }
+}
