@@ -84,8 +84,8 @@ extension Repository {
         return try? id(fromText: quoted)
     }
 
-    /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is seeded
-    /// from the repository's generator, so the delays stay reproducible.
+    /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is drawn
+    /// from the repository's generator (reproducible when ``RetryPolicy/seed`` is set).
     func startFetch(after cursor: SyncCursor?, retries: RetryCounter) -> Task<FetchedPage, any Error> {
         let remote = self.remote
         let limit = configuration.pageSize

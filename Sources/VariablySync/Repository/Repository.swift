@@ -67,7 +67,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.remote = remote
         self.configuration = configuration
         self.state = SyncStateStore(table: Model.sqliteTable.name)
-        self.random = SplitMix64(seed: configuration.retryPolicy.seed)
+        self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
         try database.write { db in
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)

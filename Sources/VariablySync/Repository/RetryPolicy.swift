@@ -1,6 +1,6 @@
 /// How a ``Repository`` retries a request that failed with a transient error: exponential backoff with
-/// jitter, bounded in attempts and delay. Jitter comes from a seeded generator, so tests can predict
-/// every delay.
+/// jitter, bounded in attempts and delay. Jitter is random per process, so that clients that failed
+/// together do not retry in lock step; set ``seed`` to make every delay reproducible (tests, demos).
 ///
 /// ```swift
 /// let retry = RetryPolicy(maxAttempts: 6, initialDelay: .milliseconds(200), maxDelay: .seconds(10))
@@ -17,8 +17,9 @@ public struct RetryPolicy: Sendable {
     public var maxDelay: Duration
     /// The fraction of the delay that is random: `0.5` spreads a 1 s delay over 0.5 s ... 1.5 s.
     public var jitter: Double
-    /// Seeds the jitter, so that retries are reproducible.
-    public var seed: UInt64
+    /// Seeds the jitter, so that retries are reproducible; `nil` (the default) draws a new seed from the
+    /// system's generator for every repository.
+    public var seed: UInt64?
     /// Decides which errors are worth retrying; by default transient ``RemoteSourceError``s.
     public var isTransient: @Sendable (any Error) -> Bool
 
@@ -36,11 +37,11 @@ public struct RetryPolicy: Sendable {
     ///   - multiplier: The growth factor of the delay.
     ///   - maxDelay: The cap of any delay.
     ///   - jitter: The random fraction of each delay, in `0...1`.
-    ///   - seed: Seeds the jitter.
+    ///   - seed: Seeds the jitter for reproducible delays; `nil` for random jitter per process.
     ///   - isTransient: Which errors to retry.
     public init(
         maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(100), multiplier: Double = 2,
-        maxDelay: Duration = .seconds(5), jitter: Double = 0.5, seed: UInt64 = 0,
+        maxDelay: Duration = .seconds(5), jitter: Double = 0.5, seed: UInt64? = nil,
         isTransient: @escaping @Sendable (any Error) -> Bool = RetryPolicy.isTransientRemoteError
     ) {
         precondition(maxAttempts >= 1, "RetryPolicy needs at least one attempt.")
