@@ -3,7 +3,8 @@ import Testing
 import VariablyCodable
 import VariablyCodableTesting
 
-// The examples of docs/key-sets.md and README.md, compiled and run. Keep them in step with the docs.
+// The examples of docs/key-sets.md, compiled and run (DocumentationCoverageTests checks that every
+// example's lines are here). Keep them in step with the docs.
 
 private struct User: VariablyCodable, Identifiable, Hashable {
     var id: Int64
@@ -37,12 +38,45 @@ private struct User: VariablyCodable, Identifiable, Hashable {
     }
 }
 
-private struct Settings: VariablyCodable, EmptyInitializable, Equatable {
+private struct Settings: VariablyCodable, EmptyInitializable {
     var theme = "light"
     var fontSize = 12
     static let keySets = KeySets<Settings>(defaultSource: .local) {
         KeySet(.local, style: .snakeCase) { Key(\.theme); Key(\.fontSize) }
     }
+}
+
+extension Settings: Equatable {}
+
+/// `excluding:` in docs/key-sets.md: a property the local cache does not store.
+private enum ExcludingExample {
+    struct User: VariablyCodable {
+        var id: Int64
+        var avatarCache: Data?
+
+        init(id: Int64, avatarCache: Data?) {
+            (self.id, self.avatarCache) = (id, avatarCache)
+        }
+
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            if container.keySet.entry(for: \User.avatarCache) != nil {   // not in sources that exclude it
+                avatarCache = try container.decode(\.avatarCache)
+            }
+        }
+
+        static let keySets = KeySets<User>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.avatarCache, "avatar")
+            }
+            KeySet(.local, style: .snakeCase, excluding: [\User.avatarCache])
+        }
+    }
+}
+
+@Test func userKeySetsAreComplete() {
+    expectValidKeySets(User.self)
 }
 
 @Suite struct DocumentationExampleTests {
@@ -55,6 +89,18 @@ private struct Settings: VariablyCodable, EmptyInitializable, Equatable {
         let sqliteKeys = User.keySets[.sqlite]?.entries.map(\.key.primary.description)
         #expect(sqliteKeys == ["id", "user_name", "email", "age", "nickname"])
         expectValidKeySets(User.self)
+    }
+
+    @Test func anExcludedPropertyIsNeitherWrittenNorReadInThatSource() throws {
+        let user = ExcludingExample.User(id: 3, avatarCache: Data([1, 2]))
+        let local = try JSONEncoder().encode(user, source: .local)
+        #expect(String(decoding: local, as: UTF8.self) == #"{"id":3}"#)
+        let fromCache = try JSONDecoder().decode(ExcludingExample.User.self, from: local, source: .local)
+        #expect(fromCache.id == 3 && fromCache.avatarCache == nil)
+        let remote = try JSONEncoder().encode(user, source: .remote)
+        let fromServer = try JSONDecoder().decode(ExcludingExample.User.self, from: remote, source: .remote)
+        #expect(fromServer.avatarCache == Data([1, 2]))
+        expectValidKeySets(ExcludingExample.User.self)
     }
 
     @Test func settingsExampleNeedsNoDecodingCode() throws {

@@ -6,7 +6,7 @@
 
 extension KeyedDecodingContainer {
     /// Decodes `Value`, calling the container's concrete overload for standard scalars.
-    @inline(__always)
+    @inlinable @inline(__always)
     func decodeScalarAware<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value {
         if Value.self == String.self { return unsafeBitCast(try decode(String.self, forKey: key), to: Value.self) }
         if Value.self == Int.self { return unsafeBitCast(try decode(Int.self, forKey: key), to: Value.self) }
@@ -21,7 +21,7 @@ extension KeyedDecodingContainer {
     }
 
     /// Decodes `Value` if present and not null, calling the concrete overload for standard scalars.
-    @inline(__always)
+    @inlinable @inline(__always)
     func decodeIfPresentScalarAware<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         if Value.self == String.self {
             return unsafeBitCast(try decodeIfPresent(String.self, forKey: key), to: Value?.self)

@@ -2,6 +2,14 @@ public import Foundation
 
 extension PropertyListDecoder {
     /// Creates a decoder that reads key-set models in `source`.
+    ///
+    /// ```swift
+    /// let decoder = PropertyListDecoder(source: .local)
+    /// ```
+    ///
+    /// Its `decode(_:from:)` is Foundation's, which can crash on a hostile or damaged file (a binary
+    /// property list with inconsistent offsets, an XML one nested thousands deep): read untrusted data
+    /// with ``decode(_:from:source:)``, which checks the structure first.
     public convenience init(source: CodingSource) {
         self.init()
         userInfo[.codingSource] = source
@@ -13,8 +21,16 @@ extension PropertyListDecoder {
     /// let user = try PropertyListDecoder().decode(User.self, from: data, source: .local)
     /// ```
     ///
-    /// - Throws: ``VariablyCodingError`` for a key-set model, else the decoder's errors.
+    /// The structure is checked before Foundation reads it, so a damaged or hostile file (a binary
+    /// property list whose offsets, lengths or references are inconsistent, or that nests or expands
+    /// without bound; an XML one nested deeper than 512 levels) is an error instead of a crash.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for such a file; ``VariablyCodingError`` for a key-set
+    ///   model, else the decoder's errors.
+    /// - Complexity: O(n) in the size of `data` for the check, then Foundation's decoding.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, source: CodingSource) throws -> T {
+        try XMLPropertyListNestingCheck.validate(data)
+        try BinaryPropertyListCheck.validate(data)
         let copy = PropertyListDecoder()
         copy.userInfo = userInfo
         copy.userInfo[.codingSource] = source

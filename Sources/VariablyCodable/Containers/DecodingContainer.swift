@@ -18,17 +18,21 @@ public struct DecodingContainer<Model> {
     /// The source's key set.
     public let keySet: KeySet<Model>
     /// The storage the values come from.
-    public let backend: any KeySetDecodingBackend
+    @usableFromInline package let backend: any KeySetDecodingBackend
     /// Whether some key has toolkit options; when `false`, decoding takes the plain path and costs
     /// what it cost before the toolkit existed (the decoder's options are only read after a failure).
     @usableFromInline let appliesOptions: Bool
+    /// `backend` when it reads a Foundation decoder, whose reads are then inlined into the model's
+    /// `init(from container:)` (no existential call, scalars through their concrete overloads).
+    @usableFromInline let foundationBackend: FoundationDecodingBackend?
 
     /// Creates a container over `backend`; coders call this, models receive the result.
-    public init(source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend) {
+    package init(source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend) {
         self.source = source
         self.keySet = keySet
         self.backend = backend
         self.appliesOptions = keySet.hasEntryOptions
+        self.foundationBackend = backend as? FoundationDecodingBackend
     }
 
     /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
@@ -50,6 +54,7 @@ public struct DecodingContainer<Model> {
         let index = keySet.requireIndex(of: keyPath)
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
         do {
+            if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
             return try backend.decode(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: true)!
@@ -64,14 +69,16 @@ public struct DecodingContainer<Model> {
         try decodeIfPresent(keyPath)
     }
 
-    /// Decodes a property if a key is present with a non-null value.
+    /// Decodes a property if a key is present with a non-null value; `nil` for a property the source
+    /// leaves out (`KeySet(_:excluding:)`).
     ///
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
     public func decodeIfPresent<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value? {
-        let index = keySet.requireIndex(of: keyPath)
+        guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
         do {
+            if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Value.self, entry: index) }
             return try backend.decodeIfPresent(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: false)
@@ -83,16 +90,18 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
     public func decodeIfPresent<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
-        let index = keySet.requireIndex(of: keyPath)
+        guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
         if appliesOptions { return try decodeApplyingOptions(Wrapped.self, entry: index, isRequired: false) }
         do {
+            if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Wrapped.self, entry: index) }
             return try backend.decodeIfPresent(Wrapped.self, entry: index)
         } catch {
             return try recover(from: error, Wrapped.self, entry: index, isRequired: false)
         }
     }
 
-    /// Decodes a property, or returns `defaultValue` when no key is present or the value is `null`.
+    /// Decodes a property, or returns `defaultValue` when no key is present, the value is `null`, or the
+    /// source leaves the property out (`KeySet(_:excluding:)`).
     ///
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
@@ -102,9 +111,11 @@ public struct DecodingContainer<Model> {
         try decodeIfPresent(keyPath) ?? defaultValue()
     }
 
-    /// Whether any key of the property is present in the data (even with `null`).
+    /// Whether any key of the property is present in the data (even with `null`); `false` for a
+    /// property the source leaves out (`KeySet(_:excluding:)`).
     public func contains(_ keyPath: KeyPath<Model, some Any>) -> Bool {
-        backend.contains(entry: keySet.requireIndex(of: keyPath))
+        guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return false }
+        return backend.contains(entry: index)
     }
 
     /// Decodes every entry of the key set by assigning it through its writable key path.
@@ -123,9 +134,10 @@ public struct DecodingContainer<Model> {
     ///
     /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
     @inlinable
-    public func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
+    package func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
         do {
+            if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
             return try backend.decode(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: true)!
@@ -136,9 +148,10 @@ public struct DecodingContainer<Model> {
     ///
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
-    public func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
+    package func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
         do {
+            if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Value.self, entry: index) }
             return try backend.decodeIfPresent(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: false)
@@ -158,6 +171,16 @@ extension KeySet {
     @usableFromInline
     func requireIndex(of keyPath: AnyKeyPath) -> Int {
         if let index = index(of: keyPath) { return index }
+        unmapped(keyPath)
+    }
+
+    /// The entry of `keyPath`, or `nil` when the key set leaves it out on purpose (`excluding:`): the
+    /// optional reads then find nothing, as for an absent key. Traps for a key path neither mapped nor
+    /// excluded.
+    @usableFromInline
+    func indexUnlessExcluded(of keyPath: AnyKeyPath) -> Int? {
+        if let index = index(of: keyPath) { return index }
+        if excludedKeyPaths.contains(where: { $0 == keyPath }) { return nil }
         unmapped(keyPath)
     }
 }

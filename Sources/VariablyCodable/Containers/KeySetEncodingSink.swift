@@ -1,6 +1,6 @@
 /// Receives the values of a key set's entries while a model encodes: a Foundation encoder's keyed
 /// container, the bound parameters of a SQLite statement, a JSON writer.
-public protocol KeySetEncodingSink: AnyObject {
+package protocol KeySetEncodingSink: AnyObject {
     /// Writes the value of entry `index`.
     func encode<Value: Encodable>(_ value: Value, at index: Int) throws
     /// Entry `index` is an optional holding `nil`.

@@ -75,7 +75,7 @@ public struct VariablyCodingError: Error, CustomStringConvertible, CustomDebugSt
     ///   - modelType: The model.
     ///   - entry: The property being coded, if any.
     ///   - fallbackPath: The coding path to report when `error` carries none.
-    public init<Model>(
+    package init<Model>(
         _ error: any Error, source: CodingSource, modelType: Model.Type, entry: KeyEntry<Model>?,
         codingPath fallbackPath: [any CodingKey]
     ) {

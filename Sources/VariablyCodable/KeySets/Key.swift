@@ -16,9 +16,9 @@ public struct Key<Model>: Sendable {
     /// The key in the source, or `nil` to derive it from the property name.
     public let name: SourceKey?
     /// How values of this property are read and written.
-    public let coder: KeyCoder<Model>
+    package let coder: KeyCoder<Model>
     /// The toolkit options set with modifiers such as ``lenient(_:)`` or ``dates(_:)``.
-    public internal(set) var options = KeyOptions()
+    package internal(set) var options = KeyOptions()
 
     /// Maps a property to a key.
     ///
@@ -42,7 +42,7 @@ public struct Key<Model>: Sendable {
         self.coder = .make(optional: keyPath)
     }
 
-    private init(keyPath: any PartialKeyPath<Model> & Sendable, name: SourceKey?, coder: KeyCoder<Model>) {
+    init(keyPath: any PartialKeyPath<Model> & Sendable, name: SourceKey?, coder: KeyCoder<Model>) {
         self.keyPath = keyPath
         self.name = name
         self.coder = coder

@@ -7,22 +7,22 @@ import Foundation
 ///
 /// `@unchecked Sendable`: subclasses are private, final and hold only `let`s: metatypes and key paths
 /// that arrived as `Sendable` (key path objects are immutable once created).
-public class KeyCoder<Model>: @unchecked Sendable {
+package class KeyCoder<Model>: @unchecked Sendable {
     /// The property's declared type (`String?` for an optional string).
-    public let valueType: Any.Type
+    package let valueType: Any.Type
     /// The type stored when present: the wrapped type for an optional, else ``valueType``.
-    public let storedType: Any.Type
+    package let storedType: Any.Type
     /// Whether the property is an `Optional`.
-    public var isOptional: Bool { valueType != storedType }
+    package var isOptional: Bool { valueType != storedType }
     /// Whether the key path can be written to, so that decoding can assign through it.
-    public var isWritable: Bool { false }
+    package var isWritable: Bool { false }
 
     /// Options applied when encoding (transform, date strategy); empty for a coder made by ``Key``.
     let options: KeyOptions
     /// Whether ``options`` changes how values are written; checked first so plain keys stay fast.
     let encodesWithOptions: Bool
 
-    fileprivate init(valueType: Any.Type, storedType: Any.Type, options: KeyOptions) {
+    init(valueType: Any.Type, storedType: Any.Type, options: KeyOptions) {
         self.valueType = valueType
         self.storedType = storedType
         self.options = options
@@ -73,7 +73,7 @@ public class KeyCoder<Model>: @unchecked Sendable {
     /// Reads the property from `model` and hands it to `sink` as entry `index`.
     ///
     /// - Throws: What the sink throws.
-    public func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+    package func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
         preconditionFailure("KeyCoder is abstract")
     }
 
@@ -82,7 +82,7 @@ public class KeyCoder<Model>: @unchecked Sendable {
     /// Traps if the key path is read-only: such a model decodes in its own `init(from:)`.
     ///
     /// - Throws: ``VariablyCodingError`` when the value is missing or invalid.
-    public func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
+    package func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
         preconditionFailure("KeyCoder is abstract")
     }
 
@@ -90,11 +90,11 @@ public class KeyCoder<Model>: @unchecked Sendable {
     /// skips the key-path lookup when the caller already knows the entry.
     ///
     /// - Throws: ``VariablyCodingError`` when the value is missing or invalid.
-    public func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
+    package func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
         preconditionFailure("KeyCoder is abstract")
     }
 
-    fileprivate func readOnly(_ keyPath: AnyKeyPath) -> Never {
+    func readOnly(_ keyPath: AnyKeyPath) -> Never {
         preconditionFailure(
             "\(keyPath) is read-only (a `let` or a computed property), so \(Model.self) cannot be decoded by "
                 + "assigning key paths: make it a `var`, or implement `init(from container: DecodingContainer<\(Model.self)>)`."
@@ -106,10 +106,13 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
     let keyPath: any KeyPath<Model, Value> & Sendable
     // Same object as `keyPath`, cast once: the runtime class of a key path tells whether it is writable.
     nonisolated(unsafe) let writable: WritableKeyPath<Model, Value>?
+    /// Where a stored property of a struct lives (see ``StoredPropertyOffset``), or `nil`.
+    let offset: Int?
 
     init(_ keyPath: any KeyPath<Model, Value> & Sendable, options: KeyOptions = KeyOptions()) {
         self.keyPath = keyPath
         self.writable = keyPath as? WritableKeyPath<Model, Value>
+        self.offset = StoredPropertyOffset.of(keyPath)
         super.init(valueType: Value.self, storedType: Value.self, options: options)
     }
 
@@ -124,11 +127,12 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
     }
 
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
+        let value = offset.map { StoredPropertyOffset.read(Value.self, at: $0, in: model) } ?? model[keyPath: keyPath]
         if encodesWithOptions {
-            try encodeApplyingOptions(model[keyPath: keyPath], to: sink, at: index)
+            try encodeApplyingOptions(value, to: sink, at: index)
             return
         }
-        try sink.encode(model[keyPath: keyPath], at: index)
+        try sink.encode(value, at: index)
     }
 
     override func decode(into model: inout Model, from container: DecodingContainer<Model>) throws {
@@ -138,7 +142,12 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
 
     override func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
         guard let writable else { readOnly(keyPath) }
-        model[keyPath: writable] = try container.decode(Value.self, entry: index)
+        let value = try container.decode(Value.self, entry: index)
+        if let offset {
+            StoredPropertyOffset.write(value, at: offset, in: &model)
+        } else {
+            model[keyPath: writable] = value
+        }
     }
 }
 
@@ -147,9 +156,13 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
     // Same object as `keyPath`, cast once (see ValueKeyCoder).
     nonisolated(unsafe) let writable: WritableKeyPath<Model, Wrapped?>?
 
+    /// Where a stored property of a struct lives (see ``StoredPropertyOffset``), or `nil`.
+    let offset: Int?
+
     init(_ keyPath: any KeyPath<Model, Wrapped?> & Sendable, options: KeyOptions = KeyOptions()) {
         self.keyPath = keyPath
         self.writable = keyPath as? WritableKeyPath<Model, Wrapped?>
+        self.offset = StoredPropertyOffset.of(keyPath)
         super.init(valueType: Wrapped?.self, storedType: Wrapped.self, options: options)
     }
 
@@ -164,7 +177,7 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
     }
 
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
-        if let value = model[keyPath: keyPath] {
+        if let value = offset.map({ StoredPropertyOffset.read(Wrapped?.self, at: $0, in: model) }) ?? model[keyPath: keyPath] {
             if encodesWithOptions {
                 try encodeApplyingOptions(value, to: sink, at: index)
                 return
@@ -182,6 +195,11 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
 
     override func decode(into model: inout Model, from container: DecodingContainer<Model>, entry index: Int) throws {
         guard let writable else { readOnly(keyPath) }
-        model[keyPath: writable] = try container.decodeIfPresent(Wrapped.self, entry: index)
+        let value = try container.decodeIfPresent(Wrapped.self, entry: index)
+        if let offset {
+            StoredPropertyOffset.write(value, at: offset, in: &model)
+        } else {
+            model[keyPath: writable] = value
+        }
     }
 }

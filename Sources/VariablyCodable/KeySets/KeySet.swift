@@ -20,19 +20,19 @@ public final class KeySet<Model>: Sendable {
     /// The style that derives keys not listed, if any.
     public let style: KeyStyle?
     /// The keys as declared, before a style filled in the rest.
-    public let declaredKeys: [Key<Model>]
+    package let declaredKeys: [Key<Model>]
     /// Properties this source deliberately does not store.
-    public let excludedKeyPaths: [any PartialKeyPath<Model> & Sendable]
+    package let excludedKeyPaths: [any PartialKeyPath<Model> & Sendable]
 
     /// The resolved entries, in coding order.
     public let entries: [KeyEntry<Model>]
     /// Where each entry lives in a document, for coding backends.
-    public let layout: KeySetLayout
+    package let layout: KeySetLayout
     /// Each entry's coder, in entry order (a copy of `entries.map(\.coder)` that loops can walk without
     /// copying whole entries).
-    public let coders: [KeyCoder<Model>]
+    package let coders: [KeyCoder<Model>]
     /// The objects that nested paths pass through; each entry's paths point into this table.
-    public var containers: [NestedContainerInfo] { layout.containers }
+    package var containers: [NestedContainerInfo] { layout.containers }
     // Key path literals are uniqued by the runtime, so identity almost always answers; a linear scan
     // over a few identities is cheaper than hashing.
     private let identities: [ObjectIdentifier]
@@ -40,9 +40,9 @@ public final class KeySet<Model>: Sendable {
     private let indexByValue: [SendableKeyPath: Int]
     /// Toolkit options for every key of this source, set with modifiers such as ``lenient(_:)``; each
     /// key's own options override them.
-    public let options: KeyOptions
+    package let options: KeyOptions
     /// Whether anything a ``DecodeReport`` would record throws instead, for this source. See ``strict(_:)``.
-    public let isStrict: Bool
+    package let isStrict: Bool
     /// Whether some entry has options, so decoding must look at them; `false` keeps the plain path fast.
     @usableFromInline let hasEntryOptions: Bool
 
@@ -53,63 +53,59 @@ public final class KeySet<Model>: Sendable {
     ///   - style: Derives keys for properties not listed (from other key sets of the model).
     ///   - excluding: Properties this source does not store; validation does not ask for them.
     ///   - keys: The keys, one ``Key`` a line.
-    public init(
+    public convenience init(
         _ source: CodingSource,
         style: KeyStyle? = nil,
         excluding: [any PartialKeyPath<Model> & Sendable] = [],
         @KeySetBuilder<Model> keys: () -> [Key<Model>] = { [] }
     ) {
-        self.source = source
-        self.style = style
-        self.excludedKeyPaths = excluding
-        let declaredKeys = keys()
-        self.declaredKeys = declaredKeys
-        self.options = KeyOptions()
-        self.isStrict = false
-        // Until ``KeySets`` resolves it (styles need the other sources' properties), a key set has
-        // the entries it declares with explicit names.
         var problems: [KeySetProblem] = []
-        let resolution = KeySet.resolve(
-            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, options: options,
-            problems: &problems)
-        (entries, layout, indexByIdentity, indexByValue) = resolution
-        identities = entries.map { ObjectIdentifier($0.keyPath) }
-        coders = entries.map(\.coder)
-        hasEntryOptions = entries.contains { !$0.options.isEmpty }
+        self.init(
+            source: source, style: style, excluding: excluding, declaredKeys: keys(), options: KeyOptions(),
+            isStrict: false, resolvingStyles: nil, problems: &problems)
     }
 
     /// The declaration `declaration` with other key-set-wide toolkit options.
-    init(_ declaration: KeySet, options: KeyOptions, isStrict: Bool) {
-        source = declaration.source
-        style = declaration.style
-        excludedKeyPaths = declaration.excludedKeyPaths
-        declaredKeys = declaration.declaredKeys
-        self.options = options
-        self.isStrict = isStrict
+    convenience init(_ declaration: KeySet, options: KeyOptions, isStrict: Bool) {
         var problems: [KeySetProblem] = []
-        (entries, layout, indexByIdentity, indexByValue) = KeySet.resolve(
-            source: source, style: style, keys: declaredKeys.filter { $0.name != nil }, options: options,
+        self.init(
+            source: declaration.source, style: declaration.style, excluding: declaration.excludedKeyPaths,
+            declaredKeys: declaration.declaredKeys, options: options, isStrict: isStrict, resolvingStyles: nil,
             problems: &problems)
-        identities = entries.map { ObjectIdentifier($0.keyPath) }
-        coders = entries.map(\.coder)
-        hasEntryOptions = entries.contains { !$0.options.isEmpty }
     }
 
     /// The declaration `declaration` with style-derived keys filled in for `allKeys`.
-    init(resolving declaration: KeySet, allKeys: [Key<Model>], problems: inout [KeySetProblem]) {
-        source = declaration.source
-        style = declaration.style
-        excludedKeyPaths = declaration.excludedKeyPaths
-        declaredKeys = declaration.declaredKeys
-        options = declaration.options
-        isStrict = declaration.isStrict
-        var keys = declaredKeys
-        if style != nil {
-            let excluded = Set(excludedKeyPaths.map { SendableKeyPath($0) })
-            let listed = Set(keys.map { SendableKeyPath($0.keyPath) })
-            for key in allKeys
-            where !listed.contains(SendableKeyPath(key.keyPath)) && !excluded.contains(SendableKeyPath(key.keyPath)) {
-                keys.append(key.withoutName)
+    convenience init(resolving declaration: KeySet, allKeys: [Key<Model>], problems: inout [KeySetProblem]) {
+        self.init(
+            source: declaration.source, style: declaration.style, excluding: declaration.excludedKeyPaths,
+            declaredKeys: declaration.declaredKeys, options: declaration.options, isStrict: declaration.isStrict,
+            resolvingStyles: allKeys, problems: &problems)
+    }
+
+    /// Resolves a declaration. Until ``KeySets`` resolves it with `allKeys`, every property any key set
+    /// of the model lists (what a style fills in), a key set has the entries it declares with explicit
+    /// names.
+    private init(
+        source: CodingSource, style: KeyStyle?, excluding: [any PartialKeyPath<Model> & Sendable],
+        declaredKeys: [Key<Model>], options: KeyOptions, isStrict: Bool, resolvingStyles allKeys: [Key<Model>]?,
+        problems: inout [KeySetProblem]
+    ) {
+        self.source = source
+        self.style = style
+        self.excludedKeyPaths = excluding
+        self.declaredKeys = declaredKeys
+        self.options = options
+        self.isStrict = isStrict
+        var keys = declaredKeys.filter { $0.name != nil }
+        if let allKeys {
+            keys = declaredKeys
+            if style != nil {
+                let excluded = Set(excluding.map { SendableKeyPath($0) })
+                let listed = Set(keys.map { SendableKeyPath($0.keyPath) })
+                for key in allKeys {
+                    let keyPath = SendableKeyPath(key.keyPath)
+                    if !listed.contains(keyPath) && !excluded.contains(keyPath) { keys.append(key.withoutName) }
+                }
             }
         }
         (entries, layout, indexByIdentity, indexByValue) = KeySet.resolve(
@@ -122,7 +118,7 @@ public final class KeySet<Model>: Sendable {
     /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.
     ///
     /// - Complexity: O(1) on average.
-    public func index(of keyPath: AnyKeyPath) -> Int? {
+    package func index(of keyPath: AnyKeyPath) -> Int? {
         let identity = ObjectIdentifier(keyPath)
         if identities.count <= 16 {
             for index in identities.indices where identities[index] == identity { return index }
@@ -180,14 +176,9 @@ extension KeySet {
             if let declared = key.name {
                 name = declared
             } else {
-                guard let propertyName else {
-                    preconditionFailure(
-                        "Cannot derive a key for \(key.keyPath) in the \(source) key set of \(Model.self) from its "
-                            + "name: give it one, `Key(\(key.keyPath), \"...\")`."
-                    )
-                }
+                guard let propertyName else { KeySet.cannotDeriveKey(for: key.keyPath, source: source) }
                 let components = propertyName.split(separator: ".").map { style?.apply(to: String($0)) ?? String($0) }
-                name = SourceKey(alternatives: [KeyPathComponents(components)])
+                name = SourceKey(alternatives: [DataPath(components)])
             }
             if name.alternatives.isEmpty || !name.alternatives.allSatisfy(\.isWellFormed) {
                 problems.append(KeySetProblem(.emptyKey, source: source, keyPath: "\(key.keyPath)", key: name))
@@ -198,7 +189,7 @@ extension KeySet {
                 continue
             }
             let paths = name.alternatives.map {
-                ResolvedKeyPath(leaf: AnyCodingKey($0.leaf), container: containerID(for: $0.parents), components: $0)
+                ResolvedDataPath(leaf: AnyCodingKey($0.leaf), container: containerID(for: $0.parents), components: $0)
             }
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
@@ -216,7 +207,7 @@ extension KeySet {
 
     private static func duplicateKeyProblems(in entries: [KeyEntry<Model>], source: CodingSource) -> [KeySetProblem] {
         var problems: [KeySetProblem] = []
-        var owners: [KeyPathComponents: KeyEntry<Model>] = [:]
+        var owners: [DataPath: KeyEntry<Model>] = [:]
         for entry in entries {
             for path in entry.key.alternatives {
                 if let owner = owners[path], owner.keyPath != entry.keyPath {
@@ -243,6 +234,30 @@ extension KeySet {
         return problems
     }
 
+    /// Traps with a message that says why `keyPath` has no name a ``KeyStyle`` could derive a key from,
+    /// and how to fix the key set.
+    private static func cannotDeriveKey(for keyPath: AnyKeyPath, source: CodingSource) -> Never {
+        if namesAreUnavailable(in: "\(keyPath)") {
+            preconditionFailure(
+                "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self): this build has no "
+                    + "property names (it was built without reflection metadata, `-disable-reflection-metadata`), "
+                    + "so a KeyStyle cannot name its keys. Give every key of "
+                    + "`KeySet(.\(source))` an explicit name, `Key(\\.property, \"name\")`, or build with "
+                    + "reflection metadata."
+            )
+        }
+        preconditionFailure(
+            "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self) from its name: give it "
+                + "one, `Key(\(keyPath), \"...\")`."
+        )
+    }
+
+    /// Whether `text`, a printed key path, lacks property names because the binary has no reflection
+    /// metadata: the runtime then prints a stored property by its offset, `\User.<offset 8 (String)>`.
+    static func namesAreUnavailable(in text: String) -> Bool {
+        text.contains("<offset ")
+    }
+
     /// `"userName"` for `\User.userName`, `"profile.name"` for `\User.profile.name`; `nil` when the
     /// key path does not print as plain property names (subscripts, tuple elements).
     static func propertyName(of keyPath: AnyKeyPath) -> String? {
@@ -263,42 +278,6 @@ extension KeySet {
         }
         return isPlain ? String(cleaned) : nil
     }
-}
-
-/// One resolved line of a ``KeySet``.
-public struct KeyEntry<Model>: Sendable {
-    /// The model's property.
-    public let keyPath: any PartialKeyPath<Model> & Sendable
-    /// The key in the source, alternatives first to last.
-    public let key: SourceKey
-    /// The property's name as written in Swift (`"userName"`), when the key path prints one.
-    public let propertyName: String?
-    /// The alternatives, resolved to coding keys and nested containers.
-    public let paths: [ResolvedKeyPath]
-    /// Typed operations for the property's value.
-    public let coder: KeyCoder<Model>
-    /// The toolkit options of this key, merged over its key set's; empty for a plain key.
-    public internal(set) var options = KeyOptions()
-}
-
-/// An alternative of a ``KeyEntry`` resolved for coding: its innermost key and the object holding it.
-public struct ResolvedKeyPath: Sendable {
-    /// The key that holds the value.
-    public let leaf: AnyCodingKey
-    /// The index in ``KeySet/containers`` of the object holding ``leaf``, or `nil` for the top level.
-    public let container: Int?
-    /// The whole path.
-    public let components: KeyPathComponents
-}
-
-/// An object that nested paths pass through, e.g. `data.profile` for `"data.profile.name"`.
-public struct NestedContainerInfo: Sendable {
-    /// The key of this object in its parent.
-    public let key: AnyCodingKey
-    /// The index of the parent object, or `nil` when the parent is the top level.
-    public let parent: Int?
-    /// The keys from the top level to this object.
-    public let path: [String]
 }
 
 /// A key path used as a dictionary key.

@@ -13,16 +13,16 @@ public struct SourceKey: Hashable, Sendable, ExpressibleByStringLiteral, Express
     CustomStringConvertible
 {
     /// The alternatives, in the order decoding tries them; each is a path of one or more keys.
-    public let alternatives: [KeyPathComponents]
+    public let alternatives: [DataPath]
 
     /// Creates a key from alternatives, each a path of keys.
-    public init(alternatives: [KeyPathComponents]) {
+    public init(alternatives: [DataPath]) {
         self.alternatives = alternatives
     }
 
     /// A single key or dotted path: `"user_name"`, `"data.profile.name"`.
     public init(stringLiteral value: String) {
-        self.alternatives = [KeyPathComponents(dotted: value)]
+        self.alternatives = [DataPath(dotted: value)]
     }
 
     /// Alternatives tried in order when decoding: `["user_name", "username"]`.
@@ -32,46 +32,19 @@ public struct SourceKey: Hashable, Sendable, ExpressibleByStringLiteral, Express
 
     /// A single key taken as written, even if it contains dots.
     public static func verbatim(_ key: String) -> SourceKey {
-        SourceKey(alternatives: [KeyPathComponents([key])])
+        SourceKey(alternatives: [DataPath([key])])
     }
 
     /// A nested path given component by component: `.path("data", "profile.v1", "name")`.
     public static func path(_ components: String...) -> SourceKey {
-        SourceKey(alternatives: [KeyPathComponents(components)])
+        SourceKey(alternatives: [DataPath(components)])
     }
 
     /// The path encoding writes: the first alternative.
-    public var primary: KeyPathComponents { alternatives[0] }
+    public var primary: DataPath { alternatives[0] }
 
     /// `"user_name" | "username"`, as used in error messages.
     public var description: String {
         alternatives.map { "\"\($0)\"" }.joined(separator: " | ")
     }
-}
-
-/// A path of keys into nested objects: `["data", "profile", "name"]`.
-public struct KeyPathComponents: Hashable, Sendable, CustomStringConvertible {
-    /// The keys from the outermost object inwards.
-    public let keys: [String]
-
-    /// Creates a path from its keys.
-    public init(_ keys: [String]) {
-        self.keys = keys
-    }
-
-    /// Splits `"data.profile.name"` at its dots.
-    public init(dotted: String) {
-        self.keys = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    }
-
-    /// The innermost key, the one that holds the value.
-    public var leaf: String { keys[keys.count - 1] }
-
-    /// The keys of the objects around the value (empty for a top-level key).
-    public var parents: ArraySlice<String> { keys.dropLast() }
-
-    /// Whether every key has at least one character.
-    public var isWellFormed: Bool { !keys.isEmpty && keys.allSatisfy { !$0.isEmpty } }
-
-    public var description: String { keys.joined(separator: ".") }
 }

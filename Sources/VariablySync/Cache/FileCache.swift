@@ -156,44 +156,13 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             switch format {
             case .json: return try JSONDecoder(source: source).decode(type, from: data)
             case .propertyList:
-                try Self.checkXMLNesting(data)
-                try BinaryPropertyListCheck.validate(data)
-                return try PropertyListDecoder(source: source).decode(type, from: data)
+                // The core's guarded read: XML nesting and binary structure are checked first.
+                return try PropertyListDecoder().decode(type, from: data, source: source)
             }
         } catch {
             let keptAt = try keepAside()
             throw FileCacheError.corrupt(
                 file: url, keptAt: keptAt, codingPath: FileCacheError.codingPath(of: error), underlying: error)
-        }
-    }
-
-    /// The deepest nesting of arrays and dictionaries read from an XML property list.
-    static var maximumXMLNesting: Int { 512 }
-
-    /// Refuses an XML property list nested deeper than ``maximumXMLNesting``: Foundation's XML reader
-    /// recurses once per level and would overflow the stack on a damaged or hostile file, which must
-    /// give a corrupt-file error instead. (Binary property lists are what `store` writes.)
-    static func checkXMLNesting(_ data: Data) throws {
-        guard data.starts(with: Array("<?xml".utf8)) || data.starts(with: Array("<plist".utf8)) else { return }
-        var depth = 0
-        var index = data.startIndex
-        let open = UInt8(ascii: "<")
-        while let start = data[index...].firstIndex(of: open) {
-            let next = data.index(after: start)
-            guard next < data.endIndex else { break }
-            let tag = data[next..<min(next + 6, data.endIndex)]
-            if tag.starts(with: Array("array>".utf8)) || tag.starts(with: Array("dict>".utf8)) {
-                depth += 1
-                if depth > maximumXMLNesting {
-                    throw DecodingError.dataCorrupted(
-                        DecodingError.Context(
-                            codingPath: [],
-                            debugDescription: "The property list nests arrays or dictionaries deeper than \(maximumXMLNesting) levels."))
-                }
-            } else if tag.starts(with: Array("/array".utf8)) || tag.starts(with: Array("/dict>".utf8)) {
-                depth -= 1
-            }
-            index = next
         }
     }
 

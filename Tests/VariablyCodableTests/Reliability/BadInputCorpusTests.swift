@@ -163,11 +163,12 @@ enum ReliabilityCorpus {
                             codingPath: isNumberRange ? nil : path.joined(separator: "."))))
             }
         }
-        // A nested container of the wrong type names the first property inside it.
+        // A nested container of the wrong kind counts as absent: the first required property inside
+        // it is not found (its message says what was seen instead).
         inputs.append(
             HostileInput(
                 name: "remote profile = 5", data: json(setting(remoteObject(), ["profile"], 5)),
-                outcome: .keyedError(property: "age", reasons: [.typeMismatch], codingPath: nil)))
+                outcome: .keyedError(property: "age", reasons: [.keyNotFound], codingPath: nil)))
         return inputs
     }
 
@@ -503,19 +504,23 @@ struct ReliabilityBadInputCorpusTests {
         #expect(throws: DecodingError.self) { try JSONValue(parsing: deep) }
     }
 
-    @Test func jsonValueKeepsTheLastOfDuplicateKeys() throws {
-        #expect(try JSONValue(parsing: #"{"a":1,"a":2}"#)["a"] == .int(2))
+    /// One rule everywhere: the first of duplicate keys wins, as in `JSONDecoder`.
+    @Test func jsonValueKeepsTheFirstOfDuplicateKeysAsJSONDecoderDoes() throws {
+        let text = #"{"a":1,"a":2}"#
+        #expect(try JSONValue(parsing: text)["a"] == .int(1))
+        #expect(try JSONDecoder().decode([String: Int].self, from: Data(text.utf8))["a"] == 1)
     }
 
-    // Found by Fuzz/run json_value: a number beyond Double's range ("1e600", "66E6666...") parses as
-    // `.double(+infinity)`, which `jsonString()` writes as `null`: a round trip silently turns the
-    // value into null. Parsing should throw, or keep the number (as `.bigInteger` keeps integers).
-    @Test(.disabled("bug: JSONValue reads 1e600 as infinity and writes it back as null"))
-    func jsonValueKeepsOutOfRangeNumbersThroughARoundTrip() throws {
-        for text in ["1e600", "-1e600", "[66E6666666666666666]"] {
-            guard let value = try? JSONValue(parsing: text) else { continue }
+    // Found by Fuzz/run json_value: a number beyond Double's range ("1e600", "66E6666...") parsed as
+    // `.double(+infinity)`, which `jsonString()` wrote as `null`. Regression: it is kept as its text.
+    @Test func jsonValueKeepsOutOfRangeNumbersThroughARoundTrip() throws {
+        for text in ["1e600", "-1e600", "[66E6666666666666666]", "1e-400", "-2.5E-999"] {
+            let value = try JSONValue(parsing: text)
+            #expect(value.jsonString() == text)
             #expect(try JSONValue(parsing: value.jsonString()) == value, "\(text) became \(value.jsonString())")
         }
+        #expect(try JSONValue(parsing: "1e600") == .bigNumber("1e600"))
+        #expect(try JSONValue(parsing: "0e-999") == .double(0))
     }
 
     // Regression, found by Fuzz/run dates: ISO 8601 output truncated to milliseconds, and a `Date`
@@ -649,8 +654,8 @@ struct ReliabilityBadPropertyListCorpusTests {
         #expect(try PropertyListDecoder().decode(User.self, from: Self.fixedBinaryPropertyList, source: .local) == ReliabilityCorpus.user)
     }
 
-    @Test(.disabled("bug: PropertyListDecoder traps (SIGILL in BPlistScanner.scanDictionary) on a corrupted binary plist"))
-    func corruptedBinaryPropertyListIsATypedError() {
+    /// Regression: the core's `decode(_:from:source:)` checks the binary structure before Foundation.
+    @Test func corruptedBinaryPropertyListIsATypedError() {
         expectOutcome(.anyTypedError, source: .local, input: "crashing binary plist") {
             try PropertyListDecoder().decode(User.self, from: Self.crashingBinaryPropertyList, source: .local)
         }
@@ -693,10 +698,9 @@ struct ReliabilityBadPropertyListCorpusTests {
     }
 
     // Foundation's XML property list scanner recurses once per level with no depth limit: 10,000
-    // levels overflow the stack (SIGSEGV in XMLPlistScanner.scanXMLElement), so a hostile cache file
-    // read through PropertyListDecoder(source:) or FileCache(format: .propertyList) kills the process.
-    @Test(.disabled("bug: PropertyListDecoder crashes (stack overflow) on an XML plist nested 10,000 deep"))
-    func deeplyNestedXMLPropertyListIsATypedError() {
+    // levels overflowed the stack (SIGSEGV in XMLPlistScanner.scanXMLElement). Regression: the core's
+    // `decode(_:from:source:)` bounds the nesting first.
+    @Test func deeplyNestedXMLPropertyListIsATypedError() {
         expectOutcome(.anyTypedError, source: .local, input: "XML plist nested 10,000 deep") {
             try PropertyListDecoder().decode(User.self, from: Self.nestedXMLPropertyList(depth: 10_000), source: .local)
         }

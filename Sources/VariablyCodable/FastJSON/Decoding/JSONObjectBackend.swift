@@ -2,8 +2,8 @@ import Foundation
 
 /// Reads a key set's entries from one JSON object on a ``JSONDocument``'s tape, for a
 /// ``DecodingContainer``: the fast counterpart of `FoundationDecodingBackend`, with the same rules
-/// (alternatives tried in order, nested objects that are missing or `null` count as absent, a nested
-/// key that holds something other than an object is a type mismatch) and the same errors.
+/// (alternatives tried in order, nested objects that are missing, `null` or something other than an
+/// object count as absent for the paths through them) and the same errors.
 final class JSONObjectBackend: KeySetDecodingBackend {
     let session: JSONDecodingSession
     let table: KeyTable
@@ -15,7 +15,8 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     private var baseTail = PathTail.none
     /// Per slot of the table, the tape index of the value, or -1.
     private let slots: UnsafeMutablePointer<Int32>
-    /// Per nested object of the layout: -2 not looked up yet, -1 absent, else its tape index.
+    /// Per nested object of the layout: -2 not looked up yet, -1 absent, -3 not an object, else its
+    /// tape index.
     private let containers: UnsafeMutablePointer<Int32>
     private let containerCount: Int
 
@@ -147,11 +148,30 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         var path = codingPath
         PathTail.keys(Array(first.dropLast())).append(to: &path)
         let tried = layout.alternativeKeys[start..<layout.alternativeStarts[index + 1]]
+        let seen = absenceDetail(entry: index).map { " (\($0))" } ?? ""
         return DecodingError.keyNotFound(
             AnyCodingKey(first[first.count - 1]),
             DecodingError.Context(
                 codingPath: path,
-                debugDescription: "No value for \(tried.map { "\"\($0.joined(separator: "."))\"" }.joined(separator: " | "))."))
+                debugDescription: "No value for \(tried.map { "\"\($0.joined(separator: "."))\"" }.joined(separator: " | "))\(seen)."))
+    }
+
+    func absenceDetail(entry index: Int) -> String? {
+        var seen: [String] = []
+        for alternative in layout.alternativeStarts[index]..<layout.alternativeStarts[index + 1] {
+            var scope = layout.alternativeScopes[alternative]
+            while scope != 0 {
+                let container = scope - 1
+                if containers[container] == -3 {
+                    let value = Int(slots[layout.containerSlots[container]])
+                    let detail =
+                        "\"\(layout.containerPaths[container].joined(separator: "."))\" is \(document[value].kind.nameWithArticle), not an object"
+                    if !seen.contains(detail) { seen.append(detail) }
+                }
+                scope = layout.containerParentScopes[container]
+            }
+        }
+        return seen.isEmpty ? nil : seen.joined(separator: "; ")
     }
 
     /// The tape index of the value of the first alternative present, and that alternative.
@@ -167,13 +187,12 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         return nil
     }
 
-    /// Whether nested object `container` is present (matching its keys on first use).
-    ///
-    /// - Throws: `DecodingError.typeMismatch` if its key holds something other than an object or `null`.
+    /// Whether nested object `container` is present (matching its keys on first use); one whose key
+    /// holds something other than an object is absent, and remembered as such for the report.
     private func resolveContainer(_ container: Int) throws -> Bool {
         let state = containers[container]
         if state >= 0 { return true }
-        if state == -1 { return false }
+        if state == -1 || state == -3 { return false }
         let parentScope = layout.containerParentScopes[container]
         if parentScope != 0 {
             guard try resolveContainer(parentScope - 1) else {
@@ -186,15 +205,9 @@ final class JSONObjectBackend: KeySetDecodingBackend {
             containers[container] = -1
             return false
         }
-        let kind = document[value].kind
-        guard kind == .object else {
-            var path = codingPath
-            PathTail.keys(layout.containerPaths[container]).append(to: &path)
-            throw DecodingError.typeMismatch(
-                [String: Any].self,
-                DecodingError.Context(
-                    codingPath: path,
-                    debugDescription: "Expected to decode \([String: Any].self) but found \(kind.description) instead."))
+        guard document[value].kind == .object else {
+            containers[container] = -3
+            return false
         }
         table.match(document, object: value, scope: container + 1, into: slots)
         containers[container] = Int32(value)

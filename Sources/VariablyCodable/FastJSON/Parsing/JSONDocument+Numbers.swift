@@ -187,7 +187,7 @@ extension JSONDocument {
     }
 
     /// Whether every digit before the exponent is zero.
-    private static func isTrueZero(_ text: String) -> Bool {
+    static func isTrueZero(_ text: String) -> Bool {
         for byte in text.utf8 {
             if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return true }
             if byte >= UInt8(ascii: "1") && byte <= UInt8(ascii: "9") { return false }

@@ -19,4 +19,16 @@ enum JSONKind: UInt8 {
         case .object: "dictionary"
         }
     }
+
+    /// With an article, for messages that say what was found: `"a string"`, `"an array"`.
+    var nameWithArticle: String {
+        switch self {
+        case .null: "null"
+        case .true, .false: "a bool"
+        case .string: "a string"
+        case .number: "a number"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
 }

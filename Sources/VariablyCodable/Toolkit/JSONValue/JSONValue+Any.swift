@@ -145,6 +145,7 @@ extension JSONValue {
         case .bool(let value): return value
         case .int(let value): return Int(exactly: value) ?? value
         case .bigInteger(let digits): return Decimal(string: digits, locale: nil) ?? digits
+        case .bigNumber(let text): return Decimal(string: text, locale: nil) ?? text
         case .double(let value): return value
         case .string(let value): return value
         case .array(let elements): return elements.map(\.anyValue)

@@ -101,6 +101,17 @@ extension JSONValue: Codable {
                     EncodingError.Context(
                         codingPath: encoder.codingPath, debugDescription: "\"\(digits)\" is not an integer."))
             }
+        case .bigNumber(let text):
+            // A Foundation encoder writes numbers from Swift types only: `Decimal` holds some of these.
+            var container = encoder.singleValueContainer()
+            guard let decimal = Decimal(string: text, locale: nil), decimal.isFinite, "\(decimal)" != "0" else {
+                throw EncodingError.invalidValue(
+                    text,
+                    EncodingError.Context(
+                        codingPath: encoder.codingPath,
+                        debugDescription: "\(text) is beyond the range of the numbers an Encoder can write; use jsonString()."))
+            }
+            try container.encode(decimal)
         case .double(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)

@@ -16,6 +16,9 @@ public enum JSONValue: Hashable, Sendable {
     case int(Int64)
     /// An integer outside `Int64`'s range, kept as its decimal digits (e.g. `"18446744073709551615"`).
     case bigInteger(String)
+    /// A number beyond `Double`'s range (it would overflow to infinity or underflow to zero), kept as
+    /// its JSON text (e.g. `"1e600"`) so that it is written back unchanged.
+    case bigNumber(String)
     /// A floating-point number.
     case double(Double)
     /// A string.
@@ -132,7 +135,7 @@ extension JSONValue {
         case .null: return "null"
         case .bool: return "bool"
         case .int, .bigInteger: return "integer"
-        case .double: return "number"
+        case .double, .bigNumber: return "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"
@@ -142,9 +145,11 @@ extension JSONValue {
 
 // MARK: - Literals
 
+// `ExpressibleByStringInterpolation` uses the standard interpolation and `init(stringLiteral:)`:
+// `["n": "\(42)"]` is `.string("42")`.
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByStringInterpolation,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     /// `null`.
     ///

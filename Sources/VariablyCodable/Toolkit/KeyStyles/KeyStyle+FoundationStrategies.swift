@@ -26,8 +26,24 @@ extension JSONDecoder.KeyDecodingStrategy {
         return .custom { codingPath in
             guard let key = codingPath.last else { return AnyCodingKey("") }
             if let index = key.intValue { return AnyCodingKey(intValue: index) }
-            return AnyCodingKey(converter.convert(key.stringValue))
+            return ConvertedKey(stringValue: converter.convert(key.stringValue))
         }
+    }
+}
+
+/// A converted string key. Two words, so that as `any CodingKey` it is stored inline rather than in
+/// an allocated box (`AnyCodingKey` is one byte too large): the decoder asks for one per key of
+/// every object.
+private struct ConvertedKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        nil
     }
 }
 
@@ -43,7 +59,7 @@ extension JSONEncoder.KeyEncodingStrategy {
         return .custom { codingPath in
             guard let key = codingPath.last else { return AnyCodingKey("") }
             if let index = key.intValue { return AnyCodingKey(intValue: index) }
-            return AnyCodingKey(converter.convert(key.stringValue))
+            return ConvertedKey(stringValue: converter.convert(key.stringValue))
         }
     }
 }

@@ -51,15 +51,24 @@ public struct KeyStyle: Hashable, Sendable {
     /// `USER_NAME`
     public static let screamingSnakeCase = KeyStyle(.screamingSnake)
 
-    /// Converts `name`, written in any style, to this style.
+    /// Converts `name`, written in any style, to this style. Leading and trailing underscores are kept
+    /// as they are, as Foundation's `convertFromSnakeCase` keeps them.
     ///
     /// ```swift
     /// KeyStyle.screamingSnakeCase.apply(to: "userName")   // "USER_NAME"
+    /// KeyStyle.camelCase.apply(to: "_asd_ert_")           // "_asdErt_"
     /// ```
     ///
     /// - Complexity: O(n) in the length of `name`.
     public func apply(to name: String) -> String {
-        let words = KeyStyle.words(in: name)
+        let leading = name.prefix { $0 == "_" }
+        guard leading.endIndex != name.endIndex else { return name }
+        let trailingCount = name.reversed().prefix { $0 == "_" }.count
+        let core = name[leading.endIndex..<name.index(name.endIndex, offsetBy: -trailingCount)]
+        return leading + join(KeyStyle.words(in: String(core))) + String(repeating: "_", count: trailingCount)
+    }
+
+    private func join(_ words: [String]) -> String {
         switch convention {
         case .snake: return words.map { $0.lowercased() }.joined(separator: "_")
         case .kebab: return words.map { $0.lowercased() }.joined(separator: "-")

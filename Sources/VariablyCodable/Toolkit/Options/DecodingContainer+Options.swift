@@ -42,7 +42,7 @@ extension DecodingContainer {
 
     // The decoder's options and the value's coding path cost a dictionary lookup and an allocation:
     // they are only computed where a value needs more than a plain decode.
-    private func decodeWithOptions<Value: Decodable>(
+    func decodeWithOptions<Value>(
         _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isRequired: Bool
     ) throws -> Value? {
         let record = { (kind: DecodeEvent.Kind, path: [any CodingKey], detail: String?, error: () -> DecodingError) in
@@ -52,14 +52,17 @@ extension DecodingContainer {
         let path = { self.valuePath(of: entry) }
         guard backend.contains(entry: index) else {
             if let value = options.defaultIfMissing {
-                try record(.defaultUsed(.missing), path(), nil) {
+                // What was seen instead, e.g. a parent that is not an object, goes to the report.
+                let seen = backend.absenceDetail(entry: index)
+                try record(.defaultUsed(.missing), path(), seen) {
                     DecodingError.keyNotFound(
                         entry.paths[0].leaf,
-                        DecodingError.Context(codingPath: codingPath, debugDescription: "No value for \(entry.key)."))
+                        DecodingError.Context(
+                            codingPath: codingPath, debugDescription: "No value for \(entry.key)\(seen.map { " (\($0))" } ?? "")."))
                 }
-                return declared(value, as: Value.self)
+                return try declared(value, as: Value.self)
             }
-            return isRequired ? try backend.decode(Value.self, entry: index) : nil
+            return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
         }
         // Most values are well-formed: decode them plainly first, which also tells `null` apart, and
         // convert, filter or fall back only when that fails. Transforms and date strategies read
@@ -71,7 +74,7 @@ extension DecodingContainer {
             isNull = try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil
         } else if readsDate {
             // Reading a date tells `null` apart by itself (see `decodePresent`).
-        } else if let value = try? backend.decodeIfPresent(Value.self, entry: index) {
+        } else if let value = try? decodePlainly(Value.self, entry: index, isRequired: false) {
             return value
         } else {
             // nil (`null`) or an error: `PresenceProbe` accepts any value, so it tells them apart.
@@ -91,7 +94,7 @@ extension DecodingContainer {
                     try record(.unknownEnumCase(rawValue: raw.description), path(), nil) {
                         error as! DecodingError
                     }
-                    return declared(fallback, as: Value.self)
+                    return try declared(fallback, as: Value.self)
                 }
                 if let value = options.defaultIfInvalid {
                     try record(.defaultUsed(.invalid), path(), "\(error)") {
@@ -99,7 +102,7 @@ extension DecodingContainer {
                             ?? DecodingError.dataCorrupted(
                                 DecodingError.Context(codingPath: path(), debugDescription: "\(error)", underlyingError: error))
                     }
-                    return declared(value, as: Value.self)
+                    return try declared(value, as: Value.self)
                 }
                 throw error
             }
@@ -110,9 +113,9 @@ extension DecodingContainer {
                     DecodingError.valueNotFound(
                         Value.self, DecodingError.Context(codingPath: path(), debugDescription: "The value is null."))
                 }
-                return declared(value, as: Value.self)
+                return try declared(value, as: Value.self)
             }
-            return isRequired ? try backend.decode(Value.self, entry: index) : nil
+            return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
         }
         for event in pending {
             try record(event.kind, event.codingPath, event.detail) { event.error }
@@ -122,14 +125,25 @@ extension DecodingContainer {
 
     /// A present value, through the first option that applies to its type; `nil` when a date strategy
     /// finds `null`.
-    private func decodePresent<Value: Decodable>(
+    private func decodePresent<Value>(
         _ type: Value.Type, entry: KeyEntry<Model>, index: Int, path: () -> [any CodingKey],
         pending: inout [PendingEvent]
     ) throws -> Value? {
         let options = entry.options
-        let isLenient = KeyOptions.isLenientType(Value.self) && (options.isLenient ?? decodingOptions?.isLenient ?? false)
+        let asksLenience = options.isLenient ?? decodingOptions?.isLenient ?? false
+        let isLenient = asksLenience && KeyOptions.isLenientType(Value.self)
         if let transform = options.transform {
-            return declared(try transform.decode(from: backend, entry: index), as: Value.self)
+            // Lenience applies to what is read: the transform's stored type.
+            guard asksLenience, LenientValue.isScalar(transform.encodedType) else {
+                return try declared(transform.decode(from: backend, entry: index), as: Value.self)
+            }
+            let stored: Any
+            if let plain = try? readStored(transform.encodedType, entry: index) {
+                stored = plain
+            } else {
+                stored = try decodeLenientScalar(transform.encodedType, index: index, path: path, pending: &pending)
+            }
+            return try declared(transform.decode(stored: stored), as: Value.self)
         }
         if let dates = options.dates {
             if Value.self == Date.self {
@@ -139,27 +153,27 @@ extension DecodingContainer {
                 if numbersFirst, case .success(let number) = Result(catching: {
                     try backend.decodeIfPresent(Double.self, entry: index)
                 }) {
-                    return number.map { declared(dates.date(fromNumber: $0), as: Value.self) }
+                    return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
                 }
                 if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }) {
                     guard let text else { return nil }
-                    if let date = dates.date(from: text) { return declared(date, as: Value.self) }
-                    return declared(try dates.date(from: .string(text), codingPath: path()), as: Value.self)
+                    if let date = dates.date(from: text) { return try declared(date, as: Value.self) }
+                    return try declared(dates.date(from: .string(text), codingPath: path()), as: Value.self)
                 }
                 if !numbersFirst, case .success(let number) = Result(catching: {
                     try backend.decodeIfPresent(Double.self, entry: index)
                 }) {
-                    return number.map { declared(dates.date(fromNumber: $0), as: Value.self) }
+                    return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
                 }
                 // Neither a string nor a number: a property list's native date, read as it is.
-                return try backend.decodeIfPresent(Value.self, entry: index)
+                return try backend.decodeIfPresent(Date.self, entry: index).map { try declared($0, as: Value.self) }
             }
             if Value.self == [Date].self {
                 let raws = try backend.decode([JSONValue].self, entry: index)
                 let list = try raws.enumerated().map { offset, raw in
                     try dates.date(from: raw, codingPath: path() + [AnyCodingKey(intValue: offset)])
                 }
-                return declared(list, as: Value.self)
+                return try declared(list, as: Value.self)
             }
         }
         if let collection = Value.self as? any ElementPolicyDecodable.Type {
@@ -171,32 +185,72 @@ extension DecodingContainer {
                     policy: options.elementPolicy ?? .fail, codingPath: path(),
                     using: { try backend.decode($0, entry: index) }, onEvent: onEvent)
             {
-                return declared(decoded, as: Value.self)
+                return try declared(decoded, as: Value.self)
             }
             if let policy = options.elementPolicy {
                 let decoded = try collection.decode(
                     policy: policy, using: { try backend.decode($0, entry: index) }, onEvent: onEvent)
-                return declared(decoded, as: Value.self)
+                return try declared(decoded, as: Value.self)
             }
         }
-        if isLenient, let scalar = Value.self as? any LenientScalar.Type {
-            let raw = try backend.decode(JSONValue.self, entry: index)
-            guard let (value, isCoerced) = scalar.lenientValue(from: raw) else {
-                throw DecodingError.typeMismatch(
-                    Value.self,
-                    DecodingError.Context(
-                        codingPath: path(), debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(Value.self) without loss."))
-            }
-            if isCoerced {
-                let error = DecodingError.typeMismatch(
-                    Value.self,
-                    DecodingError.Context(
-                        codingPath: path(), debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(Value.self)."))
-                pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(Value.self)"), path(), error, nil))
-            }
-            return declared(value, as: Value.self)
+        if isLenient, LenientValue.isScalar(Value.self) {
+            return try declared(decodeLenientScalar(Value.self, index: index, path: path, pending: &pending), as: Value.self)
         }
-        return try backend.decode(Value.self, entry: index)
+        return try decodePlainly(Value.self, entry: index, isRequired: true)
+    }
+
+    /// Entry `index` decoded as it is. `Value` is `Decodable` unless the key has a transform to a type
+    /// that is not; such a value is read through its transform only, so here it only produces the
+    /// errors for a missing or `null` value.
+    private func decodePlainly<Value>(_ type: Value.Type, entry index: Int, isRequired: Bool) throws -> Value? {
+        if let decodable = Value.self as? any Decodable.Type {
+            return try decodePlainly(decodable, as: Value.self, entry: index, isRequired: isRequired)
+        }
+        guard try backend.decodeIfPresent(PresenceProbe.self, entry: index) != nil else {
+            guard isRequired else { return nil }
+            _ = try backend.decode(PresenceProbe.self, entry: index)  // keyNotFound when missing
+            throw DecodingError.valueNotFound(
+                Value.self,
+                DecodingError.Context(codingPath: valuePath(of: keySet.entries[index]), debugDescription: "The value is null."))
+        }
+        throw DecodingError.typeMismatch(
+            Value.self,
+            DecodingError.Context(
+                codingPath: valuePath(of: keySet.entries[index]),
+                debugDescription: "\(Value.self) is not Decodable and the \(source) key set gives it no transform."))
+    }
+
+    private func decodePlainly<Stored: Decodable, Value>(
+        _ stored: Stored.Type, as type: Value.Type, entry index: Int, isRequired: Bool
+    ) throws -> Value? {
+        let value = isRequired ? try backend.decode(Stored.self, entry: index) : try backend.decodeIfPresent(Stored.self, entry: index)
+        return try value.map { try declared($0, as: Value.self) }
+    }
+
+    /// Entry `index` read as `type`, a stored type that is not a `Decodable` generic parameter here.
+    private func readStored<Stored: Decodable>(_ type: Stored.Type, entry index: Int) throws -> Any {
+        try backend.decode(Stored.self, entry: index)
+    }
+
+    /// Entry `index` converted leniently to `type` (see ``LenientValue``), noting a coercion in `pending`.
+    private func decodeLenientScalar(
+        _ type: Any.Type, index: Int, path: () -> [any CodingKey], pending: inout [PendingEvent]
+    ) throws -> Any {
+        let raw = try backend.decode(JSONValue.self, entry: index)
+        guard let (value, isCoerced) = try LenientValue.convert(raw, to: type, codingPath: path()) else {
+            throw DecodingError.typeMismatch(
+                type,
+                DecodingError.Context(
+                    codingPath: path(), debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(type) without loss."))
+        }
+        if isCoerced {
+            let error = DecodingError.typeMismatch(
+                type,
+                DecodingError.Context(
+                    codingPath: path(), debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(type)."))
+            pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(type)"), path(), error, nil))
+        }
+        return value
     }
 
     /// Records an event in the report, or throws `error()` in strict mode.
@@ -219,9 +273,16 @@ extension DecodingContainer {
         codingPath + entry.paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
     }
 
-    private func declared<Value>(_ value: Any, as type: Value.Type) -> Value {
+    /// `value`, a declared option value or a transform's output, as the property's type. Key sets check
+    /// declared values when they are built, so this only fails for a mistyped value that a closure
+    /// returns at decoding time, which throws rather than stopping the process.
+    private func declared<Value>(_ value: Any, as type: Value.Type) throws -> Value {
         guard let value = value as? Value else {
-            preconditionFailure("\(value) is not a \(Value.self): check the options of \(Model.self)'s key set")
+            throw DecodingError.typeMismatch(
+                Value.self,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "\(value) (\(Swift.type(of: value))) is not a \(Value.self): check the options of \(Model.self)'s key set."))
         }
         return value
     }

@@ -35,15 +35,18 @@ extension ElementPolicy {
     static func convertLeniently<Element>(
         _ raw: JSONValue, to type: Element.Type, codingPath: [any CodingKey], onEvent: (ElementEvent) throws -> Void
     ) throws -> Result<Element, DecodingError> {
-        guard let scalar = Element.self as? any LenientScalar.Type else {
-            preconditionFailure("\(Element.self) is not a LenientScalar")
-        }
         if raw.isNull {
             return .failure(
                 DecodingError.valueNotFound(
                     Element.self, DecodingError.Context(codingPath: codingPath, debugDescription: "The element is null.")))
         }
-        guard let (value, isCoerced) = scalar.lenientValue(from: raw) else {
+        let converted: (value: Any, isCoerced: Bool)?
+        do {
+            converted = try LenientValue.convert(raw, to: Element.self, codingPath: codingPath)
+        } catch let error as DecodingError {
+            return .failure(error)
+        }
+        guard let (value, isCoerced) = converted, let element = value as? Element else {
             return .failure(
                 DecodingError.typeMismatch(
                     Element.self,
@@ -60,7 +63,7 @@ extension ElementPolicy {
             try onEvent(
                 ElementEvent(kind: .coerced(from: "\(raw.kindName) \(raw)", to: "\(Element.self)"), error: strictError))
         }
-        return .success(value as! Element)
+        return .success(element)
     }
 
     /// Applies the policy to the elements of `results`, in order.
@@ -78,8 +81,15 @@ extension ElementPolicy {
             case .remove:
                 try onEvent(ElementEvent(kind: .elementRemoved, error: error))
             case .fallback(let value):
+                // A key's own fallback is checked when its key set is built; one that a `custom`
+                // policy returns is only known now, and a wrong one must not stop the process.
                 guard let element = value as? Element else {
-                    preconditionFailure("The fallback \(value) is not a \(Element.self)")
+                    throw DecodingError.typeMismatch(
+                        Element.self,
+                        DecodingError.Context(
+                            codingPath: error.contextCodingPath,
+                            debugDescription: "The element policy's fallback \(value) (\(type(of: value))) is not a \(Element.self).",
+                            underlyingError: error))
                 }
                 append(element)
                 try onEvent(ElementEvent(kind: .elementReplaced, error: error))

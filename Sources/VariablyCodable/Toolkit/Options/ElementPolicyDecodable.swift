@@ -5,7 +5,8 @@ import Foundation
 protocol ElementPolicyDecodable {
     /// Whether `value` can stand in for an element.
     static func acceptsElement(_ value: Any) -> Bool
-    /// Whether the elements are ``LenientScalar``s, which lenient decoding converts one by one.
+    /// Whether the elements are ``LenientScalar``s (or enums stored by one), which lenient decoding
+    /// converts one by one.
     static var hasLenientElements: Bool { get }
     /// Decodes the collection converting each element leniently, applying `policy` to elements that
     /// cannot be converted and telling `onEvent` about coercions too; `nil` if the elements are not
@@ -38,7 +39,7 @@ struct ElementEvent {
 extension Array: ElementPolicyDecodable where Element: Decodable {
     static func acceptsElement(_ value: Any) -> Bool { value is Element }
 
-    static var hasLenientElements: Bool { Element.self is any LenientScalar.Type }
+    static var hasLenientElements: Bool { LenientValue.isScalar(Element.self) }
 
     static func decodeLeniently(
         policy: ElementPolicy, codingPath: [any CodingKey], using decode: (any Decodable.Type) throws -> Any,
@@ -73,7 +74,7 @@ extension Array: ElementPolicyDecodable where Element: Decodable {
 extension Dictionary: ElementPolicyDecodable where Key: Decodable & Hashable, Value: Decodable {
     static func acceptsElement(_ value: Any) -> Bool { value is Value }
 
-    static var hasLenientElements: Bool { Value.self is any LenientScalar.Type }
+    static var hasLenientElements: Bool { LenientValue.isScalar(Value.self) }
 
     static func decodeLeniently(
         policy: ElementPolicy, codingPath: [any CodingKey], using decode: (any Decodable.Type) throws -> Any,

@@ -134,4 +134,31 @@ extension Key {
     ) {
         self = Key(keyPath, name).transform(transform)
     }
+
+    /// Maps a property whose type is not `Codable` (a tuple, a plain struct) to a key: the transform
+    /// does the coding, both ways.
+    ///
+    /// ```swift
+    /// Key(\.location, "loc", transform: ValueTransform<(Double, Double), [Double]>(
+    ///     decode: { ($0[0], $0[1]) }, encode: { [$0.0, $0.1] }))
+    /// ```
+    public init<Value, Encoded: Codable>(
+        _ keyPath: any KeyPath<Model, Value> & Sendable, _ name: SourceKey? = nil,
+        transform: ValueTransform<Value, Encoded>
+    ) {
+        self = Key(keyPath: keyPath, name: name, coder: TransformedKeyCoder(keyPath)).transform(transform)
+    }
+
+    /// Maps an optional property whose wrapped type is not `Codable` to a key, through a transform of
+    /// its wrapped value.
+    ///
+    /// ```swift
+    /// Key(\.home, "home", transform: pair)      // (Double, Double)?
+    /// ```
+    public init<Wrapped, Encoded: Codable>(
+        _ keyPath: any KeyPath<Model, Wrapped?> & Sendable, _ name: SourceKey? = nil,
+        transform: ValueTransform<Wrapped, Encoded>
+    ) {
+        self = Key(keyPath: keyPath, name: name, coder: OptionalTransformedKeyCoder(keyPath)).transform(transform)
+    }
 }

@@ -14,24 +14,24 @@ import Foundation
 /// }
 /// .lenient()
 /// ```
-public struct KeyOptions: Sendable {
+package struct KeyOptions: Sendable {
     /// Whether scalars decode leniently (see ``LenientScalar``); `nil` inherits from the key set, then
     /// the decoder's ``DecodingOptions``.
-    public internal(set) var isLenient: Bool?
+    package internal(set) var isLenient: Bool?
     /// How `Date`, `Date?` and `[Date]` properties are read and written.
-    public internal(set) var dates: DateCodingStrategy?
+    package internal(set) var dates: DateCodingStrategy?
     /// The value used when no key is present; it has the property's (unwrapped) type.
-    public var defaultIfMissing: Any? { defaultIfMissingBox?.value }
+    package var defaultIfMissing: Any? { defaultIfMissingBox?.value }
     /// The value used when the value is `null`.
-    public var defaultIfNull: Any? { defaultIfNullBox?.value }
+    package var defaultIfNull: Any? { defaultIfNullBox?.value }
     /// The value used when the value is present but does not decode.
-    public var defaultIfInvalid: Any? { defaultIfInvalidBox?.value }
+    package var defaultIfInvalid: Any? { defaultIfInvalidBox?.value }
     /// What to do with failing elements of an array or dictionary property.
-    public internal(set) var elementPolicy: ElementPolicy?
+    package internal(set) var elementPolicy: ElementPolicy?
     /// The case used for an enum raw value no case has.
-    public var unknownCaseFallback: Any? { unknownCaseFallbackBox?.value }
+    package var unknownCaseFallback: Any? { unknownCaseFallbackBox?.value }
     /// The conversion between the property's value and the stored one.
-    public internal(set) var transform: AnyValueTransform?
+    package internal(set) var transform: AnyValueTransform?
 
     var defaultIfMissingBox: SendableValue?
     var defaultIfNullBox: SendableValue?
@@ -43,32 +43,44 @@ public struct KeyOptions: Sendable {
     /// ```swift
     /// KeyOptions().isEmpty   // true
     /// ```
-    public init() {}
+    package init() {}
 
     /// Whether no option is set.
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         isLenient == nil && dates == nil && defaultIfMissingBox == nil && defaultIfNullBox == nil
             && defaultIfInvalidBox == nil && elementPolicy == nil && unknownCaseFallbackBox == nil && transform == nil
     }
 
     /// Whether encoding must look at the options (a transform or a date strategy).
-    public var affectsEncoding: Bool { transform != nil || dates != nil }
+    package var affectsEncoding: Bool { transform != nil || dates != nil }
 
     /// These options, with unset ones taken from `base` (a key set's options) where they apply to a
     /// property storing `storedType`: lenience to scalars, dates to `Date`, element policies to
     /// collections. Other properties stay without options, on the fast path.
     func merged(over base: KeyOptions, storedType: Any.Type) -> KeyOptions {
         var merged = self
-        if isLenient == nil, KeyOptions.isLenientType(storedType) { merged.isLenient = base.isLenient }
+        let readType = transform?.encodedType ?? storedType
+        if isLenient == nil, KeyOptions.isLenientType(storedType) || KeyOptions.isLenientType(readType) {
+            merged.isLenient = base.isLenient
+        }
         if dates == nil, storedType == Date.self || storedType == [Date].self { merged.dates = base.dates }
-        if elementPolicy == nil, storedType is any ElementPolicyDecodable.Type { merged.elementPolicy = base.elementPolicy }
+        if elementPolicy == nil, let collection = storedType as? any ElementPolicyDecodable.Type {
+            if case .fallback(let value) = base.elementPolicy {
+                precondition(
+                    collection.acceptsElement(value),
+                    "KeySet.elements(.fallback(\(value))): \(value) (\(type(of: value))) is not an element of \(storedType), "
+                        + "the type of a property of this key set: give that key its own elements(_:) policy")
+            }
+            merged.elementPolicy = base.elementPolicy
+        }
         return merged
     }
 }
 
 extension KeyOptions {
-    /// Whether lenient decoding changes how `type` decodes: a scalar, or a collection of scalars.
+    /// Whether lenient decoding changes how `type` decodes: a scalar, an enum stored by a scalar raw
+    /// value, or a collection of them.
     static func isLenientType(_ type: Any.Type) -> Bool {
-        type is any LenientScalar.Type || (type as? any ElementPolicyDecodable.Type)?.hasLenientElements == true
+        LenientValue.isScalar(type) || (type as? any ElementPolicyDecodable.Type)?.hasLenientElements == true
     }
 }

@@ -112,6 +112,7 @@ extension String: LenientScalar {
         case .string(let value): return (value, false)
         case .int(let value): return (String(value), true)
         case .bigInteger(let digits): return (digits, true)
+        case .bigNumber(let text): return (text, true)
         case .double(let value): return ("\(value)", true)
         case .bool(let value): return (value ? "true" : "false", true)
         default: return nil

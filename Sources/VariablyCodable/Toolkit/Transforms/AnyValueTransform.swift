@@ -8,11 +8,11 @@
 /// ```
 ///
 /// `@unchecked Sendable`: the metatypes are immutable, and the box is `Sendable`.
-public struct AnyValueTransform: @unchecked Sendable {
+package struct AnyValueTransform: @unchecked Sendable {
     /// The property's type.
-    public let valueType: Any.Type
+    package let valueType: Any.Type
     /// The type stored in the source.
-    public let encodedType: any Codable.Type
+    package let encodedType: any Codable.Type
     private let box: any TransformBox
 
     /// Erases `transform`.
@@ -20,7 +20,7 @@ public struct AnyValueTransform: @unchecked Sendable {
     /// ```swift
     /// let erased = AnyValueTransform(ValueTransform.commaSeparated)
     /// ```
-    public init<Value, Encoded: Codable>(_ transform: ValueTransform<Value, Encoded>) {
+    package init<Value, Encoded: Codable>(_ transform: ValueTransform<Value, Encoded>) {
         valueType = Value.self
         encodedType = Encoded.self
         box = ConcreteTransformBox(transform: transform)
@@ -33,8 +33,13 @@ public struct AnyValueTransform: @unchecked Sendable {
     /// ```
     ///
     /// - Throws: What the backend or the transform throws.
-    public func decode(from backend: any KeySetDecodingBackend, entry index: Int) throws -> Any {
+    package func decode(from backend: any KeySetDecodingBackend, entry index: Int) throws -> Any {
         try box.decode(from: backend, entry: index)
+    }
+
+    /// Converts a stored value already read (of ``encodedType``), e.g. one lenient decoding converted.
+    func decode(stored: Any) throws -> Any {
+        try box.decode(stored: stored)
     }
 
     /// Converts a property value (of ``valueType``) to the value to store.
@@ -44,13 +49,14 @@ public struct AnyValueTransform: @unchecked Sendable {
     /// ```
     ///
     /// - Throws: What the transform throws.
-    public func encode(_ value: Any) throws -> any Encodable {
+    package func encode(_ value: Any) throws -> any Encodable {
         try box.encode(value)
     }
 }
 
 private protocol TransformBox: Sendable {
     func decode(from backend: any KeySetDecodingBackend, entry index: Int) throws -> Any
+    func decode(stored: Any) throws -> Any
     func encode(_ value: Any) throws -> any Encodable
 }
 
@@ -59,6 +65,14 @@ private struct ConcreteTransformBox<Value, Encoded: Codable>: TransformBox {
 
     func decode(from backend: any KeySetDecodingBackend, entry index: Int) throws -> Any {
         try transform.decode(backend.decode(Encoded.self, entry: index))
+    }
+
+    func decode(stored: Any) throws -> Any {
+        guard let encoded = stored as? Encoded else {
+            throw DecodingError.typeMismatch(
+                Encoded.self, DecodingError.Context(codingPath: [], debugDescription: "\(stored) is not a \(Encoded.self)."))
+        }
+        return try transform.decode(encoded)
     }
 
     func encode(_ value: Any) throws -> any Encodable {

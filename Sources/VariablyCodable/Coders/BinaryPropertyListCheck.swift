@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A structural check of a binary property list ("bplist00") before Foundation reads it.
 ///
@@ -7,11 +7,11 @@ import Foundation
 /// check walks the trailer, the offset table and every object reachable from the top one, with bounds on
 /// every length, reference and nesting depth, so that such a file is reported as corrupt instead.
 /// Format: https://opensource.apple.com/source/CF/CF-1153.18/CFBinaryPList.c (the comment at its top).
-struct BinaryPropertyListCheck {
+package struct BinaryPropertyListCheck {
     /// The deepest nesting of arrays, sets and dictionaries accepted.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
     /// The most values the file may expand to: objects referenced many times are read once per reference.
-    static let maximumExpandedCount = 50_000_000
+    package static let maximumExpandedCount = 50_000_000
 
     private let bytes: [UInt8]
     private let offsetTableStart: Int
@@ -20,7 +20,7 @@ struct BinaryPropertyListCheck {
 
     /// Throws `DecodingError.dataCorrupted` if `data` is a binary property list with an inconsistent
     /// structure; returns quietly for anything else (other formats are left to their decoders).
-    static func validate(_ data: Data) throws {
+    package static func validate(_ data: Data) throws {
         guard data.starts(with: Array("bplist00".utf8)) else { return }
         let check = try BinaryPropertyListCheck(Array(data))
         try check.walk()
