@@ -21,6 +21,8 @@ public final class Database {
     private let statementCacheCapacity: Int
     private var savepointDepth = 0
     private let traceBox: TraceBox?
+    /// The cancellable async job running on this connection, if any (see ``DatabaseJob``).
+    var currentJob: DatabaseJob?
 
     init(location: String, flags: Int32, configuration: Configuration, isReadOnly: Bool) throws {
         var handle: OpaquePointer?
@@ -74,7 +76,8 @@ public final class Database {
     ///
     /// - Throws: ``SQLiteError`` if the SQL does not compile.
     public func makeStatement(sql: String) throws -> Statement {
-        try Statement(database: self, sql: sql)
+        try checkCancellation()
+        return try Statement(database: self, sql: sql)
     }
 
     /// A prepared statement for `sql`, prepared once per connection and reused afterwards.
@@ -82,6 +85,7 @@ public final class Database {
     /// - Throws: ``SQLiteError`` if the SQL does not compile.
     /// - Complexity: O(*n*) in the length of `sql`, to hash it.
     public func cachedStatement(sql: String) throws -> Statement {
+        try checkCancellation()
         if let statement = statements[sql] { return statement }
         let statement = try Statement(database: self, sql: sql)
         if statements.count >= statementCacheCapacity {

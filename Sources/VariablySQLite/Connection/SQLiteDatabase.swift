@@ -38,6 +38,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private let readers = NSCondition()
     private var idleReaders: [Database] = []
     private var openReaderCount = 0
+    /// Runs async writes, one at a time, on threads of the database's own, never on the cooperative pool.
+    let writerQueue = DispatchQueue(label: "VariablySQLite.writer", qos: .userInitiated)
+    /// Runs async reads, several at a time, on threads of the database's own.
+    let readerQueue = DispatchQueue(label: "VariablySQLite.readers", qos: .userInitiated, attributes: .concurrent)
+    /// The tables each committed write changed, published to observers.
+    let changes = ChangeTracker()
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -59,6 +65,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
             // https://www.sqlite.org/pragma.html#pragma_synchronous: NORMAL is durable enough in WAL mode.
             try writer.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        writer.trackChanges(into: changes)
     }
 
     /// Opens a private in-memory database; reads and writes share its single connection.
@@ -79,6 +86,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         writer = try Database(
             location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
             isReadOnly: false)
+        writer.trackChanges(into: changes)
     }
 
     // MARK: - Access
@@ -97,9 +105,21 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// - Throws: What `body` throws, or ``SQLiteError``.
     @discardableResult
     public func write<T>(_ kind: TransactionKind? = nil, _ body: (Database) throws -> T) throws -> T {
+        try write(kind, job: nil, body)
+    }
+
+    /// ``write(_:_:)`` as `job`, which a cancelled task interrupts.
+    func write<T>(_ kind: TransactionKind?, job: DatabaseJob?, _ body: (Database) throws -> T) throws -> T {
         let previous = lockWriter("write")
-        defer { unlockWriter(restoring: previous) }
-        return try writer.inTransaction(kind ?? configuration.defaultTransactionKind) { try body(writer) }
+        defer {
+            unlockWriter(restoring: previous)
+            changes.publish()
+        }
+        func transaction() throws -> T {
+            try writer.inTransaction(kind ?? configuration.defaultTransactionKind) { try body(writer) }
+        }
+        guard let job else { return try transaction() }
+        return try job.run(on: writer, transaction)
     }
 
     /// Runs `body` on the writer connection outside of any transaction, e.g. for `VACUUM`.
@@ -108,7 +128,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
     @discardableResult
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         let previous = lockWriter("writeWithoutTransaction")
-        defer { unlockWriter(restoring: previous) }
+        defer {
+            unlockWriter(restoring: previous)
+            changes.publish()
+        }
         return try body(writer)
     }
 
@@ -126,14 +149,23 @@ public final class SQLiteDatabase: @unchecked Sendable {
     ///
     /// - Throws: What `body` throws, or ``SQLiteError``; writing throws `SQLITE_READONLY`.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try read(job: nil, body)
+    }
+
+    /// ``read(_:)`` as `job`, which a cancelled task interrupts.
+    func read<T>(job: DatabaseJob?, _ body: (Database) throws -> T) throws -> T {
         guard usesReaderPool, let path else {
             let previous = lockWriter("read")
             defer { unlockWriter(restoring: previous) }
-            return try writer.inTransaction(.deferred) { try body(writer) }
+            func transaction() throws -> T { try writer.inTransaction(.deferred) { try body(writer) } }
+            guard let job else { return try transaction() }
+            return try job.run(on: writer, transaction)
         }
         let reader = try checkOutReader(path: path)
         defer { checkIn(reader) }
-        return try reader.inTransaction(.deferred) { try body(reader) }
+        func transaction() throws -> T { try reader.inTransaction(.deferred) { try body(reader) } }
+        guard let job else { return try transaction() }
+        return try job.run(on: reader, transaction)
     }
 
     /// Takes the writer lock, trapping instead of deadlocking when this thread already holds it.

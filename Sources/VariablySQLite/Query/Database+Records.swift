@@ -95,7 +95,7 @@ extension Database {
         return changesCount
     }
 
-    private func run<Models: Sequence>(
+    func run<Models: Sequence>(
         _ sql: String, slots: [ColumnSlot], models: Models, mapping: TableMapping<Models.Element>
     ) throws where Models.Element: SQLiteStorable {
         let statement = try cachedStatement(sql: sql)

@@ -109,7 +109,7 @@ import VariablyTestSupport
         let (path, cleanUp) = try TestDatabase.temporaryPath()
         defer { cleanUp() }
         let db = try SQLiteDatabase(path: path)
-        try db.write { db in
+        try await db.write { db in
             try db.migrate(User.self)
             try db.insert(User.samples(10))
         }
@@ -134,14 +134,14 @@ import VariablyTestSupport
         readersDone.signal()
         try await writer.value
         #expect(counts == [10, 10, 10, 10])
-        #expect(try db.read { try $0.count(User.self) } == 11)
+        await #expect(try db.read { try $0.count(User.self) } == 11)
     }
 
     @Test func concurrentWritesAreSerialized() async throws {
         let (path, cleanUp) = try TestDatabase.temporaryPath()
         defer { cleanUp() }
         let db = try SQLiteDatabase(path: path)
-        try db.write { try $0.migrate(User.self) }
+        try await db.write { try $0.migrate(User.self) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for batch in 0..<8 {
                 group.addTask {
@@ -152,7 +152,7 @@ import VariablyTestSupport
             }
             try await group.waitForAll()
         }
-        #expect(try db.read { try $0.count(User.self) } == 400)
+        await #expect(try db.read { try $0.count(User.self) } == 400)
     }
 
     @Test func aNestedWriteOnTheSameDatabaseTrapsInsteadOfDeadlocking() async {

@@ -1,0 +1,137 @@
+import Foundation
+package import VariablyCodable
+
+/// A stored model's primary key as its table declares it (``SQLiteTable/primaryKey``), resolved once
+/// per process: the key set entry, its concrete key path (`\User.userID`, never the generic
+/// `\Self.id`), and its column.
+package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
+    /// The primary key's property, as the model's own key path: it finds the same property in the
+    /// model's other key sets (e.g. its `.remote` key in a server's JSON).
+    package let keyPath: any PartialKeyPath<Model> & Sendable
+    /// The table, quoted for SQL.
+    package let quotedTable: String
+    /// The primary key column, quoted for SQL.
+    package let quotedColumn: String
+    /// The table's name.
+    package let table: String
+
+    /// The primary key of `Model`'s table.
+    package init() {
+        let mapping = TableMapping<Model>.shared
+        keyPath = mapping.keySet.entries[mapping.primaryKeyEntry].keyPath
+        quotedTable = mapping.quotedTable
+        quotedColumn = mapping.columns[mapping.primaryKeyEntry].quotedName
+        table = mapping.tableName
+    }
+
+    /// `id` as the primary key column stores it.
+    ///
+    /// - Throws: An encoding error if `id` does not fit the column.
+    package func sqlValue(of id: some Encodable) throws -> SQLValue {
+        try TableMapping<Model>.shared.primaryKeyValue(id)
+    }
+
+    /// The positions of the key set's entries whose columns a pull may overwrite: those `source` also
+    /// has a key for. The others are local-only columns.
+    package func entries(sharedWith source: CodingSource) -> [Int] {
+        let mapping = TableMapping<Model>.shared
+        guard let other = Model.keySets[source] else { return [] }
+        return mapping.keySet.entries.indices.filter { other.index(of: mapping.keySet.entries[$0].keyPath) != nil }
+    }
+}
+
+// MARK: - Reads and writes by primary key
+
+extension Database {
+    /// How many of `keys` are primary keys of rows of `Model`'s table, in one indexed query per
+    /// 500 keys.
+    ///
+    /// - Complexity: O(k log n) for k keys in a table of n rows.
+    package func countExisting<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> Int {
+        let key = PrimaryKey<Model>()
+        var count = 0
+        for chunk in keys.chunked(by: 500) {
+            let sql =
+                "SELECT count(*) FROM \(key.quotedTable) WHERE \(key.quotedColumn) IN ("
+                + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
+            if case .integer(let found)? = try fetchValue(sql: sql, arguments: StatementArguments(chunk)) {
+                count += Int(found)
+            }
+        }
+        return count
+    }
+
+    /// The models whose primary keys are `keys`, in one indexed query per 500 keys; missing keys are
+    /// skipped.
+    ///
+    /// - Complexity: O(k log n) for k keys in a table of n rows.
+    package func fetch<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> [Model] {
+        let mapping = TableMapping<Model>.shared
+        let key = PrimaryKey<Model>()
+        var models: [Model] = []
+        for chunk in keys.chunked(by: 500) {
+            let sql =
+                mapping.selectSQL + " WHERE \(key.quotedColumn) IN ("
+                + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
+            models += try fetch(sql, arguments: StatementArguments(chunk), mapping: mapping, slots: mapping.readSlots)
+        }
+        return models
+    }
+
+    /// Calls `body` with the primary key of every row, reading that column only.
+    ///
+    /// - Complexity: O(n), without decoding any model.
+    package func forEachPrimaryKey<Model: SQLiteStorable>(_ type: Model.Type, _ body: (SQLValue) throws -> Void) throws {
+        let key = PrimaryKey<Model>()
+        let statement = try makeStatement(sql: "SELECT \(key.quotedColumn) FROM \(key.quotedTable)")
+        while try statement.step() { try body(statement.value(at: 0)) }
+    }
+
+    /// Deletes the rows whose primary keys are `keys`.
+    ///
+    /// - Returns: The number of rows deleted.
+    package func delete<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> Int {
+        let key = PrimaryKey<Model>()
+        var deleted = 0
+        for chunk in keys.chunked(by: 500) {
+            try execute(
+                sql: "DELETE FROM \(key.quotedTable) WHERE \(key.quotedColumn) IN ("
+                    + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")",
+                arguments: StatementArguments(chunk))
+            deleted += changesCount
+        }
+        return deleted
+    }
+
+    /// Upserts models, but an existing row keeps the columns of entries not in `updatedEntries`
+    /// (positions in the `sqlite` key set): a pull overwrites what the server sends and leaves
+    /// local-only columns alone. A new row takes every column from the model.
+    ///
+    /// - Complexity: O(n) in the number of models.
+    package func upsert<Models: Sequence>(_ models: Models, updatingEntries updatedEntries: [Int]) throws
+    where Models.Element: SQLiteStorable {
+        let mapping = TableMapping<Models.Element>.shared
+        let names = mapping.columns.map(\.quotedName)
+        let updated = updatedEntries.filter { $0 != mapping.primaryKeyEntry }
+        // https://www.sqlite.org/lang_upsert.html
+        let sql =
+            mapping.insertSQL + " ON CONFLICT (\(names[mapping.primaryKeyEntry])) "
+            + (updated.isEmpty
+                ? "DO NOTHING"
+                : "DO UPDATE SET " + updated.map { "\(names[$0]) = excluded.\(names[$0])" }.joined(separator: ", "))
+        try run(sql, slots: mapping.insertSlots, models: models, mapping: mapping)
+    }
+}
+
+extension Array {
+    /// Consecutive slices of at most `size` elements.
+    fileprivate func chunked(by size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension StatementArguments {
+    fileprivate init(_ values: ArraySlice<SQLValue>) {
+        self.init(positional: Array(values))
+    }
+}
