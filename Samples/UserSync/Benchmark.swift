@@ -30,7 +30,7 @@ func runBenchmark(users: Int, folder: URL) async throws {
     var fullCPU = Double.infinity
     var naiveCount = 0
     var fullTime = Duration.seconds(1_000_000)
-    var full = SyncReport()
+    var full = SyncReport<User.ID>()
     var repository: Repository<User>?
     var baseline = 0
     var peak = 0

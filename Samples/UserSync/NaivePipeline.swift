@@ -44,13 +44,13 @@ struct NaiveUser: Codable {
 
 /// Pulls every page from `server` and stores it the naive way; returns the records stored.
 func runNaivePipeline(server: SimulatedServer<User>, database: SQLiteDatabase, pageSize: Int) async throws -> Int {
-    try database.write { try $0.execute(sql: NaiveUser.createTableSQL) }
+    try await database.write { try $0.execute(sql: NaiveUser.createTableSQL) }
     var cursor: SyncCursor?
     var stored = 0
     while true {
         let page = try await server.pull(after: cursor, limit: pageSize)
         let users = try JSONDecoder().decode([NaiveUser].self, from: page.records)
-        try database.write { db in
+        try await database.write { db in
             for user in users {
                 let row = try RecordEncoder.columns(of: user)
                 let columns = row.map { "\"\($0.name)\"" }.joined(separator: ", ")

@@ -74,13 +74,13 @@ do {
 
     // 3. A local edit, and another client editing the same user before we push.
     step(3, "Edit user 42 locally while another client edits it too (policy: newest updatedAt wins)")
-    guard var current = try repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
+    guard var current = try await repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
     current.nickname = "Countess"
     current.tags.append("favourite")
     current.updatedAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded())
     try await repository.save(current)
     try await server.update(id: 42) { $0.age += 1 }
-    print("  queued local changes: \(try repository.pendingChangeCount())")
+    print("  queued local changes: \(try await repository.pendingChangeCount())")
     let pushReport = try await syncShowingProgress(repository)
     print(pushReport)
     for conflict in pushReport.conflicts { print("  conflict on user \(conflict)") }
@@ -90,7 +90,7 @@ do {
     // 4. The current user in a cache file, with the local key set.
     step(4, "Write the current user to \(cacheFileURL.lastPathComponent) with the local keys")
     let cache = FileCache<User>(url: cacheFileURL)
-    guard let saved = try repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
+    guard let saved = try await repository.fetch(id: 42) else { throw SampleError("user 42 is not in the cache") }
     try cache.store(saved)
     let text = try String(contentsOf: cacheFileURL, encoding: .utf8)
     print(text.split(separator: "\n").prefix(8).map { "  " + $0 }.joined(separator: "\n") + "\n  ...")
@@ -98,11 +98,11 @@ do {
 
     // 5. A query on the cache.
     step(5, "Active users over 30, by name, first 10 (from SQLite)")
-    let rows = try repository.fetch(
+    let rows = try await repository.fetch(
         where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
     printTable(rows)
-    let total = try repository.count()
-    let matching = try repository.count(where: #Predicate { $0.isActive && $0.age > 30 })
+    let total = try await repository.count()
+    let matching = try await repository.count(where: #Predicate { $0.isActive && $0.age > 30 })
     print("  \(grouped(matching)) of \(grouped(total)) cached users match")
 
     let elapsed = started.duration(to: clock.now)
@@ -129,8 +129,8 @@ func openRepository(
         at: databaseURL.deletingLastPathComponent(), withIntermediateDirectories: true)
     let repository = try Repository(
         database: try SQLiteDatabase(path: databaseURL.path), remote: server, configuration: configuration)
-    guard let cursor = try repository.cursor() else { return (repository, false) }
-    print("Reusing \(options.databasePath) (\(grouped(try repository.count())) users, cursor \(cursor), from an earlier run):")
+    guard let cursor = try await repository.cursor() else { return (repository, false) }
+    print("Reusing \(options.databasePath) (\(await grouped(try repository.count())) users, cursor \(cursor), from an earlier run):")
     print("this run's server is new, so the first sync is a full resync. --reset starts from an empty file.")
     return (repository, true)
 }
@@ -142,7 +142,7 @@ func removeDatabase() {
 }
 
 /// Runs a sync while printing its progress events.
-func syncShowingProgress(_ repository: Repository<User>, full: Bool = false) async throws -> SyncReport {
+func syncShowingProgress(_ repository: Repository<User>, full: Bool = false) async throws -> SyncReport<User.ID> {
     let progress = repository.progressUpdates()
     let printer = Task {
         for await event in progress {

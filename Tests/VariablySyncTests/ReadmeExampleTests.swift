@@ -54,7 +54,7 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         let repository = try Repository<User>(
             database: SQLiteDatabase(path: folder.appendingPathComponent("users.sqlite").path), remote: server)
         let report = try await repository.sync()
-        let firstTen = try repository.fetch(
+        let firstTen = try await repository.fetch(
             where: #Predicate<User> { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\User.userName)], limit: 10)
 
         #expect(report.inserted == 200)

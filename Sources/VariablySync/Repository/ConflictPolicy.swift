@@ -7,9 +7,9 @@
 ///     return .merged(merged)
 /// }
 /// ```
-public struct SyncConflict<Model: Sendable>: Sendable {
-    /// The record's id, as text.
-    public let id: String
+public struct SyncConflict<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
+    /// The record's id.
+    public let id: Model.ID
     /// The local version, or `nil` when the local change was a deletion.
     public let local: Model?
     /// The server's version, or `nil` when the server deleted the record.
@@ -32,7 +32,7 @@ public enum ConflictResolution<Model: Sendable>: Sendable {
 /// var configuration = SyncConfiguration<User>()
 /// configuration.conflictPolicy = .newestWins(by: \.updatedAt)
 /// ```
-public struct ConflictPolicy<Model: Sendable>: Sendable {
+public struct ConflictPolicy<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
     /// The policy's name, used in reports: `"serverWins"`, `"newestWins(\User.updatedAt)"`.
     public let name: String
     let resolve: @Sendable (SyncConflict<Model>) -> ConflictResolution<Model>

@@ -9,16 +9,22 @@ extension Repository {
     struct FetchedPage: Sendable {
         let page: RemotePage<Model.ID>
         let models: [Model]
-        let skipped: [SkippedRecord]
+        let skipped: [SkippedRecord<Model.ID>]
         let recordCount: Int
     }
 
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
     /// decoded on another thread, so the network, the JSON decoding and SQLite overlap; at most two
     /// pages are in memory.
-    func pullChanges(into report: inout SyncReport, fromStart: Bool) async throws {
-        let cursor = fromStart ? nil : try database.read { try state.cursor($0) }
-        var seen = Set<Model.ID>()
+    func pullChanges(into report: inout SyncReport<Model.ID>, fromStart: Bool) async throws {
+        let state = self.state
+        let cursor = fromStart ? nil : try await database.read { try state.cursor($0) }
+        // A resync keeps the primary keys it received, to remove the cached records it did not.
+        var seen = Set<SQLValue>()
+        // How often each cursor came back with "more to come", and in a row: a server repeating a page
+        // now and then is tolerated, one that never advances (or cycles) is stopped.
+        var cursorVisits: [SyncCursor: Int] = [:]
+        var repeats = (cursor: cursor, count: 0)
         report.cursor = cursor
         // Retries happen in the fetch tasks; counted here, they reach the report even when a fetch fails.
         let retries = RetryCounter()
@@ -37,12 +43,23 @@ extension Repository {
                 throw SyncError.malformedRecords(fetched.skipped)
             }
             let page = fetched.page
-            if page.hasMore { prefetch = startFetch(after: page.nextCursor, retries: retries) }
-            let applied = try apply(
-                fetched.models, deletedIDs: page.deletedIDs, cursor: page.nextCursor, isCaughtUp: !page.hasMore)
+            if page.hasMore {
+                cursorVisits[page.nextCursor, default: 0] += 1
+                repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
+                if repeats.count > Self.maxCursorRepeats || cursorVisits[page.nextCursor, default: 0] > 2 * Self.maxCursorRepeats {
+                    throw SyncError.cursorDidNotAdvance(page.nextCursor)
+                }
+                prefetch = startFetch(after: page.nextCursor, retries: retries)
+            }
+            let keys = try fetched.models.map { try primaryKey.sqlValue(of: $0.id) }
+            let applied = try await apply(
+                fetched.models, keys: keys, deletedIDs: page.deletedIDs, cursor: page.nextCursor,
+                isCaughtUp: !page.hasMore)
             if fromStart {
-                for model in fetched.models { seen.insert(model.id) }
-                for record in fetched.skipped { if let id = record.id.flatMap(Self.id(fromRaw:)) { seen.insert(id) } }
+                seen.formUnion(keys)
+                for record in fetched.skipped {
+                    if let id = record.id, let key = try? primaryKey.sqlValue(of: id) { seen.insert(key) }
+                }
             }
             report.pulled += fetched.recordCount
             report.skipped += fetched.skipped
@@ -57,31 +74,29 @@ extension Repository {
                     page: report.pages, records: fetched.recordCount, deletions: page.deletedIDs.count,
                     totalRecords: report.pulled))
         }
-        if fromStart { report.deleted += try removeRecords(notIn: seen) }
+        if fromStart { report.deleted += try await removeRecords(notIn: seen) }
     }
 
-    /// Deletes cached records the server did not send during a resync, except those with a queued change.
-    func removeRecords(notIn seen: Set<Model.ID>) throws -> Int {
+    /// How many times in a row a pull accepts the same cursor with "more to come" (twice as many in
+    /// all, for a cursor that comes back in a cycle) before it stops with
+    /// ``SyncError/cursorDidNotAdvance(_:)``: enough for pages repeated by a flaky proxy, far from an
+    /// endless loop.
+    static var maxCursorRepeats: Int { 16 }
+
+    /// Deletes cached records the server did not send during a resync, except those with a queued
+    /// change. Reads the primary key column only and deletes in batches by key.
+    ///
+    /// - Complexity: O(n) in the cached rows, without decoding any model.
+    func removeRecords(notIn seen: Set<SQLValue>) async throws -> Int {
         let state = self.state
-        return try database.write { db in
-            let pending = try state.pendingRecordIDs(db)
-            var stale: [Model.ID] = []
-            try db.forEach(Model.self) { model in
-                if !seen.contains(model.id) { stale.append(model.id) }
+        return try await database.write { db in
+            let pending = try state.pendingPrimaryKeys(db)
+            var stale: [SQLValue] = []
+            try db.forEachPrimaryKey(Model.self) { key in
+                if !seen.contains(key), !pending.contains(key) { stale.append(key) }
             }
-            var deleted = 0
-            for id in stale where !pending.contains(try Self.text(of: id)) {
-                if try db.delete(Model.self, id: id) { deleted += 1 }
-            }
-            return deleted
+            return try state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: stale) }
         }
-    }
-
-    /// An id as a malformed record carried it: JSON text for numbers, bare text for strings.
-    static func id(fromRaw raw: String) -> Model.ID? {
-        if let id = try? id(fromText: raw) { return id }
-        let quoted = String(decoding: (try? JSONEncoder().encode(raw)) ?? Data(), as: UTF8.self)
-        return try? id(fromText: quoted)
     }
 
     /// Starts pulling and decoding the page after `cursor` off the actor. The retry jitter is drawn
@@ -114,38 +129,50 @@ extension Repository {
         let records = try decoder.decode([PageRecord<Model>].self, from: page.records)
         var models: [Model] = []
         models.reserveCapacity(records.count)
-        var skipped: [SkippedRecord] = []
+        var skipped: [SkippedRecord<Model.ID>] = []
         for (index, record) in records.enumerated() {
             switch record.result {
             case .success(let model): models.append(model)
-            case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.rawID, error: error))
+            case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.id, error: error))
             }
         }
         return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count)
     }
 
     /// Applies one page and its cursor in one transaction. Records with a queued local change are
-    /// left alone: the push decides about them.
+    /// left alone: the push decides about them. Existing rows keep their local-only columns.
+    ///
+    /// - Parameter keys: The models' primary keys, in the same order.
+    /// - Complexity: O(p log n) for a page of p records on a table of n rows: new and existing rows are
+    ///   told apart by one indexed lookup per key, never by counting the table.
     func apply(
-        _ models: [Model], deletedIDs: [Model.ID], cursor: SyncCursor, isCaughtUp: Bool
-    ) throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
+        _ models: [Model], keys: [SQLValue], deletedIDs: [Model.ID], cursor: SyncCursor, isCaughtUp: Bool
+    ) async throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
         let state = self.state
-        return try database.write { db in
-            let pending = try state.pendingRecordIDs(db)
+        let pulledEntries = self.pulledEntries
+        let deletedKeys = try deletedIDs.map { try primaryKey.sqlValue(of: $0) }
+        return try await database.write { db in
+            let pending = try state.pendingPrimaryKeys(db)
             var upserts = models
-            var deletions = deletedIDs
+            var upsertKeys = keys
+            var deletions = deletedKeys
             if !pending.isEmpty {
-                upserts = try models.filter { !pending.contains(try Self.text(of: $0.id)) }
-                deletions = try deletedIDs.filter { !pending.contains(try Self.text(of: $0)) }
+                let kept = keys.indices.filter { !pending.contains(keys[$0]) }
+                upserts = kept.map { models[$0] }
+                upsertKeys = kept.map { keys[$0] }
+                deletions = deletedKeys.filter { !pending.contains($0) }
             }
-            let before = try db.count(Model.self)
-            try db.upsert(upserts)
-            let inserted = try db.count(Model.self) - before
-            var deleted = 0
-            for id in deletions where try db.delete(Model.self, id: id) { deleted += 1 }
+            // A page may list a record twice: count distinct keys.
+            let distinct = Array(Set(upsertKeys))
+            let existing = try db.countExisting(Model.self, primaryKeys: distinct)
+            let deleted = try state.withCapturePaused(db) {
+                try db.upsert(upserts, updatingEntries: pulledEntries)
+                return try db.delete(Model.self, primaryKeys: deletions)
+            }
             try state.setCursor(cursor, db)
             if isCaughtUp { try state.forgetAcknowledgements(db) }
             let keptLocal = (models.count - upserts.count) + (deletedIDs.count - deletions.count)
+            let inserted = distinct.count - existing
             return (inserted, upserts.count - inserted, deleted, keptLocal)
         }
     }

@@ -5,9 +5,12 @@ import VariablySQLite
 // MARK: - Push
 
 extension Repository {
-    func pushPendingChanges(into report: inout SyncReport) async throws {
+    /// Pushes the queue in batches. The queue is read in one statement per round, and the records of a
+    /// batch in one indexed query per 500 changes.
+    func pushPendingChanges(into report: inout SyncReport<Model.ID>) async throws {
         for round in 0...max(configuration.maxConflictRounds, 0) {
-            let queue = try database.read { try state.pending($0) }
+            let state = self.state
+            let queue = try await database.read { try state.pending($0) }
             guard !queue.isEmpty else { return }
             var rebased = false
             var start = 0
@@ -15,28 +18,35 @@ extension Repository {
                 try Task.checkCancellation()
                 let batch = Array(queue[start..<min(start + configuration.pushBatchSize, queue.count)])
                 start += batch.count
-                let (changes, sent) = try makeChanges(batch)
+                let (changes, sent) = try await makeChanges(batch)
                 guard !changes.isEmpty else { continue }
-                let state = self.state
-                try database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
+                try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
                 var generator = SplitMix64(seed: random.next())
                 let results = try await Self.retrying(
                     policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
                     broadcaster: broadcaster
                 ) { try await remote.push(changes) }
+                try Self.checkResults(results, answer: changes)
                 let isLastRound = round == configuration.maxConflictRounds
-                rebased = try applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
+                rebased = try await applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
             }
             if !rebased { return }
         }
     }
 
-    /// The remote changes for queued ones; upserts carry the cached record in the remote key set.
-    func makeChanges(_ batch: [PendingChange]) throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
+    /// The remote changes for queued ones; upserts carry the cached record in the remote key set,
+    /// read for the whole batch at once.
+    func makeChanges(_ batch: [PendingChange]) async throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
+        let primaryKey = self.primaryKey
+        let upsertKeys = batch.compactMap { $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil }
+        let cached = try await database.read { try $0.fetch(Model.self, primaryKeys: upsertKeys) }
+        var records: [SQLValue: Model] = [:]
+        for model in cached { records[try primaryKey.sqlValue(of: model.id)] = model }
+
         var changes: [RemoteChange<Model.ID>] = []
         var sent: [String: PendingChange] = [:]
-        let state = self.state
+        var vanished: [PendingChange] = []
         for change in batch {
             let id = try Self.id(fromText: change.recordID)
             let operation: RemoteChange<Model.ID>.Operation
@@ -44,9 +54,9 @@ extension Repository {
             case .delete:
                 operation = .delete
             case .upsert:
-                guard let model = try database.read({ try $0.fetch(Model.self, id: id) }) else {
+                guard let key = SyncStateStore.primaryKey(fromQueueText: change.recordID), let model = records[key] else {
                     // Saved, then removed from the cache by a tombstone the push had not settled: nothing to send.
-                    try database.write { try state.complete(change, version: nil, $0) }
+                    vanished.append(change)
                     continue
                 }
                 operation = .upsert(try recordEncoder.encode(model))
@@ -57,67 +67,99 @@ extension Repository {
                     supersedes: change.supersededKeys))
             sent[change.idempotencyKey] = change
         }
+        if !vanished.isEmpty {
+            let state = self.state
+            let settled = vanished
+            try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
+        }
         return (changes, sent)
+    }
+
+    /// A push is answered with one result per change sent, for exactly those changes: anything else
+    /// would leave changes queued forever while every sync reports success.
+    static func checkResults(_ results: [PushResult<Model.ID>], answer changes: [RemoteChange<Model.ID>]) throws {
+        let sentKeys = Set(changes.map(\.idempotencyKey))
+        let answered = Set(results.map(\.idempotencyKey))
+        guard results.count == changes.count, answered == sentKeys else {
+            throw SyncError.invalidResponse(
+                "a push of \(changes.count) change(s) was answered with \(results.count) result(s) for "
+                    + "\(answered.intersection(sentKeys).count) of them")
+        }
     }
 
     /// Settles each pushed change in one transaction; returns whether a change stays queued for another round.
     func applyPushResults(
         _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], isLastRound: Bool,
-        into report: inout SyncReport
-    ) throws -> Bool {
+        into report: inout SyncReport<Model.ID>
+    ) async throws -> Bool {
         let state = self.state
         let policy = configuration.conflictPolicy
-        var accepted = 0
-        var conflicts: [ConflictReport] = []
-        var rejected: [RejectedChange] = []
-        var skipped: [SkippedRecord] = []
-        var rebased = false
-        try database.write { db in
+        let pulledEntries = self.pulledEntries
+        let recordDecoder = self.recordDecoder
+        // What the server sent is stored without queueing it again.
+        let settled = try await database.write { db in try state.withCapturePaused(db) {
+            var settled = SettledPush()
             for (index, result) in results.enumerated() {
                 guard let change = sent[result.idempotencyKey] else { continue }
                 switch result.outcome {
                 case .accepted(let version):
                     try state.complete(change, version: version, db)
-                    accepted += 1
+                    settled.accepted += 1
                 case .rejected(let reason):
                     try state.complete(change, version: nil, db)
-                    rejected.append(RejectedChange(id: change.recordID, reason: reason))
+                    settled.rejected.append(RejectedChange(id: result.id, reason: reason))
                 case .conflict(let serverJSON, let version):
                     let server: Model?
                     do {
                         server = try serverJSON.map { try recordDecoder.decode(Model.self, from: $0) }
                     } catch {
-                        skipped.append(SkippedRecord(index: index, id: change.recordID, error: error))
-                        conflicts.append(ConflictReport(id: change.recordID, policy: policy.name, resolution: .unresolved))
+                        settled.skipped.append(SkippedRecord(index: index, id: result.id, error: error))
+                        settled.conflicts.append(ConflictReport(id: result.id, policy: policy.name, resolution: .unresolved))
                         continue
                     }
                     let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
-                    let resolution = policy.resolve(SyncConflict(id: change.recordID, local: local, server: server))
-                    let outcome: ConflictReport.Resolution
+                    let resolution = policy.resolve(SyncConflict(id: result.id, local: local, server: server))
+                    let outcome: ConflictReport<Model.ID>.Resolution
                     switch resolution {
                     case .keepServer:
-                        if let server { try db.upsert(server) } else { try db.delete(Model.self, id: result.id) }
+                        if let server {
+                            try db.upsert([server], updatingEntries: pulledEntries)
+                        } else {
+                            try db.delete(Model.self, id: result.id)
+                        }
                         try state.complete(change, version: nil, db)
                         outcome = .keptServer
                     case .keepLocal:
                         try state.rebase(change, operation: change.operation, on: version, db)
                         outcome = isLastRound ? .unresolved : .keptLocal
-                        rebased = true
+                        settled.rebased = true
                     case .merged(let merged):
                         try db.upsert(merged)
                         try state.rebase(change, operation: .upsert, on: version, db)
                         outcome = isLastRound ? .unresolved : .merged
-                        rebased = true
+                        settled.rebased = true
                     }
-                    conflicts.append(ConflictReport(id: change.recordID, policy: policy.name, resolution: outcome))
+                    settled.conflicts.append(ConflictReport(id: result.id, policy: policy.name, resolution: outcome))
                 }
             }
-        }
-        report.pushed += accepted
-        report.rejected += rejected
-        report.conflicts += conflicts
-        report.skipped += skipped
-        broadcaster.yield(.pushed(accepted: accepted, conflicts: conflicts.count, rejected: rejected.count))
-        return rebased
+            return settled
+        } }
+        report.pushed += settled.accepted
+        report.rejected += settled.rejected
+        report.conflicts += settled.conflicts
+        report.skipped += settled.skipped
+        broadcaster.yield(
+            .pushed(accepted: settled.accepted, conflicts: settled.conflicts.count, rejected: settled.rejected.count))
+        return settled.rebased
+    }
+
+    /// What one transaction of push results settled.
+    struct SettledPush: Sendable {
+        var accepted = 0
+        var conflicts: [ConflictReport<Model.ID>] = []
+        var rejected: [RejectedChange<Model.ID>] = []
+        var skipped: [SkippedRecord<Model.ID>] = []
+        /// Whether a change stays queued for another round.
+        var rebased = false
     }
 }

@@ -22,7 +22,7 @@ extension Repository {
     /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter.
     static func retrying<T: Sendable>(
         policy: RetryPolicy, random: inout SplitMix64, retries: inout Int,
-        broadcaster: ProgressBroadcaster, _ operation: @Sendable () async throws -> T
+        broadcaster: ProgressBroadcaster<Model.ID>, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
         var attempt = 1
         while true {

@@ -20,16 +20,10 @@ extension Repository {
     /// - Returns: What the sync did.
     /// - Throws: ``SyncError``, `CancellationError`, the remote's non-transient errors, `SQLiteError`.
     @discardableResult
-    public func sync() async throws -> SyncReport {
-        if let running { return try await running.value }
-        let task = Task { try await self.performSync() }
-        running = task
-        defer { running = nil }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
+    public func sync() async throws -> SyncReport<Model.ID> {
+        // A running sync or resync also brings the cache up to date: join it.
+        if let running { return try await join(running.task) }
+        return try await start(fromStart: false)
     }
 
     /// Pushes the queued local changes, then pulls every record from the start of the server's feed and
@@ -53,24 +47,45 @@ extension Repository {
     /// - Throws: As ``sync()``.
     /// - Complexity: O(n) in the server's records, plus one pass over the cache.
     @discardableResult
-    public func resync() async throws -> SyncReport {
-        if let running { _ = try? await running.value }
-        let task = Task { try await self.performSync(fromStart: true) }
-        running = task
+    public func resync() async throws -> SyncReport<Model.ID> {
+        // Join a running resync; after a running sync, start one (each push happens once: the queue
+        // is read by the sync that owns it, never by two at a time).
+        while let running {
+            if running.isResync { return try await join(running.task) }
+            _ = try? await running.task.value
+        }
+        return try await start(fromStart: true)
+    }
+
+    /// The one sync or resync a repository runs at a time.
+    struct RunningSync {
+        let task: Task<SyncReport<Model.ID>, any Error>
+        let isResync: Bool
+    }
+
+    private func start(fromStart: Bool) async throws -> SyncReport<Model.ID> {
+        let task = Task { try await self.performSync(fromStart: fromStart) }
+        running = RunningSync(task: task, isResync: fromStart)
         defer { running = nil }
-        return try await withTaskCancellationHandler {
+        return try await join(task)
+    }
+
+    /// Waits for `task`; cancelling the caller cancels the sync (and so every caller that joined it).
+    private func join(_ task: Task<SyncReport<Model.ID>, any Error>) async throws -> SyncReport<Model.ID> {
+        try await withTaskCancellationHandler {
             try await task.value
         } onCancel: {
             task.cancel()
         }
     }
 
-    func performSync(fromStart: Bool = false) async throws -> SyncReport {
+    func performSync(fromStart: Bool = false) async throws -> SyncReport<Model.ID> {
         let clock = ContinuousClock()
         let start = clock.now
-        var report = SyncReport()
+        var report = SyncReport<Model.ID>()
         do {
-            let pendingCount = try database.read { try state.pendingCount($0) }
+            let state = self.state
+            let pendingCount = try await database.read { try state.pendingCount($0) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
             try await pushPendingChanges(into: &report)
             do {

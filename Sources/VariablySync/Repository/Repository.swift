@@ -12,7 +12,7 @@ public import VariablySQLite
 /// let database = try SQLiteDatabase(path: "users.sqlite")
 /// let repository = try Repository<User>(database: database, remote: server)
 /// let report = try await repository.sync()
-/// let adults = try repository.fetch(where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
+/// let adults = try await repository.fetch(where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
 /// try await repository.save(edited)
 /// ```
 ///
@@ -26,11 +26,17 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
 
     let remote: any RemoteSource<Model>
     let state: SyncStateStore
-    let broadcaster = ProgressBroadcaster()
+    /// The model's primary key, resolved once: the identity of records in SQL, in the queue of local
+    /// changes and in the server's JSON.
+    let primaryKey: PrimaryKey<Model>
+    /// The `.sqlite` key set entries a pull overwrites; the others are local-only columns.
+    let pulledEntries: [Int]
+    let broadcaster = ProgressBroadcaster<Model.ID>()
     let recordDecoder = JSONDecoder(source: .remote)
     let recordEncoder = JSONEncoder(source: .remote)
     var random: SplitMix64
-    var running: Task<SyncReport, any Error>?
+    /// The sync or resync running now; every other call joins it or waits for it.
+    var running: RunningSync?
 
     /// The report of the last sync, also when it failed: then ``SyncReport/isComplete`` is `false` and
     /// the report says what was done before the failure (pages applied, changes pushed, conflicts
@@ -44,7 +50,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///     print("before failing:", partial?.conflicts ?? [])
     /// }
     /// ```
-    public internal(set) var lastReport: SyncReport?
+    public internal(set) var lastReport: SyncReport<Model.ID>?
 
     /// Opens a repository: creates or migrates the model's table (see `Database.migrate(_:)`) and the
     /// sync tables, which keep the cursor and the queue of local changes across restarts.
@@ -66,11 +72,21 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.database = database
         self.remote = remote
         self.configuration = configuration
-        self.state = SyncStateStore(table: Model.sqliteTable.name)
+        let primaryKey = PrimaryKey<Model>()
+        precondition(
+            type(of: primaryKey.keyPath as AnyKeyPath).valueType == Model.ID.self,
+            "The primary key \(primaryKey.keyPath) of \(Model.self) is not of type \(Model.ID.self), its Identifiable.ID: "
+                + "a Repository names records by their id, so declare `SQLiteTable(_:primaryKey:)` with the property "
+                + "that `id` returns.")
+        self.primaryKey = primaryKey
+        self.pulledEntries = primaryKey.entries(sharedWith: .remote)
+        self.state = SyncStateStore(table: primaryKey.table)
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
+        let state = self.state
         try database.write { db in
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
+            try state.installCapture(primaryKeyColumn: primaryKey.quotedColumn, db)
         }
     }
 
@@ -79,9 +95,12 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// Cached models matching a predicate, sorted and limited, in one SQL query.
     ///
     /// ```swift
-    /// let users = try repository.fetch(
+    /// let users = try await repository.fetch(
     ///     where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
     /// ```
+    ///
+    /// The query runs on one of the database's readers, concurrently with a running sync, and sees
+    /// the cache as of the last committed page.
     ///
     /// - Parameters:
     ///   - predicate: The filter, or `nil` for every model.
@@ -92,30 +111,30 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     public nonisolated func fetch(
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil
-    ) throws -> [Model] {
-        try database.read { try $0.fetch(Model.self, where: predicate, sortedBy: sortDescriptors, limit: limit) }
+    ) async throws -> [Model] {
+        try await database.read { try $0.fetch(Model.self, where: predicate, sortedBy: sortDescriptors, limit: limit) }
     }
 
     /// The cached model with `id`, or `nil`.
     ///
     /// ```swift
-    /// let user = try repository.fetch(id: 42)
+    /// let user = try await repository.fetch(id: 42)
     /// ```
     ///
     /// - Throws: `SQLiteError`.
-    public nonisolated func fetch(id: Model.ID) throws -> Model? {
-        try database.read { try $0.fetch(Model.self, id: id) }
+    public nonisolated func fetch(id: Model.ID) async throws -> Model? {
+        try await database.read { try $0.fetch(Model.self, id: id) }
     }
 
     /// The number of cached models matching a predicate (all of them for `nil`).
     ///
     /// ```swift
-    /// let active = try repository.count(where: #Predicate { $0.isActive })
+    /// let active = try await repository.count(where: #Predicate { $0.isActive })
     /// ```
     ///
     /// - Throws: `QueryTranslationError`, `SQLiteError`.
-    public nonisolated func count(where predicate: Predicate<Model>? = nil) throws -> Int {
-        try database.read { db in
+    public nonisolated func count(where predicate: Predicate<Model>? = nil) async throws -> Int {
+        try await database.read { db in
             if let predicate { return try db.count(Model.self, where: predicate) }
             return try db.count(Model.self)
         }
@@ -124,27 +143,32 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// The number of local changes waiting to be pushed.
     ///
     /// ```swift
-    /// if try repository.pendingChangeCount() > 0 { try await repository.sync() }
+    /// if try await repository.pendingChangeCount() > 0 { try await repository.sync() }
     /// ```
     ///
     /// - Throws: `SQLiteError`.
-    public nonisolated func pendingChangeCount() throws -> Int {
-        try database.read { try state.pendingCount($0) }
+    public nonisolated func pendingChangeCount() async throws -> Int {
+        let state = self.state
+        return try await database.read { try state.pendingCount($0) }
     }
 
     /// The cursor of the last applied page, or `nil` before the first sync.
     ///
     /// - Throws: `SQLiteError`.
-    public nonisolated func cursor() throws -> SyncCursor? {
-        try database.read { try state.cursor($0) }
+    public nonisolated func cursor() async throws -> SyncCursor? {
+        let state = self.state
+        return try await database.read { try state.cursor($0) }
     }
 
     // MARK: - Local edits
 
     /// Writes `model` to the cache and queues it for the next push, in one transaction.
     ///
+    /// Writes made directly through the database queue their records the same way (see
+    /// docs/sync.md, "Direct writes"); `save` is the typed way to do it.
+    ///
     /// ```swift
-    /// var user = try repository.fetch(id: 42)!
+    /// var user = try await repository.fetch(id: 42)!
     /// user.nickname = "ada"
     /// try await repository.save(user)
     /// ```
@@ -159,11 +183,8 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// - Throws: `SQLiteError`, or an encoding error; then nothing is written.
     /// - Complexity: O(n).
     public nonisolated func save(_ models: [Model]) async throws {
-        let ids = try models.map { try Self.text(of: $0.id) }
-        try database.write { db in
-            try db.upsert(models)
-            for id in ids { try state.enqueue(recordID: id, operation: .upsert, db) }
-        }
+        // The table's capture triggers queue each row in the same transaction.
+        try await database.write { db in try db.upsert(models) }
     }
 
     /// Removes the model with `id` from the cache and queues the deletion for the next push, in one
@@ -175,11 +196,8 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///
     /// - Throws: `SQLiteError`; then nothing is written.
     public nonisolated func delete(id: Model.ID) async throws {
-        let text = try Self.text(of: id)
-        try database.write { db in
-            try db.delete(Model.self, id: id)
-            try state.enqueue(recordID: text, operation: .delete, db)
-        }
+        // The table's capture triggers queue the deletion in the same transaction.
+        try await database.write { db in _ = try db.delete(Model.self, id: id) }
     }
 
     // MARK: - Progress
@@ -190,17 +208,13 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// let progress = repository.progressUpdates()
     /// Task { for await event in progress { print(event) } }
     /// ```
-    public nonisolated func progressUpdates() -> AsyncStream<SyncProgress> {
+    public nonisolated func progressUpdates() -> AsyncStream<SyncProgress<Model.ID>> {
         broadcaster.makeStream()
     }
 
-    // MARK: - Ids as text
+    // MARK: - Ids in the queue
 
-    /// The id as JSON text: `42`, `"E621E1F8-..."`; how ids are kept in the queue of local changes.
-    static func text(of id: Model.ID) throws -> String {
-        String(decoding: try JSONEncoder().encode(id), as: UTF8.self)
-    }
-
+    /// An id as the queue of local changes keeps it: the primary key's JSON text (`42`, `"E621E1F8-..."`).
     static func id(fromText text: String) throws -> Model.ID {
         try JSONDecoder().decode(Model.ID.self, from: Data(text.utf8))
     }

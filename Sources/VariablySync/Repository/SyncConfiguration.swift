@@ -8,7 +8,7 @@
 /// configuration.conflictPolicy = .clientWins
 /// let repository = try Repository(database: database, remote: server, configuration: configuration)
 /// ```
-public struct SyncConfiguration<Model: Sendable>: Sendable {
+public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
     /// The most changes asked for in one pull.
     public var pageSize: Int
     /// The most local changes sent in one push.

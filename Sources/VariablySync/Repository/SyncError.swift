@@ -11,8 +11,15 @@
 public enum SyncError: Error, CustomStringConvertible {
     /// A request kept failing with transient errors until ``RetryPolicy/maxAttempts``.
     case retriesExhausted(attempts: Int, lastError: any Error)
-    /// A page held records that do not decode and the policy is ``MalformedRecordPolicy/failPage``.
-    case malformedRecords([SkippedRecord])
+    /// A page held records that do not decode and the policy is ``MalformedRecordPolicy/failPage``:
+    /// the ``SkippedRecord``s, with the model's id type (`record as? SkippedRecord<User.ID>`).
+    case malformedRecords([any Error])
+    /// The server answered "more to come" with a cursor it had already given: pulling on would loop
+    /// forever. Nothing of the repeated page was applied twice; the cache stays at `cursor`.
+    case cursorDidNotAdvance(SyncCursor)
+    /// The server's answer breaks the sync contract, e.g. a push answered with results for other
+    /// changes than those sent. Nothing of it was applied.
+    case invalidResponse(String)
 
     /// What failed, e.g. `the request failed 5 times; last error: ...`.
     public var description: String {
@@ -21,6 +28,10 @@ public enum SyncError: Error, CustomStringConvertible {
             return "the request failed \(attempts) times; last error: \(error)"
         case .malformedRecords(let records):
             return "a page held \(records.count) malformed record(s); first: \(records.first.map { "\($0)" } ?? "-")"
+        case .cursorDidNotAdvance(let cursor):
+            return "the server answered \"more to come\" with the cursor \(cursor.rawValue) again; stopped instead of looping"
+        case .invalidResponse(let reason):
+            return "the server's answer breaks the sync contract: \(reason)"
         }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// }
 /// try await repository.sync()
 /// ```
-public enum SyncProgress: Sendable {
+public enum SyncProgress<ID: Hashable & Sendable>: Sendable {
     /// A sync began with this many local changes waiting.
     case started(pendingChanges: Int)
     /// A push came back.
@@ -20,21 +20,21 @@ public enum SyncProgress: Sendable {
     /// A request failed transiently and is retried after `delay`.
     case retrying(attempt: Int, delay: Duration, error: String)
     /// The sync completed.
-    case finished(SyncReport)
+    case finished(SyncReport<ID>)
     /// The sync stopped with an error; `partialReport` says what it did before, which stays done
     /// (pages applied, changes pushed, conflicts settled).
-    case failed(String, partialReport: SyncReport)
+    case failed(String, partialReport: SyncReport<ID>)
 }
 
 /// Fans progress events out to every stream handed out by ``Repository/progressUpdates()``.
 ///
 /// `@unchecked Sendable`: `continuations` is only touched while holding `lock`.
-final class ProgressBroadcaster: @unchecked Sendable {
+final class ProgressBroadcaster<ID: Hashable & Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuations: [UUID: AsyncStream<SyncProgress>.Continuation] = [:]
+    private var continuations: [UUID: AsyncStream<SyncProgress<ID>>.Continuation] = [:]
 
-    func makeStream() -> AsyncStream<SyncProgress> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(256))
+    func makeStream() -> AsyncStream<SyncProgress<ID>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncProgress<ID>.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         lock.withLock { continuations[id] = continuation }
         continuation.onTermination = { [weak self] _ in
@@ -43,7 +43,7 @@ final class ProgressBroadcaster: @unchecked Sendable {
         return stream
     }
 
-    func yield(_ event: SyncProgress) {
+    func yield(_ event: SyncProgress<ID>) {
         let targets = lock.withLock { Array(continuations.values) }
         for continuation in targets { continuation.yield(event) }
     }

@@ -5,7 +5,10 @@
 /// print(report)
 /// // pulled 10000 in 10 pages (10000 inserted, 0 updated, 0 deleted), pushed 0, 0 conflicts, 0 skipped, 0 retries, 0.84 s
 /// ```
-public struct SyncReport: Sendable, CustomStringConvertible {
+///
+/// `ID` is the model's `Identifiable.ID`: rejected changes, conflicts and skipped records name their
+/// records by it.
+public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvertible {
     /// Records received from the server (malformed ones included).
     public var pulled = 0
     /// Pages applied.
@@ -19,11 +22,11 @@ public struct SyncReport: Sendable, CustomStringConvertible {
     /// Local changes the server accepted.
     public var pushed = 0
     /// Local changes the server refused, with its reasons; they are removed from the queue.
-    public var rejected: [RejectedChange] = []
+    public var rejected: [RejectedChange<ID>] = []
     /// Conflicts met while pushing and how each was settled.
-    public var conflicts: [ConflictReport] = []
+    public var conflicts: [ConflictReport<ID>] = []
     /// Server records that did not decode and were not applied.
-    public var skipped: [SkippedRecord] = []
+    public var skipped: [SkippedRecord<ID>] = []
     /// Records of pulled pages left alone because a local change to them is waiting to be pushed.
     public var keptLocal = 0
     /// Requests retried after transient failures.
@@ -61,11 +64,18 @@ public struct SyncReport: Sendable, CustomStringConvertible {
 }
 
 /// A server record that did not decode, with the error naming the key path and coding path.
-public struct SkippedRecord: Sendable, CustomStringConvertible {
+///
+/// Its id is read from the record under the remote key of the model's primary key, when that much of
+/// the record is readable.
+///
+/// ```swift
+/// for record in report.skipped { print(record.id.map { "\($0)" } ?? "#\(record.index)", record.error) }
+/// ```
+public struct SkippedRecord<ID: Hashable & Sendable>: Error, Sendable, CustomStringConvertible {
     /// Its position in the page.
     public let index: Int
-    /// Its id as the server sent it, when that much could be read.
-    public let id: String?
+    /// Its id, when the record's primary key could still be read.
+    public let id: ID?
     /// The ``VariablyCodable/VariablyCodingError`` (or other decoding error).
     public let error: any Error
 
@@ -76,9 +86,9 @@ public struct SkippedRecord: Sendable, CustomStringConvertible {
 }
 
 /// A local change the server refused.
-public struct RejectedChange: Sendable, CustomStringConvertible {
-    /// The record's id, as text.
-    public let id: String
+public struct RejectedChange<ID: Hashable & Sendable>: Sendable, CustomStringConvertible {
+    /// The record's id.
+    public let id: ID
     /// The server's reason.
     public let reason: String
 
@@ -87,7 +97,7 @@ public struct RejectedChange: Sendable, CustomStringConvertible {
 }
 
 /// A conflict met while pushing and how the policy settled it.
-public struct ConflictReport: Sendable, CustomStringConvertible {
+public struct ConflictReport<ID: Hashable & Sendable>: Sendable, CustomStringConvertible {
     /// How a conflict ended.
     public enum Resolution: Sendable, Equatable, CustomStringConvertible {
         /// The server's version is now in the cache.
@@ -110,8 +120,8 @@ public struct ConflictReport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The record's id, as text.
-    public let id: String
+    /// The record's id.
+    public let id: ID
     /// The policy that decided, e.g. `"serverWins"`.
     public let policy: String
     /// What happened.

@@ -88,32 +88,6 @@ struct SyncStateStore: Sendable {
             arguments: [table, cursor.rawValue, Date().timeIntervalSince1970])
     }
 
-    /// Queues a change, based on the cursor, or on the version of the record's own last accepted change
-    /// when that came after the cursor (pushed, not yet pulled back); a record already queued keeps its
-    /// place and its base, and takes the new
-    /// operation with a new idempotency key (the queued content is read when pushing). If the replaced
-    /// key was sent, it is remembered in `superseded_keys`: the server may have applied it without the
-    /// client hearing back (https://www.sqlite.org/json1.html#jins for `json_insert`).
-    func enqueue(recordID: String, operation: PendingChange.Operation, _ db: Database) throws {
-        try db.execute(
-            sql: #"""
-                INSERT INTO "variably_pending_changes"
-                    ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
-                VALUES (?, ?, ?, ?, coalesce(
-                    (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = ? AND "record_id" = ?),
-                    (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?)), ?)
-                ON CONFLICT ("table_name", "record_id") DO UPDATE SET
-                    "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
-                    "superseded_keys" = CASE WHEN "sent" = 1
-                        THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
-                    "sent" = 0
-                """#,
-            arguments: [
-                table, recordID, operation.rawValue, UUID().uuidString, table, recordID, table,
-                Date().timeIntervalSince1970,
-            ])
-    }
-
     func pending(_ db: Database) throws -> [PendingChange] {
         let rows = try db.fetch(
             sql: #"""
@@ -153,10 +127,22 @@ struct SyncStateStore: Sendable {
         return Int(count)
     }
 
-    func pendingRecordIDs(_ db: Database) throws -> Set<String> {
+    /// The primary keys of the records with a queued change.
+    ///
+    /// - Complexity: O(q) in the queued changes, whatever the table holds.
+    func pendingPrimaryKeys(_ db: Database) throws -> Set<SQLValue> {
         let rows = try db.fetch(
             sql: #"SELECT "record_id" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
-        return Set(rows.compactMap { if case .text(let id) = $0[0] { id } else { nil } })
+        return Set(rows.compactMap { if case .text(let id) = $0[0] { Self.primaryKey(fromQueueText: id) } else { nil } })
+    }
+
+    /// A queued record id (the primary key's JSON text, as `json_quote` writes it) as the key's SQL value.
+    static func primaryKey(fromQueueText text: String) -> SQLValue? {
+        if text.hasPrefix("\"") {
+            return (try? JSONDecoder().decode(String.self, from: Data(text.utf8))).map(SQLValue.text)
+        }
+        if let integer = Int64(text) { return .integer(integer) }
+        return Double(text).map(SQLValue.real)
     }
 
     /// Removes a pushed change. If the record was edited again meanwhile (the key changed), the newer

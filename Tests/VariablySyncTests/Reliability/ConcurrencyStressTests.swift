@@ -92,11 +92,14 @@ struct ReliabilityConcurrencyStressTests {
                 while !log.isStopped {
                     do {
                         if reader < 2 {
-                            let rows = try repository.fetch()
+                            // Threads read through the synchronous API.
+                            let rows = try repository.database.read { try $0.fetchAll(ReliabilityItem.self) }
                             log.record(rows: rows.count, violations: ReliabilityItem.groupViolations(in: rows))
                         } else {
                             let group = Int64.random(in: 0..<Self.groups, using: &random)
-                            let count = try repository.count(where: #Predicate { $0.group == group })
+                            let count = try repository.database.read {
+                                try $0.count(ReliabilityItem.self, where: #Predicate { $0.group == group })
+                            }
                             log.recordGroupCount(count, group: group)
                         }
                     } catch {
@@ -165,10 +168,10 @@ struct ReliabilityConcurrencyStressTests {
         await server.setFaults(.none)
         try await repository.sync()
         let serverState = await reliabilityServerState(server)
-        let cacheState = try reliabilityCache(repository)
+        let cacheState = try await reliabilityCache(repository)
         #expect(cacheState == serverState)
         #expect(ReliabilityItem.groupViolations(in: Array(cacheState.values)).isEmpty)
-        #expect(try repository.pendingChangeCount() == 0)
+        await #expect(try repository.pendingChangeCount() == 0)
         var lostLocalSaves = 0
         for group in localGroups {
             let rows = serverState.values.filter { $0.group == group }
@@ -207,7 +210,7 @@ struct ReliabilityConcurrencyStressTests {
         #expect(report.conflicts.isEmpty, "\(report.conflicts)")
         for item in second {
             #expect(await server.record(id: item.id) == item)
-            #expect(try repository.fetch(id: item.id) == item)
+            await #expect(try repository.fetch(id: item.id) == item)
         }
     }
 }

@@ -96,8 +96,8 @@ let reliabilityRetries = RetryPolicy(
     maxAttempts: 60, initialDelay: .microseconds(5), multiplier: 1.5, maxDelay: .microseconds(50), seed: 88)
 
 /// Every cached item, by id.
-func reliabilityCache(_ repository: Repository<ReliabilityItem>) throws -> [Int64: ReliabilityItem] {
-    Dictionary(uniqueKeysWithValues: try repository.fetch().map { ($0.id, $0) })
+func reliabilityCache(_ repository: Repository<ReliabilityItem>) async throws -> [Int64: ReliabilityItem] {
+    Dictionary(uniqueKeysWithValues: try await repository.fetch().map { ($0.id, $0) })
 }
 
 /// Every live server record, by id.

@@ -64,8 +64,8 @@ struct ReliabilityServerFaultSoakTests {
                 pageSize: 16, pushBatchSize: 7, retryPolicy: reliabilityRetries, malformedRecords: .skipAndReport,
                 conflictPolicy: .serverWins))
         var figures = SoakFigures()
-        var reportedSkips = Set<String>()
-        var reportedConflicts = Set<String>()
+        var reportedSkips = Set<Int64>()
+        var reportedConflicts = Set<Int64>()
         var nextID: Int64 = 10_000
 
         /// Syncs until one completes; interruptions and exhausted retries end a sync, never the run.
@@ -125,7 +125,7 @@ struct ReliabilityServerFaultSoakTests {
             let touched = Set(changes.updated + changes.deleted + changes.inserted)
 
             // Local edits on records the server did not touch since the last sync: they must reach the server.
-            let cache = try reliabilityCache(repository)
+            let cache = try await reliabilityCache(repository)
             let untouched = cache.keys.filter { !touched.contains($0) }.sorted()
             var expectedSaved: [ReliabilityItem] = []
             for id in untouched.shuffled(using: &random).prefix(3) {
@@ -161,14 +161,14 @@ struct ReliabilityServerFaultSoakTests {
             }
             if let conflicting {
                 // Reported by the sync that settled it, or by its partial report if it failed later.
-                #expect(reportedConflicts.contains(String(conflicting)), "round \(round): conflict not reported")
-                #expect(try repository.fetch(id: conflicting)?.label.hasPrefix("losing") == false)
+                #expect(reportedConflicts.contains(conflicting), "round \(round): conflict not reported")
+                await #expect(try repository.fetch(id: conflicting)?.label.hasPrefix("losing") == false)
             }
-            #expect(try repository.pendingChangeCount() == 0, "round \(round)")
+            await #expect(try repository.pendingChangeCount() == 0, "round \(round)")
         }
 
         let statistics = await server.statistics
-        let malformed = Set(statistics.malformedIDs.map { String($0) })
+        let malformed = Set(statistics.malformedIDs)
         // Every record the server sent malformed was reported, by a complete or a partial report,
         // and nothing else was.
         #expect(malformed == reportedSkips, "malformed but never reported: \(malformed.subtracting(reportedSkips))")
@@ -177,9 +177,9 @@ struct ReliabilityServerFaultSoakTests {
         await server.setFaults(.none)
         _ = try await repository.sync()
         let serverState = await reliabilityServerState(server)
-        var cacheState = try reliabilityCache(repository)
+        var cacheState = try await reliabilityCache(repository)
         let divergent = Set(serverState.keys).union(cacheState.keys).filter { serverState[$0] != cacheState[$0] }
-        #expect(divergent.allSatisfy { malformed.contains(String($0)) }, "divergent without a malformed serving: \(divergent)")
+        #expect(divergent.allSatisfy { malformed.contains($0) }, "divergent without a malformed serving: \(divergent)")
         // ...and once the server sends them again, the cache equals the server's state exactly.
         for id in divergent where serverState[id] != nil {
             try await server.update(id: id) { _ in }
@@ -190,11 +190,11 @@ struct ReliabilityServerFaultSoakTests {
             Issue.record("row \(id) is cached but deleted on the server")
         }
         _ = try await repository.sync()
-        cacheState = try reliabilityCache(repository)
+        cacheState = try await reliabilityCache(repository)
         #expect(cacheState == serverState)
-        #expect(try repository.count() == serverState.count)
-        #expect(try repository.pendingChangeCount() == 0)
-        #expect(try repository.cursor() == (await server.latestCursor))
+        await #expect(try repository.count() == serverState.count)
+        await #expect(try repository.pendingChangeCount() == 0)
+        await #expect(try repository.cursor() == (await server.latestCursor))
 
         figures.pulls = statistics.pulls
         figures.pushes = statistics.pushes
@@ -229,7 +229,7 @@ struct ReliabilityServerFaultSoakTests {
         let repository = try Repository(
             database: .inMemory(), remote: server,
             configuration: SyncConfiguration(pageSize: 10, retryPolicy: reliabilityRetries))
-        var reported = Set<String>()
+        var reported = Set<Int64>()
         do {
             let report = try await repository.sync()
             reported.formUnion(report.skipped.compactMap(\.id))
@@ -241,7 +241,7 @@ struct ReliabilityServerFaultSoakTests {
         await server.setFaults(.none)
         let next = try await repository.sync()
         reported.formUnion(next.skipped.compactMap(\.id))
-        let malformed = Set(await server.statistics.malformedIDs.map { String($0) })
+        let malformed = Set(await server.statistics.malformedIDs)
         #expect(!malformed.isEmpty)
         #expect(malformed.isSubset(of: reported), "never reported: \(malformed.subtracting(reported).sorted())")
     }

@@ -113,7 +113,7 @@ struct HTTPRepositoryTests {
         let first = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         let report = try await first.sync()
         #expect(report.pages == 4)
-        #expect(try cached(first) == Account.samples(35))
+        await #expect(try cached(first) == Account.samples(35))
 
         var edited = Account.sample(4)
         edited.nickname = "over http"
@@ -124,8 +124,8 @@ struct HTTPRepositoryTests {
 
         let second = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         try await second.sync()
-        #expect(try second.fetch(id: 5)?.nickname == "over http")
-        #expect(try second.fetch(id: 9) == nil)
-        #expect(try second.count() == 34)
+        await #expect(try second.fetch(id: 5)?.nickname == "over http")
+        await #expect(try second.fetch(id: 9) == nil)
+        await #expect(try second.count() == 34)
     }
 }

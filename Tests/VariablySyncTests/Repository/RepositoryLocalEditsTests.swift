@@ -100,17 +100,17 @@ private actor LosingFirstResponse: RemoteSource {
 
     @Test func savedEditsArePushedOnTheNextSync() async throws {
         let (server, repository) = try await syncedRepository()
-        var account = try #require(try repository.fetch(id: 7))
+        var account = try await #require(try repository.fetch(id: 7))
         account.nickname = "seven"
         try await repository.save(account)
         try await repository.save(Account.sample(999))
-        #expect(try repository.fetch(id: 7)?.nickname == "seven")
-        #expect(try repository.pendingChangeCount() == 2)
+        await #expect(try repository.fetch(id: 7)?.nickname == "seven")
+        await #expect(try repository.pendingChangeCount() == 2)
 
         let report = try await repository.sync()
         #expect(report.pushed == 2)
         #expect(report.conflicts.isEmpty)
-        #expect(try repository.pendingChangeCount() == 0)
+        await #expect(try repository.pendingChangeCount() == 0)
         #expect(await server.record(id: 7)?.nickname == "seven")
         #expect(await server.record(id: 1_000) == Account.sample(999))
     }
@@ -118,11 +118,11 @@ private actor LosingFirstResponse: RemoteSource {
     @Test func deletionsArePushed() async throws {
         let (server, repository) = try await syncedRepository()
         try await repository.delete(id: 3)
-        #expect(try repository.fetch(id: 3) == nil)
+        await #expect(try repository.fetch(id: 3) == nil)
         let report = try await repository.sync()
         #expect(report.pushed == 1)
         #expect(await server.record(id: 3) == nil)
-        #expect(try repository.count() == 99)
+        await #expect(try repository.count() == 99)
     }
 
     @Test func repeatedEditsOfOneRecordArePushedOnce() async throws {
@@ -132,7 +132,7 @@ private actor LosingFirstResponse: RemoteSource {
             account.age = age
             try await repository.save(account)
         }
-        #expect(try repository.pendingChangeCount() == 1)
+        await #expect(try repository.pendingChangeCount() == 1)
         let before = await server.latestCursor
         let report = try await repository.sync()
         #expect(report.pushed == 1)
@@ -156,9 +156,9 @@ private actor LosingFirstResponse: RemoteSource {
         }
         let reopened = try Repository(
             database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
-        #expect(try reopened.pendingChangeCount() == 2)
-        #expect(try reopened.fetch(id: 10)?.email == "ten@example.org")
-        #expect(try reopened.cursor() == "50")
+        await #expect(try reopened.pendingChangeCount() == 2)
+        await #expect(try reopened.fetch(id: 10)?.email == "ten@example.org")
+        await #expect(try reopened.cursor() == "50")
         let report = try await reopened.sync()
         #expect(report.pushed == 2)
         #expect(await server.record(id: 10)?.email == "ten@example.org")
@@ -199,7 +199,7 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.conflicts.isEmpty, "the server's version is the client's own first change")
         #expect(report.pushed == 1)
         #expect(await server.record(id: 6)?.nickname == "second")
-        #expect(try repository.fetch(id: 6)?.nickname == "second")
+        await #expect(try repository.fetch(id: 6)?.nickname == "second")
     }
 
     @Test func anEditSavedBetweenAPushAndItsPullIsNotAConflictWithItself() async throws {
@@ -219,7 +219,7 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.conflicts.isEmpty, "\(report.conflicts)")
         #expect(report.pushed == 1)
         #expect(await server.record(id: 3)?.nickname == "second")
-        #expect(try repository.fetch(id: 3)?.nickname == "second")
+        await #expect(try repository.fetch(id: 3)?.nickname == "second")
     }
 
     @Test func rejectedChangesAreReportedAndDropped() async throws {
@@ -232,7 +232,7 @@ private actor LosingFirstResponse: RemoteSource {
         let report = try await repository.sync()
         #expect(report.rejected.map(\.reason) == ["email must contain @"])
         #expect(report.pushed == 0)
-        #expect(try repository.pendingChangeCount() == 0)
+        await #expect(try repository.pendingChangeCount() == 0)
         #expect(await server.record(id: 3)?.email == "user2@example.com")
     }
 
@@ -252,8 +252,8 @@ private actor LosingFirstResponse: RemoteSource {
         let report = try await sync.value
         #expect(report.keptLocal == 1)
         #expect(report.inserted == 999)
-        #expect(try repository.fetch(id: 950)?.nickname == "edited while syncing")
-        #expect(try repository.pendingChangeCount() == 1)
+        await #expect(try repository.fetch(id: 950)?.nickname == "edited while syncing")
+        await #expect(try repository.pendingChangeCount() == 1)
 
         // The edit was based on cursor 100, before the server's version of record 950 reached the cache:
         // a conflict, which this repository's policy settles for the client.
@@ -268,9 +268,9 @@ private actor LosingFirstResponse: RemoteSource {
     /// The local side edits `nickname` (updatedAt +100 s), another client edits `age` (updatedAt `serverDelta`).
     private func conflict(
         policy: ConflictPolicy<Account>, serverDelta: TimeInterval = 50
-    ) async throws -> (SyncReport, Account?, Account?) {
+    ) async throws -> (SyncReport<Account.ID>, Account?, Account?) {
         let (server, repository) = try await syncedRepository(conflicts: policy)
-        var local = try #require(try repository.fetch(id: 1))
+        var local = try await #require(try repository.fetch(id: 1))
         let base = local.updatedAt
         local.nickname = "local"
         local.updatedAt = base + 100
@@ -281,8 +281,8 @@ private actor LosingFirstResponse: RemoteSource {
         }
         let report = try await repository.sync()
         #expect(report.conflicts.count == 1)
-        #expect(try repository.pendingChangeCount() == 0)
-        let cachedAccount = try repository.fetch(id: 1)
+        await #expect(try repository.pendingChangeCount() == 0)
+        let cachedAccount = try await repository.fetch(id: 1)
         let serverAccount = await server.record(id: 1)
         #expect(cachedAccount == serverAccount, "after the sync, cache and server agree")
         return (report, cachedAccount, serverAccount)
@@ -336,6 +336,6 @@ private actor LosingFirstResponse: RemoteSource {
         try await server.update(id: 8) { $0.age = 70 }
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptServer])
-        #expect(try repository.fetch(id: 8)?.age == 70)
+        await #expect(try repository.fetch(id: 8)?.age == 70)
     }
 }

@@ -94,6 +94,6 @@ func makeTemporaryFolder() throws -> URL {
 }
 
 /// Every account in the cache, by id.
-func cached(_ repository: Repository<Account>) throws -> [Account] {
-    try repository.fetch(sortedBy: [SortDescriptor(\.id)])
+func cached(_ repository: Repository<Account>) async throws -> [Account] {
+    try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
 }
