@@ -112,8 +112,10 @@ extension Database {
                             let parameter = slots[index].index
                             guard parameter > 0 else { continue }
                             let code = reader.bind(base, to: statement, at: parameter)
-                            if code != 0 { throw self.error(code: code, sql: statement.sql) }
-                            continue
+                            if code != FastColumnReader.notBound {
+                                if code != 0 { throw self.error(code: code, sql: statement.sql) }
+                                continue
+                            }
                         }
                         do {
                             try coders[index].encode(model, to: sink, at: index)

@@ -24,8 +24,8 @@ enum ColumnValueCoding {
                 }
                 return .integer(exact)
             }
-            if let double = value as? Double { return .real(double) }
-            if let float = value as? Float { return .real(Double(float)) }
+            if let double = value as? Double { return try real(double, value) }
+            if let float = value as? Float { return try real(Double(float), value) }
         case .string:
             if let string = value as? String { return .text(string) }
         case .url:
@@ -52,6 +52,16 @@ enum ColumnValueCoding {
             return try encodeOpened(value, kind: ownKind)
         }
         return try encodeJSON(value)
+    }
+
+    /// A real, or an error for NaN: SQLite stores NaN as NULL (https://www.sqlite.org/c3ref/bind_blob.html),
+    /// which would read back as a missing value. Infinities are stored and read back as such.
+    private static func real(_ double: Double, _ value: some Encodable) throws -> SQLValue {
+        guard !double.isNaN else {
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: [], debugDescription: "NaN cannot be stored in SQLite: it would be stored as NULL."))
+        }
+        return .real(double)
     }
 
     static func encodeScalarArray(_ value: Any) -> String? {

@@ -41,7 +41,11 @@ struct FastColumnReader: Sendable {
         self.offset = offset
     }
 
-    /// Binds the property of the model at `base` to parameter `index`; returns SQLite's result code.
+    /// What ``bind(_:to:at:)`` returns for a value it leaves to the general path (a NaN, which that path refuses).
+    static let notBound: Int32 = -1
+
+    /// Binds the property of the model at `base` to parameter `index`; returns SQLite's result code, or
+    /// ``notBound``.
     @inline(__always)
     func bind(_ base: UnsafeRawPointer, to statement: Statement, at index: Int32) -> Int32 {
         let handle = statement.handle
@@ -50,7 +54,10 @@ struct FastColumnReader: Sendable {
         case .int: return sqlite3_bind_int64(handle, index, Int64(base.load(fromByteOffset: offset, as: Int.self)))
         case .int64: return sqlite3_bind_int64(handle, index, base.load(fromByteOffset: offset, as: Int64.self))
         case .bool: return sqlite3_bind_int64(handle, index, base.load(fromByteOffset: offset, as: Bool.self) ? 1 : 0)
-        case .double: return sqlite3_bind_double(handle, index, base.load(fromByteOffset: offset, as: Double.self))
+        case .double:
+            let value = base.load(fromByteOffset: offset, as: Double.self)
+            // SQLite would bind NaN as NULL: the general path reports it.
+            return value.isNaN ? Self.notBound : sqlite3_bind_double(handle, index, value)
         case .string: return statement.bindText(base.load(fromByteOffset: offset, as: String.self), at: index)
         case .optionalString:
             guard let value = base.load(fromByteOffset: offset, as: String?.self) else {

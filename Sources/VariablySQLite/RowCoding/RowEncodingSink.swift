@@ -34,7 +34,9 @@ final class RowEncodingSink: KeySetEncodingSink {
             case .bool:
                 code = sqlite3_bind_int64(handle, parameter, unsafeBitCast(value, to: Bool.self) ? 1 : 0)
             case .double:
-                code = sqlite3_bind_double(handle, parameter, unsafeBitCast(value, to: Double.self))
+                let double = unsafeBitCast(value, to: Double.self)
+                // SQLite binds NaN as NULL; the general path throws for it.
+                if !double.isNaN { code = sqlite3_bind_double(handle, parameter, double) }
             case .string:
                 code = statement.bindText(unsafeBitCast(value, to: String.self), at: parameter)
             case .date(.secondsSince1970):

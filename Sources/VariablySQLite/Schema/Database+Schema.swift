@@ -19,6 +19,7 @@ extension Database {
         try inSavepoint {
             try execute(sql: mapping.createTableSQL)
             for sql in mapping.createIndexSQL { try execute(sql: sql) }
+            try verifyIndexes(mapping)
         }
     }
 
@@ -52,8 +53,41 @@ extension Database {
                 statements = try additiveChanges(mapping) + mapping.createIndexSQL
             }
             for sql in statements { try execute(sql: sql) }
+            try verifyIndexes(mapping)
             return statements
         }
+    }
+
+    /// Checks that every declared index exists on the table, with the declared columns in order and
+    /// the declared uniqueness: `CREATE INDEX IF NOT EXISTS` does nothing when an index of that name
+    /// exists, whatever it covers.
+    private func verifyIndexes<Model>(_ mapping: TableMapping<Model>) throws {
+        guard !mapping.indexes.isEmpty else { return }
+        // https://www.sqlite.org/pragma.html#pragma_index_list and #pragma_index_info
+        let rows = try fetch(
+            sql: #"""
+                SELECT list."name", list."unique", info."name" FROM pragma_index_list(?) AS list,
+                pragma_index_info(list."name") AS info ORDER BY list."name", info."seqno"
+                """#,
+            arguments: [mapping.tableName])
+        var found: [[UInt8]: (isUnique: Bool, columns: [String])] = [:]
+        for row in rows {
+            guard case .text(let name) = row[0] else { continue }
+            let column: String = if case .text(let column) = row[2] { column } else { "" }
+            found[SQL.identifierKey(name), default: (row[1] == .integer(1), [])].columns.append(column)
+        }
+        var problems: [SchemaMismatchError.Problem] = []
+        for index in mapping.indexes {
+            let existing = found[SQL.identifierKey(index.name)]
+            if existing?.isUnique != index.isUnique
+                || existing?.columns.map(SQL.identifierKey) != index.columns.map(SQL.identifierKey)
+            {
+                problems.append(
+                    .indexDiffers(
+                        name: index.name, columns: index.columns, isUnique: index.isUnique, found: existing?.columns ?? []))
+            }
+        }
+        guard problems.isEmpty else { throw SchemaMismatchError(table: mapping.tableName, problems: problems) }
     }
 
     private struct ExistingColumn {

@@ -8,12 +8,24 @@ final class MappingCache: @unchecked Sendable {
     static let shared = MappingCache()
     private let lock = NSLock()
     private var mappings: [ObjectIdentifier: any Sendable] = [:]
+    /// The model type that first used each table name (as SQLite compares names).
+    private var owners: [[UInt8]: (type: ObjectIdentifier, name: String)] = [:]
 
     func mapping<Model>(for type: Model.Type, make: () -> TableMapping<Model>) -> TableMapping<Model> {
         lock.lock()
         defer { lock.unlock() }
         if let mapping = mappings[ObjectIdentifier(type)] as? TableMapping<Model> { return mapping }
         let mapping = make()
+        let key = SQL.identifierKey(mapping.tableName)
+        if let owner = owners[key], owner.type != ObjectIdentifier(type) {
+            // Two declarations naming one table may be deliberate; two types that merely share a name are not.
+            precondition(
+                !mapping.isNamedAfterType,
+                "\(String(reflecting: type)) and \(owner.name) would share the table \(SQL.quote(mapping.tableName)), named "
+                    + "after the type: declare `static let sqliteTable = SQLiteTable(\"...\", primaryKey: \\.id)` with a name of its own.")
+        } else {
+            owners[key] = (ObjectIdentifier(type), String(reflecting: type))
+        }
         mappings[ObjectIdentifier(type)] = mapping
         return mapping
     }

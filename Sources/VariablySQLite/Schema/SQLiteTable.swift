@@ -25,6 +25,8 @@ public struct SQLiteTable<Model>: Sendable {
     /// written in a protocol extension goes through `Identifiable`'s requirement, so it is a different
     /// key path from the model's own `\User.id`.
     let primaryKeyPropertyName: String?
+    /// Whether the name is the type's bare name, chosen by default rather than declared.
+    let isNamedAfterType: Bool
 
     /// Declares a table.
     ///
@@ -43,6 +45,7 @@ public struct SQLiteTable<Model>: Sendable {
         self.source = source
         self.elements = elements
         self.primaryKeyPropertyName = nil
+        self.isNamedAfterType = false
     }
 
     /// A table keyed by the model's `Identifiable.id`.
@@ -52,6 +55,7 @@ public struct SQLiteTable<Model>: Sendable {
         self.source = .sqlite
         self.elements = []
         self.primaryKeyPropertyName = "id"
+        self.isNamedAfterType = true
     }
 }
 
@@ -65,7 +69,8 @@ public struct TableElement<Model>: Sendable {
 
     let kind: Kind
 
-    /// An index on one or more columns, named `<table>_on_<columns>` unless `name` is given.
+    /// An index on one or more columns, named `<table>_on_<columns>_<hash>` unless `name` is given (the hash of
+    /// the table and column names keeps names that would read alike apart).
     ///
     /// ```swift
     /// .index(\.age, \.isActive)
@@ -76,7 +81,7 @@ public struct TableElement<Model>: Sendable {
     }
 
     /// A unique constraint, created as a unique index (https://www.sqlite.org/lang_createindex.html#unique_indexes)
-    /// named `<table>_unique_<columns>` unless `name` is given, so that it can be added to an existing table.
+    /// named `<table>_unique_<columns>_<hash>` unless `name` is given, so that it can be added to an existing table.
     ///
     /// ```swift
     /// .unique(\.email)
@@ -107,6 +112,9 @@ public struct TableElement<Model>: Sendable {
     /// .defaultValue(\.score, 0)
     /// ```
     public static func defaultValue(_ keyPath: any PartialKeyPath<Model> & Sendable, _ value: SQLValue) -> TableElement {
-        TableElement(kind: .defaultValue(keyPath: keyPath, value))
+        if case .real(let real) = value {
+            precondition(!real.isNaN, "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
+        }
+        return TableElement(kind: .defaultValue(keyPath: keyPath, value))
     }
 }

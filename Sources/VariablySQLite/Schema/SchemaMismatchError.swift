@@ -22,6 +22,9 @@ public struct SchemaMismatchError: Error, CustomStringConvertible, Sendable {
         case primaryKeyChanged(from: [String], to: [String])
         /// The table has a required column without default that the model no longer has: inserts would fail.
         case removedRequiredColumn(column: String)
+        /// A declared index is missing from the table, or an index of its name covers other columns or
+        /// differs in uniqueness (`found` is empty when there is none on this table).
+        case indexDiffers(name: String, columns: [String], isUnique: Bool, found: [String])
 
         public var description: String {
             switch self {
@@ -36,6 +39,11 @@ public struct SchemaMismatchError: Error, CustomStringConvertible, Sendable {
                 "the primary key changes from (\(from.joined(separator: ", "))) to (\(to.joined(separator: ", ")))"
             case .removedRequiredColumn(let column):
                 "column \(SQL.quote(column)) is NOT NULL without a default but the model no longer has it"
+            case .indexDiffers(let name, let columns, let isUnique, let found):
+                "the \(isUnique ? "unique " : "")index \(SQL.quote(name)) on (\(columns.joined(separator: ", "))) "
+                    + (found.isEmpty
+                        ? "is missing (an index of that name may belong to another table)"
+                        : "exists on (\(found.joined(separator: ", "))) or with another uniqueness: rename one, or drop the old one in a migrator step")
             }
         }
     }

@@ -31,6 +31,20 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         let columns: [String]
         let isUnique: Bool
 
+        /// `<table>_unique_<columns>_<hash>` or `<table>_on_<columns>_<hash>`: readable, and unambiguous
+        /// through a hash of the exact names, since `_` joins names that may contain `_` themselves
+        /// (`.unique(\.a, \.b)` and `.unique(\.aB)` in snake case both read `a_b`).
+        static func defaultName(table: String, columns: [String], isUnique: Bool) -> String {
+            let kind = isUnique ? "unique" : "on"
+            // FNV-1a, 64 bits: stable across processes and platforms, unlike `Hasher`.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in ([table, kind] + columns).joined(separator: "\u{0}").utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            }
+            let suffix = String(hash, radix: 16)
+            return "\(table)_\(kind)_\(columns.joined(separator: "_"))_\(String(repeating: "0", count: 16 - suffix.count))\(suffix)"
+        }
+
         func createSQL(table: String) -> String {
             "CREATE \(isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) ("
                 + columns.map(SQL.quote).joined(separator: ", ") + ")"
@@ -38,6 +52,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     }
 
     let tableName: String
+    /// Whether ``tableName`` is the type's bare name, chosen by default rather than declared.
+    let isNamedAfterType: Bool
     let quotedTable: String
     let keySet: KeySet<Model>
     /// The entries' coders, in entry order: copying a whole `KeyEntry` per value costs more than binding it.
@@ -69,6 +85,18 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             preconditionFailure(
                 "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets.")
         }
+        // A key the key set dropped (empty, or a property declared twice) would lose a value on every write.
+        let dropped = Model.keySets.problems.filter { problem in
+            guard problem.source == table.source else { return false }
+            switch problem.kind {
+            case .emptyKey, .duplicateKeyPath: return true
+            default: return false
+            }
+        }
+        precondition(
+            dropped.isEmpty,
+            "The \(table.source) key set of \(Model.self) cannot be stored: "
+                + dropped.map(\.description).joined(separator: "; ") + ". `try \(Model.self).keySets.validate()` lists every problem.")
         let byName = table.primaryKeyPropertyName.flatMap { name in keySet.entries.firstIndex { $0.propertyName == name } }
         guard let primaryKeyEntry = keySet.index(of: table.primaryKey) ?? byName else {
             preconditionFailure(
@@ -95,14 +123,21 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                 defaults[entryIndex(keyPath, "default value")] = value
             case .index(let keyPaths, let name, let isUnique):
                 let names = keyPaths.map { columnName(keySet.entries[entryIndex($0, "index")]) }
-                let defaultName = table.name + (isUnique ? "_unique_" : "_on_") + names.joined(separator: "_")
-                indexes.append(Index(name: name ?? defaultName, columns: names, isUnique: isUnique))
+                let name = name ?? Index.defaultName(table: table.name, columns: names, isUnique: isUnique)
+                precondition(
+                    !indexes.contains { SQL.identifierKey($0.name) == SQL.identifierKey(name) },
+                    "\(Model.self) declares two indexes named \(SQL.quote(name)): give one another name.")
+                indexes.append(Index(name: name, columns: names, isUnique: isUnique))
             }
         }
         var columns: [Column] = []
         for (index, entry) in keySet.entries.enumerated() {
             let kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
             let name = columnName(entry)
+            // SQLite refuses a table with duplicate columns; an empty name would lose the value on every write.
+            precondition(
+                !name.isEmpty && !entry.key.primary.keys.contains(where: \.isEmpty),
+                "The \(table.source) key of \(entry.propertyName ?? "\(entry.keyPath)") in \(Model.self) has an empty name: a column needs one.")
             columns.append(
                 Column(
                     name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
@@ -110,6 +145,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                     storedType: entry.coder.storedType))
         }
         self.tableName = table.name
+        self.isNamedAfterType = table.isNamedAfterType
         self.quotedTable = SQL.quote(table.name)
         self.keySet = keySet
         self.coders = keySet.entries.map(\.coder)

@@ -42,6 +42,8 @@ extension SQLValue: CustomStringConvertible {
         switch self {
         case .null: "NULL"
         case .integer(let value): String(value)
+        // SQLite has no literal for infinity; 9e999 overflows to it (https://www.sqlite.org/floatingpoint.html).
+        case .real(let value) where value.isInfinite: value < 0 ? "-9e999" : "9e999"
         case .real(let value): String(value)
         case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let data): "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"

@@ -35,15 +35,15 @@ import VariablyTestSupport
         #expect(
             statements == [
                 Database.createTableSQL(for: User.self),
-                #"CREATE INDEX IF NOT EXISTS "users_on_user_name" ON "users" ("user_name")"#,
-                #"CREATE INDEX IF NOT EXISTS "users_on_age" ON "users" ("age")"#,
-                #"CREATE UNIQUE INDEX IF NOT EXISTS "users_unique_email" ON "users" ("email")"#,
+                #"CREATE INDEX IF NOT EXISTS "users_on_user_name_4860fb360fe8a643" ON "users" ("user_name")"#,
+                #"CREATE INDEX IF NOT EXISTS "users_on_age_83537f92af25a27f" ON "users" ("age")"#,
+                #"CREATE UNIQUE INDEX IF NOT EXISTS "users_unique_email_97056a7d16c2e30a" ON "users" ("email")"#,
             ])
         let indexes = try db.read {
             try $0.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'users' ORDER BY name")
                 .map { $0[0] }
         }
-        #expect(indexes == ["users_on_age", "users_on_user_name", "users_unique_email"])
+        #expect(indexes == ["users_on_age_83537f92af25a27f", "users_on_user_name_4860fb360fe8a643", "users_unique_email_97056a7d16c2e30a"])
         // Up to date: a second migration creates nothing new.
         #expect(try db.write { try $0.migrate(User.self) }.allSatisfy { $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS") })
     }
@@ -125,7 +125,7 @@ import VariablyTestSupport
         let statements = try db.write { try $0.migrate(Event.self) }
         #expect(
             Array(statements.dropFirst()) == [
-                #"CREATE INDEX IF NOT EXISTS "events_on_kind_at" ON "events" ("kind", "at")"#,
+                #"CREATE INDEX IF NOT EXISTS "events_on_kind_at_dc1993673a8cde4a" ON "events" ("kind", "at")"#,
                 #"CREATE UNIQUE INDEX IF NOT EXISTS "one event per kind and time" ON "events" ("kind", "at")"#,
             ])
         let at = Date(timeIntervalSince1970: 0)
@@ -193,4 +193,122 @@ private struct Event: VariablyCodable, EmptyInitializable, Identifiable, Equatab
     static let sqliteTable = SQLiteTable<Event>(
         "events", primaryKey: \.id,
         [.index(\.kind, \.at), .unique(\.kind, \.at, name: "one event per kind and time"), .dateEncoding(\.at, .iso8601)])
+}
+
+// MARK: - Index names, non-finite reals
+
+private struct Pair: SQLiteStorable, EmptyInitializable, Equatable {
+    var id: Int64 = 0
+    var a = 0
+    var b = 0
+    var aB = 0
+
+    static let keySets = KeySets<Pair>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.a); Key(\.b); Key(\.aB) }
+    }
+    static let sqliteTable = SQLiteTable<Pair>("pairs", primaryKey: \.id, [.unique(\.a, \.b), .unique(\.aB)])
+}
+
+private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
+    var id: Int64 = 0
+    var value = 0.0
+    var reading: Double?
+    var ceiling = 0.0
+
+    static let keySets = KeySets<Measurement>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.value); Key(\.reading); Key(\.ceiling) }
+    }
+    static let sqliteTable = SQLiteTable<Measurement>(
+        "measurements", primaryKey: \.id, [.defaultValue(\.ceiling, .real(.infinity))])
+}
+
+@Suite struct SchemaEdgeCaseTests {
+    @Test func uniqueConstraintsWhoseNamesReadAlikeAreBothEnforced() throws {
+        let db = try SQLiteDatabase.inMemory()
+        let statements = try db.write { try $0.migrate(Pair.self) }
+        #expect(statements.count == 3)
+        try db.write { try $0.insert(Pair(id: 1, a: 1, b: 1, aB: 1)) }
+        // Same (a, b): refused by the first constraint.
+        #expect(throws: SQLiteError.self) { try db.write { try $0.insert(Pair(id: 2, a: 1, b: 1, aB: 2)) } }
+        // Same a_b: refused by the second.
+        #expect(throws: SQLiteError.self) { try db.write { try $0.insert(Pair(id: 3, a: 2, b: 2, aB: 1)) } }
+        #expect(try db.read { try $0.count(Pair.self) } == 1)
+    }
+
+    @Test func migrateReportsADeclaredIndexThatAnotherIndexOfItsNameShadows() throws {
+        let db = try SQLiteDatabase.inMemory()
+        // The name `.unique(\.a, \.b)` gets, taken by an index on (a) only.
+        let name = "pairs_unique_a_b_a3342922ef331f1c"
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE pairs (id INTEGER PRIMARY KEY NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, a_b INTEGER NOT NULL)")
+            try db.execute(sql: "CREATE INDEX \"\(name)\" ON pairs (a)")
+        }
+        #expect {
+            try db.write { try $0.migrate(Pair.self) }
+        } throws: { error in
+            guard let mismatch = error as? SchemaMismatchError else { return false }
+            return mismatch.problems == [.indexDiffers(name: name, columns: ["a", "b"], isUnique: true, found: ["a"])]
+        }
+    }
+
+    @Test func infinitiesRoundTripAndNaNIsATypedError() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { try $0.migrate(Measurement.self) }
+        let values = [
+            Measurement(id: 1, value: .infinity, reading: -.infinity, ceiling: 1),
+            Measurement(id: 2, value: -.infinity, reading: nil, ceiling: .infinity),
+        ]
+        try db.write { try $0.insert(values) }
+        #expect(try db.read { try $0.fetchAll(Measurement.self) } == values)
+        // The declared default is infinity.
+        try db.write { try $0.execute(sql: "INSERT INTO measurements (id, value) VALUES (3, 0)") }
+        #expect(try db.read { try $0.fetch(Measurement.self, id: 3)?.ceiling } == .infinity)
+        for nan in [
+            Measurement(id: 4, value: .nan, reading: nil, ceiling: 0), Measurement(id: 5, value: 0, reading: .nan, ceiling: 0),
+        ] {
+            #expect(throws: RecordEncodingError.self) { try db.write { try $0.insert(nan) } }
+        }
+        #expect(try db.read { try $0.count(Measurement.self) } == 3)
+    }
+}
+
+// MARK: - Misdeclared tables trap when first used
+
+private enum Inbox {
+    struct Note: SQLiteStorable, EmptyInitializable, Identifiable {
+        var id: Int64 = 0
+        var title = ""
+        static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "title") } }
+    }
+}
+
+private enum Archive {
+    struct Note: SQLiteStorable, EmptyInitializable, Identifiable {
+        var id: Int64 = 0
+        var body = ""
+        static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.body, "body") } }
+    }
+}
+
+private struct Unnamed: SQLiteStorable, EmptyInitializable {
+    var id: Int64 = 0
+    var title = ""
+    static let keySets = KeySets<Unnamed>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "") } }
+    static let sqliteTable = SQLiteTable<Unnamed>("unnamed", primaryKey: \.id)
+}
+
+@Suite struct TableDeclarationTrapTests {
+    @Test func twoTypesNamedAlikeDoNotShareADefaultTable() async {
+        await #expect(processExitsWith: .failure) {
+            let db = try SQLiteDatabase.inMemory()
+            try db.write { try $0.migrate(Inbox.Note.self) }
+            try db.write { try $0.migrate(Archive.Note.self) }
+        }
+    }
+
+    @Test func anEmptyColumnNameIsRefusedWhereTheTableIsBuilt() async {
+        await #expect(processExitsWith: .failure) {
+            _ = Database.createTableSQL(for: Unnamed.self)
+        }
+    }
 }
