@@ -17,6 +17,7 @@ groups += try jsonGroups(users: users)
 groups += try toolkitGroups(users: users)
 groups += try sqliteGroups(users: users)
 groups += try syncGroups(users: users)
+groups += try observationGroups(users: users)
 
 var rows: [ResultRow] = []
 for group in groups where configuration.filter.map({ group.name.localizedCaseInsensitiveContains($0) }) ?? true {
@@ -37,4 +38,16 @@ if configuration.variant == nil, configuration.filter.map({ "sync".localizedCase
         let (peak, before) = try job.measure(records: configuration.records)
         print(String(format: "| %@ | %.1f | %.1f | %.1f |", job.title, before, peak, peak - before))
     }
+}
+
+if configuration.variant == nil, configuration.filter.map({ "observers".localizedCaseInsensitiveContains($0) }) ?? true {
+    let samples = configuration.isQuick ? 20 : 500
+    let latencies = try measureObservationLatency(users: users, samples: samples).sorted()
+    let median = latencies[latencies.count / 2]
+    let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
+    print("")
+    print(
+        String(
+            format: "Observed LIMIT 100 query on %d rows, write to emission (%d samples): median %.2f ms, p99 %.2f ms",
+            configuration.records, samples, median * 1e3, p99 * 1e3))
 }

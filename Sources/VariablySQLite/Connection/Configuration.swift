@@ -26,6 +26,13 @@ public struct Configuration: Sendable {
     /// The most prepared statements each connection keeps for reuse; when full, the cache is emptied
     /// (queries whose SQL varies, e.g. `IN` lists of different lengths, would otherwise grow it forever).
     public var statementCacheCapacity = 256
+    /// The shortest time between the starts of two fetches of one observation. A commit that comes
+    /// sooner is answered when the interval has passed, together with every commit meanwhile: while a
+    /// sync commits page after page, an observed query is fetched at most this often, whatever the
+    /// table holds, and a commit after a quiet moment is answered at once. A query slower than a
+    /// quarter of this interval is spaced by four times its own duration instead. One display frame by
+    /// default.
+    public var minimumObservationInterval: Duration = .milliseconds(16)
     /// Called with the SQL of every statement each time it starts running (unexpanded: parameters stay `?`).
     public var trace: (@Sendable (String) -> Void)?
 

@@ -4,8 +4,10 @@ import Foundation
 /// yields the new value when it differs from the last one.
 ///
 /// Fetches are coalesced: a commit during a fetch marks the observation dirty, and one more fetch
-/// runs after the current one, whatever the number of commits meanwhile. The observer is registered
-/// before the first fetch, so no commit falls between the first value and the notifications.
+/// runs after the current one, whatever the number of commits meanwhile. Fetches are paced: one
+/// starts no sooner than `Configuration.minimumObservationInterval` after the previous one started,
+/// and commits while it waits are answered by it. The observer is registered before the first
+/// fetch, so no commit falls between the first value and the notifications.
 ///
 /// `@unchecked Sendable`: `state` is only touched while holding `lock`; the rest is immutable.
 final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>: @unchecked Sendable {
@@ -14,8 +16,16 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
     typealias Fetch = @Sendable (Database, _ previous: Fingerprint?) throws -> (Fingerprint, Value)?
 
     private struct State {
+        /// A fetch is running or scheduled: a commit now needs no fetch of its own.
         var isFetching = false
+        /// A commit came while a fetch was running: another one follows.
         var isDirty = false
+        /// Whether the scheduled fetch has started; commits before that are answered by it.
+        var hasStarted = false
+        /// When the last fetch started (`DispatchTime` uptime, nanoseconds).
+        var lastStart: UInt64 = 0
+        /// How long the last fetch took, in nanoseconds.
+        var lastDuration: UInt64 = 0
         var isFinished = false
         var previous: Fingerprint?
         var token: Int?
@@ -54,7 +64,7 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
         let start: Bool = lock.withLock {
             guard !state.isFinished else { return false }
             if state.isFetching {
-                state.isDirty = true
+                if state.hasStarted { state.isDirty = true }
                 return false
             }
             state.isFetching = true
@@ -63,14 +73,32 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
         if start { scheduleFetch() }
     }
 
+    /// Runs the next fetch on a reader, at once or when the minimum interval since the last one has passed.
     private func scheduleFetch() {
-        database.readerQueue.async { self.runFetch() }
+        let interval = UInt64(database.configuration.minimumObservationInterval / .nanoseconds(1))
+        let earliest: UInt64 = lock.withLock {
+            state.hasStarted = false
+            // A slow query (a scan of a large table) is also spaced by four times its own duration, so
+            // that one observation keeps at most a quarter of a reader busy during a stream of commits.
+            return state.lastStart == 0 ? 0 : state.lastStart &+ max(interval, 4 &* state.lastDuration)
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        if earliest <= now {
+            database.readerQueue.async { self.runFetch() }
+        } else {
+            database.readerQueue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: earliest)) { self.runFetch() }
+        }
     }
 
     private func runFetch() {
-        let previous = lock.withLock { state.isFinished ? nil : state.previous }
+        let previous: Fingerprint? = lock.withLock {
+            state.hasStarted = true
+            state.lastStart = DispatchTime.now().uptimeNanoseconds
+            return state.isFinished ? nil : state.previous
+        }
         let outcome = Result { try database.read { db in try fetch(db, previous) } }
         let next: NextStep = lock.withLock {
+            state.lastDuration = DispatchTime.now().uptimeNanoseconds &- state.lastStart
             guard !state.isFinished else { return .idle }
             switch outcome {
             case .success(let fetched?):
