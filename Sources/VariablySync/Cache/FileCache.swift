@@ -13,7 +13,10 @@ public import VariablyCodable
 /// Writes are atomic: the data goes to a temporary file in the same folder, which is then renamed over
 /// the old one, so a crash leaves either the old file or the new one. A file that no longer decodes
 /// throws ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` and is moved aside for
-/// inspection; it is never silently replaced by an empty value.
+/// inspection; it is never silently replaced by an empty value. A file replaced by a writer while it
+/// was being read is read again, not moved aside. Through a symbolic link, the file it points to is
+/// replaced and the link kept. A write removes the temporary files that killed writers left behind
+/// (those older than ten minutes).
 ///
 /// ```swift
 /// let cache = FileCache<User>(url: folder.appendingPathComponent("current-user.json"))
@@ -129,13 +132,16 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             encoder.outputFormat = .binary
             data = try encoder.encode(value)
         }
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
+        // Through a symbolic link, the file it points to is replaced and the link stays.
+        let target = url.resolvingSymlinksInPath()
+        let folder = target.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            removeAbandonedTemporaryFiles(of: target)
             try data.write(to: temporary)
             // rename(2) replaces the destination atomically on the same file system.
-            guard rename(temporary.path, url.path) == 0 else {
+            guard rename(temporary.path, target.path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
             }
         } catch {
@@ -144,9 +150,34 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         }
     }
 
-    private func read<Value: Decodable>(_ type: Value.Type) throws -> Value? {
+    /// How old a writer's temporary file must be before a later write removes it as abandoned (its
+    /// writer was killed between writing and renaming): far longer than any write takes.
+    static var abandonedTemporaryFileAge: TimeInterval { 600 }
+
+    /// Removes `.<name>.tmp-*` files that killed writers left beside `target`.
+    private func removeAbandonedTemporaryFiles(of target: URL) {
+        let folder = target.deletingLastPathComponent()
+        let prefix = ".\(target.lastPathComponent).tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let cutoff = Date().addingTimeInterval(-Self.abandonedTemporaryFileAge)
+        for name in names where name.hasPrefix(prefix) {
+            let file = folder.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
+            if let modified, modified < cutoff { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// The identity of the file at `file` now (device and inode), to tell a file from its replacement.
+    private static func identity(of file: URL) -> [UInt64]? {
+        var status = stat()
+        guard lstat(file.path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+
+    private func read<Value: Decodable>(_ type: Value.Type, attempts: Int = 3) throws -> Value? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let data: Data
+        let identity = Self.identity(of: url.resolvingSymlinksInPath())
         do {
             data = try Data(contentsOf: url)
         } catch {
@@ -160,26 +191,49 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
                 return try PropertyListDecoder().decode(type, from: data, source: source)
             }
         } catch {
-            let keptAt = try keepAside()
+            guard let identity, let keptAt = try keepAside(identity: identity) else {
+                // Replaced by a writer since it was read: read the new file.
+                if attempts > 1 { return try read(type, attempts: attempts - 1) }
+                throw FileCacheError.readFailed(file: url, underlying: error)
+            }
             throw FileCacheError.corrupt(
                 file: url, keptAt: keptAt, codingPath: FileCacheError.codingPath(of: error), underlying: error)
         }
     }
 
-    /// Moves the unreadable file to `<name>.corrupt-<n>`, with the first `n` not taken.
-    private func keepAside() throws -> URL {
+    /// Moves the unreadable file to `<name>.corrupt-<n>`, with the first `n` not taken, if it still is
+    /// the file that was read (`identity`); returns `nil` when a writer has replaced it since.
+    ///
+    /// Race-free against writers that rename a new file into place at any moment: the file is first
+    /// hard-linked aside (the link names whatever is at the path), checked, then taken off the path
+    /// by a rename that is checked too; a good file taken by mistake goes back unless a newer one
+    /// arrived meanwhile (link(2) never replaces).
+    private func keepAside(identity: [UInt64]) throws -> URL? {
+        // Through a symbolic link, the file it points to is kept aside, beside it.
+        let file = url.resolvingSymlinksInPath()
+        let folder = file.deletingLastPathComponent()
         var number = 1
         var destination: URL
-        repeat {
-            destination = url.deletingLastPathComponent().appendingPathComponent(
-                "\(url.lastPathComponent).corrupt-\(number)")
+        while true {
+            destination = folder.appendingPathComponent("\(file.lastPathComponent).corrupt-\(number)")
+            if link(file.path, destination.path) == 0 { break }
+            if errno == ENOENT { return nil }  // removed since it was read
+            guard errno == EEXIST else {
+                throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+            }
             number += 1
-        } while FileManager.default.fileExists(atPath: destination.path)
-        do {
-            try FileManager.default.moveItem(at: url, to: destination)
-        } catch {
-            throw FileCacheError.readFailed(file: url, underlying: error)
         }
+        guard Self.identity(of: destination) == identity else {
+            unlink(destination.path)
+            return nil
+        }
+        let taken = folder.appendingPathComponent(".\(file.lastPathComponent).taken-\(UUID().uuidString)")
+        guard rename(file.path, taken.path) == 0 else { return destination }  // already gone
+        if Self.identity(of: taken) != identity {
+            // A writer's new file: put it back, unless an even newer one is already in place.
+            _ = link(taken.path, file.path)
+        }
+        unlink(taken.path)
         return destination
     }
 }

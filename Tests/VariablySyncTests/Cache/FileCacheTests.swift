@@ -160,4 +160,62 @@ import VariablyTestSupport
         let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
         #expect("\(error)".contains("expands to more than"))
     }
+
+    @Test func aSymbolicLinkIsWrittenThroughAndKept() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let real = folder.appendingPathComponent("data").appendingPathComponent("users.json")
+        let link = folder.appendingPathComponent("users.json")
+        try FileManager.default.createDirectory(at: real.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("[]".utf8).write(to: real)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let cache = FileCache<User>(url: link)
+        try cache.store(User.samples(3))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
+        #expect(try FileCache<User>(url: real).loadAll() == User.samples(3))
+        #expect(try cache.loadAll() == User.samples(3))
+    }
+
+    @Test func aWriteRemovesTemporaryFilesOfKilledWritersOnly() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.json"))
+        let abandoned = folder.appendingPathComponent(".users.json.tmp-ABANDONED")
+        let inFlight = folder.appendingPathComponent(".users.json.tmp-IN-FLIGHT")
+        try Data("{".utf8).write(to: abandoned)
+        try Data("{".utf8).write(to: inFlight)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: abandoned.path)
+        try cache.store(User.samples(2))
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        // A recent one may belong to a writer still running in another process.
+        #expect(FileManager.default.fileExists(atPath: inFlight.path))
+    }
+
+    @Test func onlyDamagedFilesAreKeptAsideWhileAWriterReplacesThem() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("users.json")
+        let cache = FileCache<User>(url: url)
+        try cache.store(User.samples(20))
+        let writer = Task.detached {
+            for round in 0..<150 {
+                if round % 2 == 0 {
+                    // A damaged file, replaced atomically as a crashed foreign writer might leave it.
+                    try Data("[{\"USER_NAME\": ".utf8).write(to: url, options: .atomic)
+                } else {
+                    try cache.store(User.samples(20))
+                }
+            }
+        }
+        for _ in 0..<300 {
+            _ = try? cache.loadAll()
+        }
+        try await writer.value
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.contains(".corrupt-") {
+            let kept = try Data(contentsOf: folder.appendingPathComponent(name))
+            #expect(throws: (any Error).self, "\(name) was a good file") {
+                try JSONDecoder(source: .local).decode([User].self, from: kept)
+            }
+        }
+    }
 }
