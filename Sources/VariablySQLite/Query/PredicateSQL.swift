@@ -77,6 +77,18 @@ enum PredicateSQL {
                 throw QueryTranslationError(
                     expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
             }
+            if text.utf8.contains(0) {
+                // LIKE stops at a NUL in its pattern (which would then match far more rows): compare the
+                // UTF-8 bytes instead (https://www.sqlite.org/lang_corefunc.html#instr).
+                let needle = SQLValue.blob(Data(text.utf8))
+                let sql =
+                    prefixOnly
+                    ? "substr(CAST(\(l.sql) AS BLOB), 1, ?) = ?" : "instr(CAST(\(l.sql) AS BLOB), ?) > 0"
+                let arguments = prefixOnly ? l.arguments + [.integer(Int64(text.utf8.count)), needle] : l.arguments + [needle]
+                return .expression(
+                    sql: sql, arguments: arguments, kind: .bool, isNullable: left.isNullable,
+                    precedence: prefixOnly ? .equality : .comparison)
+            }
             let pattern = (prefixOnly ? "" : "%") + escapeLike(text) + "%"
             return .expression(
                 sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(pattern)], kind: .bool,

@@ -178,7 +178,14 @@ struct ReliabilitySQLValueSafetyTests {
             for query in queries {
                 #expect(!query.sql.contains("⟪"), "\(query.sql)")
                 #expect(!query.sql.contains(String(number)) || String(number).count < 3, "\(query.sql)")
-                #expect(query.arguments.contains { if case .text(let text) = $0 { text.contains("⟪\(index)⟫") } else { false } })
+                // A needle with a NUL is bound as its UTF-8 bytes.
+                #expect(query.arguments.contains {
+                    switch $0 {
+                    case .text(let text): text.contains("⟪\(index)⟫")
+                    case .blob(let bytes): String(decoding: bytes, as: UTF8.self).contains("⟪\(index)⟫")
+                    default: false
+                    }
+                })
                 // Placeholders and arguments agree: every value has its `?`.
                 #expect(query.sql.filter { $0 == "?" }.count == query.arguments.count, "\(query.sql)")
             }
@@ -234,6 +241,13 @@ struct ReliabilitySQLValueSafetyTests {
             try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.starts(with: needle) })
         }
         #expect(prefixed.map(\.id) == [1])
+        // A needle that is only a NUL, or ends with one, matches the rows that hold it, not every row.
+        for needle in ["\0", "a\0", "\0b"] {
+            let found = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.contains(needle) }) }
+            #expect(found.map(\.id) == [1], "\(needle.debugDescription)")
+            let starting = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.starts(with: needle) }) }
+            #expect(starting.map(\.id) == (needle == "a\0" ? [1] : []), "\(needle.debugDescription)")
+        }
     }
 }
 
