@@ -68,6 +68,38 @@ public final class SQLiteDatabase: @unchecked Sendable {
         writer.trackChanges(into: changes)
     }
 
+    /// Opens an existing database file for reading only, one that no process changes while it is open:
+    /// a file on read-only media, in an app bundle, or a snapshot. It opens where a read-write open
+    /// cannot, a WAL file without its `-wal` and `-shm` companions on a read-only file system included
+    /// (`immutable=1`, https://www.sqlite.org/uri.html#uriimmutable). Reads run on one connection;
+    /// `write` throws ``SQLiteError`` (`SQLITE_READONLY`). SQLite does not notice changes made to the
+    /// file while it is open this way, so do not use it on a file that another connection writes.
+    ///
+    /// ```swift
+    /// let catalog = try SQLiteDatabase.readOnly(path: bundledCatalogPath)
+    /// let count = try catalog.read { try $0.count(User.self) }
+    /// ```
+    ///
+    /// - Throws: ``SQLiteError`` if the file is missing or is not a database.
+    public static func readOnly(path: String, configuration: Configuration = Configuration()) throws -> SQLiteDatabase {
+        try SQLiteDatabase(readOnlyPath: path, configuration: configuration)
+    }
+
+    private init(readOnlyPath path: String, configuration: Configuration) throws {
+        self.path = path
+        self.configuration = configuration
+        self.usesReaderPool = false
+        var components = URLComponents()
+        components.scheme = "file"
+        components.path = path
+        components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+        let uri = components.string ?? "file:\(path)?immutable=1"
+        writer = try Database(
+            location: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, configuration: configuration, isReadOnly: true)
+        // Opening is lazy: read the schema now so that a missing or damaged file fails here.
+        _ = try writer.fetchValue(sql: "SELECT count(*) FROM sqlite_schema")
+    }
+
     /// Opens a private in-memory database; reads and writes share its single connection.
     ///
     /// ```swift

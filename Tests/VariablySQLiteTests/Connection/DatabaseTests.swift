@@ -181,3 +181,33 @@ import VariablyTestSupport
         #expect(try second.read { try $0.count(User.self) } == 0)
     }
 }
+
+@Suite struct ReadOnlyDatabaseTests {
+    @Test func aWALFileOpensForReadingWithoutItsCompanionFilesAndRefusesWrites() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.write { db in
+                try db.migrate(User.self)
+                try db.insert(User.samples(20))
+            }
+        }
+        // Closed cleanly: SQLite checkpointed and removed the -wal and -shm files.
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        let catalog = try SQLiteDatabase.readOnly(path: path)
+        #expect(try catalog.read { try $0.count(User.self) } == 20)
+        let third = User.samples(20)[2]
+        #expect(try catalog.read { try $0.fetch(User.self, id: third.id) } == third)
+        #expect(throws: SQLiteError.self) { try catalog.write { try $0.upsert(User.sample(99)) } }
+        #expect(try catalog.read { try $0.count(User.self) } == 20)
+        // It created nothing beside the file.
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
+    @Test func aMissingFileIsAnError() {
+        #expect(throws: SQLiteError.self) {
+            _ = try SQLiteDatabase.readOnly(path: "/nonexistent-\(UUID().uuidString)/catalog.sqlite")
+        }
+    }
+}
