@@ -1,0 +1,93 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Envelopes
+
+extension HTTPRemoteSource {
+    private struct PullEnvelope: Decodable {
+        var deleted: [Model.ID]
+        var nextCursor: SyncCursor
+        var hasMore: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case deleted
+            case nextCursor = "next_cursor"
+            case hasMore = "has_more"
+        }
+    }
+
+    private struct PushEnvelope: Decodable {
+        var results: [Result]
+
+        struct Result: Decodable {
+            var idempotencyKey: String
+            var status: String
+            var version: SyncCursor?
+            var reason: String?
+
+            enum CodingKeys: String, CodingKey {
+                case idempotencyKey = "idempotency_key"
+                case status, version, reason
+            }
+        }
+    }
+
+    /// A pull's page. `JSONDecoder` checks the whole body and reads the envelope; the records are then
+    /// cut out of the body as the server's bytes, for the repository's `KeySetJSONDecoder`: one rule for
+    /// duplicate keys (the first wins, as in `JSONDecoder`), and no re-serialization.
+    static func page(from body: Data) throws -> RemotePage<Model.ID> {
+        let envelope: PullEnvelope
+        do {
+            envelope = try JSONDecoder().decode(PullEnvelope.self, from: body)
+        } catch {
+            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
+        }
+        let slicer = JSONSlicer(body)
+        guard let records = slicer.value(of: "records", inObject: slicer.root),
+            slicer.elements(ofArray: records) != nil
+        else {
+            throw RemoteSourceError.invalidResponse("the pull response has no \"records\" array")
+        }
+        return RemotePage(
+            records: slicer.data(records), deletedIDs: envelope.deleted, nextCursor: envelope.nextCursor,
+            hasMore: envelope.hasMore)
+    }
+
+    /// A push's outcomes by idempotency key; a conflict's record stays the server's bytes.
+    static func outcomes(from body: Data) throws -> [String: PushOutcome] {
+        let envelope: PushEnvelope
+        do {
+            envelope = try JSONDecoder().decode(PushEnvelope.self, from: body)
+        } catch {
+            throw RemoteSourceError.invalidResponse("the push response has no valid \"results\" array: \(error)")
+        }
+        let slicer = JSONSlicer(body)
+        guard let list = slicer.value(of: "results", inObject: slicer.root),
+            let elements = slicer.elements(ofArray: list), elements.count == envelope.results.count
+        else {
+            throw RemoteSourceError.invalidResponse("the push response has no \"results\" array")
+        }
+        var outcomes: [String: PushOutcome] = [:]
+        for (result, range) in zip(envelope.results, elements) {
+            switch result.status {
+            case "accepted":
+                guard let version = result.version else {
+                    throw RemoteSourceError.invalidResponse("accepted without a version")
+                }
+                outcomes[result.idempotencyKey] = .accepted(version: version)
+            case "rejected":
+                outcomes[result.idempotencyKey] = .rejected(reason: result.reason ?? "rejected")
+            case "conflict":
+                guard let version = result.version else {
+                    throw RemoteSourceError.invalidResponse("conflict without a version")
+                }
+                let record = slicer.value(of: "record", inObject: range).map(slicer.data)
+                let isNull = record.map { $0 == Data("null".utf8) } ?? true
+                outcomes[result.idempotencyKey] = .conflict(serverRecord: isNull ? nil : record, version: version)
+            default:
+                throw RemoteSourceError.invalidResponse("unknown status \(result.status.prefix(40))")
+            }
+        }
+        return outcomes
+    }
+}
