@@ -236,6 +236,15 @@ struct HTTPHostileServerTests {
         #expect(await collector.value == [.seconds(1)])
     }
 
+    @Test func documentedConfigurationKeepsItsLimits() {
+        // docs/sync.md, "HTTPRemoteSource on the wire".
+        let remote = HTTPRemoteSource<User>(
+            baseURL: URL(string: "http://127.0.0.1:8080/users")!, headers: ["Authorization": "Bearer token"],
+            timeout: 10, maximumResponseSize: 8 << 20)
+        #expect(remote.timeout == 10)
+        #expect(remote.maximumResponseSize == 8 << 20)
+    }
+
     // MARK: - Fixtures
 
     static func records(_ accounts: [Account]) throws -> String {
