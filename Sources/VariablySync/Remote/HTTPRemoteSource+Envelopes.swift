@@ -32,13 +32,14 @@ extension HTTPRemoteSource {
         }
     }
 
-    /// A pull's page. `JSONDecoder` checks the whole body and reads the envelope; the records are then
-    /// cut out of the body as the server's bytes, for the repository's `KeySetJSONDecoder`: one rule for
-    /// duplicate keys (the first wins, as in `JSONDecoder`), and no re-serialization.
+    /// A pull's page. `KeySetJSONDecoder` checks the whole body strictly (RFC 8259) and reads the
+    /// envelope; the records are then cut out of the body as the server's bytes, for the repository's
+    /// `KeySetJSONDecoder`: one rule for duplicate keys (the first wins, as in `JSONDecoder`), and no
+    /// re-serialization.
     static func page(from body: Data) throws -> RemotePage<Model.ID> {
         let envelope: PullEnvelope
         do {
-            envelope = try JSONDecoder().decode(PullEnvelope.self, from: body)
+            envelope = try KeySetJSONDecoder().decode(PullEnvelope.self, from: body)
         } catch {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
@@ -57,7 +58,7 @@ extension HTTPRemoteSource {
     static func outcomes(from body: Data) throws -> [String: PushOutcome] {
         let envelope: PushEnvelope
         do {
-            envelope = try JSONDecoder().decode(PushEnvelope.self, from: body)
+            envelope = try KeySetJSONDecoder().decode(PushEnvelope.self, from: body)
         } catch {
             throw RemoteSourceError.invalidResponse("the push response has no valid \"results\" array: \(error)")
         }

@@ -5,8 +5,9 @@ import Foundation
 /// server's own bytes: no re-serialization, and the decoder that reads them sees exactly what the
 /// server sent (duplicate keys included, where the first wins as in `JSONDecoder`).
 ///
-/// It does not validate: call it only on bytes that `JSONDecoder` decoded. Nesting is followed with
-/// a counter, never recursion, so any depth is safe.
+/// It does not validate: call it only on bytes that a strict parser accepted (on anything else it
+/// returns `nil` or meaningless ranges, never out of bounds). Nesting is followed with a counter,
+/// never recursion, so any depth is safe.
 struct JSONSlicer {
     let bytes: [UInt8]
 
@@ -42,7 +43,8 @@ struct JSONSlicer {
             skipValue(&index)
             let key = keyStart..<index
             skipSpace(&index)
-            index += 1  // the colon
+            guard index < object.upperBound, bytes[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
             skipSpace(&index)
             let valueStart = index
             skipValue(&index)

@@ -137,4 +137,15 @@ import Testing
         #expect(slicer.value(of: "missing", inObject: slicer.root) == nil)
         #expect(slicer.elements(ofArray: elements[0]) == nil)
     }
+
+    @Test func slicingACutDocumentStaysInBounds() {
+        let body = Data(#"{"records": [{"a": "x\"]"}, [1, {"b": null}]], "next_cursor": "2"}"#.utf8)
+        for end in 0...body.count {
+            let slicer = JSONSlicer(body.prefix(end))
+            if let records = slicer.value(of: "records", inObject: slicer.root) {
+                _ = slicer.data(records)
+                for element in slicer.elements(ofArray: records) ?? [] { _ = slicer.data(element) }
+            }
+        }
+    }
 }
