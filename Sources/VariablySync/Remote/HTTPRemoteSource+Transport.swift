@@ -54,93 +54,15 @@ extension HTTPRemoteSource {
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         urlRequest.httpBody = request.body
-        let call = URLSessionCall(session: session, request: urlRequest, summary: request.summary)
+        let call = URLSessionCall(
+            session: session, request: urlRequest, summary: request.summary, maximumResponseSize: maximumResponseSize)
         let timeout = self.timeout
-        let response = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 call.start(timeout: timeout, continuation: continuation)
             }
         } onCancel: {
             call.finish(.failure(CancellationError()))
         }
-        guard response.body.count <= maximumResponseSize else {
-            throw RemoteSourceError.responseTooLarge(limit: maximumResponseSize)
-        }
-        return response
-    }
-}
-
-/// One `URLSessionDataTask` raced against a deadline and the caller's cancellation: whichever comes
-/// first resumes the continuation, and the task is cancelled.
-///
-/// `@unchecked Sendable`: `continuation` and `task` are only touched while holding `lock`; the
-/// session and request are only read.
-private final class URLSessionCall: @unchecked Sendable {
-    typealias Response = (head: HTTPResponseParser.Head, body: Data)
-
-    private let lock = NSLock()
-    private let session: URLSession
-    private let request: URLRequest
-    private let summary: String
-    private var continuation: CheckedContinuation<Response, any Error>?
-    private var task: URLSessionDataTask?
-    private var isFinished = false
-
-    init(session: URLSession, request: URLRequest, summary: String) {
-        self.session = session
-        self.request = request
-        self.summary = summary
-    }
-
-    func start(timeout: TimeInterval, continuation: CheckedContinuation<Response, any Error>) {
-        let task = session.dataTask(with: request) { data, response, error in
-            self.finish(self.outcome(data: data, response: response, error: error))
-        }
-        let startsTask: Bool = lock.withLock {
-            guard !isFinished else { return false }
-            self.continuation = continuation
-            self.task = task
-            return true
-        }
-        guard startsTask else {
-            continuation.resume(throwing: CancellationError())
-            return
-        }
-        let summary = self.summary
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-            self.finish(.failure(RemoteSourceError.transient("\(summary): no complete answer within \(timeout) s")))
-        }
-        task.resume()
-    }
-
-    func finish(_ outcome: Result<Response, any Error>) {
-        let (continuation, task): (CheckedContinuation<Response, any Error>?, URLSessionDataTask?) = lock.withLock {
-            defer { (self.continuation, self.task, isFinished) = (nil, nil, true) }
-            return (self.continuation, self.task)
-        }
-        continuation?.resume(with: outcome)
-        if case .failure = outcome { task?.cancel() }
-    }
-
-    private func outcome(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, any Error> {
-        if let error = error as? URLError {
-            switch error.code {
-            case .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,
-                .cannotFindHost, .dnsLookupFailed, .badServerResponse, .zeroByteResource:
-                return .failure(RemoteSourceError.transient("\(summary): \(error)"))
-            default:
-                return .failure(RemoteSourceError.unavailable("\(summary): \(error)"))
-            }
-        } else if let error {
-            return .failure(RemoteSourceError.unavailable("\(summary): \(error)"))
-        }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(RemoteSourceError.invalidResponse("\(summary): not an HTTP response"))
-        }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-        }
-        return .success((HTTPResponseParser.Head(status: http.statusCode, headers: headers), data ?? Data()))
     }
 }

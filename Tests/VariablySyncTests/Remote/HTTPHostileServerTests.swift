@@ -94,6 +94,22 @@ struct HTTPHostileServerTests {
         #expect(head.contains("\r\nConnection: close"))
     }
 
+    @Test func urlSessionPathEncodesTheCursorAndAsksForIdentityToo() async throws {
+        let server = try HostileHTTPServer(["echo", "gzip"])
+        defer { server.stop() }
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        remote.prefersURLSession = true
+        let page = try await remote.pull(after: "ab+c/d==", limit: 10)
+        let echoed = try JSONSerialization.jsonObject(with: Data(page.nextCursor.rawValue.utf8)) as? [String: Any]
+        let head = (echoed?["head"] as? String ?? "").lowercased()
+        #expect(head.hasPrefix("get /users/changes?after=ab%2bc%2fd%3d%3d&limit=10 http/1.1\r\n"))
+        #expect(head.contains("\r\naccept-encoding: identity"))
+        // A server that compresses anyway: URLSession inflates the body itself (documented; the size
+        // limit then applies to the inflated body).
+        let compressed = try await remote.pull(after: nil, limit: 10)
+        #expect(compressed.nextCursor == "ab+c/d==")
+    }
+
     @Test(arguments: ["gone", "unknown-cursor-400"])
     func unknownCursorAnswerIsInvalidCursor(mode: String) async throws {
         let (server, result) = try await pull([mode], after: "ab+c/d==")
@@ -130,6 +146,17 @@ struct HTTPHostileServerTests {
         let (server, result) = try await pull([mode], maximumResponseSize: 64 << 10)
         defer { server.stop() }
         #expect(throws: RemoteSourceError.responseTooLarge(limit: 64 << 10)) { try result.get() }
+    }
+
+    @Test func urlSessionPathChecksTheSizeOnceTheBodyHasArrived() async throws {
+        let server = try HostileHTTPServer(["page"])
+        defer { server.stop() }
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5, maximumResponseSize: 16)
+        remote.prefersURLSession = true
+        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) { try await remote.pull(after: nil, limit: 10) }
+        remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        remote.prefersURLSession = true
+        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
     }
 
     @Test func endlessResponseHeadIsInvalidResponse() async throws {
