@@ -223,6 +223,12 @@ struct HTTPHostileServerTests {
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         try await repository.sync()
         await #expect(try repository.fetch(id: account.id)?.userName == "first")
+
+        // The same bytes from an in-process source (the simulated server's path): the same record.
+        let inProcess = try Repository(
+            database: .inMemory(), remote: RawAccountSource(records: Data(record.utf8)), configuration: makeConfiguration())
+        try await inProcess.sync()
+        await #expect(try inProcess.fetch(id: account.id) == repository.fetch(id: account.id))
     }
 
     // MARK: - Retry-After
@@ -277,4 +283,16 @@ struct HTTPHostileServerTests {
     static func records(_ accounts: [Account]) throws -> String {
         String(decoding: try JSONEncoder().encode(accounts, source: .remote), as: UTF8.self)
     }
+}
+
+/// A source that serves fixed record bytes in process, as `SimulatedServer` does, without HTTP.
+private struct RawAccountSource: RemoteSource {
+    typealias Model = Account
+    let records: Data
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
 }
