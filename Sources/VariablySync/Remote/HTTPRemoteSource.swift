@@ -5,7 +5,8 @@ public import VariablyCodable
     public import FoundationNetworking
 #endif
 
-/// A ``RemoteSource`` that speaks JSON over HTTP with `URLSession`.
+/// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux for `http://` URLs
+/// with a built-in HTTP/1.1 client that survives hostile servers.
 ///
 /// It expects two endpoints under ``baseURL``:
 ///
@@ -79,7 +80,8 @@ where Model.ID: Codable & Sendable {
     ///
     /// - Parameters:
     ///   - baseURL: The collection's URL; `/changes` is appended.
-    ///   - headers: Headers for every request.
+    ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
+    ///     smuggle further headers) is a misuse and traps.
     ///   - timeout: Seconds one request may take as a whole (more than zero).
     ///   - session: The session for `https://` URLs (and all URLs on Apple platforms); `URLSession.shared`
     ///     by default.
@@ -92,8 +94,9 @@ where Model.ID: Codable & Sendable {
         precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
         for (name, value) in headers {
             precondition(
-                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty,
-                "HTTPRemoteSource header \"\(name)\" has an empty name, a line break or a NUL; remove it from `headers`.")
+                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty
+                    && !name.contains(":"),
+                "HTTPRemoteSource header \"\(name)\" has an empty name, a colon in its name, or a line break or NUL; fix it in `headers`.")
         }
         self.baseURL = baseURL
         self.headers = headers

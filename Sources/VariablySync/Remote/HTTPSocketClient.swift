@@ -29,7 +29,7 @@
                         continuation.resume(
                             with: Result {
                                 try Exchange(
-                                    request: request, deadline: Date().addingTimeInterval(timeout),
+                                    request: request, deadline: .now + .milliseconds(Int64((min(timeout, 1e9) * 1000).rounded(.up))),
                                     maximumResponseSize: maximumResponseSize, cancellation: cancellation
                                 ).run()
                             })
@@ -47,12 +47,13 @@
     /// this object: opened in `run`, closed in `deinit`.
     private final class Exchange {
         let request: HTTPRequestHead
-        let deadline: Date
+        /// On the monotonic clock: a change of the wall clock neither shortens nor stretches a request.
+        let deadline: ContinuousClock.Instant
         let cancellation: CancellationFlag
         var parser: HTTPResponseParser
         var socket: Int32 = -1
 
-        init(request: HTTPRequestHead, deadline: Date, maximumResponseSize: Int, cancellation: CancellationFlag) {
+        init(request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int, cancellation: CancellationFlag) {
             self.request = request
             self.deadline = deadline
             self.cancellation = cancellation
@@ -167,12 +168,12 @@
         private func wait(for events: Int16, doing activity: String) throws {
             while true {
                 if cancellation.isCancelled { throw CancellationError() }
-                let remaining = deadline.timeIntervalSinceNow
-                guard remaining > 0 else {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero else {
                     throw RemoteSourceError.transient("\(request.summary): timed out \(activity)")
                 }
                 var entry = pollfd(fd: socket, events: events, revents: 0)
-                let milliseconds = Int32(min(remaining * 1000, 50).rounded(.up))
+                let milliseconds = remaining >= .milliseconds(50) ? 50 : Int32(max(remaining / .milliseconds(1), 1).rounded(.up))
                 let ready = poll(&entry, 1, milliseconds)
                 if ready < 0, errno != EINTR {
                     throw RemoteSourceError.transient("\(request.summary): poll failed: \(Self.describe(errno))")
