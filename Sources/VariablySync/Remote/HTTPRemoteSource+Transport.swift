@@ -49,7 +49,8 @@ extension HTTPRemoteSource {
     /// Sends through `session` with one deadline for the whole request: `URLRequest.timeoutInterval` is
     /// an idle timer only, which a server sending a byte now and then never trips.
     private func sendWithURLSession(_ request: HTTPRequestHead) async throws -> Response {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")

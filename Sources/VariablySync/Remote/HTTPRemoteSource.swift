@@ -96,7 +96,8 @@ where Model.ID: Codable & Sendable {
             precondition(
                 HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty
                     && !name.contains(":"),
-                "HTTPRemoteSource header \"\(name)\" has an empty name, a colon in its name, or a line break or NUL; fix it in `headers`.")
+                "HTTPRemoteSource header \"\(name)\" has an empty name, a colon in its name, or a line break or NUL; "
+                    + "fix it in `headers`.")
         }
         self.baseURL = baseURL
         self.headers = headers

@@ -82,8 +82,9 @@ struct HTTPResponseParser {
             buffer = Data()
             isComplete = true
         case .length(let length):
+            let received = body.count + buffer.count
             throw .truncated(
-                "the server closed the connection after \(body.count + buffer.count) of \(length) body bytes (HTTP \(head.status))")
+                "the server closed the connection after \(received) of \(length) body bytes (HTTP \(head.status))")
         case .chunked:
             throw .truncated("the server closed the connection inside a chunked body (HTTP \(head.status))")
         }
@@ -134,7 +135,9 @@ struct HTTPResponseParser {
                 throw .malformed("a header name is empty or has spaces: \(line.prefix(80))")
             }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if name == "content-length" { lengths.formUnion(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+            if name == "content-length" {
+                lengths.formUnion(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            }
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         if (100...199).contains(status) {
@@ -225,7 +228,8 @@ struct HTTPResponseParser {
         guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.count <= 18,
             text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
         else {
-            throw .malformed("an invalid or ambiguous Content-Length: \(lengths.sorted().joined(separator: ", ").prefix(80))")
+            throw .malformed(
+                "an invalid or ambiguous Content-Length: \(lengths.sorted().joined(separator: ", ").prefix(80))")
         }
         return .length(length)
     }

@@ -29,7 +29,8 @@
                         continuation.resume(
                             with: Result {
                                 try Exchange(
-                                    request: request, deadline: .now + .milliseconds(Int64((min(timeout, 1e9) * 1000).rounded(.up))),
+                                    request: request,
+                                    deadline: .now + .milliseconds(Int64((min(timeout, 1e9) * 1000).rounded(.up))),
                                     maximumResponseSize: maximumResponseSize, cancellation: cancellation
                                 ).run()
                             })
@@ -53,7 +54,10 @@
         var parser: HTTPResponseParser
         var socket: Int32 = -1
 
-        init(request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int, cancellation: CancellationFlag) {
+        init(
+            request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int,
+            cancellation: CancellationFlag
+        ) {
             self.request = request
             self.deadline = deadline
             self.cancellation = cancellation
@@ -73,7 +77,8 @@
                 let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                 if count < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
-                    throw RemoteSourceError.transient("\(request.summary): the connection failed: \(Self.describe(errno))")
+                    throw RemoteSourceError.transient(
+                        "\(request.summary): the connection failed: \(Self.describe(errno))")
                 }
                 do {
                     if count == 0 {
@@ -108,9 +113,11 @@
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
             var list: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), String(port), &hints, &list)
+            let status = getaddrinfo(
+                host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), String(port), &hints, &list)
             guard status == 0, let first = list else {
-                throw RemoteSourceError.transient("\(request.summary): cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+                throw RemoteSourceError.transient(
+                    "\(request.summary): cannot resolve \(host): \(String(cString: gai_strerror(status)))")
             }
             defer { freeaddrinfo(list) }
             var lastError = "no address"
@@ -125,7 +132,9 @@
         /// Connects to one address without blocking past the deadline; `false` to try the next one.
         private func attempt(_ address: addrinfo, error: inout String) throws -> Bool {
             if socket >= 0 { close(socket) }
-            socket = Glibc.socket(address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), address.ai_protocol)
+            socket = Glibc.socket(
+                address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                address.ai_protocol)
             guard socket >= 0 else {
                 error = Self.describe(errno)
                 return false
@@ -173,7 +182,8 @@
                     throw RemoteSourceError.transient("\(request.summary): timed out \(activity)")
                 }
                 var entry = pollfd(fd: socket, events: events, revents: 0)
-                let milliseconds = remaining >= .milliseconds(50) ? 50 : Int32(max(remaining / .milliseconds(1), 1).rounded(.up))
+                let milliseconds =
+                    remaining >= .milliseconds(50) ? 50 : Int32(max(remaining / .milliseconds(1), 1).rounded(.up))
                 let ready = poll(&entry, 1, milliseconds)
                 if ready < 0, errno != EINTR {
                     throw RemoteSourceError.transient("\(request.summary): poll failed: \(Self.describe(errno))")

@@ -120,7 +120,9 @@ struct JSONSlicer {
         default:
             while index < bytes.count {
                 let byte = bytes[index]
-                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || Self.isSpace(byte) {
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+                    || Self.isSpace(byte)
+                {
                     return
                 }
                 index += 1

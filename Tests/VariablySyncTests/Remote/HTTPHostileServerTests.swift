@@ -23,7 +23,8 @@ struct HTTPHostileServerTests {
     }
 
     private func pull(
-        _ modes: [String], after cursor: SyncCursor? = nil, timeout: TimeInterval = 5, maximumResponseSize: Int = 64 << 20
+        _ modes: [String], after cursor: SyncCursor? = nil, timeout: TimeInterval = 5,
+        maximumResponseSize: Int = 64 << 20
     ) async throws -> (server: HostileHTTPServer, result: Result<RemotePage<Int64>, any Error>) {
         let server = try HostileHTTPServer(modes)
         let remote = HTTPRemoteSource<Account>(
@@ -86,7 +87,8 @@ struct HTTPHostileServerTests {
     @Test func cursorIsSentPercentEncodedWithUnreservedCharactersOnly() async throws {
         let (server, result) = try await pull(["echo"], after: "ab+c/d==é ?&")
         defer { server.stop() }
-        let echoed = try JSONSerialization.jsonObject(with: Data(try result.get().nextCursor.rawValue.utf8)) as? [String: Any]
+        let echoed =
+            try JSONSerialization.jsonObject(with: Data(try result.get().nextCursor.rawValue.utf8)) as? [String: Any]
         let head = echoed?["head"] as? String ?? ""
         #expect(head.hasPrefix("GET /users/changes?after=ab%2Bc%2Fd%3D%3D%C3%A9%20%3F%26&limit=10 HTTP/1.1\r\n"))
         #expect(echoed?["after"] as? [String] == ["ab+c/d==é ?&"])
@@ -153,7 +155,9 @@ struct HTTPHostileServerTests {
         defer { server.stop() }
         var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5, maximumResponseSize: 16)
         remote.prefersURLSession = true
-        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) { try await remote.pull(after: nil, limit: 10) }
+        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) {
+            try await remote.pull(after: nil, limit: 10)
+        }
         remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         remote.prefersURLSession = true
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
@@ -213,7 +217,10 @@ struct HTTPHostileServerTests {
         // The rule, from the decoders themselves.
         let decoded = try JSONDecoder(source: .remote).decode([Account].self, from: Data(record.utf8))
         #expect(decoded.map(\.userName) == ["first"])
-        #expect(try KeySetJSONDecoder(source: .remote).decode([Account].self, from: Data(record.utf8)).map(\.userName) == ["first"])
+        #expect(
+            try KeySetJSONDecoder(source: .remote).decode([Account].self, from: Data(record.utf8)).map(\.userName) == [
+                "first"
+            ])
 
         let server = try HostileHTTPServer(["page"], records: record)
         defer { server.stop() }
@@ -226,7 +233,8 @@ struct HTTPHostileServerTests {
 
         // The same bytes from an in-process source (the simulated server's path): the same record.
         let inProcess = try Repository(
-            database: .inMemory(), remote: RawAccountSource(records: Data(record.utf8)), configuration: makeConfiguration())
+            database: .inMemory(), remote: RawAccountSource(records: Data(record.utf8)),
+            configuration: makeConfiguration())
         try await inProcess.sync()
         await #expect(try inProcess.fetch(id: account.id) == repository.fetch(id: account.id))
     }
@@ -236,7 +244,10 @@ struct HTTPHostileServerTests {
     @Test func retryAfterInSecondsOrAsADateIsCarried() async throws {
         let (throttled, seconds) = try await pull(["throttle"])
         defer { throttled.stop() }
-        #expect(throws: RemoteSourceError.rateLimited(status: 429, retryAfter: .seconds(1), body: #"{"error": "slow down"}"#)) {
+        #expect(
+            throws: RemoteSourceError.rateLimited(
+                status: 429, retryAfter: .seconds(1), body: #"{"error": "slow down"}"#)
+        ) {
             try seconds.get()
         }
         let (unavailable, date) = try await pull(["throttle-date"])

@@ -26,7 +26,9 @@ import Testing
         let parser = try parse(
             "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\nx-a: 2\r\n\r\n"
                 + "4;name=value\r\nWiki\r\n5\r\npedia\r\n0\r\nExpires: never\r\n\r\n", step: step)
-        #expect(parser.head == HTTPResponseParser.Head(status: 200, headers: ["transfer-encoding": "chunked", "x-a": "1, 2"]))
+        #expect(
+            parser.head
+                == HTTPResponseParser.Head(status: 200, headers: ["transfer-encoding": "chunked", "x-a": "1, 2"]))
         #expect(parser.body == Data("Wikipedia".utf8))
     }
 
@@ -132,8 +134,11 @@ import Testing
         let records = try #require(slicer.value(of: "records", inObject: slicer.root))
         #expect(String(decoding: slicer.data(records), as: UTF8.self) == #"[ {"a": "]}\"", "a": 2}, [ ] ]"#)
         let elements = try #require(slicer.elements(ofArray: records))
-        #expect(elements.map { String(decoding: slicer.data($0), as: UTF8.self) } == [#"{"a": "]}\"", "a": 2}"#, "[ ]"])
-        #expect(slicer.value(of: "a", inObject: elements[0]).map { String(decoding: slicer.data($0), as: UTF8.self) } == #""]}\"""#)
+        #expect(
+            elements.map { String(decoding: slicer.data($0), as: UTF8.self) } == [#"{"a": "]}\"", "a": 2}"#, "[ ]"])
+        #expect(
+            slicer.value(of: "a", inObject: elements[0]).map { String(decoding: slicer.data($0), as: UTF8.self) }
+                == #""]}\"""#)
         #expect(slicer.value(of: "missing", inObject: slicer.root) == nil)
         #expect(slicer.elements(ofArray: elements[0]) == nil)
     }

@@ -56,9 +56,11 @@ final class HostileHTTPServer {
             if chunk.isEmpty { break }
             line.append(chunk)
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the hostile server did not start"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the hostile server did not start"])
         }
         baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
     }
