@@ -32,6 +32,61 @@ extension HTTPRemoteSource {
         }
     }
 
+    /// One change of a push, without its record.
+    private struct ChangeFields: Encodable {
+        var change: RemoteChange<Model.ID>
+
+        enum CodingKeys: String, CodingKey {
+            case idempotencyKey = "idempotency_key"
+            case id, operation
+            case baseCursor = "base_cursor"
+            case supersedes
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(change.idempotencyKey, forKey: .idempotencyKey)
+            try container.encode(change.id, forKey: .id)
+            switch change.operation {
+            case .upsert: try container.encode("upsert", forKey: .operation)
+            case .delete: try container.encode("delete", forKey: .operation)
+            }
+            try container.encode(change.baseCursor, forKey: .baseCursor)
+            try container.encode(change.supersedes, forKey: .supersedes)
+        }
+    }
+
+    /// A push's body: `{"changes": [...]}`, each upserted record spliced in as the bytes the repository
+    /// encoded, never re-serialized (numbers and strings reach the server exactly as written).
+    static func pushBody(_ changes: [RemoteChange<Model.ID>]) throws -> Data {
+        let encoder = JSONEncoder()
+        var body = Data(#"{"changes":["#.utf8)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            var item = try encoder.encode(ChangeFields(change: change))
+            if case .upsert(let record) = change.operation {
+                let slicer = JSONSlicer(record)
+                let root = slicer.root
+                guard !root.isEmpty, slicer.bytes[root.lowerBound] == UInt8(ascii: "{"),
+                    slicer.bytes[root.upperBound - 1] == UInt8(ascii: "}")
+                else {
+                    throw EncodingError.invalidValue(
+                        record,
+                        EncodingError.Context(
+                            codingPath: [],
+                            debugDescription: "the record of change \(change.idempotencyKey) is not a JSON object"))
+                }
+                item.removeLast()  // the closing brace
+                item.append(contentsOf: #","record":"#.utf8)
+                item.append(slicer.data(root))
+                item.append(UInt8(ascii: "}"))
+            }
+            body.append(item)
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
+    }
+
     /// A pull's page. `KeySetJSONDecoder` checks the whole body strictly (RFC 8259) and reads the
     /// envelope; the records are then cut out of the body as the server's bytes, for the repository's
     /// `KeySetJSONDecoder`: one rule for duplicate keys (the first wins, as in `JSONDecoder`), and no

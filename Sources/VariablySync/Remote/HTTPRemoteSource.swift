@@ -139,25 +139,8 @@ where Model.ID: Codable & Sendable {
     ///
     /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers missing a change.
     public func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>] {
-        var list: [[String: Any]] = []
-        for change in changes {
-            var item: [String: Any] = [
-                "idempotency_key": change.idempotencyKey,
-                "id": try Self.jsonValue(of: change.id),
-                "base_cursor": change.baseCursor.map { $0.rawValue as Any } ?? NSNull(),
-                "supersedes": change.supersedes,
-            ]
-            switch change.operation {
-            case .upsert(let record):
-                item["operation"] = "upsert"
-                item["record"] = try JSONSerialization.jsonObject(with: record)
-            case .delete:
-                item["operation"] = "delete"
-            }
-            list.append(item)
-        }
         var request = makeRequest(url: baseURL.appendingPathComponent("changes"), method: "POST")
-        request.body = try JSONSerialization.data(withJSONObject: ["changes": list])
+        request.body = try Self.pushBody(changes)
         request.headers.append(("Content-Type", "application/json"))
         let outcomes = try Self.outcomes(from: try Self.successBody(await send(request)))
         return try changes.map { change in
@@ -175,13 +158,5 @@ where Model.ID: Codable & Sendable {
         fields.merge(headers) { _, user in user }
         return HTTPRequestHead(
             method: method, url: url, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: nil)
-    }
-
-    private static func jsonValue(of id: Model.ID) throws -> Any {
-        let data = try JSONEncoder().encode([id])
-        guard let array = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) as? [Any],
-            let value = array.first
-        else { throw RemoteSourceError.invalidResponse("id \(id) does not encode as JSON") }
-        return value
     }
 }

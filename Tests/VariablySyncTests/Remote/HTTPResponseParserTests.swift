@@ -110,6 +110,27 @@ import Testing
         #expect(!HTTPRequestHead.isSafeHeaderText("a\r\nX-Injected: 1"))
     }
 
+    @Test func pushedRecordsAreSplicedInAsTheirBytes() throws {
+        let record = #"{"id": 7, "score": 1.10, "big": 123456789012345678901234567890, "name": "a\u0301"}"#
+        let body = try HTTPRemoteSource<Account>.pushBody([
+            RemoteChange(idempotencyKey: "k1", id: 7, operation: .upsert(Data(record.utf8)), baseCursor: "3"),
+            RemoteChange(idempotencyKey: "k2", id: 8, operation: .delete, baseCursor: nil, supersedes: ["k0"]),
+        ])
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains(#","record":"# + record + "}"))
+        let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let changes = try #require(object["changes"] as? [[String: Any]])
+        #expect(changes.map { $0["idempotency_key"] as? String } == ["k1", "k2"])
+        #expect(changes.map { $0["operation"] as? String } == ["upsert", "delete"])
+        #expect(changes[1]["base_cursor"] is NSNull)
+        #expect(changes[1]["supersedes"] as? [String] == ["k0"])
+        #expect(throws: EncodingError.self) {
+            try HTTPRemoteSource<Account>.pushBody([
+                RemoteChange(idempotencyKey: "k", id: 1, operation: .upsert(Data("[1]".utf8)), baseCursor: nil)
+            ])
+        }
+    }
+
     // MARK: - Retry-After
 
     @Test func retryAfterReadsSecondsAndTheThreeDateForms() {
