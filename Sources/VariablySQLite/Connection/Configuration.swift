@@ -30,7 +30,7 @@ public struct Configuration: Sendable {
     /// sooner is answered when the interval has passed, together with every commit meanwhile: while a
     /// sync commits page after page, an observed query is fetched at most this often, whatever the
     /// table holds, and a commit after a quiet moment is answered at once. A query slower than a
-    /// quarter of this interval is spaced by four times its own duration instead. One display frame by
+    /// quarter of this interval is spaced by four times its own duration instead (up to 250 ms). One display frame by
     /// default.
     public var minimumObservationInterval: Duration = .milliseconds(16)
     /// Called with the SQL of every statement each time it starts running (unexpanded: parameters stay `?`).

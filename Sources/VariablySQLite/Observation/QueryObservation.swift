@@ -34,6 +34,9 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
     /// What a finished fetch leads to.
     private enum NextStep { case idle, fetchAgain, fail(any Error) }
 
+    /// The longest wait a slow fetch imposes on the next one, in nanoseconds.
+    private static var maximumSpacing: UInt64 { 250_000_000 }
+
     private let database: SQLiteDatabase
     private let fetch: Fetch
     private let continuation: AsyncThrowingStream<Value, any Error>.Continuation
@@ -79,8 +82,10 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
         let earliest: UInt64 = lock.withLock {
             state.hasStarted = false
             // A slow query (a scan of a large table) is also spaced by four times its own duration, so
-            // that one observation keeps at most a quarter of a reader busy during a stream of commits.
-            return state.lastStart == 0 ? 0 : state.lastStart &+ max(interval, 4 &* state.lastDuration)
+            // that one observation keeps at most a quarter of a reader busy during a stream of commits;
+            // at most a quarter of a second, so that a fetch slowed by something else delays little.
+            let spacing = max(interval, min(4 &* state.lastDuration, Self.maximumSpacing))
+            return state.lastStart == 0 ? 0 : state.lastStart &+ spacing
         }
         let now = DispatchTime.now().uptimeNanoseconds
         if earliest <= now {

@@ -5,7 +5,8 @@ public import VariablyCodable
     public import FoundationNetworking
 #endif
 
-/// A ``RemoteSource`` that speaks JSON over HTTP with `URLSession`.
+/// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux for `http://` URLs
+/// with a built-in HTTP/1.1 client that survives hostile servers.
 ///
 /// It expects two endpoints under ``baseURL``:
 ///
@@ -30,9 +31,26 @@ public import VariablyCodable
 /// ```
 /// A conflict's `record` is `null` when the server deleted the record. `supersedes` lists keys of earlier
 /// changes to the same record whose outcome the client never received: a record last written by one of
-/// them is the client's own write and must not be reported as a conflict. Statuses 408, 429 and 5xx, and
-/// connection failures, are thrown as transient errors (the repository retries them); other statuses
-/// as ``RemoteSourceError/httpStatus(_:body:)``.
+/// them is the client's own write and must not be reported as a conflict.
+///
+/// **Failures.** Statuses 408, 429 and 5xx, refused, dropped and timed-out connections, truncated
+/// bodies and bodies longer than their `Content-Length` are thrown as transient errors (the repository
+/// retries them: a pull is idempotent, a push carries idempotency keys). A 429 or 503 with
+/// `Retry-After` is ``RemoteSourceError/rateLimited(status:retryAfter:body:)``, and the repository
+/// waits at least that long (at most 5 minutes) before retrying. A pull answered 410, or 400, 404 or
+/// 422 with a body that mentions the cursor (e.g. `{"error": "invalid_cursor"}`), is
+/// ``RemoteSourceError/invalidCursor(_:)``, which makes the repository resync. Other statuses are
+/// ``RemoteSourceError/httpStatus(_:body:)``; an answer larger than `maximumResponseSize` is
+/// ``RemoteSourceError/responseTooLarge(limit:)``.
+///
+/// **Transport.** `timeout` bounds each request as a whole (connecting, sending, every byte of the
+/// answer), however slowly the server trickles. Cursors go in the query percent-encoded, RFC 3986
+/// unreserved characters only, so `ab+c/d==` arrives intact. On Linux, `http://` URLs use a small
+/// built-in HTTP/1.1 client over POSIX sockets (one connection per request, `Accept-Encoding:
+/// identity`, the response head limited to 64 KiB, the body to `maximumResponseSize` while it is
+/// read): FoundationNetworking stops the process on some broken answers (a status line followed by a
+/// closed connection), which no caller could catch. `https://` URLs, and every URL on Apple platforms,
+/// use `session`; there the size limit is checked once the body has arrived.
 ///
 /// ```swift
 /// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)
@@ -44,9 +62,14 @@ where Model.ID: Codable & Sendable {
     public let baseURL: URL
     /// Headers sent with every request, e.g. `Authorization`.
     public let headers: [String: String]
-    /// How long one request may take.
+    /// How long one request may take, from connecting to the last byte of the answer.
     public let timeout: TimeInterval
-    private let session: URLSession
+    /// The largest answer accepted, in bytes; a larger one throws ``RemoteSourceError/responseTooLarge(limit:)``.
+    public let maximumResponseSize: Int
+    let session: URLSession
+    /// Sends `http://` requests through `session` too, even where the socket client is available
+    /// (tests of the URLSession path).
+    package var prefersURLSession = false
 
     /// Creates a source for the endpoints under `baseURL`.
     ///
@@ -57,16 +80,30 @@ where Model.ID: Codable & Sendable {
     ///
     /// - Parameters:
     ///   - baseURL: The collection's URL; `/changes` is appended.
-    ///   - headers: Headers for every request.
-    ///   - timeout: Seconds one request may take.
-    ///   - session: The session to use; `URLSession.shared` by default.
+    ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
+    ///     smuggle further headers) is a misuse and traps.
+    ///   - timeout: Seconds one request may take as a whole (more than zero).
+    ///   - session: The session for `https://` URLs (and all URLs on Apple platforms); `URLSession.shared`
+    ///     by default.
+    ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     public init(
-        baseURL: URL, headers: [String: String] = [:], timeout: TimeInterval = 30, session: URLSession = .shared
+        baseURL: URL, headers: [String: String] = [:], timeout: TimeInterval = 30, session: URLSession = .shared,
+        maximumResponseSize: Int = 64 << 20
     ) {
+        precondition(timeout > 0, "HTTPRemoteSource needs a timeout of more than zero seconds.")
+        precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
+        for (name, value) in headers {
+            precondition(
+                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty
+                    && !name.contains(":"),
+                "HTTPRemoteSource header \"\(name)\" has an empty name, a colon in its name, or a line break or NUL; "
+                    + "fix it in `headers`.")
+        }
         self.baseURL = baseURL
         self.headers = headers
         self.timeout = timeout
         self.session = session
+        self.maximumResponseSize = maximumResponseSize
     }
 
     // MARK: - RemoteSource
@@ -81,29 +118,17 @@ where Model.ID: Codable & Sendable {
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
         var components = URLComponents(
             url: baseURL.appendingPathComponent("changes"), resolvingAgainstBaseURL: false)
-        var query = [URLQueryItem(name: "limit", value: String(limit))]
-        if let cursor { query.insert(URLQueryItem(name: "after", value: cursor.rawValue), at: 0) }
-        components?.queryItems = query
+        var query = "limit=\(limit)"
+        if let cursor { query = "after=\(HTTPRequestHead.percentEncodedQueryValue(cursor.rawValue))&" + query }
+        components?.percentEncodedQuery = query
         guard let url = components?.url else {
             throw RemoteSourceError.invalidResponse("cannot build a URL from \(baseURL)")
         }
-        let body = try await send(makeRequest(url: url, method: "GET"))
-        let envelope: PullEnvelope
-        do {
-            envelope = try JSONDecoder().decode(PullEnvelope.self, from: body)
-        } catch {
-            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
+        let response = try await send(makeRequest(url: url, method: "GET"))
+        if let cursor, Self.isUnknownCursor(status: response.head.status, body: response.body) {
+            throw RemoteSourceError.invalidCursor(cursor)
         }
-        // The records stay the server's JSON: cut them out of the envelope for the repository to decode.
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let records = object["records"] as? [Any],
-            let recordsJSON = try? JSONSerialization.data(withJSONObject: records)
-        else {
-            throw RemoteSourceError.invalidResponse("the pull response has no \"records\" array")
-        }
-        return RemotePage(
-            records: recordsJSON, deletedIDs: envelope.deleted, nextCursor: envelope.nextCursor,
-            hasMore: envelope.hasMore)
+        return try Self.page(from: try Self.successBody(response))
     }
 
     /// `POST {baseURL}/changes` with every change; results are matched back by idempotency key.
@@ -114,39 +139,10 @@ where Model.ID: Codable & Sendable {
     ///
     /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers missing a change.
     public func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>] {
-        var list: [[String: Any]] = []
-        for change in changes {
-            var item: [String: Any] = [
-                "idempotency_key": change.idempotencyKey,
-                "id": try Self.jsonValue(of: change.id),
-                "base_cursor": change.baseCursor.map { $0.rawValue as Any } ?? NSNull(),
-                "supersedes": change.supersedes,
-            ]
-            switch change.operation {
-            case .upsert(let record):
-                item["operation"] = "upsert"
-                item["record"] = try JSONSerialization.jsonObject(with: record)
-            case .delete:
-                item["operation"] = "delete"
-            }
-            list.append(item)
-        }
         var request = makeRequest(url: baseURL.appendingPathComponent("changes"), method: "POST")
-        request.httpBody = try JSONSerialization.data(withJSONObject: ["changes": list])
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let body = try await send(request)
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-            let results = object["results"] as? [[String: Any]]
-        else {
-            throw RemoteSourceError.invalidResponse("the push response has no \"results\" array")
-        }
-        var outcomes: [String: PushOutcome] = [:]
-        for result in results {
-            guard let key = result["idempotency_key"] as? String else {
-                throw RemoteSourceError.invalidResponse("a push result has no idempotency_key")
-            }
-            outcomes[key] = try Self.outcome(of: result)
-        }
+        request.body = try Self.pushBody(changes)
+        request.headers.append(("Content-Type", "application/json"))
+        let outcomes = try Self.outcomes(from: try Self.successBody(await send(request)))
         return try changes.map { change in
             guard let outcome = outcomes[change.idempotencyKey] else {
                 throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
@@ -157,76 +153,10 @@ where Model.ID: Codable & Sendable {
 
     // MARK: - Internals
 
-    private struct PullEnvelope: Decodable {
-        var deleted: [Model.ID]
-        var nextCursor: SyncCursor
-        var hasMore: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case deleted
-            case nextCursor = "next_cursor"
-            case hasMore = "has_more"
-        }
-    }
-
-    private func makeRequest(url: URL, method: String) -> URLRequest {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return request
-    }
-
-    private func send(_ request: URLRequest) async throws -> Data {
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch let error as URLError {
-            switch error.code {
-            case .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,
-                .cannotFindHost, .dnsLookupFailed:
-                throw RemoteSourceError.transient("\(request.httpMethod ?? "") \(request.url?.path ?? ""): \(error)")
-            default:
-                throw RemoteSourceError.unavailable("\(request.httpMethod ?? "") \(request.url?.path ?? ""): \(error)")
-            }
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw RemoteSourceError.invalidResponse("not an HTTP response")
-        }
-        guard (200...299).contains(http.statusCode) else {
-            throw RemoteSourceError.httpStatus(http.statusCode, body: String(decoding: data, as: UTF8.self))
-        }
-        return data
-    }
-
-    private static func jsonValue(of id: Model.ID) throws -> Any {
-        let data = try JSONEncoder().encode([id])
-        guard let array = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) as? [Any],
-            let value = array.first
-        else { throw RemoteSourceError.invalidResponse("id \(id) does not encode as JSON") }
-        return value
-    }
-
-    private static func outcome(of result: [String: Any]) throws -> PushOutcome {
-        let version = (result["version"] as? String).map(SyncCursor.init(rawValue:))
-        switch result["status"] as? String {
-        case "accepted":
-            guard let version else { throw RemoteSourceError.invalidResponse("accepted without a version") }
-            return .accepted(version: version)
-        case "rejected":
-            return .rejected(reason: result["reason"] as? String ?? "rejected")
-        case "conflict":
-            guard let version else { throw RemoteSourceError.invalidResponse("conflict without a version") }
-            let record: Data?
-            if let object = result["record"], !(object is NSNull) {
-                record = try JSONSerialization.data(withJSONObject: object)
-            } else {
-                record = nil
-            }
-            return .conflict(serverRecord: record, version: version)
-        default:
-            throw RemoteSourceError.invalidResponse("unknown status \(result["status"] ?? "nil")")
-        }
+    private func makeRequest(url: URL, method: String) -> HTTPRequestHead {
+        var fields = ["Accept": "application/json"]
+        fields.merge(headers) { _, user in user }
+        return HTTPRequestHead(
+            method: method, url: url, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: nil)
     }
 }

@@ -18,14 +18,29 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
     case httpStatus(Int, body: String)
     /// The server's answer was not in the expected shape.
     case invalidResponse(String)
+    /// The server answered 429 or 503 with a `Retry-After` header: retry, but not before `retryAfter`.
+    case rateLimited(status: Int, retryAfter: Duration, body: String)
+    /// The answer was larger than the source accepts (`HTTPRemoteSource`'s `maximumResponseSize`).
+    case responseTooLarge(limit: Int)
 
-    /// Whether retrying the same request may succeed: ``transient(_:)``, HTTP 408, 429 and 5xx.
+    /// Whether retrying the same request may succeed: ``transient(_:)``, ``rateLimited(status:retryAfter:body:)``,
+    /// HTTP 408, 429 and 5xx.
     public var isTransient: Bool {
         switch self {
-        case .transient: return true
+        case .transient, .rateLimited: return true
         case .httpStatus(let status, _): return status == 408 || status == 429 || (500...599).contains(status)
-        case .unavailable, .invalidCursor, .invalidResponse: return false
+        case .unavailable, .invalidCursor, .invalidResponse, .responseTooLarge: return false
         }
+    }
+
+    /// How long the server asked the client to wait before retrying (`Retry-After`), if it did.
+    ///
+    /// ```swift
+    /// RemoteSourceError.rateLimited(status: 429, retryAfter: .seconds(2), body: "").retryAfter   // 2 seconds
+    /// ```
+    public var retryAfter: Duration? {
+        if case .rateLimited(_, let delay, _) = self { return delay }
+        return nil
     }
 
     /// What failed, e.g. `HTTP 503: try again`.
@@ -36,6 +51,9 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
         case .invalidCursor(let cursor): return "the server does not know cursor \"\(cursor)\""
         case .httpStatus(let status, let body): return "HTTP \(status): \(body.prefix(200))"
         case .invalidResponse(let reason): return "invalid response from the server: \(reason)"
+        case .rateLimited(let status, let delay, let body):
+            return "HTTP \(status), retry after \(delay): \(body.prefix(200))"
+        case .responseTooLarge(let limit): return "the server's answer is larger than the limit of \(limit) bytes"
         }
     }
 }

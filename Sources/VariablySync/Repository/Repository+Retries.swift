@@ -19,7 +19,8 @@ extension Repository {
         }
     }
 
-    /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter.
+    /// Runs `operation`, retrying transient failures with exponential backoff and seeded jitter, and
+    /// never sooner than a ``RemoteSourceError/retryAfter`` the server asked for.
     static func retrying<T: Sendable>(
         policy: RetryPolicy, random: inout SplitMix64, retries: inout Int,
         broadcaster: ProgressBroadcaster<Model.ID>, _ operation: @Sendable () async throws -> T
@@ -36,7 +37,9 @@ extension Repository {
                     throw SyncError.retriesExhausted(attempts: attempt, lastError: error)
                 }
                 attempt += 1
-                let delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1, using: &random))
+                var delay = policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1, using: &random))
+                // A server that said when to come back (`Retry-After`) is not asked sooner.
+                if let asked = (error as? RemoteSourceError)?.retryAfter { delay = max(delay, asked) }
                 retries += 1
                 broadcaster.yield(.retrying(attempt: attempt, delay: delay, error: "\(error)"))
                 try await Task.sleep(for: delay)

@@ -1,6 +1,8 @@
 /// How a ``Repository`` retries a request that failed with a transient error: exponential backoff with
 /// jitter, bounded in attempts and delay. Jitter is random per process, so that clients that failed
 /// together do not retry in lock step; set ``seed`` to make every delay reproducible (tests, demos).
+/// A server that said when to come back (``RemoteSourceError/retryAfter``, from `Retry-After`) is
+/// never retried sooner, whatever the computed delay.
 ///
 /// ```swift
 /// let retry = RetryPolicy(maxAttempts: 6, initialDelay: .milliseconds(200), maxDelay: .seconds(10))

@@ -1,0 +1,149 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Envelopes
+
+extension HTTPRemoteSource {
+    private struct PullEnvelope: Decodable {
+        var deleted: [Model.ID]
+        var nextCursor: SyncCursor
+        var hasMore: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case deleted
+            case nextCursor = "next_cursor"
+            case hasMore = "has_more"
+        }
+    }
+
+    private struct PushEnvelope: Decodable {
+        var results: [Result]
+
+        struct Result: Decodable {
+            var idempotencyKey: String
+            var status: String
+            var version: SyncCursor?
+            var reason: String?
+
+            enum CodingKeys: String, CodingKey {
+                case idempotencyKey = "idempotency_key"
+                case status, version, reason
+            }
+        }
+    }
+
+    /// One change of a push, without its record.
+    private struct ChangeFields: Encodable {
+        var change: RemoteChange<Model.ID>
+
+        enum CodingKeys: String, CodingKey {
+            case idempotencyKey = "idempotency_key"
+            case id, operation
+            case baseCursor = "base_cursor"
+            case supersedes
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(change.idempotencyKey, forKey: .idempotencyKey)
+            try container.encode(change.id, forKey: .id)
+            switch change.operation {
+            case .upsert: try container.encode("upsert", forKey: .operation)
+            case .delete: try container.encode("delete", forKey: .operation)
+            }
+            try container.encode(change.baseCursor, forKey: .baseCursor)
+            try container.encode(change.supersedes, forKey: .supersedes)
+        }
+    }
+
+    /// A push's body: `{"changes": [...]}`, each upserted record spliced in as the bytes the repository
+    /// encoded, never re-serialized (numbers and strings reach the server exactly as written).
+    static func pushBody(_ changes: [RemoteChange<Model.ID>]) throws -> Data {
+        let encoder = JSONEncoder()
+        var body = Data(#"{"changes":["#.utf8)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            var item = try encoder.encode(ChangeFields(change: change))
+            if case .upsert(let record) = change.operation {
+                let slicer = JSONSlicer(record)
+                let root = slicer.root
+                guard !root.isEmpty, slicer.bytes[root.lowerBound] == UInt8(ascii: "{"),
+                    slicer.bytes[root.upperBound - 1] == UInt8(ascii: "}")
+                else {
+                    throw EncodingError.invalidValue(
+                        record,
+                        EncodingError.Context(
+                            codingPath: [],
+                            debugDescription: "the record of change \(change.idempotencyKey) is not a JSON object"))
+                }
+                item.removeLast()  // the closing brace
+                item.append(contentsOf: #","record":"#.utf8)
+                item.append(slicer.data(root))
+                item.append(UInt8(ascii: "}"))
+            }
+            body.append(item)
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
+    }
+
+    /// A pull's page. `KeySetJSONDecoder` checks the whole body strictly (RFC 8259) and reads the
+    /// envelope; the records are then cut out of the body as the server's bytes, for the repository's
+    /// `KeySetJSONDecoder`: one rule for duplicate keys (the first wins, as in `JSONDecoder`), and no
+    /// re-serialization.
+    static func page(from body: Data) throws -> RemotePage<Model.ID> {
+        let envelope: PullEnvelope
+        do {
+            envelope = try KeySetJSONDecoder().decode(PullEnvelope.self, from: body)
+        } catch {
+            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
+        }
+        let slicer = JSONSlicer(body)
+        guard let records = slicer.value(of: "records", inObject: slicer.root),
+            slicer.elements(ofArray: records) != nil
+        else {
+            throw RemoteSourceError.invalidResponse("the pull response has no \"records\" array")
+        }
+        return RemotePage(
+            records: slicer.data(records), deletedIDs: envelope.deleted, nextCursor: envelope.nextCursor,
+            hasMore: envelope.hasMore)
+    }
+
+    /// A push's outcomes by idempotency key; a conflict's record stays the server's bytes.
+    static func outcomes(from body: Data) throws -> [String: PushOutcome] {
+        let envelope: PushEnvelope
+        do {
+            envelope = try KeySetJSONDecoder().decode(PushEnvelope.self, from: body)
+        } catch {
+            throw RemoteSourceError.invalidResponse("the push response has no valid \"results\" array: \(error)")
+        }
+        let slicer = JSONSlicer(body)
+        guard let list = slicer.value(of: "results", inObject: slicer.root),
+            let elements = slicer.elements(ofArray: list), elements.count == envelope.results.count
+        else {
+            throw RemoteSourceError.invalidResponse("the push response has no \"results\" array")
+        }
+        var outcomes: [String: PushOutcome] = [:]
+        for (result, range) in zip(envelope.results, elements) {
+            switch result.status {
+            case "accepted":
+                guard let version = result.version else {
+                    throw RemoteSourceError.invalidResponse("accepted without a version")
+                }
+                outcomes[result.idempotencyKey] = .accepted(version: version)
+            case "rejected":
+                outcomes[result.idempotencyKey] = .rejected(reason: result.reason ?? "rejected")
+            case "conflict":
+                guard let version = result.version else {
+                    throw RemoteSourceError.invalidResponse("conflict without a version")
+                }
+                let record = slicer.value(of: "record", inObject: range).map(slicer.data)
+                let isNull = record.map { $0 == Data("null".utf8) } ?? true
+                outcomes[result.idempotencyKey] = .conflict(serverRecord: isNull ? nil : record, version: version)
+            default:
+                throw RemoteSourceError.invalidResponse("unknown status \(result.status.prefix(40))")
+            }
+        }
+        return outcomes
+    }
+}

@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+    import Foundation
+    import Glibc
+
+    /// A minimal HTTP/1.1 client over POSIX sockets, for `http://` URLs on Linux.
+    ///
+    /// FoundationNetworking traps (`Fatal error: Transfer completed, but there's no response`) when a
+    /// server sends a status line and closes, which no caller can catch; this client reads the same
+    /// answer as a typed error. One request per connection (`Connection: close`), non-blocking I/O with
+    /// `poll(2)`, and one deadline for the whole request (name lookup excepted: `getaddrinfo` has no
+    /// timeout). The blocking work runs on a thread of its own, never on Swift's cooperative pool.
+    struct HTTPSocketClient: Sendable {
+        /// The longest the whole request may take, connection and body included.
+        let timeout: TimeInterval
+        /// The most body bytes accepted.
+        let maximumResponseSize: Int
+
+        /// Sends `request` and returns the status, the headers and the body.
+        ///
+        /// - Throws: ``RemoteSourceError``: `transient` for a refused, dropped or timed-out connection,
+        ///   `invalidResponse` for a broken answer, `responseTooLarge` past the limit;
+        ///   `CancellationError` when the task is cancelled.
+        func send(_ request: HTTPRequestHead) async throws -> (head: HTTPResponseParser.Head, body: Data) {
+            let cancellation = CancellationFlag()
+            let (timeout, maximumResponseSize) = (self.timeout, self.maximumResponseSize)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let thread = Thread {
+                        continuation.resume(
+                            with: Result {
+                                try Exchange(
+                                    request: request,
+                                    deadline: .now + .milliseconds(Int64((min(timeout, 1e9) * 1000).rounded(.up))),
+                                    maximumResponseSize: maximumResponseSize, cancellation: cancellation
+                                ).run()
+                            })
+                    }
+                    thread.name = "VariablySync.HTTPSocketClient"
+                    thread.start()
+                }
+            } onCancel: {
+                cancellation.cancel()
+            }
+        }
+    }
+
+    /// One request on one connection, run synchronously on the client's thread. The socket belongs to
+    /// this object: opened in `run`, closed in `deinit`.
+    private final class Exchange {
+        let request: HTTPRequestHead
+        /// On the monotonic clock: a change of the wall clock neither shortens nor stretches a request.
+        let deadline: ContinuousClock.Instant
+        let cancellation: CancellationFlag
+        var parser: HTTPResponseParser
+        var socket: Int32 = -1
+
+        init(
+            request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int,
+            cancellation: CancellationFlag
+        ) {
+            self.request = request
+            self.deadline = deadline
+            self.cancellation = cancellation
+            parser = HTTPResponseParser(maximumBodySize: maximumResponseSize)
+        }
+
+        deinit {
+            if socket >= 0 { close(socket) }
+        }
+
+        func run() throws -> (head: HTTPResponseParser.Head, body: Data) {
+            try connect()
+            try write(request.serialized())
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while !parser.isComplete {
+                try wait(for: Int16(POLLIN), doing: "waiting for the answer")
+                let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                    throw RemoteSourceError.transient(
+                        "\(request.summary): the connection failed: \(Self.describe(errno))")
+                }
+                do {
+                    if count == 0 {
+                        try parser.finish()
+                    } else {
+                        try parser.consume(Data(chunk[0..<count]))
+                    }
+                } catch {
+                    throw Self.remoteError(error, request: request)
+                }
+            }
+            guard let head = parser.head else { throw RemoteSourceError.invalidResponse("\(request.summary): no head") }
+            return (head, parser.body)
+        }
+
+        static func remoteError(_ failure: HTTPResponseParser.Failure, request: HTTPRequestHead) -> RemoteSourceError {
+            switch failure {
+            case .malformed(let reason): return .invalidResponse("\(request.summary): \(reason)")
+            case .truncated(let reason): return .transient("\(request.summary): \(reason)")
+            case .tooLarge(let limit): return .responseTooLarge(limit: limit)
+            }
+        }
+
+        // MARK: - Connection
+
+        private func connect() throws {
+            guard let host = request.url.host, !host.isEmpty else {
+                throw RemoteSourceError.unavailable("\(request.summary): the URL has no host")
+            }
+            let port = request.url.port ?? 80
+            var hints = addrinfo()
+            hints.ai_family = AF_UNSPEC
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(
+                host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), String(port), &hints, &list)
+            guard status == 0, let first = list else {
+                throw RemoteSourceError.transient(
+                    "\(request.summary): cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+            }
+            defer { freeaddrinfo(list) }
+            var lastError = "no address"
+            var address: UnsafeMutablePointer<addrinfo>? = first
+            while let entry = address {
+                address = entry.pointee.ai_next
+                if try attempt(entry.pointee, error: &lastError) { return }
+            }
+            throw RemoteSourceError.transient("\(request.summary): cannot connect to \(host):\(port): \(lastError)")
+        }
+
+        /// Connects to one address without blocking past the deadline; `false` to try the next one.
+        private func attempt(_ address: addrinfo, error: inout String) throws -> Bool {
+            if socket >= 0 { close(socket) }
+            socket = Glibc.socket(
+                address.ai_family, address.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                address.ai_protocol)
+            guard socket >= 0 else {
+                error = Self.describe(errno)
+                return false
+            }
+            var on: Int32 = 1
+            setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            if Glibc.connect(socket, address.ai_addr, address.ai_addrlen) == 0 { return true }
+            guard errno == EINPROGRESS else {
+                error = Self.describe(errno)
+                return false
+            }
+            try wait(for: Int16(POLLOUT), doing: "connecting")
+            var failure: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(socket, SOL_SOCKET, SO_ERROR, &failure, &length)
+            if failure != 0 {
+                error = Self.describe(failure)
+                return false
+            }
+            return true
+        }
+
+        private func write(_ data: Data) throws {
+            var offset = 0
+            while offset < data.count {
+                try wait(for: Int16(POLLOUT), doing: "sending the request")
+                let count = data.withUnsafeBytes { bytes in
+                    Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                if count < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                    throw RemoteSourceError.transient("\(request.summary): sending failed: \(Self.describe(errno))")
+                }
+                offset += count
+            }
+        }
+
+        /// Waits until the socket is ready for `events`, in slices of at most 50 ms so that a
+        /// cancellation is seen quickly; throws at the deadline.
+        private func wait(for events: Int16, doing activity: String) throws {
+            while true {
+                if cancellation.isCancelled { throw CancellationError() }
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero else {
+                    throw RemoteSourceError.transient("\(request.summary): timed out \(activity)")
+                }
+                var entry = pollfd(fd: socket, events: events, revents: 0)
+                let milliseconds =
+                    remaining >= .milliseconds(50) ? 50 : Int32(max(remaining / .milliseconds(1), 1).rounded(.up))
+                let ready = poll(&entry, 1, milliseconds)
+                if ready < 0, errno != EINTR {
+                    throw RemoteSourceError.transient("\(request.summary): poll failed: \(Self.describe(errno))")
+                }
+                // POLLHUP and POLLERR count as ready: the next recv or send reports what happened.
+                if ready > 0 { return }
+            }
+        }
+
+        private static func describe(_ code: Int32) -> String {
+            String(cString: strerror(code))
+        }
+    }
+#endif

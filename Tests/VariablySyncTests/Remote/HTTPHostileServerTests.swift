@@ -1,0 +1,309 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySync
+import VariablyTestSupport
+
+/// `HTTPRemoteSource` against servers that break HTTP (see `HostileHTTPServer` for the modes). Every
+/// request has a deadline of a few seconds at most, and the suite a time limit.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonSyncServer.python != nil, "python3 is not installed"))
+struct HTTPHostileServerTests {
+    /// The error `operation` throws, if it is a `RemoteSourceError`.
+    private func remoteError(_ operation: () async throws -> some Any) async -> RemoteSourceError? {
+        do {
+            _ = try await operation()
+            Issue.record("expected a RemoteSourceError, got an answer")
+            return nil
+        } catch let error as RemoteSourceError {
+            return error
+        } catch {
+            Issue.record("expected a RemoteSourceError, got \(error)")
+            return nil
+        }
+    }
+
+    private func pull(
+        _ modes: [String], after cursor: SyncCursor? = nil, timeout: TimeInterval = 5,
+        maximumResponseSize: Int = 64 << 20
+    ) async throws -> (server: HostileHTTPServer, result: Result<RemotePage<Int64>, any Error>) {
+        let server = try HostileHTTPServer(modes)
+        let remote = HTTPRemoteSource<Account>(
+            baseURL: server.baseURL, timeout: timeout, maximumResponseSize: maximumResponseSize)
+        do {
+            return (server, .success(try await remote.pull(after: cursor, limit: 10)))
+        } catch {
+            return (server, .failure(error))
+        }
+    }
+
+    // MARK: - 1. A status line and a close is an error, not a crash
+
+    @Test func statusLineThenCloseIsATransientErrorNotACrash() async throws {
+        let server = try HostileHTTPServer(["status-then-close"])
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
+        #expect(error?.isTransient == true)
+        #expect("\(error.map { "\($0)" } ?? "")".contains("inside the response head"))
+    }
+
+    // MARK: - 2. Deadlines
+
+    @Test(arguments: [false, true])
+    func silentServerFailsAtTheTimeout(throughURLSession: Bool) async throws {
+        let server = try HostileHTTPServer(["silent"])
+        defer { server.stop() }
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 0.5)
+        remote.prefersURLSession = throughURLSession
+        let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
+        #expect(error?.isTransient == true)
+    }
+
+    @Test(arguments: [false, true])
+    func tricklingServerFailsAtTheWholeRequestDeadline(throughURLSession: Bool) async throws {
+        let server = try HostileHTTPServer(["trickle"])
+        defer { server.stop() }
+        // Each byte comes 200 ms after the last, well inside any idle timer: only a deadline for the
+        // whole request stops it (the server would need 20,000 s to finish).
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 1)
+        remote.prefersURLSession = throughURLSession
+        let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
+        #expect(error?.isTransient == true)
+    }
+
+    @Test func cancellingAPullStopsWaitingForASilentServer() async throws {
+        let server = try HostileHTTPServer(["silent"])
+        defer { server.stop() }
+        // A deadline far beyond the suite's time limit: only the cancellation can end this pull in time.
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 600)
+        let task = Task { try await remote.pull(after: nil, limit: 10) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    // MARK: - 3. Cursors
+
+    @Test func cursorIsSentPercentEncodedWithUnreservedCharactersOnly() async throws {
+        let (server, result) = try await pull(["echo"], after: "ab+c/d==é ?&")
+        defer { server.stop() }
+        let echoed =
+            try JSONSerialization.jsonObject(with: Data(try result.get().nextCursor.rawValue.utf8)) as? [String: Any]
+        let head = echoed?["head"] as? String ?? ""
+        #expect(head.hasPrefix("GET /users/changes?after=ab%2Bc%2Fd%3D%3D%C3%A9%20%3F%26&limit=10 HTTP/1.1\r\n"))
+        #expect(echoed?["after"] as? [String] == ["ab+c/d==é ?&"])
+        #expect(head.contains("\r\nAccept-Encoding: identity\r\n"))
+        #expect(head.contains("\r\nConnection: close"))
+    }
+
+    @Test func urlSessionPathEncodesTheCursorAndAsksForIdentityToo() async throws {
+        let server = try HostileHTTPServer(["echo", "gzip"])
+        defer { server.stop() }
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        remote.prefersURLSession = true
+        let page = try await remote.pull(after: "ab+c/d==", limit: 10)
+        let echoed = try JSONSerialization.jsonObject(with: Data(page.nextCursor.rawValue.utf8)) as? [String: Any]
+        let head = (echoed?["head"] as? String ?? "").lowercased()
+        #expect(head.hasPrefix("get /users/changes?after=ab%2bc%2fd%3d%3d&limit=10 http/1.1\r\n"))
+        #expect(head.contains("\r\naccept-encoding: identity"))
+        // A server that compresses anyway: URLSession inflates the body itself (documented; the size
+        // limit then applies to the inflated body).
+        let compressed = try await remote.pull(after: nil, limit: 10)
+        #expect(compressed.nextCursor == "ab+c/d==")
+    }
+
+    @Test(arguments: ["gone", "unknown-cursor-400"])
+    func unknownCursorAnswerIsInvalidCursor(mode: String) async throws {
+        let (server, result) = try await pull([mode], after: "ab+c/d==")
+        defer { server.stop() }
+        #expect(throws: RemoteSourceError.invalidCursor("ab+c/d==")) { try result.get() }
+    }
+
+    @Test func repositoryResyncsWhenTheServerForgetsTheCursor() async throws {
+        let server = try HostileHTTPServer(["gone"], records: try Self.records([Account.sample(0)]))
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        let first = try await repository.sync()
+        #expect(first.cursor == "ab+c/d==")
+        let second = try await repository.sync()
+        #expect(second.resynced)
+        await #expect(try cached(repository) == [Account.sample(0)])
+    }
+
+    // MARK: - 4. Encodings and sizes
+
+    @Test func compressedAnswerIsRefusedBecauseOnlyIdentityWasAsked() async throws {
+        let (server, result) = try await pull(["gzip"])
+        defer { server.stop() }
+        guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
+            Issue.record("expected invalidResponse, got \(result)")
+            return
+        }
+        #expect(reason.contains("Content-Encoding"))
+    }
+
+    @Test(arguments: ["huge-length", "endless-chunked", "endless-close"])
+    func answerLargerThanTheLimitIsResponseTooLarge(mode: String) async throws {
+        let (server, result) = try await pull([mode], maximumResponseSize: 64 << 10)
+        defer { server.stop() }
+        #expect(throws: RemoteSourceError.responseTooLarge(limit: 64 << 10)) { try result.get() }
+    }
+
+    @Test func urlSessionPathChecksTheSizeOnceTheBodyHasArrived() async throws {
+        let server = try HostileHTTPServer(["page"])
+        defer { server.stop() }
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5, maximumResponseSize: 16)
+        remote.prefersURLSession = true
+        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) {
+            try await remote.pull(after: nil, limit: 10)
+        }
+        remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        remote.prefersURLSession = true
+        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
+    }
+
+    @Test func endlessResponseHeadIsInvalidResponse() async throws {
+        let (server, result) = try await pull(["header-flood"])
+        defer { server.stop() }
+        guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
+            Issue.record("expected invalidResponse, got \(result)")
+            return
+        }
+        #expect(reason.contains("head exceeds"))
+    }
+
+    @Test func chunkedAnswerAfterAnInterimResponseIsRead() async throws {
+        let (server, result) = try await pull(["chunked"])
+        defer { server.stop() }
+        let page = try result.get()
+        #expect(page.nextCursor == "ab+c/d==")
+        #expect(page.records == Data("[]".utf8))
+    }
+
+    // MARK: - 5. Dropped connections
+
+    @Test(arguments: ["truncated", "long-length", "short-length", "close", "status-then-close"])
+    func droppedConnectionIsTransient(mode: String) async throws {
+        let (server, result) = try await pull([mode])
+        defer { server.stop() }
+        guard case .failure(let error as RemoteSourceError) = result else {
+            Issue.record("expected a RemoteSourceError, got \(result)")
+            return
+        }
+        #expect(error.isTransient, "\(error)")
+    }
+
+    @Test func repositoryRetriesDroppedConnections() async throws {
+        let server = try HostileHTTPServer(
+            ["truncated", "long-length", "short-length", "close", "status-then-close", "page"],
+            records: try Self.records([Account.sample(3)]))
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        #expect(report.retries == 5)
+        await #expect(try cached(repository) == [Account.sample(3)])
+    }
+
+    // MARK: - 6. Duplicate keys
+
+    @Test func duplicateKeysInARecordKeepTheFirstAsJSONDecoderDoes() async throws {
+        var account = Account.sample(1)
+        account.userName = "first"
+        let record = try Self.records([account]).replacingOccurrences(
+            of: #""user_name":"first""#, with: #""user_name":"first","user_name":"second""#)
+        #expect(record.contains("second"))
+        // The rule, from the decoders themselves.
+        let decoded = try JSONDecoder(source: .remote).decode([Account].self, from: Data(record.utf8))
+        #expect(decoded.map(\.userName) == ["first"])
+        #expect(
+            try KeySetJSONDecoder(source: .remote).decode([Account].self, from: Data(record.utf8)).map(\.userName) == [
+                "first"
+            ])
+
+        let server = try HostileHTTPServer(["page"], records: record)
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let page = try await remote.pull(after: nil, limit: 10)
+        #expect(String(decoding: page.records, as: UTF8.self) == record, "the records are the server's bytes")
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        try await repository.sync()
+        await #expect(try repository.fetch(id: account.id)?.userName == "first")
+
+        // The same bytes from an in-process source (the simulated server's path): the same record.
+        let inProcess = try Repository(
+            database: .inMemory(), remote: RawAccountSource(records: Data(record.utf8)),
+            configuration: makeConfiguration())
+        try await inProcess.sync()
+        await #expect(try inProcess.fetch(id: account.id) == repository.fetch(id: account.id))
+    }
+
+    // MARK: - Retry-After
+
+    @Test func retryAfterInSecondsOrAsADateIsCarried() async throws {
+        let (throttled, seconds) = try await pull(["throttle"])
+        defer { throttled.stop() }
+        #expect(
+            throws: RemoteSourceError.rateLimited(
+                status: 429, retryAfter: .seconds(1), body: #"{"error": "slow down"}"#)
+        ) {
+            try seconds.get()
+        }
+        let (unavailable, date) = try await pull(["throttle-date"])
+        defer { unavailable.stop() }
+        guard case .failure(let error as RemoteSourceError) = date, let delay = error.retryAfter else {
+            Issue.record("expected a delay, got \(date)")
+            return
+        }
+        #expect(error.isTransient)
+        #expect(delay > .zero && delay <= .seconds(4))
+    }
+
+    @Test func repositoryWaitsAtLeastTheRetryAfterDelay() async throws {
+        let server = try HostileHTTPServer(["throttle", "page"])
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        let progress = repository.progressUpdates()
+        let collector = Task {
+            var delays: [Duration] = []
+            for await event in progress {
+                if case .retrying(_, let delay, _) = event { delays.append(delay) }
+                if case .finished = event { break }
+            }
+            return delays
+        }
+        let report = try await repository.sync()
+        #expect(report.retries == 1)
+        // quickRetries alone would wait microseconds.
+        #expect(await collector.value == [.seconds(1)])
+    }
+
+    @Test func documentedConfigurationKeepsItsLimits() {
+        // docs/sync.md, "HTTPRemoteSource on the wire".
+        let remote = HTTPRemoteSource<User>(
+            baseURL: URL(string: "http://127.0.0.1:8080/users")!, headers: ["Authorization": "Bearer token"],
+            timeout: 10, maximumResponseSize: 8 << 20)
+        #expect(remote.timeout == 10)
+        #expect(remote.maximumResponseSize == 8 << 20)
+    }
+
+    // MARK: - Fixtures
+
+    static func records(_ accounts: [Account]) throws -> String {
+        String(decoding: try JSONEncoder().encode(accounts, source: .remote), as: UTF8.self)
+    }
+}
+
+/// A source that serves fixed record bytes in process, as `SimulatedServer` does, without HTTP.
+private struct RawAccountSource: RemoteSource {
+    typealias Model = Account
+    let records: Data
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
+}

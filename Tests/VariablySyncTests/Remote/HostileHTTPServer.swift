@@ -1,0 +1,209 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A misbehaving HTTP server on 127.0.0.1 for ``HTTPRemoteSource`` tests: a python3 script on raw
+/// sockets, so that it can break HTTP in ways `http.server` never would. Request *n* (counted from 0)
+/// is answered in `modes[n]`, the last mode for every later request:
+///
+/// | mode | answer |
+/// | --- | --- |
+/// | `page` | a valid empty page, cursor `ab+c/d==` (records: `records` if given) |
+/// | `gone` | 410 `{"error": "invalid_cursor"}` to a pull with a cursor, else `page` |
+/// | `unknown-cursor-400` | 400 `{"error": "unknown cursor"}` to a pull with a cursor, else `page` |
+/// | `echo` | a page whose `next_cursor` is JSON: the request head and `after` as a standard server reads it |
+/// | `status-then-close` | `HTTP/1.1 200 OK\r\n`, then closes |
+/// | `close` | closes without an answer |
+/// | `silent` | never answers |
+/// | `trickle` | a head announcing 100,000 bytes, then one byte every 200 ms |
+/// | `truncated` | half the announced body, then closes |
+/// | `long-length` | a `Content-Length` 100 bytes longer than the body, then closes |
+/// | `short-length` | a `Content-Length` 10 bytes shorter than the body (sent in one write) |
+/// | `huge-length` | `Content-Length: 1000000000`, a few bytes, then waits |
+/// | `endless-chunked` / `endless-close` | chunks / close-delimited bytes until the client hangs up |
+/// | `gzip` | a gzip body with `Content-Encoding: gzip` |
+/// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
+/// | `header-flood` | a status line, then header lines until the client hangs up |
+/// | `throttle` | 429 with `Retry-After: 1` |
+/// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 3 s ahead |
+///
+/// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running.
+final class HostileHTTPServer {
+    let baseURL: URL
+    private let process: Process
+    private let folder: URL
+
+    /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
+    init(_ modes: [String], records: String = "[]", lifetime: Int = 30) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let script = folder.appendingPathComponent("server.py")
+        try Data(Self.script.utf8).write(to: script)
+        guard let python = PythonSyncServer.python else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path, modes.joined(separator: ","), String(lifetime), records]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            process.terminate()
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the hostile server did not start"])
+        }
+        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+    }
+
+    func stop() {
+        if process.isRunning {
+            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private static let script = #"""
+        import gzip, json, os, signal, socket, sys, threading, time
+        from email.utils import formatdate
+        from urllib.parse import urlparse, parse_qs
+
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+        modes = sys.argv[1].split(",")
+        lifetime = float(sys.argv[2])
+        records = sys.argv[3]
+        threading.Timer(lifetime, lambda: os._exit(0)).start()
+        lock = threading.Lock()
+        served = [0]
+
+        def read_request(conn):
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return None
+                data += chunk
+            head, _, rest = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            while len(rest) < length:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+            return head.decode("latin-1")
+
+        def page(cursor="ab+c/d=="):
+            return ('{"records": %s, "deleted": [], "next_cursor": %s, "has_more": false}'
+                    % (records, json.dumps(cursor))).encode()
+
+        def head(status, length=None, extra=()):
+            text = "HTTP/1.1 %s\r\nContent-Type: application/json\r\n" % status
+            if length is not None:
+                text += "Content-Length: %d\r\n" % length
+            for line in extra:
+                text += line + "\r\n"
+            return (text + "\r\n").encode()
+
+        def reply(conn, status, body, extra=()):
+            conn.sendall(head(status, len(body), extra) + body)
+
+        def endless(conn, chunk):
+            while True:
+                conn.sendall(chunk)
+
+        def handle(conn):
+            try:
+                request = read_request(conn)
+                if request is None:
+                    return
+                with lock:
+                    index = served[0]
+                    served[0] += 1
+                mode = modes[min(index, len(modes) - 1)]
+                target = request.split("\r\n")[0].split(" ")[1]
+                after = parse_qs(urlparse(target).query).get("after")
+                body = page()
+                if mode == "page":
+                    reply(conn, "200 OK", body)
+                elif mode in ("gone", "unknown-cursor-400"):
+                    if after is None:
+                        reply(conn, "200 OK", body)
+                    elif mode == "gone":
+                        reply(conn, "410 Gone", b'{"error": "invalid_cursor"}')
+                    else:
+                        reply(conn, "400 Bad Request", b'{"error": "unknown cursor"}')
+                elif mode == "echo":
+                    reply(conn, "200 OK", page(json.dumps({"head": request, "after": after})))
+                elif mode == "status-then-close":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                elif mode == "close":
+                    pass
+                elif mode == "silent":
+                    time.sleep(lifetime)
+                elif mode == "trickle":
+                    conn.sendall(head("200 OK", 100000))
+                    while True:
+                        conn.sendall(b" ")
+                        time.sleep(0.2)
+                elif mode == "truncated":
+                    conn.sendall(head("200 OK", len(body)) + body[: len(body) // 2])
+                elif mode == "long-length":
+                    conn.sendall(head("200 OK", len(body) + 100) + body)
+                elif mode == "short-length":
+                    conn.sendall(head("200 OK", len(body) - 10) + body)
+                elif mode == "huge-length":
+                    conn.sendall(head("200 OK", 1000000000) + b"[" * 100)
+                    time.sleep(lifetime)
+                elif mode == "endless-chunked":
+                    conn.sendall(head("200 OK", None, ["Transfer-Encoding: chunked"]))
+                    endless(conn, b"1000\r\n" + b" " * 4096 + b"\r\n")
+                elif mode == "endless-close":
+                    conn.sendall(head("200 OK"))
+                    endless(conn, b" " * 4096)
+                elif mode == "gzip":
+                    reply(conn, "200 OK", gzip.compress(body), ["Content-Encoding: gzip"])
+                elif mode == "chunked":
+                    conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                    conn.sendall(head("200 OK", None, ["Transfer-Encoding: chunked"]))
+                    for start in range(0, len(body), 7):
+                        piece = body[start : start + 7]
+                        conn.sendall(b"%x;note=1\r\n%s\r\n" % (len(piece), piece))
+                        time.sleep(0.001)
+                    conn.sendall(b"0\r\nX-Trailer: done\r\n\r\n")
+                elif mode == "header-flood":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                    endless(conn, b"X-Flood: " + b"a" * 1000 + b"\r\n")
+                elif mode == "throttle":
+                    reply(conn, "429 Too Many Requests", b'{"error": "slow down"}', ["Retry-After: 1"])
+                elif mode == "throttle-date":
+                    date = formatdate(time.time() + 3, usegmt=True)
+                    reply(conn, "503 Service Unavailable", b'{"error": "later"}', ["Retry-After: " + date])
+            except OSError:
+                pass
+            finally:
+                conn.close()
+
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        print(listener.getsockname()[1], flush=True)
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+        """#
+}
