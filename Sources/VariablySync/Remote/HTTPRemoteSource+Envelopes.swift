@@ -4,18 +4,6 @@ import VariablyCodable
 // MARK: - Envelopes
 
 extension HTTPRemoteSource {
-    private struct PullEnvelope: Decodable {
-        var deleted: [Model.ID]
-        var nextCursor: SyncCursor
-        var hasMore: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case deleted
-            case nextCursor = "next_cursor"
-            case hasMore = "has_more"
-        }
-    }
-
     private struct PushEnvelope: Decodable {
         var results: [Result]
 
@@ -65,11 +53,7 @@ extension HTTPRemoteSource {
             if index > 0 { body.append(UInt8(ascii: ",")) }
             var item = try encoder.encode(ChangeFields(change: change))
             if case .upsert(let record) = change.operation {
-                let slicer = JSONSlicer(record)
-                let root = slicer.root
-                guard !root.isEmpty, slicer.bytes[root.lowerBound] == UInt8(ascii: "{"),
-                    slicer.bytes[root.upperBound - 1] == UInt8(ascii: "}")
-                else {
+                guard let body = try? JSONBody(record), body.bytes[body.root.lowerBound] == UInt8(ascii: "{") else {
                     throw EncodingError.invalidValue(
                         record,
                         EncodingError.Context(
@@ -78,35 +62,13 @@ extension HTTPRemoteSource {
                 }
                 item.removeLast()  // the closing brace
                 item.append(contentsOf: #","record":"#.utf8)
-                item.append(slicer.data(root))
+                item.append(body.data(body.root))
                 item.append(UInt8(ascii: "}"))
             }
             body.append(item)
         }
         body.append(contentsOf: "]}".utf8)
         return body
-    }
-
-    /// A pull's page. `KeySetJSONDecoder` checks the whole body strictly (RFC 8259) and reads the
-    /// envelope; the records are then cut out of the body as the server's bytes, for the repository's
-    /// `KeySetJSONDecoder`: one rule for duplicate keys (the first wins, as in `JSONDecoder`), and no
-    /// re-serialization.
-    static func page(from body: Data) throws -> RemotePage<Model.ID> {
-        let envelope: PullEnvelope
-        do {
-            envelope = try KeySetJSONDecoder().decode(PullEnvelope.self, from: body)
-        } catch {
-            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
-        }
-        let slicer = JSONSlicer(body)
-        guard let records = slicer.value(of: "records", inObject: slicer.root),
-            slicer.elements(ofArray: records) != nil
-        else {
-            throw RemoteSourceError.invalidResponse("the pull response has no \"records\" array")
-        }
-        return RemotePage(
-            records: slicer.data(records), deletedIDs: envelope.deleted, nextCursor: envelope.nextCursor,
-            hasMore: envelope.hasMore)
     }
 
     /// A push's outcomes by idempotency key; a conflict's record stays the server's bytes.
@@ -117,9 +79,8 @@ extension HTTPRemoteSource {
         } catch {
             throw RemoteSourceError.invalidResponse("the push response has no valid \"results\" array: \(error)")
         }
-        let slicer = JSONSlicer(body)
-        guard let list = slicer.value(of: "results", inObject: slicer.root),
-            let elements = slicer.elements(ofArray: list), elements.count == envelope.results.count
+        guard let reader = try? JSONBody(body), let list = try? reader.range(at: "results"),
+            let elements = try? reader.elements(of: list), elements.count == envelope.results.count
         else {
             throw RemoteSourceError.invalidResponse("the push response has no \"results\" array")
         }
@@ -137,7 +98,7 @@ extension HTTPRemoteSource {
                 guard let version = result.version else {
                     throw RemoteSourceError.invalidResponse("conflict without a version")
                 }
-                let record = slicer.value(of: "record", inObject: range).map(slicer.data)
+                let record = (try? reader.member("record", of: range))?.map(reader.data)
                 let isNull = record.map { $0 == Data("null".utf8) } ?? true
                 outcomes[result.idempotencyKey] = .conflict(serverRecord: isNull ? nil : record, version: version)
             default:

@@ -58,8 +58,17 @@ public import VariablyCodable
 /// ```
 public struct HTTPRemoteSource<Model: VariablyCodable & Identifiable & Sendable>: RemoteSource
 where Model.ID: Codable & Sendable {
+    /// Runs before each request is sent, to add what changes over time (an access token that
+    /// refreshes, a signature). After a `401` answer it runs once more, with
+    /// ``HTTPRequestAttempt/isRetryAfterUnauthorized`` set, and the request is sent again once.
+    public typealias RequestHook = @Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void
+
     /// The URL the endpoint paths are appended to.
     public let baseURL: URL
+    /// The API's shape: where pulls find records and cursors, how pushes are sent.
+    public let api: HTTPAPI
+    /// The per-request hook, if any.
+    public let prepare: RequestHook?
     /// Headers sent with every request, e.g. `Authorization`.
     public let headers: [String: String]
     /// How long one request may take, from connecting to the last byte of the answer.
@@ -87,8 +96,8 @@ where Model.ID: Codable & Sendable {
     ///     by default.
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     public init(
-        baseURL: URL, headers: [String: String] = [:], timeout: TimeInterval = 30, session: URLSession = .shared,
-        maximumResponseSize: Int = 64 << 20
+        baseURL: URL, api: HTTPAPI = .changesEnvelope, headers: [String: String] = [:], timeout: TimeInterval = 30,
+        session: URLSession = .shared, maximumResponseSize: Int = 64 << 20, prepare: RequestHook? = nil
     ) {
         precondition(timeout > 0, "HTTPRemoteSource needs a timeout of more than zero seconds.")
         precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
@@ -100,6 +109,8 @@ where Model.ID: Codable & Sendable {
                     + "fix it in `headers`.")
         }
         self.baseURL = baseURL
+        self.api = api
+        self.prepare = prepare
         self.headers = headers
         self.timeout = timeout
         self.session = session
@@ -108,52 +119,60 @@ where Model.ID: Codable & Sendable {
 
     // MARK: - RemoteSource
 
-    /// `GET {baseURL}/changes?after={cursor}&limit={limit}`.
+    /// Asks for the page after `cursor` as ``api`` describes (`GET {baseURL}/changes?after={cursor}&limit={limit}`
+    /// for the package's envelope).
     ///
     /// ```swift
     /// let page = try await remote.pull(after: nil, limit: 500)
     /// ```
     ///
-    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and malformed envelopes.
+    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared shape.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
-        var components = URLComponents(
-            url: baseURL.appendingPathComponent("changes"), resolvingAgainstBaseURL: false)
-        var query = "limit=\(limit)"
-        if let cursor { query = "after=\(HTTPRequestHead.percentEncodedQueryValue(cursor.rawValue))&" + query }
-        components?.percentEncodedQuery = query
-        guard let url = components?.url else {
-            throw RemoteSourceError.invalidResponse("cannot build a URL from \(baseURL)")
-        }
-        let response = try await send(makeRequest(url: url, method: "GET"))
+        let shape = api.pull
+        let state = try HTTPPullState(cursor: cursor, shape: shape)
+        let url = try shape.url(base: baseURL, state: state, limit: limit)
+        let response = try await exchange(makeRequest(url: url, method: "GET"))
         if let cursor, Self.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
-        return try Self.page(from: try Self.successBody(response))
+        let body = try Self.successBody(response)
+        return try shape.page(
+            body: body, link: response.head.headers["link"], state: state, limit: limit, idType: Model.ID.self)
     }
 
-    /// `POST {baseURL}/changes` with every change; results are matched back by idempotency key.
+    /// Sends the changes as ``api`` describes: one `POST {baseURL}/changes` with every change for the
+    /// package's envelope (results matched back by idempotency key), one request per change for
+    /// ``HTTPPushShape/perRecord(_:)``.
     ///
     /// ```swift
     /// let results = try await remote.push(changes)
     /// ```
     ///
-    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers missing a change.
+    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers missing a change;
+    ///   ``RemoteSourceError/unavailable(_:)`` for a pull-only API.
     public func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>] {
-        var request = makeRequest(url: baseURL.appendingPathComponent("changes"), method: "POST")
-        request.body = try Self.pushBody(changes)
-        request.headers.append(("Content-Type", "application/json"))
-        let outcomes = try Self.outcomes(from: try Self.successBody(await send(request)))
-        return try changes.map { change in
-            guard let outcome = outcomes[change.idempotencyKey] else {
-                throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
+        switch api.push {
+        case .none:
+            throw RemoteSourceError.unavailable("this API is pull-only: \(changes.count) change(s) stay queued")
+        case .perRecord(let endpoints):
+            return try await pushRecords(changes, to: endpoints)
+        case .changesEnvelope(let path):
+            var request = makeRequest(url: path.isEmpty ? baseURL : baseURL.appendingPathComponent(path), method: "POST")
+            request.body = try Self.pushBody(changes)
+            request.headers.append(("Content-Type", "application/json"))
+            let outcomes = try Self.outcomes(from: try Self.successBody(await exchange(request)))
+            return try changes.map { change in
+                guard let outcome = outcomes[change.idempotencyKey] else {
+                    throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
+                }
+                return PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome)
             }
-            return PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome)
         }
     }
 
     // MARK: - Internals
 
-    private func makeRequest(url: URL, method: String) -> HTTPRequestHead {
+    func makeRequest(url: URL, method: String) -> HTTPRequestHead {
         var fields = ["Accept": "application/json"]
         fields.merge(headers) { _, user in user }
         return HTTPRequestHead(

@@ -145,33 +145,30 @@ import Testing
         #expect(HTTPRetryAfter.delay("soon", now: now) == nil)
     }
 
-    // MARK: - Slicing
+    // MARK: - Reading bodies
 
     @Test func recordsAreTheServersBytesAndTheFirstOfDuplicateMembersWins() throws {
-        let body = Data(
+        let body = try JSONBody(Data(
             #"{"next_cursor": "x", "r\u0065cords" : [ {"a": "]}\"", "a": 2}, [ ] ] , "records": [], "deep": [[[[{}]]]]}"#
-                .utf8)
-        let slicer = JSONSlicer(body)
-        let records = try #require(slicer.value(of: "records", inObject: slicer.root))
-        #expect(String(decoding: slicer.data(records), as: UTF8.self) == #"[ {"a": "]}\"", "a": 2}, [ ] ]"#)
-        let elements = try #require(slicer.elements(ofArray: records))
-        #expect(
-            elements.map { String(decoding: slicer.data($0), as: UTF8.self) } == [#"{"a": "]}\"", "a": 2}"#, "[ ]"])
-        #expect(
-            slicer.value(of: "a", inObject: elements[0]).map { String(decoding: slicer.data($0), as: UTF8.self) }
-                == #""]}\"""#)
-        #expect(slicer.value(of: "missing", inObject: slicer.root) == nil)
-        #expect(slicer.elements(ofArray: elements[0]) == nil)
+                .utf8))
+        let records = try #require(try body.range(at: "records"))
+        #expect(String(decoding: body.data(records), as: UTF8.self) == #"[ {"a": "]}\"", "a": 2}, [ ] ]"#)
+        let elements = try #require(try body.elements(of: records))
+        #expect(elements.map { String(decoding: body.data($0), as: UTF8.self) } == [#"{"a": "]}\"", "a": 2}"#, "[ ]"])
+        #expect(try body.member("a", of: elements[0]).map { String(decoding: body.data($0), as: UTF8.self) } == #""]}\"""#)
+        #expect(try body.range(at: "missing") == nil)
+        #expect(try body.elements(of: elements[0]) == nil)
+        #expect(try body.text(at: "next_cursor") == "x")
     }
 
-    @Test func slicingACutDocumentStaysInBounds() {
-        let body = Data(#"{"records": [{"a": "x\"]"}, [1, {"b": null}]], "next_cursor": "2"}"#.utf8)
-        for end in 0...body.count {
-            let slicer = JSONSlicer(body.prefix(end))
-            if let records = slicer.value(of: "records", inObject: slicer.root) {
-                _ = slicer.data(records)
-                for element in slicer.elements(ofArray: records) ?? [] { _ = slicer.data(element) }
-            }
+    @Test func aCutOrMalformedBodyIsAnErrorNeverAnOutOfBoundsRead() {
+        let whole = Data(#"{"records": [{"a": "x\"]"}, [1, {"b": null}]], "next_cursor": "2"}"#.utf8)
+        #expect(throws: Never.self) { try JSONBody(whole) }
+        for end in 0..<whole.count {
+            #expect(throws: JSONBodyError.self, "cut at \(end)") { try JSONBody(whole.prefix(end)) }
+        }
+        for text in [#"{"a" 1}"#, #"{"a": 1,, "b": 2}"#, #"[1 2]"#, #"{"a": 1} x"#, "]", String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+            #expect(throws: JSONBodyError.self, "\(text.prefix(20))") { try JSONBody(Data(text.utf8)) }
         }
     }
 }

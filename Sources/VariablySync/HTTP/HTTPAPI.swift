@@ -1,0 +1,41 @@
+/// The shape of a backend's HTTP API, declared as values: where a pull finds records, deletions, the
+/// next page and "has more", how a cursor is sent, and how local changes are pushed. An
+/// ``HTTPRemoteSource`` speaks any API so declared.
+///
+/// ```swift
+/// let api = HTTPAPI(
+///     pull: HTTPPullShape(
+///         path: "items", records: "data", paging: .token(parameter: "cursor", next: "meta.next_cursor"),
+///         hasMore: "meta.has_more", deletions: .tombstones(flag: "deleted")),
+///     push: .none)
+/// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v2")!, api: api)
+/// ```
+public struct HTTPAPI: Sendable {
+    /// How pages are asked for and read.
+    public var pull: HTTPPullShape
+    /// How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
+    public var push: HTTPPushShape
+
+    /// An API of this pull and push shape.
+    ///
+    /// ```swift
+    /// HTTPAPI(pull: HTTPPullShape(records: "data"), push: .none)
+    /// ```
+    public init(pull: HTTPPullShape, push: HTTPPushShape) {
+        self.pull = pull
+        self.push = push
+    }
+
+    /// The package's own envelope: `GET {base}/changes?after=&limit=` answering
+    /// `{"records": [...], "deleted": [...], "next_cursor": "...", "has_more": true}`, and
+    /// `POST {base}/changes` with a batch of changes (see ``HTTPRemoteSource``).
+    ///
+    /// ```swift
+    /// HTTPRemoteSource<User>(baseURL: base, api: .changesEnvelope)
+    /// ```
+    public static let changesEnvelope = HTTPAPI(
+        pull: HTTPPullShape(
+            path: "changes", records: "records", paging: .token(parameter: "after", next: "next_cursor"),
+            hasMore: "has_more", deletions: .ids(at: "deleted")),
+        push: .changesEnvelope(path: "changes"))
+}

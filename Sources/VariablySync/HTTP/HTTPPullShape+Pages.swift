@@ -1,0 +1,172 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Requests and pages
+
+extension HTTPPullShape {
+    /// The URL of the page that `state` points at.
+    func url(base: URL, state: HTTPPullState, limit: Int) throws -> URL {
+        if let next = state.next {
+            guard let url = URL(string: next, relativeTo: base)?.absoluteURL, url.scheme != nil else {
+                throw RemoteSourceError.invalidResponse("the next page's URL \"\(next.prefix(200))\" is not a URL")
+            }
+            return url
+        }
+        var query: [(String, String)] = []
+        switch paging {
+        case .token(let parameter, _): if let token = state.token { query.append((parameter, token)) }
+        case .page(let parameter, let first): query.append((parameter, String(state.page ?? first)))
+        case .offset(let parameter): query.append((parameter, String(state.offset ?? 0)))
+        case .nextLink, .nextURL: break
+        }
+        if case .updatedSince(let parameter, _) = changedSince, let since = state.since,
+            let text = try JSONBody.text(of: JSONValue(parsing: since))
+        {
+            query.append((parameter, text))
+        }
+        if let limitParameter { query.append((limitParameter, String(limit))) }
+        let collection = path.isEmpty ? base : base.appendingPathComponent(path)
+        guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {
+            throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
+        }
+        let encoded = query.map {
+            HTTPRequestHead.percentEncodedQueryValue($0.0) + "=" + HTTPRequestHead.percentEncodedQueryValue($0.1)
+        }
+        let existing = components.percentEncodedQuery.map { [$0] } ?? []
+        components.percentEncodedQuery = (existing + encoded).isEmpty ? nil : (existing + encoded).joined(separator: "&")
+        guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)") }
+        return url
+    }
+
+    /// Reads one page: the records (tombstones and records already pulled at the `changedSince`
+    /// boundary left out, as the server's bytes), the deletions, and the cursor of what comes next.
+    ///
+    /// - Parameter link: The answer's `Link` header.
+    func page<ID: Decodable & Hashable & Sendable>(
+        body data: Data, link: String?, state: HTTPPullState, limit: Int, idType: ID.Type
+    ) throws -> RemotePage<ID> {
+        do {
+            return try readPage(body: JSONBody(data), link: link, state: state, limit: limit)
+        } catch let error as JSONBodyError {
+            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
+        }
+    }
+
+    private func readPage<ID: Decodable & Hashable & Sendable>(
+        body: JSONBody, link: String?, state: HTTPPullState, limit: Int
+    ) throws -> RemotePage<ID> {
+        guard let recordsRange = try body.range(at: records), let elements = try body.elements(of: recordsRange) else {
+            throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
+        }
+        let decoder = KeySetJSONDecoder()
+        var deleted: [ID] = []
+        if case .ids(let path) = deletions, let range = try body.range(at: path) {
+            do {
+                deleted = try decoder.decode([ID?].self, from: body.data(range)).compactMap { $0 }
+            } catch {
+                throw RemoteSourceError.invalidResponse("the deletions at \(path) are not an array of ids: \(error)")
+            }
+        }
+        var kept: [Range<Int>] = []
+        kept.reserveCapacity(elements.count)
+        var changed = false
+        var largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
+        var atLargest = state.atLargest ?? []
+        let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
+        let seen = Set(state.seen ?? [])
+        for element in elements {
+            var isTombstone = false
+            if case .tombstones(let flag) = deletions, let value = try body.member(flag, of: element),
+                try body.value(value) == .bool(true)
+            {
+                guard let idRange = try body.member(idKey, of: element), let id = try? decoder.decode(ID.self, from: body.data(idRange))
+                else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(idKey)\"") }
+                deleted.append(id)
+                isTombstone = true
+            }
+            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element) {
+                let value = try body.value(valueRange)
+                let id = try body.member(idKey, of: element).map { String(decoding: body.data($0), as: UTF8.self) }
+                // Pulled at the boundary by the last sync: a repeat, not a change.
+                if let since, value == since, let id, seen.contains(id) {
+                    changed = true
+                    continue
+                }
+                if let current = largest, let order = Self.order(value, current) {
+                    if order > 0 { (largest, atLargest) = (value, id.map { [$0] } ?? []) }
+                    else if order == 0, let id { atLargest.append(id) }
+                } else if largest == nil {
+                    (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                }
+            }
+            if isTombstone { changed = true } else { kept.append(element) }
+        }
+
+        var next = state
+        var more: Bool
+        switch paging {
+        case .token(_, let path):
+            let token = try body.text(at: path)
+            more = token != nil && !elements.isEmpty
+            next.token = token ?? state.token
+        case .page(_, let first):
+            more = elements.count >= limit
+            next.page = (state.page ?? first) + 1
+        case .offset:
+            more = elements.count >= limit
+            next.offset = (state.offset ?? 0) + elements.count
+        case .nextLink:
+            let url = link.flatMap(HTTPLinkHeader.next(in:))
+            more = url != nil
+            next.next = url
+        case .nextURL(let path):
+            let url = try body.text(at: path)
+            more = url != nil
+            next.next = url
+        }
+        if let hasMore {
+            guard let range = try body.range(at: hasMore), case .bool(let flag) = try body.value(range) else {
+                throw RemoteSourceError.invalidResponse("the pull response has no Boolean at \(hasMore)")
+            }
+            more = flag
+        }
+        if more {
+            next.largest = try largest.map(Self.text(of:))
+            next.atLargest = atLargest.isEmpty ? nil : atLargest
+        } else {
+            // Caught up: the next sync starts a new pull, from the boundary of this one.
+            var caughtUp = HTTPPullState()
+            if case .token = paging { caughtUp.token = next.token }
+            if changedSince != nil {
+                caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
+                caughtUp.seen = largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
+            }
+            next = caughtUp
+        }
+        let recordsData = changed ? body.array(of: kept) : body.data(recordsRange)
+        return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+    }
+
+    /// `value` as compact JSON text.
+    private static func text(of value: JSONValue) throws -> String { value.jsonString() }
+
+    /// The order of two `changedSince` values: numbers by value, strings by their text (ISO 8601 in one
+    /// format sorts as text); `nil` for values that do not compare.
+    private static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        default:
+            guard let x = number(a), let y = number(b) else { return nil }
+            return x == y ? 0 : (x < y ? -1 : 1)
+        }
+    }
+
+    private static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        case .bigNumber(let text): Double(text)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// How an ``HTTPAPI`` is pulled: `GET {base}/{path}` with the paging parameters, answering records
+/// (and maybe deletions, a next cursor and "has more") at declared places.
+///
+/// ```swift
+/// // GET /items?cursor=…&limit=500 → {"data": [...], "meta": {"next_cursor": "…", "has_more": true}}
+/// HTTPPullShape(
+///     path: "items", records: "data", paging: .token(parameter: "cursor", next: "meta.next_cursor"),
+///     hasMore: "meta.has_more", deletions: .tombstones(flag: "deleted"))
+///
+/// // GET /users?updated_since=…&per_page=500, then the `Link: <…>; rel="next"` pages
+/// HTTPPullShape(
+///     path: "users", paging: .nextLink, changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"),
+///     limitParameter: "per_page")
+/// ```
+public struct HTTPPullShape: Sendable {
+    /// How the next page of one pull is asked for.
+    public enum Paging: Sendable {
+        /// An opaque token from the body (at `next`), sent back as the query parameter `parameter`. The
+        /// token of the last page is the cursor of the next sync.
+        case token(parameter: String, next: JSONPath)
+        /// A page number, from `first` up, sent as `parameter`.
+        case page(parameter: String, first: Int = 1)
+        /// The number of records already received, sent as `parameter`.
+        case offset(parameter: String)
+        /// The URL of the `Link: <…>; rel="next"` header (RFC 8288), requested as it is.
+        case nextLink
+        /// A URL in the body (at the path), requested as it is.
+        case nextURL(at: JSONPath)
+    }
+
+    /// How a sync asks only for what changed since the last one.
+    public enum ChangedSince: Sendable {
+        /// `parameter` carries the largest value of the records' `field` (a timestamp as ISO 8601 text
+        /// in one format, or a number) seen by the last pull; the server answers the records whose
+        /// `field` is greater **or equal**. Records at exactly that value that the last pull already
+        /// received (by id) are skipped: records sharing a timestamp are neither missed nor pulled again
+        /// and again.
+        case updatedSince(parameter: String, field: String)
+    }
+
+    /// Where deleted records are listed.
+    public enum Deletions: Sendable {
+        /// Nowhere: only ``Repository/resync()`` removes records the server no longer has.
+        case none
+        /// An array of ids at a path of the body.
+        case ids(at: JSONPath)
+        /// Among the records: objects whose `flag` key is `true` are deletions of the record their
+        /// ``HTTPPullShape/idKey`` names.
+        case tombstones(flag: String)
+    }
+
+    /// The path under the base URL; `""` for the base URL itself.
+    public var path: String
+    /// Where the records array is; ``JSONPath/body`` when the body is the array.
+    public var records: JSONPath
+    /// How the pages of one pull follow each other.
+    public var paging: Paging
+    /// Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
+    /// page and offset paging, the page was full.
+    public var hasMore: JSONPath?
+    /// Where deleted records are listed.
+    public var deletions: Deletions
+    /// How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or when
+    /// the API has no such filter (each sync then pulls everything).
+    public var changedSince: ChangedSince?
+    /// The query parameter for the page size; `nil` when the API takes none.
+    public var limitParameter: String?
+    /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
+    public var idKey: String
+
+    /// A pull shape; only the records' place and the paging are required.
+    ///
+    /// ```swift
+    /// HTTPPullShape(records: "data", paging: .page(parameter: "page"))
+    /// ```
+    public init(
+        path: String = "", records: JSONPath = .body, paging: Paging, hasMore: JSONPath? = nil,
+        deletions: Deletions = .none, changedSince: ChangedSince? = nil, limitParameter: String? = "limit",
+        idKey: String = "id"
+    ) {
+        self.path = path
+        self.records = records
+        self.paging = paging
+        self.hasMore = hasMore
+        self.deletions = deletions
+        self.changedSince = changedSince
+        self.limitParameter = limitParameter
+        self.idKey = idKey
+    }
+}

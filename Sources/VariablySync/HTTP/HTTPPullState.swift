@@ -1,0 +1,55 @@
+import Foundation
+
+/// What a pull cursor carries for an ``HTTPPullShape`` whose cursor is not a bare token: where the
+/// next page of the running pull is, and the boundary of `changedSince` between syncs. Stored as the
+/// JSON text of the cursor, so that it survives restarts with the rest of the sync state.
+struct HTTPPullState: Codable, Equatable, Sendable {
+    /// The token of the next page (token paging).
+    var token: String?
+    /// The next page number (page paging).
+    var page: Int?
+    /// How many records the running pull has received (offset paging).
+    var offset: Int?
+    /// The next URL (link or body URL paging).
+    var next: String?
+    /// The `changedSince` value to send, as the JSON text the server wrote (`"2026-…Z"` or `1700000000`).
+    var since: String?
+    /// The ids (as JSON text) of the records at exactly `since` that a pull already received.
+    var seen: [String]?
+    /// During a pull: the largest `changedSince` value met so far, as JSON text.
+    var largest: String?
+    /// During a pull: the ids of the records at `largest`.
+    var atLargest: [String]?
+
+    /// The state a cursor holds; a fresh state for no cursor. A bare token (the package's envelope, or a
+    /// token API without `changedSince`) is the cursor's text itself.
+    init(cursor: SyncCursor?, shape: HTTPPullShape) throws {
+        guard let cursor else { return }
+        if Self.cursorIsToken(shape) {
+            token = cursor.rawValue
+            return
+        }
+        do {
+            self = try JSONDecoder().decode(HTTPPullState.self, from: Data(cursor.rawValue.utf8))
+        } catch {
+            throw RemoteSourceError.invalidCursor(cursor)
+        }
+    }
+
+    init() {}
+
+    /// Whether the shape's cursor is the paging token alone.
+    static func cursorIsToken(_ shape: HTTPPullShape) -> Bool {
+        if case .token = shape.paging, shape.changedSince == nil { return true }
+        return false
+    }
+
+    /// The cursor of this state.
+    func cursor(shape: HTTPPullShape) -> SyncCursor {
+        if Self.cursorIsToken(shape) { return SyncCursor(token ?? "") }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return SyncCursor(String(decoding: data, as: UTF8.self))
+    }
+}
