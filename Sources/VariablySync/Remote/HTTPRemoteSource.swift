@@ -170,6 +170,12 @@ where Model.ID: Codable & Sendable {
         }
     }
 
+    /// `false` for a pull-only ``api`` (``HTTPPushShape/none``).
+    public var acceptsPushes: Bool {
+        if case .none = api.push { return false }
+        return true
+    }
+
     // MARK: - Internals
 
     func makeRequest(url: URL, method: String) -> HTTPRequestHead {

@@ -51,4 +51,13 @@ public protocol RemoteSource<Model>: Sendable {
     /// - Throws: ``RemoteSourceError`` or any transport error; then nothing is known about which
     ///   changes were applied, and the caller retries with the same idempotency keys.
     func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>]
+
+    /// Whether the source takes pushes; `false` for a read-only source, whose repository then pulls
+    /// without pushing and keeps local changes queued. `true` unless a source says otherwise.
+    var acceptsPushes: Bool { get }
+}
+
+extension RemoteSource {
+    /// `true`: a source takes pushes unless it says otherwise.
+    public var acceptsPushes: Bool { true }
 }

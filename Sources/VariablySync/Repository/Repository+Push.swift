@@ -8,6 +8,8 @@ extension Repository {
     /// Pushes the queue in batches. The queue is read in one statement per round, and the records of a
     /// batch in one indexed query per 500 changes.
     func pushPendingChanges(into report: inout SyncReport<Model.ID>) async throws {
+        // A read-only source: local changes stay queued (pendingChangeCount tells how many).
+        guard remote.acceptsPushes else { return }
         for round in 0...max(configuration.maxConflictRounds, 0) {
             let state = self.state
             let queue = try await database.read { try state.pending($0) }

@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import Testing
+import VariablySync
+import VariablyTestSupport
+
+// The examples of docs/http.md, compiled (DocumentationCoverageTests checks that every example's lines
+// are here, in order); their behaviour against real servers is tested under Tests/VariablySyncTests/HTTP/.
+
+/// Stands for the app's own credentials store in the request hook example.
+private actor Session {
+    private(set) var refreshes = 0
+    func token() -> String { "token-\(refreshes)" }
+    func refreshedToken() throws -> String {
+        refreshes += 1
+        return "token-\(refreshes)"
+    }
+}
+
+@Suite struct HTTPDocumentationTests {
+    @Test func theThreeShapesOfConnectYourAPI() async throws {
+        let session = Session()
+        // 1. The package's own envelope.
+        let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)
+        #expect(remote.acceptsPushes)
+        if case .changesEnvelope(let path) = remote.api.push { #expect(path == "changes") } else { Issue.record("not the envelope") }
+
+        // 2. A cursor-token API, records under `data`, deletions as tombstones.
+        let tokenAPI = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "items", records: "data", paging: .token(parameter: "cursor", next: "meta.next_cursor"),
+                hasMore: "meta.has_more", deletions: .tombstones(flag: "deleted")),
+            push: .none)
+        let items = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v2")!, api: tokenAPI)
+        #expect(!items.acceptsPushes)
+        #expect(items.api.pull.records == JSONPath(keys: ["data"]))
+
+        // 3. A page API with `Link` headers and `updated_since`, written record by record.
+        let notesAPI = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "notes", paging: .nextLink,
+                changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page"),
+            push: .perRecord(HTTPRecordEndpoints(path: "notes", update: .put, versionField: "version", concurrency: .ifMatch)))
+        let notes = HTTPRemoteSource<User>(
+            baseURL: URL(string: "https://api.example.com")!, api: notesAPI,
+            prepare: { request, attempt in
+                let token = attempt.isRetryAfterUnauthorized ? try await session.refreshedToken() : await session.token()
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            })
+        var request = URLRequest(url: notes.baseURL)
+        try await notes.prepare?(&request, HTTPRequestAttempt(isRetryAfterUnauthorized: true))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
+    }
+}
