@@ -18,6 +18,7 @@ groups += try toolkitGroups(users: users)
 groups += try sqliteGroups(users: users)
 groups += try syncGroups(users: users)
 groups += try observationGroups(users: users)
+groups += try httpGroups(users: users)
 
 var rows: [ResultRow] = []
 for group in groups where configuration.filter.map({ group.name.localizedCaseInsensitiveContains($0) }) ?? true {

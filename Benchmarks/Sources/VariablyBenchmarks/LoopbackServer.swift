@@ -1,0 +1,97 @@
+import Foundation
+import VariablySync
+import VariablySyncTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A minimal HTTP/1.1 server on 127.0.0.1 serving the package's envelope (`GET /users/changes?after=`)
+/// from pages prepared in advance, one connection per request: what the client's transport costs,
+/// not what a server's storage costs.
+///
+/// `@unchecked Sendable`: every property is set in `init` and never changes; the accept loop runs on
+/// a thread of its own and reads them only.
+final class LoopbackServer: @unchecked Sendable {
+    let baseURL: URL
+    private let listener: Int32
+    /// The body of each page, by the `after` cursor that asks for it ("" for the first page).
+    private let pages: [String: Data]
+
+    /// Serves the pages `server` gives for `pageSize`, read now.
+    init(serving server: SimulatedServer<BenchUser>, pageSize: Int) throws {
+        var pages: [String: Data] = [:]
+        var cursor: SyncCursor?
+        while true {
+            let after = cursor
+            let page = try runBlocking { try await server.pull(after: after, limit: pageSize) }
+            var body = Data(#"{"records":"#.utf8)
+            body.append(page.records)
+            body.append(contentsOf: #","deleted":[],"next_cursor":"\#(page.nextCursor.rawValue)","has_more":\#(page.hasMore)}"#.utf8)
+            pages[after?.rawValue ?? ""] = body
+            cursor = page.nextCursor
+            if !page.hasMore { break }
+        }
+        self.pages = pages
+
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else { throw BenchmarkError("cannot listen on 127.0.0.1") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        baseURL = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/users")!
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 { return }
+            answer(connection)
+            close(connection)
+        }
+    }
+
+    private func answer(_ connection: Int32) {
+        var request = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !request.ends(with: Array("\r\n\r\n".utf8)) {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            if count <= 0 { return }
+            request.append(contentsOf: buffer[0..<count])
+        }
+        let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+        let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let after = URLComponents(string: target)?.queryItems?.first { $0.name == "after" }?.value ?? ""
+        let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
+        let status = pages[after] == nil ? "410 Gone" : "200 OK"
+        var response = Data("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+        response.append(body)
+        response.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let count = send(connection, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+                if count <= 0 { return }
+                sent += count
+            }
+        }
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate func ends(with suffix: [Element]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
