@@ -78,6 +78,12 @@ public enum ReliabilityBudget {
         return max(1, value)
     }()
 
+    /// Added to the seeds of loops that support it, from `VARIABLY_RELIABILITY_SEED_OFFSET` (0 by
+    /// default): several soak runs then explore different sequences.
+    public static let seedOffset: UInt64 = {
+        ProcessInfo.processInfo.environment["VARIABLY_RELIABILITY_SEED_OFFSET"].flatMap { UInt64($0) } ?? 0
+    }()
+
     /// `base` iterations times ``scale``.
     public static func iterations(_ base: Int) -> Int {
         base * scale

@@ -167,7 +167,7 @@ struct ReliabilityCrashChild {
             remote: ReliabilityJournalingRemote(server: server, journal: journal),
             configuration: ReliabilityCrash.configuration)
         #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil))
-        var random = ReliabilityRandom(seed: 500 + UInt64(run))
+        var random = ReliabilityRandom(seed: 500 + UInt64(run) + 1_000 * ReliabilityBudget.seedOffset)
         for iteration in 0..<Int64(ReliabilityCrash.iterationsPerRun) {
             for offset in 0..<Int64(3) {
                 let group = Int64.random(in: ReliabilityCrash.serverGroups, using: &random)
@@ -276,7 +276,7 @@ struct ReliabilityCrashConsistencyTests {
         let executable = try #require(Self.testExecutable(), "the test binary cannot be re-launched")
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-crash")
         defer { directory.remove() }
-        var random = ReliabilityRandom(seed: 2026)
+        var random = ReliabilityRandom(seed: 2026 + ReliabilityBudget.seedOffset)
         let runs = ReliabilityBudget.iterations(5)
         var kills = 0
         var completedRuns = 0
