@@ -65,7 +65,7 @@ extension Database {
         let query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors)
         let statement = try makeStatement(sql: query.sql)
         try statement.bind(StatementArguments(positional: query.arguments))
-        let backend = RowDecodingBackend(statement: statement, slots: mapping.readSlots)
+        let backend = RowDecodingBackend(statement: statement, slots: mapping.readSlots, columns: mapping.columnNames)
         let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
         while try statement.step() {
             try body(try Model(from: container))

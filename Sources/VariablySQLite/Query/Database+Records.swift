@@ -220,7 +220,7 @@ extension Database {
         _ statement: Statement, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]
     ) throws -> [Model] {
         try statement.bind(arguments)
-        let backend = RowDecodingBackend(statement: statement, slots: slots)
+        let backend = RowDecodingBackend(statement: statement, slots: slots, columns: mapping.columnNames)
         let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
         var models: [Model] = []
         do {

@@ -10,12 +10,36 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     private let statement: Statement
     private let handle: OpaquePointer
     private let slots: [ColumnSlot]
+    /// The column each entry is read from, by name, for errors.
+    private let columns: [String]
 
-    /// - Parameter slots: One per key-set entry; `index` is the column, or -1 when the query lacks it.
-    init(statement: Statement, slots: [ColumnSlot]) {
+    /// - Parameters:
+    ///   - slots: One per key-set entry; `index` is the column, or -1 when the query lacks it.
+    ///   - columns: One per key-set entry: the name of its column, for errors.
+    init(statement: Statement, slots: [ColumnSlot], columns: [String]) {
         self.statement = statement
         self.handle = statement.handle
         self.slots = slots
+        self.columns = columns
+    }
+
+    /// Where a value came from, for errors: the column and the SQL.
+    private func origin(_ entry: Int) -> String {
+        "column \(SQL.quote(columns[entry])) of `\(statement.sql)`"
+    }
+
+    /// `error` with the column and the SQL added to its description.
+    private func located(_ error: DecodingError, entry: Int) -> DecodingError {
+        switch error {
+        case .typeMismatch(let type, let context):
+            .typeMismatch(type, .init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+        case .dataCorrupted(let context):
+            .dataCorrupted(.init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+        case .valueNotFound(let type, let context):
+            .valueNotFound(type, .init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+        default:
+            error
+        }
     }
 
     var codingPath: [any CodingKey] { [] }
@@ -29,14 +53,18 @@ final class RowDecodingBackend: KeySetDecodingBackend {
         let slot = slots[index]
         guard slot.index >= 0 else {
             throw DecodingError.keyNotFound(
-                AnyCodingKey("column \(index)"),
-                .init(codingPath: [], debugDescription: "The query has no column for this property."))
+                AnyCodingKey(columns[index]),
+                .init(codingPath: [], debugDescription: "The query `\(statement.sql)` has no column \(SQL.quote(columns[index])) for this property."))
         }
         let storage = sqlite3_column_type(handle, slot.index)
         guard storage != SQLITE_NULL else {
-            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The column is NULL."))
+            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The \(origin(index)) is NULL."))
         }
-        return try read(Value.self, slot: slot, storage: storage)
+        do {
+            return try read(Value.self, slot: slot, storage: storage)
+        } catch let error as DecodingError {
+            throw located(error, entry: index)
+        }
     }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
@@ -44,7 +72,11 @@ final class RowDecodingBackend: KeySetDecodingBackend {
         guard slot.index >= 0 else { return nil }
         let storage = sqlite3_column_type(handle, slot.index)
         guard storage != SQLITE_NULL else { return nil }
-        return try read(Value.self, slot: slot, storage: storage)
+        do {
+            return try read(Value.self, slot: slot, storage: storage)
+        } catch let error as DecodingError {
+            throw located(error, entry: index)
+        }
     }
 
     @inline(__always)

@@ -61,6 +61,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     /// Per entry, a direct reader when the property's type has a fast path (see ``FastColumnReader``).
     let fastReaders: [FastColumnReader?]
     let columns: [Column]
+    /// The columns' names, in entry order (for errors).
+    let columnNames: [String]
     let indexes: [Index]
     let primaryKeyEntry: Int
 
@@ -151,6 +153,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.coders = keySet.entries.map(\.coder)
         self.fastReaders = zip(keySet.entries, columns).map { FastColumnReader(entry: $0, kind: $1.kind) }
         self.columns = columns
+        self.columnNames = columns.map(\.name)
         self.indexes = indexes
         self.primaryKeyEntry = primaryKeyEntry
 

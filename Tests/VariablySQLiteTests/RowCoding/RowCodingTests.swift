@@ -159,3 +159,26 @@ import VariablyTestSupport
         #expect(try db.read { try $0.fetch(Place.self, where: #Predicate { $0.address.city == "Lyon" }) } == [place])
     }
 }
+
+@Suite struct RowDecodingErrorTests {
+    @Test func aRowDecodingErrorNamesTheColumnAndTheSQL() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(User.self)
+            try db.insert(User.samples(2))
+            try db.execute(sql: #"UPDATE "users" SET "age" = 'forty' WHERE "id" = ?"#, arguments: [User.samples(2)[1].id])
+        }
+        #expect {
+            _ = try db.read { try $0.fetchAll(User.self) }
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(#"column "age""#) && text.contains("SELECT") && text.contains("age")
+        }
+        // A query without the column: the error names the column it looked for.
+        #expect {
+            _ = try db.read { try $0.fetch(User.self, sql: #"SELECT "id", "user_name" FROM "users""#) }
+        } throws: { error in
+            "\(error)".contains(#""email""#)
+        }
+    }
+}
