@@ -5,7 +5,7 @@ public import VariablySync
 
 extension SimulatedServer {
     /// The number of live (not deleted) records.
-    public var recordCount: Int { rows.values.lazy.filter { $0.model != nil }.count }
+    public var recordCount: Int { liveCount }
 
     /// The cursor after the latest change: a client holding it is caught up.
     public var latestCursor: SyncCursor { SyncCursor(String(clock)) }
@@ -126,16 +126,20 @@ extension SimulatedServer {
     /// Renames a top-level key in every record served from now on, as an API v2 might
     /// (`"user_name"` becomes `"username"`). Pushed records are still accepted under either key.
     ///
+    /// The rename is recorded, not applied to the stored records: each record is rewritten when it is
+    /// served (in a page or a conflict), so a rename on a large table costs nothing up front. A record
+    /// that has both keys keeps the old key's value under the new one.
+    ///
     /// ```swift
     /// await server.renameKey("user_name", to: "username")
     /// ```
+    ///
+    /// - Parameters:
+    ///   - oldKey: The top-level key to rename.
+    ///   - newKey: Its new name.
+    /// - Complexity: O(1); serving a record then costs one pass over its bytes.
     public func renameKey(_ oldKey: String, to newKey: String) {
-        keyRenames.append((oldKey, newKey))
-        for id in insertionOrder {
-            if let json = rows[id]?.json {
-                rows[id]?.json = renamed(json, renames: [(oldKey, newKey)])
-            }
-        }
+        keyRenames.append(from: oldKey, to: newKey)
     }
 
 }

@@ -51,6 +51,8 @@ where Model.ID: Codable & Sendable {
         public var inserted: [Model.ID] = []
     }
 
+    /// A record as stored: its model and its JSON as encoded, before any ``renameKey(_:to:)`` (renames
+    /// are applied when the record is served), or neither for a tombstone.
     struct Row {
         var model: Model?
         var json: Data?
@@ -63,7 +65,11 @@ where Model.ID: Codable & Sendable {
     public internal(set) var statistics = Statistics()
 
     var rows: [Model.ID: Row] = [:]
+    /// The number of rows holding a live record, kept as rows change.
+    var liveCount = 0
     var insertionOrder: [Model.ID] = []
+    // The change feed: entry i is the write with version i + 1 (every write appends one entry). An
+    // entry superseded by a later write of the same id stays, and is skipped when served.
     var logVersions: [Int64] = []
     var logIDs: [Model.ID] = []
     var clock: Int64 = 0
@@ -73,9 +79,9 @@ where Model.ID: Codable & Sendable {
     var lastWriterKey: [Model.ID: String] = [:]
     var lastPage: RemotePage<Model.ID>?
     var successfulPulls = 0
-    var keyRenames: [(from: String, to: String)] = []
+    var keyRenames = TopLevelKeyRenames()
     let validate: (@Sendable (Model) -> String?)?
-    let encoder = JSONEncoder(source: .remote)
+    let encoder = KeySetJSONEncoder(source: .remote)
     let decoder = JSONDecoder(source: .remote)
     let idKey: String?
 
@@ -93,7 +99,7 @@ where Model.ID: Codable & Sendable {
     ///   - faults: Faults to inject; see ``setFaults(_:)``.
     ///   - validate: Returns a reason to reject a pushed record, or `nil` to accept it.
     /// - Throws: ``VariablyCodingError`` if a record cannot be encoded with the remote key set.
-    /// - Complexity: O(n) encodes.
+    /// - Complexity: O(n): one encode per record, in one pass.
     public init(
         records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = .none,
         validate: (@Sendable (Model) -> String?)? = nil
@@ -104,11 +110,19 @@ where Model.ID: Codable & Sendable {
         // `\Model.id` here names the protocol requirement, a different key path from the model's own
         // `\User.id`, so the entry is found by its property name.
         self.idKey = Model.keySets[.remote]?.entries.first { $0.propertyName == "id" }?.key.primary.keys.first
+        let expected = records.underestimatedCount
+        rows.reserveCapacity(expected)
+        insertionOrder.reserveCapacity(expected)
+        logVersions.reserveCapacity(expected)
+        logIDs.reserveCapacity(expected)
         for record in records {
             clock += 1
             let json = try encoder.encode(record)
-            if rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) == nil {
+            if let earlier = rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) {
+                if earlier.model == nil { liveCount += 1 }
+            } else {
                 insertionOrder.append(record.id)
+                liveCount += 1
             }
             logVersions.append(clock)
             logIDs.append(record.id)
@@ -152,10 +166,11 @@ where Model.ID: Codable & Sendable {
             last = version
             index += 1
             guard let row = rows[id], row.version == version else { continue }  // superseded by a later write
-            guard let json = row.json else {
+            guard let stored = row.json else {
                 deleted.append(id)
                 continue
             }
+            let json = keyRenames.apply(to: stored)
             if recordCount > 0 { records.append(UInt8(ascii: ",")) }
             if roll(faults.malformedRecordRate), let broken = malformed(json) {
                 statistics.malformedIDs.append(id)
