@@ -99,7 +99,7 @@ where Model.ID: Codable & Sendable {
     ///   - faults: Faults to inject; see ``setFaults(_:)``.
     ///   - validate: Returns a reason to reject a pushed record, or `nil` to accept it.
     /// - Throws: ``VariablyCodingError`` if a record cannot be encoded with the remote key set.
-    /// - Complexity: O(n): one encode per record, in one pass.
+    /// - Complexity: O(n): one pass, encoding batches of records on every core.
     public init(
         records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = .none,
         validate: (@Sendable (Model) -> String?)? = nil
@@ -115,18 +115,25 @@ where Model.ID: Codable & Sendable {
         insertionOrder.reserveCapacity(expected)
         logVersions.reserveCapacity(expected)
         logIDs.reserveCapacity(expected)
-        for record in records {
-            clock += 1
-            let json = try encoder.encode(record)
-            if let earlier = rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) {
-                if earlier.model == nil { liveCount += 1 }
-            } else {
-                insertionOrder.append(record.id)
-                liveCount += 1
+        var iterator = records.makeIterator()
+        var batch: [Model] = []
+        batch.reserveCapacity(Self.encodingBatchSize)
+        repeat {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < Self.encodingBatchSize, let record = iterator.next() { batch.append(record) }
+            let encoded = try Self.encodeConcurrently(batch, with: encoder)
+            for (record, json) in zip(batch, encoded) {
+                clock += 1
+                if let earlier = rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) {
+                    if earlier.model == nil { liveCount += 1 }
+                } else {
+                    insertionOrder.append(record.id)
+                    liveCount += 1
+                }
+                logVersions.append(clock)
+                logIDs.append(record.id)
             }
-            logVersions.append(clock)
-            logIDs.append(record.id)
-        }
+        } while batch.count == Self.encodingBatchSize
     }
 
     // MARK: - RemoteSource
