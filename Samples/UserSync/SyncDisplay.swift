@@ -18,6 +18,7 @@ actor SyncDisplay {
     private var lastPrinted: ContinuousClock.Instant
     private var nextTenth = 1
     private var lineIsOpen = false
+    private var shownRecords: Int?
 
     /// - Parameter expectedRecords: The records the sync should pull, for the percentage and the ETA;
     ///   `nil` when unknown (an incremental sync).
@@ -54,7 +55,7 @@ actor SyncDisplay {
 
     /// Prints the final state of the line, if a page came, and ends it.
     func finish() {
-        if pages > 0 { show(line()) }
+        if pages > 0, isTerminal || shownRecords != records { show(line()) }
         closeLine()
     }
 
@@ -74,6 +75,7 @@ actor SyncDisplay {
     }
 
     private func show(_ text: String) {
+        shownRecords = records
         if isTerminal {
             // Back to the start of the line, then clear what a longer previous line left.
             print("\r" + text + "\u{1B}[K", terminator: "")
