@@ -101,7 +101,7 @@ actor SyncDisplay {
             let percent = min(100, records * 100 / expectedRecords)
             parts = ["  \(grouped(records)) of \(grouped(expectedRecords)) users (\(percent)%)"]
         } else {
-            parts = ["  \(grouped(records)) users"]
+            parts = ["  \(grouped(records)) user\(records == 1 ? "" : "s")"]
         }
         parts.append("\(grouped(Int(rate)))/s")
         if let expectedRecords, rate > 0, records < expectedRecords {
