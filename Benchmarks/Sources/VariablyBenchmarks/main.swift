@@ -24,7 +24,7 @@ for group in groups where configuration.filter.map({ group.name.localizedCaseIns
     rows += measured
     FileHandle.standardError.write(Data("measured \(group.name)\n".utf8))
 }
-printTable(rows)
+if !rows.isEmpty { printTable(rows) }
 
 if configuration.variant == nil, configuration.filter.map({ "sync".localizedCaseInsensitiveContains($0) || "memory".localizedCaseInsensitiveContains($0) }) ?? true {
     let (pulled, seconds) = try measureIncrementalSync(users: users)
@@ -37,4 +37,8 @@ if configuration.variant == nil, configuration.filter.map({ "sync".localizedCase
         let (peak, before) = try job.measure(records: configuration.records)
         print(String(format: "| %@ | %.1f | %.1f | %.1f |", job.title, before, peak, peak - before))
     }
+}
+
+if configuration.variant == nil, configuration.filter.map({ SyncScaling.name.localizedCaseInsensitiveContains($0) }) ?? true {
+    try SyncScaling(configuration: configuration).run()
 }

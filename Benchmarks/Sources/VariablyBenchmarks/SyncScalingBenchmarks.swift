@@ -1,0 +1,100 @@
+import Foundation
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// The "Sync scaling" group: how a sync's cost grows with the size of the table. Each figure compares
+/// a large table with a table ten times smaller, measured in the same run:
+///
+/// - full sync into an empty file: records per second at each size (target: the large table keeps
+///   at least 0.9 of the small one's rate, i.e. the cost per record does not grow with the table);
+/// - incremental sync of 1,000 changed records on each synced table: seconds (target: at most 1.5x on
+///   the large table, i.e. a sync costs O(changes), not O(table));
+/// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
+///   holds a page at a time, not the table).
+///
+/// Full mode: 100,000 and 1,000,000 users, median of 3 rounds; `--quick`: 10,000 and 50,000, one round.
+struct SyncScaling {
+    static let name = "Sync scaling"
+
+    let small: Int
+    let large: Int
+    let rounds: Int
+    let changes = 1_000
+
+    init(configuration: Configuration) {
+        (small, large) = configuration.isQuick ? (10_000, 50_000) : (100_000, 1_000_000)
+        rounds = configuration.isQuick ? 1 : min(configuration.rounds, 3)
+    }
+
+    /// One size: the full syncs' median rate and the incremental syncs' median time.
+    struct Figures {
+        var recordsPerSecond: Double
+        var incrementalSeconds: Double
+        var memoryAddedMiB: Double
+    }
+
+    /// Measures both sizes and prints the group's table.
+    func run() throws {
+        let smallFigures = try measure(records: small)
+        FileHandle.standardError.write(Data("measured \(Self.name) at \(small)\n".utf8))
+        let largeFigures = try measure(records: large)
+        FileHandle.standardError.write(Data("measured \(Self.name) at \(large)\n".utf8))
+        print("")
+        print("| \(Self.name) | \(label(small)) | \(label(large)) | ratio | target | met |")
+        print("| --- | ---: | ---: | ---: | ---: | --- |")
+        let rate = largeFigures.recordsPerSecond / smallFigures.recordsPerSecond
+        print(
+            String(
+                format: "| full sync, pages of 1,000 (records/s) | %.0fk | %.0fk | %.2f | >= 0.90 | %@ |",
+                smallFigures.recordsPerSecond / 1e3, largeFigures.recordsPerSecond / 1e3, rate, rate >= 0.9 ? "yes" : "no"))
+        let incremental = largeFigures.incrementalSeconds / smallFigures.incrementalSeconds
+        print(
+            String(
+                format: "| incremental sync of %d changes (s) | %.3f | %.3f | %.2f | <= 1.50 | %@ |", changes,
+                smallFigures.incrementalSeconds, largeFigures.incrementalSeconds, incremental,
+                incremental <= 1.5 ? "yes" : "no"))
+        let memory = largeFigures.memoryAddedMiB / smallFigures.memoryAddedMiB
+        print(
+            String(
+                format: "| memory added by the full sync (MiB) | %.1f | %.1f | %.2f | <= 1.20 | %@ |",
+                smallFigures.memoryAddedMiB, largeFigures.memoryAddedMiB, memory, memory <= 1.2 ? "yes" : "no"))
+    }
+
+    private func label(_ records: Int) -> String {
+        records % 1_000_000 == 0 ? "\(records / 1_000_000)M" : "\(records / 1_000)k"
+    }
+
+    /// Full syncs of `records` users into empty files, then incremental syncs of ``changes`` edits on
+    /// the last file, then the memory job in a child process. Only the syncs are timed.
+    private func measure(records: Int) throws -> Figures {
+        let server = try SimulatedServer(records: (0..<records).lazy.map(BenchUser.make), seed: 5)
+        var seconds: [Double] = []
+        var synced: (TemporaryDatabase, Repository<BenchUser>)?
+        for _ in 0..<rounds {
+            synced = nil  // the previous file goes first, so that two never share the disk cache
+            let file = try TemporaryDatabase()
+            let repository = try Repository<BenchUser>(database: try SQLiteDatabase(path: file.path), remote: server)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let report = try runBlocking { try await repository.sync() }
+            seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            guard report.inserted == records else { throw BenchmarkError("synced \(report.inserted) of \(records)") }
+            synced = (file, repository)
+        }
+        guard let (file, repository) = synced else { throw BenchmarkError("no round ran") }
+        var incremental: [Double] = []
+        for _ in 0..<rounds {
+            let edits = changes
+            _ = try runBlocking { try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 } }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let report = try runBlocking { try await repository.sync() }
+            incremental.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            guard report.pulled == changes else { throw BenchmarkError("pulled \(report.pulled) of \(changes)") }
+        }
+        withExtendedLifetime(file) {}
+        let (peak, before) = try MemoryJob.fullSync.measure(records: records)
+        return Figures(
+            recordsPerSecond: Double(records) / median(seconds), incrementalSeconds: median(incremental),
+            memoryAddedMiB: peak - before)
+    }
+}
