@@ -13,7 +13,8 @@ import VariablySyncTesting
 /// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
 ///   holds a page at a time, not the table).
 ///
-/// Full mode: 100,000 and 1,000,000 users, median of 3 rounds; `--quick`: 10,000 and 50,000, one round.
+/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds; `--quick`: 10,000 and 50,000,
+/// one round (a smoke run: sizes this small do not show the scaling, and nothing fails on timing).
 struct SyncScaling {
     static let name = "Sync scaling"
 
@@ -36,10 +37,7 @@ struct SyncScaling {
 
     /// Measures both sizes and prints the group's table.
     func run() throws {
-        let smallFigures = try measure(records: small)
-        FileHandle.standardError.write(Data("measured \(Self.name) at \(small)\n".utf8))
-        let largeFigures = try measure(records: large)
-        FileHandle.standardError.write(Data("measured \(Self.name) at \(large)\n".utf8))
+        let (smallFigures, largeFigures) = try measure()
         print("")
         print("| \(Self.name) | \(label(small)) | \(label(large)) | ratio | target | met |")
         print("| --- | ---: | ---: | ---: | ---: | --- |")
@@ -65,36 +63,63 @@ struct SyncScaling {
         records % 1_000_000 == 0 ? "\(records / 1_000_000)M" : "\(records / 1_000)k"
     }
 
-    /// Full syncs of `records` users into empty files, then incremental syncs of ``changes`` edits on
-    /// the last file, then the memory job in a child process. Only the syncs are timed.
-    private func measure(records: Int) throws -> Figures {
-        let server = try SimulatedServer(records: (0..<records).lazy.map(BenchUser.make), seed: 5)
-        var seconds: [Double] = []
-        var synced: (TemporaryDatabase, Repository<BenchUser>)?
-        for _ in 0..<rounds {
-            synced = nil  // the previous file goes first, so that two never share the disk cache
-            let file = try TemporaryDatabase()
-            let repository = try Repository<BenchUser>(database: try SQLiteDatabase(path: file.path), remote: server)
-            let start = DispatchTime.now().uptimeNanoseconds
-            let report = try runBlocking { try await repository.sync() }
-            seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            guard report.inserted == records else { throw BenchmarkError("synced \(report.inserted) of \(records)") }
-            synced = (file, repository)
+    /// One table size: its server and the last file a full sync filled.
+    private final class Table {
+        let records: Int
+        let server: SimulatedServer<BenchUser>
+        var synced: (file: TemporaryDatabase, repository: Repository<BenchUser>)?
+        var syncSeconds: [Double] = []
+        var incrementalSeconds: [Double] = []
+
+        init(records: Int) throws {
+            self.records = records
+            server = try SimulatedServer(records: (0..<records).lazy.map(BenchUser.make), seed: 5)
         }
-        guard let (file, repository) = synced else { throw BenchmarkError("no round ran") }
-        var incremental: [Double] = []
-        for _ in 0..<rounds {
-            let edits = changes
-            _ = try runBlocking { try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 } }
-            let start = DispatchTime.now().uptimeNanoseconds
-            let report = try runBlocking { try await repository.sync() }
-            incremental.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            guard report.pulled == changes else { throw BenchmarkError("pulled \(report.pulled) of \(changes)") }
+    }
+
+    /// Full syncs into empty files, then incremental syncs of ``changes`` edits on the last file, the
+    /// two sizes interleaved round after round (in rotating order) so that drift on a shared machine
+    /// hits both alike; then the memory job of each size in a child process. Only the syncs are timed.
+    private func measure() throws -> (Figures, Figures) {
+        let tables = [try Table(records: small), try Table(records: large)]
+        for round in 0..<rounds {
+            for offset in tables.indices {
+                let table = tables[(offset + round) % tables.count]
+                table.synced = nil  // the previous file goes first: two files never share the disk cache
+                let file = try TemporaryDatabase()
+                let repository = try Repository<BenchUser>(
+                    database: try SQLiteDatabase(path: file.path), remote: table.server)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let report = try runBlocking { try await repository.sync() }
+                table.syncSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                guard report.inserted == table.records else {
+                    throw BenchmarkError("synced \(report.inserted) of \(table.records)")
+                }
+                table.synced = (file, repository)
+            }
         }
-        withExtendedLifetime(file) {}
-        let (peak, before) = try MemoryJob.fullSync.measure(records: records)
-        return Figures(
-            recordsPerSecond: Double(records) / median(seconds), incrementalSeconds: median(incremental),
-            memoryAddedMiB: peak - before)
+        let edits = changes
+        for round in 0..<rounds {
+            for offset in tables.indices {
+                let table = tables[(offset + round) % tables.count]
+                guard let repository = table.synced?.repository else { throw BenchmarkError("no full sync ran") }
+                let server = table.server
+                _ = try runBlocking { try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 } }
+                let start = DispatchTime.now().uptimeNanoseconds
+                let report = try runBlocking { try await repository.sync() }
+                table.incrementalSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                guard report.pulled == edits else { throw BenchmarkError("pulled \(report.pulled) of \(edits)") }
+            }
+        }
+        FileHandle.standardError.write(Data("measured \(Self.name): syncs\n".utf8))
+        let figures = try tables.map { table in
+            table.synced = nil
+            let (peak, before) = try MemoryJob.fullSync.measure(records: table.records)
+            return Figures(
+                recordsPerSecond: Double(table.records) / median(table.syncSeconds),
+                incrementalSeconds: median(table.incrementalSeconds), memoryAddedMiB: peak - before)
+        }
+        FileHandle.standardError.write(Data("measured \(Self.name): memory\n".utf8))
+        return (figures[0], figures[1])
     }
 }
