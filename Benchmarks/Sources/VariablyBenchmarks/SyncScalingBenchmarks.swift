@@ -13,7 +13,7 @@ import VariablySyncTesting
 /// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
 ///   holds a page at a time, not the table).
 ///
-/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds; `--quick`: 10,000 and 50,000,
+/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds (9 for the incremental syncs); `--quick`: 10,000 and 50,000,
 /// one round (a smoke run: sizes this small do not show the scaling, and nothing fails on timing).
 struct SyncScaling {
     static let name = "Sync scaling"
@@ -21,11 +21,15 @@ struct SyncScaling {
     let small: Int
     let large: Int
     let rounds: Int
+    /// Incremental syncs are short (tens of milliseconds, with a checkpoint's fsync in some of them):
+    /// more rounds for a steadier median.
+    let incrementalRounds: Int
     let changes = 1_000
 
     init(configuration: Configuration) {
         (small, large) = configuration.isQuick ? (10_000, 50_000) : (100_000, 1_000_000)
         rounds = configuration.isQuick ? 1 : min(configuration.rounds, 3)
+        incrementalRounds = configuration.isQuick ? 1 : 9
     }
 
     /// One size: the full syncs' median rate and the incremental syncs' median time.
@@ -99,7 +103,7 @@ struct SyncScaling {
             }
         }
         let edits = changes
-        for round in 0..<rounds {
+        for round in 0..<incrementalRounds {
             for offset in tables.indices {
                 let table = tables[(offset + round) % tables.count]
                 guard let repository = table.synced?.repository else { throw BenchmarkError("no full sync ran") }
