@@ -18,7 +18,8 @@ actor SyncDisplay {
     private var lastPrinted: ContinuousClock.Instant
     private var nextTenth = 1
     private var lineIsOpen = false
-    private var shownRecords: Int?
+    /// What the last printed line showed: the log repeats the final line only if it would differ.
+    private var shown: (records: Int, activeOver30: Int?)?
 
     /// - Parameter expectedRecords: The records the sync should pull, for the percentage and the ETA;
     ///   `nil` when unknown (an incremental sync).
@@ -55,7 +56,7 @@ actor SyncDisplay {
 
     /// Prints the final state of the line, if a page came, and ends it.
     func finish() {
-        if pages > 0, isTerminal || shownRecords != records { show(line()) }
+        if pages > 0, isTerminal || shown?.records != records || shown?.activeOver30 != activeOver30 { show(line()) }
         closeLine()
     }
 
@@ -66,6 +67,8 @@ actor SyncDisplay {
         if isTerminal {
             guard lastPrinted.duration(to: now) >= .milliseconds(100) else { return }
         } else {
+            // The last page's line comes from finish(), with the settled count.
+            if let expectedRecords, records >= expectedRecords { return }
             let reachedTenth = expectedRecords.map { records * 10 >= $0 * nextTenth } ?? false
             guard reachedTenth || lastPrinted.duration(to: now) >= .seconds(5) else { return }
             if let expectedRecords { nextTenth = records * 10 / expectedRecords + 1 }
@@ -75,7 +78,7 @@ actor SyncDisplay {
     }
 
     private func show(_ text: String) {
-        shownRecords = records
+        shown = (records, activeOver30)
         if isTerminal {
             // Back to the start of the line, then clear what a longer previous line left.
             print("\r" + text + "\u{1B}[K", terminator: "")

@@ -181,10 +181,11 @@ func syncShowingProgress(
     }
     // The count is re-run after each committed page (coalesced when pages come faster), on a reader
     // connection, so it does not hold up the sync's writes.
+    let activeOver30 = #Predicate<User> { $0.isActive && $0.age > 30 }
     let counter: Task<Void, any Error>? =
         observesActiveUsers
         ? Task {
-            for try await count in repository.observeCount(where: #Predicate { $0.isActive && $0.age > 30 }) {
+            for try await count in repository.observeCount(where: activeOver30) {
                 await display.observed(activeOver30: count)
             }
         } : nil
@@ -192,6 +193,11 @@ func syncShowingProgress(
     do {
         let report = try await (full ? repository.resync() : repository.sync())
         await printer.value
+        if let counter {
+            // The observer may still be counting the last page: the final line shows the settled count.
+            counter.cancel()
+            await display.observed(activeOver30: try await repository.count(where: activeOver30))
+        }
         await display.finish()
         return report
     } catch {
