@@ -202,7 +202,9 @@ extension SimulatedServerTests {
         #expect(everything.records.count == (await server.recordCount))
         #expect(!everything.text.contains("\"user_name\""))
         #expect(everything.text.components(separatedBy: "\"username\"").count - 1 == everything.records.count)
-        for id in changes.updated where id != 8 { #expect(everything.records[id]?.age == User.sample(Int(id) - 1).age + 100) }
+        for id in changes.updated where id != 8 {
+            #expect(everything.records[id]?.age == User.sample(Int(id) - 1).age + 100)
+        }
         #expect(everything.records[7]?.nickname == "after the rename")
         #expect(everything.deleted == Set(changes.deleted).union([8]))
         let serverRecords = await server.allRecords()

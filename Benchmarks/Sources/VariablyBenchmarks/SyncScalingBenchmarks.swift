@@ -13,8 +13,9 @@ import VariablySyncTesting
 /// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
 ///   holds a page at a time, not the table).
 ///
-/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds (9 for the incremental syncs); `--quick`: 10,000 and 50,000,
-/// one round (a smoke run: sizes this small do not show the scaling, and nothing fails on timing).
+/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds (9 for the incremental
+/// syncs); `--quick`: 10,000 and 50,000, one round (a smoke run: sizes this small do not show the
+/// scaling, and nothing fails on timing).
 struct SyncScaling {
     static let name = "Sync scaling"
 
@@ -49,7 +50,8 @@ struct SyncScaling {
         print(
             String(
                 format: "| full sync, pages of 1,000 (records/s) | %.0fk | %.0fk | %.2f | >= 0.90 | %@ |",
-                smallFigures.recordsPerSecond / 1e3, largeFigures.recordsPerSecond / 1e3, rate, rate >= 0.9 ? "yes" : "no"))
+                smallFigures.recordsPerSecond / 1e3, largeFigures.recordsPerSecond / 1e3, rate,
+                rate >= 0.9 ? "yes" : "no"))
         let incremental = largeFigures.incrementalSeconds / smallFigures.incrementalSeconds
         print(
             String(
@@ -108,7 +110,9 @@ struct SyncScaling {
                 let table = tables[(offset + round) % tables.count]
                 guard let repository = table.synced?.repository else { throw BenchmarkError("no full sync ran") }
                 let server = table.server
-                _ = try runBlocking { try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 } }
+                _ = try runBlocking {
+                    try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 }
+                }
                 let start = DispatchTime.now().uptimeNanoseconds
                 let report = try runBlocking { try await repository.sync() }
                 table.incrementalSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)

@@ -39,6 +39,8 @@ if configuration.variant == nil, configuration.filter.map({ "sync".localizedCase
     }
 }
 
-if configuration.variant == nil, configuration.filter.map({ SyncScaling.name.localizedCaseInsensitiveContains($0) }) ?? true {
+if configuration.variant == nil,
+    configuration.filter.map({ SyncScaling.name.localizedCaseInsensitiveContains($0) }) ?? true
+{
     try SyncScaling(configuration: configuration).run()
 }
