@@ -10,20 +10,21 @@ extension SimulatedServer {
     /// The cursor after the latest change: a client holding it is caught up.
     public var latestCursor: SyncCursor { SyncCursor(String(clock)) }
 
-    /// The live record with `id`, or `nil`.
+    /// The live record with `id`, or `nil`: decoded from the JSON the server stores for it (as a client
+    /// would decode it before any ``renameKey(_:to:)``).
     ///
     /// ```swift
     /// let user = await server.record(id: 42)
     /// ```
     public func record(id: Model.ID) -> Model? {
-        rows[id]?.model
+        rows[id].flatMap(model(of:))
     }
 
     /// Every live record, in the order they were first written.
     ///
-    /// - Complexity: O(n).
+    /// - Complexity: O(n): one decode per record.
     public func allRecords() -> [Model] {
-        insertionOrder.compactMap { rows[$0]?.model }
+        insertionOrder.compactMap { rows[$0].flatMap(model(of:)) }
     }
 
     /// Replaces the faults injected from now on.
@@ -54,7 +55,7 @@ extension SimulatedServer {
     /// await server.delete(id: 5)
     /// ```
     public func delete(id: Model.ID) {
-        guard let row = rows[id], row.model != nil else { return }
+        guard rows[id]?.isLive == true else { return }
         tombstone(id)
     }
 
@@ -66,7 +67,7 @@ extension SimulatedServer {
     ///
     /// - Throws: ``VariablyCodingError`` if the edited record cannot be encoded.
     public func update(id: Model.ID, _ edit: @Sendable (inout Model) -> Void) throws {
-        guard var model = rows[id]?.model else { return }
+        guard var model = rows[id].flatMap(model(of:)) else { return }
         edit(&model)
         try write(model)
     }
@@ -97,7 +98,7 @@ extension SimulatedServer {
         func pick() -> Model.ID? {
             for _ in 0..<(insertionOrder.count * 4 + 16) {
                 let id = insertionOrder[Int.random(in: 0..<insertionOrder.count, using: &random)]
-                if rows[id]?.model != nil, touched.insert(id).inserted { return id }
+                if rows[id]?.isLive == true, touched.insert(id).inserted { return id }
             }
             return nil
         }
@@ -106,7 +107,7 @@ extension SimulatedServer {
             return changes
         }
         for _ in 0..<edits {
-            guard let id = pick(), var model = rows[id]?.model else { break }
+            guard let id = pick(), var model = rows[id].flatMap(model(of:)) else { break }
             edit(&model, &random)
             try write(model)
             changes.updated.append(id)

@@ -41,8 +41,8 @@ extension SimulatedServer {
         lastWriterKey[model.id] = nil
         let json = try encoder.encode(model)
         clock += 1
-        if let earlier = rows.updateValue(Row(model: model, json: json, version: clock), forKey: model.id) {
-            if earlier.model == nil { liveCount += 1 }
+        if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: model.id) {
+            if !earlier.isLive { liveCount += 1 }
         } else {
             insertionOrder.append(model.id)
             liveCount += 1
@@ -55,9 +55,15 @@ extension SimulatedServer {
     func tombstone(_ id: Model.ID) {
         lastWriterKey[id] = nil
         clock += 1
-        if rows.updateValue(Row(model: nil, json: nil, version: clock), forKey: id)?.model != nil { liveCount -= 1 }
+        if rows.updateValue(Row(json: nil, version: clock), forKey: id)?.isLive == true { liveCount -= 1 }
         logVersions.append(clock)
         logIDs.append(id)
+    }
+
+    /// The model stored in `row`, or `nil` for a tombstone: one decode of the stored JSON.
+    func model(of row: Row) -> Model? {
+        guard let json = row.json else { return nil }
+        return try? storedDecoder.decode(Model.self, from: json)
     }
 
     /// The JSON a client receives for a stored record: the key renames applied.
@@ -95,7 +101,7 @@ extension SimulatedServer {
                 return .rejected(reason: "the record does not encode: \(error)")
             }
         case .delete:
-            guard row?.model != nil else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
+            guard row?.isLive == true else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey

@@ -51,12 +51,15 @@ where Model.ID: Codable & Sendable {
         public var inserted: [Model.ID] = []
     }
 
-    /// A record as stored: its model and its JSON as encoded, before any ``renameKey(_:to:)`` (renames
-    /// are applied when the record is served), or neither for a tombstone.
+    /// A record as stored: its JSON as encoded, before any ``renameKey(_:to:)`` (renames are applied
+    /// when the record is served), or `nil` for a tombstone. The JSON is the record, as on a real
+    /// server: the model is decoded from it when one is asked for, so a million records are not kept
+    /// twice.
     struct Row {
-        var model: Model?
         var json: Data?
         var version: Int64
+
+        var isLive: Bool { json != nil }
     }
 
     /// The faults injected from now on.
@@ -82,6 +85,7 @@ where Model.ID: Codable & Sendable {
     var keyRenames = TopLevelKeyRenames()
     let validate: (@Sendable (Model) -> String?)?
     let encoder = KeySetJSONEncoder(source: .remote)
+    let storedDecoder = KeySetJSONDecoder(source: .remote)
     let decoder = JSONDecoder(source: .remote)
     let idKey: String?
 
@@ -124,8 +128,8 @@ where Model.ID: Codable & Sendable {
             let encoded = try Self.encodeConcurrently(batch, with: encoder)
             for (record, json) in zip(batch, encoded) {
                 clock += 1
-                if let earlier = rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) {
-                    if earlier.model == nil { liveCount += 1 }
+                if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: record.id) {
+                    if !earlier.isLive { liveCount += 1 }
                 } else {
                     insertionOrder.append(record.id)
                     liveCount += 1
