@@ -66,6 +66,7 @@ extension SimulatedServer {
     /// ```
     ///
     /// - Throws: ``VariablyCodingError`` if the edited record cannot be encoded.
+    /// - Complexity: One decode and one encode.
     public func update(id: Model.ID, _ edit: @Sendable (inout Model) -> Void) throws {
         guard var model = rows[id].flatMap(model(of:)) else { return }
         edit(&model)
@@ -88,6 +89,8 @@ extension SimulatedServer {
     ///   - edit: Changes one record; receives the server's seeded generator.
     /// - Returns: The ids updated, deleted and inserted.
     /// - Throws: ``VariablyCodingError`` if an edited record cannot be encoded.
+    /// - Complexity: O(edits + deletions + insertions), whatever the table's size: each edit decodes and
+    ///   encodes one record.
     @discardableResult
     public func simulateOtherClients(
         edits: Int, deletions: Int = 0, insertions: [Model] = [],
