@@ -70,6 +70,8 @@ extension User {
         "ada", "alan", "barbara", "claude", "donald", "edsger", "frances", "grace", "hedy", "ivan",
         "john", "katherine", "leslie", "margaret", "niklaus", "ole", "radia", "shafi", "tim", "whitfield",
     ]
+    // Capitalized once: `capitalized` per user would be a noticeable part of generating a million.
+    private static let nicknames = firstNames.map(\.capitalized)
     private static let lastNames = [
         "allen", "backus", "cerf", "dijkstra", "engelbart", "floyd", "hamilton", "hopper", "kay", "knuth",
         "lamport", "liskov", "mccarthy", "perlman", "ritchie", "shannon", "sutherland", "thompson", "turing", "wirth",
@@ -84,6 +86,6 @@ extension User {
             age: 18 + (index * 7) % 60, isActive: index % 3 != 0, score: Double((index * 37) % 1000) / 10,
             updatedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 60),
             tags: index % 4 == 0 ? [] : ["team\(index % 5)", "level\(index % 3)"],
-            nickname: index % 5 == 0 ? nil : first.capitalized)
+            nickname: index % 5 == 0 ? nil : nicknames[index % firstNames.count])
     }
 }

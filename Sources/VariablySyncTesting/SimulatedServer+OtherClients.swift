@@ -5,25 +5,26 @@ public import VariablySync
 
 extension SimulatedServer {
     /// The number of live (not deleted) records.
-    public var recordCount: Int { rows.values.lazy.filter { $0.model != nil }.count }
+    public var recordCount: Int { liveCount }
 
     /// The cursor after the latest change: a client holding it is caught up.
     public var latestCursor: SyncCursor { SyncCursor(String(clock)) }
 
-    /// The live record with `id`, or `nil`.
+    /// The live record with `id`, or `nil`: decoded from the JSON the server stores for it (as a client
+    /// would decode it before any ``renameKey(_:to:)``).
     ///
     /// ```swift
     /// let user = await server.record(id: 42)
     /// ```
     public func record(id: Model.ID) -> Model? {
-        rows[id]?.model
+        rows[id].flatMap(model(of:))
     }
 
     /// Every live record, in the order they were first written.
     ///
-    /// - Complexity: O(n).
+    /// - Complexity: O(n): one decode per record.
     public func allRecords() -> [Model] {
-        insertionOrder.compactMap { rows[$0]?.model }
+        insertionOrder.compactMap { rows[$0].flatMap(model(of:)) }
     }
 
     /// Replaces the faults injected from now on.
@@ -54,7 +55,7 @@ extension SimulatedServer {
     /// await server.delete(id: 5)
     /// ```
     public func delete(id: Model.ID) {
-        guard let row = rows[id], row.model != nil else { return }
+        guard rows[id]?.isLive == true else { return }
         tombstone(id)
     }
 
@@ -65,8 +66,9 @@ extension SimulatedServer {
     /// ```
     ///
     /// - Throws: ``VariablyCodingError`` if the edited record cannot be encoded.
+    /// - Complexity: One decode and one encode.
     public func update(id: Model.ID, _ edit: @Sendable (inout Model) -> Void) throws {
-        guard var model = rows[id]?.model else { return }
+        guard var model = rows[id].flatMap(model(of:)) else { return }
         edit(&model)
         try write(model)
     }
@@ -87,6 +89,8 @@ extension SimulatedServer {
     ///   - edit: Changes one record; receives the server's seeded generator.
     /// - Returns: The ids updated, deleted and inserted.
     /// - Throws: ``VariablyCodingError`` if an edited record cannot be encoded.
+    /// - Complexity: O(edits + deletions + insertions), whatever the table's size: each edit decodes and
+    ///   encodes one record.
     @discardableResult
     public func simulateOtherClients(
         edits: Int, deletions: Int = 0, insertions: [Model] = [],
@@ -97,7 +101,7 @@ extension SimulatedServer {
         func pick() -> Model.ID? {
             for _ in 0..<(insertionOrder.count * 4 + 16) {
                 let id = insertionOrder[Int.random(in: 0..<insertionOrder.count, using: &random)]
-                if rows[id]?.model != nil, touched.insert(id).inserted { return id }
+                if rows[id]?.isLive == true, touched.insert(id).inserted { return id }
             }
             return nil
         }
@@ -106,7 +110,7 @@ extension SimulatedServer {
             return changes
         }
         for _ in 0..<edits {
-            guard let id = pick(), var model = rows[id]?.model else { break }
+            guard let id = pick(), var model = rows[id].flatMap(model(of:)) else { break }
             edit(&model, &random)
             try write(model)
             changes.updated.append(id)
@@ -126,16 +130,20 @@ extension SimulatedServer {
     /// Renames a top-level key in every record served from now on, as an API v2 might
     /// (`"user_name"` becomes `"username"`). Pushed records are still accepted under either key.
     ///
+    /// The rename is recorded, not applied to the stored records: each record is rewritten when it is
+    /// served (in a page or a conflict), so a rename on a large table costs nothing up front. A record
+    /// that has both keys keeps the old key's value under the new one.
+    ///
     /// ```swift
     /// await server.renameKey("user_name", to: "username")
     /// ```
+    ///
+    /// - Parameters:
+    ///   - oldKey: The top-level key to rename.
+    ///   - newKey: Its new name.
+    /// - Complexity: O(1); serving a record then costs one pass over its bytes.
     public func renameKey(_ oldKey: String, to newKey: String) {
-        keyRenames.append((oldKey, newKey))
-        for id in insertionOrder {
-            if let json = rows[id]?.json {
-                rows[id]?.json = renamed(json, renames: [(oldKey, newKey)])
-            }
-        }
+        keyRenames.append(from: oldKey, to: newKey)
     }
 
 }

@@ -36,24 +36,39 @@ extension SimulatedServer {
         return low
     }
 
+    /// Stores `model` as a new write: O(1) plus one encode.
     func write(_ model: Model) throws {
         lastWriterKey[model.id] = nil
-        var json = try encoder.encode(model)
-        if !keyRenames.isEmpty { json = renamed(json, renames: keyRenames) }
+        let json = try encoder.encode(model)
         clock += 1
-        if rows.updateValue(Row(model: model, json: json, version: clock), forKey: model.id) == nil {
+        if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: model.id) {
+            if !earlier.isLive { liveCount += 1 }
+        } else {
             insertionOrder.append(model.id)
+            liveCount += 1
         }
         logVersions.append(clock)
         logIDs.append(model.id)
     }
 
+    /// Replaces the record with `id` by a tombstone: O(1).
     func tombstone(_ id: Model.ID) {
         lastWriterKey[id] = nil
         clock += 1
-        rows[id] = Row(model: nil, json: nil, version: clock)
+        if rows.updateValue(Row(json: nil, version: clock), forKey: id)?.isLive == true { liveCount -= 1 }
         logVersions.append(clock)
         logIDs.append(id)
+    }
+
+    /// The model stored in `row`, or `nil` for a tombstone: one decode of the stored JSON.
+    func model(of row: Row) -> Model? {
+        guard let json = row.json else { return nil }
+        return try? storedDecoder.decode(Model.self, from: json)
+    }
+
+    /// The JSON a client receives for a stored record: the key renames applied.
+    func served(_ json: Data?) -> Data? {
+        json.map(keyRenames.apply)
     }
 
     func apply(_ change: RemoteChange<Model.ID>) -> PushOutcome {
@@ -65,7 +80,7 @@ extension SimulatedServer {
             let ownWrite = lastWriterKey[change.id].map(change.supersedes.contains) ?? false
             if let row, row.version > baseVersion, !ownWrite {
                 statistics.conflicts += 1
-                return .conflict(serverRecord: row.json, version: SyncCursor(String(row.version)))
+                return .conflict(serverRecord: served(row.json), version: SyncCursor(String(row.version)))
             }
         }
         switch change.operation {
@@ -86,7 +101,7 @@ extension SimulatedServer {
                 return .rejected(reason: "the record does not encode: \(error)")
             }
         case .delete:
-            guard row?.model != nil else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
+            guard row?.isLive == true else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey
@@ -101,13 +116,5 @@ extension SimulatedServer {
             broken[key] = key == idKey ? value : [Any]()
         }
         return try? JSONSerialization.data(withJSONObject: broken, options: [.sortedKeys])
-    }
-
-    func renamed(_ json: Data, renames: [(from: String, to: String)]) -> Data {
-        guard var object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return json }
-        for (from, to) in renames {
-            if let value = object.removeValue(forKey: from) { object[to] = value }
-        }
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? json
     }
 }

@@ -51,10 +51,15 @@ where Model.ID: Codable & Sendable {
         public var inserted: [Model.ID] = []
     }
 
+    /// A record as stored: its JSON as encoded, before any ``renameKey(_:to:)`` (renames are applied
+    /// when the record is served), or `nil` for a tombstone. The JSON is the record, as on a real
+    /// server: the model is decoded from it when one is asked for, so a million records are not kept
+    /// twice.
     struct Row {
-        var model: Model?
         var json: Data?
         var version: Int64
+
+        var isLive: Bool { json != nil }
     }
 
     /// The faults injected from now on.
@@ -63,7 +68,11 @@ where Model.ID: Codable & Sendable {
     public internal(set) var statistics = Statistics()
 
     var rows: [Model.ID: Row] = [:]
+    /// The number of rows holding a live record, kept as rows change.
+    var liveCount = 0
     var insertionOrder: [Model.ID] = []
+    // The change feed: entry i is the write with version i + 1 (every write appends one entry). An
+    // entry superseded by a later write of the same id stays, and is skipped when served.
     var logVersions: [Int64] = []
     var logIDs: [Model.ID] = []
     var clock: Int64 = 0
@@ -73,9 +82,10 @@ where Model.ID: Codable & Sendable {
     var lastWriterKey: [Model.ID: String] = [:]
     var lastPage: RemotePage<Model.ID>?
     var successfulPulls = 0
-    var keyRenames: [(from: String, to: String)] = []
+    var keyRenames = TopLevelKeyRenames()
     let validate: (@Sendable (Model) -> String?)?
-    let encoder = JSONEncoder(source: .remote)
+    let encoder = KeySetJSONEncoder(source: .remote)
+    let storedDecoder = KeySetJSONDecoder(source: .remote)
     let decoder = JSONDecoder(source: .remote)
     let idKey: String?
 
@@ -93,7 +103,7 @@ where Model.ID: Codable & Sendable {
     ///   - faults: Faults to inject; see ``setFaults(_:)``.
     ///   - validate: Returns a reason to reject a pushed record, or `nil` to accept it.
     /// - Throws: ``VariablyCodingError`` if a record cannot be encoded with the remote key set.
-    /// - Complexity: O(n) encodes.
+    /// - Complexity: O(n): one pass, encoding batches of records on every core.
     public init(
         records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = .none,
         validate: (@Sendable (Model) -> String?)? = nil
@@ -104,15 +114,30 @@ where Model.ID: Codable & Sendable {
         // `\Model.id` here names the protocol requirement, a different key path from the model's own
         // `\User.id`, so the entry is found by its property name.
         self.idKey = Model.keySets[.remote]?.entries.first { $0.propertyName == "id" }?.key.primary.keys.first
-        for record in records {
-            clock += 1
-            let json = try encoder.encode(record)
-            if rows.updateValue(Row(model: record, json: json, version: clock), forKey: record.id) == nil {
-                insertionOrder.append(record.id)
+        let expected = records.underestimatedCount
+        rows.reserveCapacity(expected)
+        insertionOrder.reserveCapacity(expected)
+        logVersions.reserveCapacity(expected)
+        logIDs.reserveCapacity(expected)
+        var iterator = records.makeIterator()
+        var batch: [Model] = []
+        batch.reserveCapacity(Self.encodingBatchSize)
+        repeat {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < Self.encodingBatchSize, let record = iterator.next() { batch.append(record) }
+            let encoded = try Self.encodeConcurrently(batch, with: encoder)
+            for (record, json) in zip(batch, encoded) {
+                clock += 1
+                if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: record.id) {
+                    if !earlier.isLive { liveCount += 1 }
+                } else {
+                    insertionOrder.append(record.id)
+                    liveCount += 1
+                }
+                logVersions.append(clock)
+                logIDs.append(record.id)
             }
-            logVersions.append(clock)
-            logIDs.append(record.id)
-        }
+        } while batch.count == Self.encodingBatchSize
     }
 
     // MARK: - RemoteSource
@@ -152,10 +177,11 @@ where Model.ID: Codable & Sendable {
             last = version
             index += 1
             guard let row = rows[id], row.version == version else { continue }  // superseded by a later write
-            guard let json = row.json else {
+            guard let stored = row.json else {
                 deleted.append(id)
                 continue
             }
+            let json = keyRenames.apply(to: stored)
             if recordCount > 0 { records.append(UInt8(ascii: ",")) }
             if roll(faults.malformedRecordRate), let broken = malformed(json) {
                 statistics.malformedIDs.append(id)

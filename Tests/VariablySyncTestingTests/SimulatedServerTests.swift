@@ -159,3 +159,60 @@ import VariablyTestSupport
         #expect(await server.statistics.replayedChanges == 1)
     }
 }
+
+// MARK: - At scale
+
+extension SimulatedServerTests {
+    /// Pulls the whole feed after `cursor`: the live records by id and the deleted ids.
+    private func pullAll(_ server: SimulatedServer<User>, after cursor: SyncCursor? = nil) async throws
+        -> (records: [Int64: User], deleted: Set<Int64>, text: String)
+    {
+        var cursor = cursor
+        var records: [Int64: User] = [:]
+        var deleted = Set<Int64>()
+        var text = ""
+        while true {
+            let page = try await server.pull(after: cursor, limit: 5_000)
+            for user in try decode(page) { records[user.id] = user }
+            deleted.formUnion(page.deletedIDs)
+            text += String(decoding: page.records, as: UTF8.self)
+            cursor = page.nextCursor
+            if !page.hasMore { return (records, deleted, text) }
+        }
+    }
+
+    @Test func renameAndEditsAtScaleKeepTheServerStateRight() async throws {
+        let count = 50_000
+        let server = try SimulatedServer(records: User.samples(count), seed: 11)
+        let before = await server.latestCursor
+        let signUps = (count..<(count + 100)).map(User.sample)
+        let changes = try await server.simulateOtherClients(edits: 1_000, deletions: 100, insertions: signUps) {
+            user, _ in
+            user.age += 100
+        }
+        await server.renameKey("user_name", to: "username")
+        try await server.update(id: 7) { $0.nickname = "after the rename" }
+        await server.delete(id: 8)
+
+        #expect(changes.updated.count == 1_000)
+        #expect(changes.deleted.count == 100)
+        #expect(await server.recordCount == count - 100 + 100 - (changes.deleted.contains(8) ? 0 : 1))
+
+        let everything = try await pullAll(server)
+        #expect(everything.records.count == (await server.recordCount))
+        #expect(!everything.text.contains("\"user_name\""))
+        #expect(everything.text.components(separatedBy: "\"username\"").count - 1 == everything.records.count)
+        for id in changes.updated where id != 8 {
+            #expect(everything.records[id]?.age == User.sample(Int(id) - 1).age + 100)
+        }
+        #expect(everything.records[7]?.nickname == "after the rename")
+        #expect(everything.deleted == Set(changes.deleted).union([8]))
+        let serverRecords = await server.allRecords()
+        #expect(serverRecords.count == everything.records.count)
+        #expect(serverRecords.allSatisfy { everything.records[$0.id] == $0 })
+
+        let incremental = try await pullAll(server, after: before)
+        #expect(Set(incremental.records.keys) == Set(changes.updated + changes.inserted + [7]).subtracting([8]))
+        #expect(incremental.deleted == everything.deleted)
+    }
+}

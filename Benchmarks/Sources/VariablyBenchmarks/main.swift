@@ -26,7 +26,7 @@ for group in groups where configuration.filter.map({ group.name.localizedCaseIns
     rows += measured
     FileHandle.standardError.write(Data("measured \(group.name)\n".utf8))
 }
-printTable(rows)
+if !rows.isEmpty { printTable(rows) }
 
 if configuration.variant == nil, configuration.filter.map({ "sync".localizedCaseInsensitiveContains($0) || "memory".localizedCaseInsensitiveContains($0) }) ?? true {
     let (pulled, seconds) = try measureIncrementalSync(users: users)
@@ -51,4 +51,10 @@ if configuration.variant == nil, configuration.filter.map({ "observers".localize
         String(
             format: "Observed LIMIT 100 query on %d rows, write to emission (%d samples): median %.2f ms, p99 %.2f ms",
             configuration.records, samples, median * 1e3, p99 * 1e3))
+}
+
+if configuration.variant == nil,
+    configuration.filter.map({ SyncScaling.name.localizedCaseInsensitiveContains($0) }) ?? true
+{
+    try SyncScaling(configuration: configuration).run()
 }

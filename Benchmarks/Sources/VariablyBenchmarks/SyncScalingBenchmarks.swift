@@ -1,0 +1,140 @@
+import Foundation
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// The "Sync scaling" group: how a sync's cost grows with the size of the table. Each figure compares
+/// a large table with a table ten times smaller, measured in the same run:
+///
+/// - full sync into an empty file: records per second at each size (target: the large table keeps
+///   at least 0.9 of the small one's rate, i.e. the cost per record does not grow with the table);
+/// - incremental sync of 1,000 changed records on each synced table: seconds (target: at most 1.5x on
+///   the large table, i.e. a sync costs O(changes), not O(table));
+/// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
+///   holds a page at a time, not the table).
+///
+/// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds (9 for the incremental
+/// syncs); `--quick`: 10,000 and 50,000, one round (a smoke run: sizes this small do not show the
+/// scaling, and nothing fails on timing).
+struct SyncScaling {
+    static let name = "Sync scaling"
+
+    let small: Int
+    let large: Int
+    let rounds: Int
+    let isQuick: Bool
+    /// Incremental syncs are short (tens of milliseconds, with a checkpoint's fsync in some of them):
+    /// more rounds for a steadier median.
+    let incrementalRounds: Int
+    let changes = 1_000
+
+    init(configuration: Configuration) {
+        (small, large) = configuration.isQuick ? (10_000, 50_000) : (100_000, 1_000_000)
+        isQuick = configuration.isQuick
+        rounds = configuration.isQuick ? 1 : min(configuration.rounds, 3)
+        incrementalRounds = configuration.isQuick ? 1 : 9
+    }
+
+    /// One size: the full syncs' median rate and the incremental syncs' median time.
+    struct Figures {
+        var recordsPerSecond: Double
+        var incrementalSeconds: Double
+        var memoryAddedMiB: Double
+    }
+
+    /// Measures both sizes and prints the group's table.
+    func run() throws {
+        let (smallFigures, largeFigures) = try measure()
+        print("")
+        print("| \(Self.name) | \(label(small)) | \(label(large)) | ratio | target | met |")
+        print("| --- | ---: | ---: | ---: | ---: | --- |")
+        let rate = largeFigures.recordsPerSecond / smallFigures.recordsPerSecond
+        print(
+            String(
+                format: "| full sync, pages of 1,000 (records/s) | %.0fk | %.0fk | %.2f | >= 0.90 | %@ |",
+                smallFigures.recordsPerSecond / 1e3, largeFigures.recordsPerSecond / 1e3, rate,
+                met(rate >= 0.9)))
+        let incremental = largeFigures.incrementalSeconds / smallFigures.incrementalSeconds
+        print(
+            String(
+                format: "| incremental sync of %d changes (s) | %.3f | %.3f | %.2f | <= 1.50 | %@ |", changes,
+                smallFigures.incrementalSeconds, largeFigures.incrementalSeconds, incremental,
+                met(incremental <= 1.5)))
+        let memory = largeFigures.memoryAddedMiB / smallFigures.memoryAddedMiB
+        print(
+            String(
+                format: "| memory added by the full sync (MiB) | %.1f | %.1f | %.2f | <= 1.20 | %@ |",
+                smallFigures.memoryAddedMiB, largeFigures.memoryAddedMiB, memory, met(memory <= 1.2)))
+    }
+
+    /// "yes" or "no"; in a quick run, where the sizes are too small to show scaling, neither.
+    private func met(_ isMet: Bool) -> String {
+        isQuick ? "n/a (--quick)" : isMet ? "yes" : "no"
+    }
+
+    private func label(_ records: Int) -> String {
+        records % 1_000_000 == 0 ? "\(records / 1_000_000)M" : "\(records / 1_000)k"
+    }
+
+    /// One table size: its server and the last file a full sync filled.
+    private final class Table {
+        let records: Int
+        let server: SimulatedServer<BenchUser>
+        var synced: (file: TemporaryDatabase, repository: Repository<BenchUser>)?
+        var syncSeconds: [Double] = []
+        var incrementalSeconds: [Double] = []
+
+        init(records: Int) throws {
+            self.records = records
+            server = try SimulatedServer(records: (0..<records).lazy.map(BenchUser.make), seed: 5)
+        }
+    }
+
+    /// Full syncs into empty files, then incremental syncs of ``changes`` edits on the last file, the
+    /// two sizes interleaved round after round (in rotating order) so that drift on a shared machine
+    /// hits both alike; then the memory job of each size in a child process. Only the syncs are timed.
+    private func measure() throws -> (Figures, Figures) {
+        let tables = [try Table(records: small), try Table(records: large)]
+        for round in 0..<rounds {
+            for offset in tables.indices {
+                let table = tables[(offset + round) % tables.count]
+                table.synced = nil  // the previous file goes first: two files never share the disk cache
+                let file = try TemporaryDatabase()
+                let repository = try Repository<BenchUser>(
+                    database: try SQLiteDatabase(path: file.path), remote: table.server)
+                let start = DispatchTime.now().uptimeNanoseconds
+                let report = try runBlocking { try await repository.sync() }
+                table.syncSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                guard report.inserted == table.records else {
+                    throw BenchmarkError("synced \(report.inserted) of \(table.records)")
+                }
+                table.synced = (file, repository)
+            }
+        }
+        let edits = changes
+        for round in 0..<incrementalRounds {
+            for offset in tables.indices {
+                let table = tables[(offset + round) % tables.count]
+                guard let repository = table.synced?.repository else { throw BenchmarkError("no full sync ran") }
+                let server = table.server
+                _ = try runBlocking {
+                    try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 }
+                }
+                let start = DispatchTime.now().uptimeNanoseconds
+                let report = try runBlocking { try await repository.sync() }
+                table.incrementalSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                guard report.pulled == edits else { throw BenchmarkError("pulled \(report.pulled) of \(edits)") }
+            }
+        }
+        FileHandle.standardError.write(Data("measured \(Self.name): syncs\n".utf8))
+        let figures = try tables.map { table in
+            table.synced = nil
+            let (peak, before) = try MemoryJob.fullSync.measure(records: table.records)
+            return Figures(
+                recordsPerSecond: Double(table.records) / median(table.syncSeconds),
+                incrementalSeconds: median(table.incrementalSeconds), memoryAddedMiB: peak - before)
+        }
+        FileHandle.standardError.write(Data("measured \(Self.name): memory\n".utf8))
+        return (figures[0], figures[1])
+    }
+}
