@@ -72,6 +72,9 @@ extension HTTPPullShape {
         var changed = false
         var largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         var atLargest = state.atLargest ?? []
+        // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
+        // cursor as it was, or the repository could not tell the repeat from progress.
+        var isAtLargest = Set(atLargest)
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
         for element in elements {
@@ -93,10 +96,15 @@ extension HTTPPullShape {
                     continue
                 }
                 if let current = largest, let order = Self.order(value, current) {
-                    if order > 0 { (largest, atLargest) = (value, id.map { [$0] } ?? []) }
-                    else if order == 0, let id { atLargest.append(id) }
+                    if order > 0 {
+                        (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                        isAtLargest = Set(atLargest)
+                    } else if order == 0, let id, isAtLargest.insert(id).inserted {
+                        atLargest.append(id)
+                    }
                 } else if largest == nil {
                     (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                    isAtLargest = Set(atLargest)
                 }
             }
             if isTombstone { changed = true } else { kept.append(element) }

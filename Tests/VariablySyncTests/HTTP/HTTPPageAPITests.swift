@@ -96,6 +96,22 @@ struct HTTPPageAPITests {
         #expect(try await repository.sync().pulled == 0)
     }
 
+    @Test func nextLinkThatNeverAdvancesStopsTheSyncWithAnError() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...3))
+        try server.put("notes", Note.drafts(4...6), stamp: .oneForAll)
+        // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
+        try server.fault("stuck", path: "/notes", times: 200)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        do {
+            try await repository.sync()
+            Issue.record("a next link that never advances should stop the sync")
+        } catch SyncError.cursorDidNotAdvance {}
+        #expect(try server.state().requests.filter { $0.path == "/notes" }.count <= 40)
+        #expect(try await cachedNotes(repository) == server.state().notes)
+    }
+
     // MARK: - Push
 
     @Test func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch() async throws {
