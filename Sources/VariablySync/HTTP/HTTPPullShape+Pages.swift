@@ -41,19 +41,21 @@ extension HTTPPullShape {
     /// Reads one page: the records (tombstones and records already pulled at the `changedSince`
     /// boundary left out, as the server's bytes), the deletions, and the cursor of what comes next.
     ///
-    /// - Parameter link: The answer's `Link` header.
+    /// - Parameters:
+    ///   - link: The answer's `Link` header.
+    ///   - url: The URL the page was asked at, which relative next-page URLs are resolved against.
     func page<ID: Decodable & Hashable & Sendable>(
-        body data: Data, link: String?, state: HTTPPullState, limit: Int, idType: ID.Type
+        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
     ) throws -> RemotePage<ID> {
         do {
-            return try readPage(body: JSONBody(data), link: link, state: state, limit: limit)
+            return try readPage(body: JSONBody(data), link: link, from: url, state: state, limit: limit)
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
     }
 
     private func readPage<ID: Decodable & Hashable & Sendable>(
-        body: JSONBody, link: String?, state: HTTPPullState, limit: Int
+        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int
     ) throws -> RemotePage<ID> {
         guard let recordsRange = try body.range(at: records), let elements = try body.elements(of: recordsRange) else {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
@@ -124,11 +126,11 @@ extension HTTPPullShape {
             more = elements.count >= limit
             next.offset = (state.offset ?? 0) + elements.count
         case .nextLink:
-            let url = link.flatMap(HTTPLinkHeader.next(in:))
+            let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: pageURL) }
             more = url != nil
             next.next = url
         case .nextURL(let path):
-            let url = try body.text(at: path)
+            let url = try body.text(at: path).map { Self.resolve($0, against: pageURL) }
             more = url != nil
             next.next = url
         }
@@ -153,6 +155,14 @@ extension HTTPPullShape {
         }
         let recordsData = changed ? body.array(of: kept) : body.data(recordsRange)
         return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+    }
+
+    /// A next-page URL as an absolute URL: a relative one (`?page=2`, `/users?page=2`) is relative to the
+    /// page it came with (https://www.rfc-editor.org/rfc/rfc8288#section-3.2,
+    /// https://www.rfc-editor.org/rfc/rfc3986#section-5), not to the base URL. Text that is no URL stays
+    /// as it is, for ``url(base:state:limit:)`` to reject.
+    private static func resolve(_ target: String, against pageURL: URL) -> String {
+        URL(string: target, relativeTo: pageURL)?.absoluteString ?? target
     }
 
     /// `value` as compact JSON text.

@@ -96,6 +96,20 @@ struct HTTPPageAPITests {
         #expect(try await repository.sync().pulled == 0)
     }
 
+    /// `Link` targets relative to the page's URL (RFC 8288, section 3.2): a path, or a query alone.
+    @Test(arguments: ["/notes?", "?"])
+    func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...25))
+        try server.writeLinks(withPrefix: prefix)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        let report = try await repository.sync()
+        #expect(report.pages == 3)
+        #expect(try await cachedNotes(repository) == server.state().notes)
+        #expect(try server.state().requests.allSatisfy { $0.status == 200 && $0.path == "/notes" })
+    }
+
     @Test func nextLinkThatNeverAdvancesStopsTheSyncWithAnError() async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
@@ -145,12 +159,14 @@ struct HTTPPageAPITests {
         #expect(quiet.pushed == 0)
     }
 
-    @Test(arguments: [true, false])
-    func staleIfMatchKeepsTheServerVersionByDefault(conflictHasBody: Bool) async throws {
+    /// The 412 holds the current note, nothing, or an error object: the client reads the note from the
+    /// answer only when it is one, else with `GET /notes/{id}`.
+    @Test(arguments: ["record", "empty"])
+    func staleIfMatchKeepsTheServerVersionByDefault(conflictBody: String) async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
-        if !conflictHasBody { try server.answerConflictsWithoutBody() }
+        try server.answerConflicts(with: conflictBody)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
@@ -168,7 +184,7 @@ struct HTTPPageAPITests {
         #expect(try await cachedNotes(repository) == state.notes)
         #expect(try await repository.pendingChangeCount() == 0)
         let asked = state.requests.filter { $0.path == "/notes/2" }.map { "\($0.method) \($0.ifMatch ?? "-") \($0.status)" }
-        #expect(asked == ["PUT \"1\" 412"] + (conflictHasBody ? [] : ["GET - 200"]))
+        #expect(asked == ["PUT \"1\" 412"] + (conflictBody == "record" ? [] : ["GET - 200"]))
     }
 
     @Test func staleIfMatchWithClientWinsLandsTheLocalEdit() async throws {

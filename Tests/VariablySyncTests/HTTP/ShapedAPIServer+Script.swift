@@ -16,7 +16,7 @@ extension ShapedAPIServer {
         items = {}           # id -> [sequence of its last change, record or None for a tombstone]
         notes = {}           # id -> record
         faults = []          # faults for coming requests
-        options = {"token": None, "bare_conflicts": False}
+        options = {"token": None, "conflict_body": "record", "link_prefix": None}
         requests = []        # every request, oldest first
         answers = {}         # idempotency key -> answer (notes) or result (items)
         writers = {}         # item id -> idempotency key of its last write
@@ -109,7 +109,8 @@ extension ShapedAPIServer {
                 parameters = {"per_page": per_page, "page": number}
                 if since is not None:
                     parameters["updated_since"] = since
-                return '<http://127.0.0.1:%d/notes?%s>; rel="%s"' % (port, urlencode(parameters), relation)
+                prefix = options["link_prefix"] or "http://127.0.0.1:%d/notes?" % port
+                return '<%s%s>; rel="%s"' % (prefix, urlencode(parameters), relation)
 
             links = [link(1, "first")]
             if page > 1:
@@ -138,7 +139,8 @@ extension ShapedAPIServer {
             elif method == "PUT" and headers.get("If-Match") is None:
                 answer = reply(428, {"error": "If-Match is required"})
             elif headers.get("If-Match") not in (None, etag(current)):
-                answer = reply(412, None if options["bare_conflicts"] else current, [("ETag", etag(current))])
+                body = {"record": current, "empty": None, "error": {"error": "precondition_failed"}}[options["conflict_body"]]
+                answer = reply(412, body, [("ETag", etag(current))])
             elif method == "DELETE":
                 del notes[note_id]
                 answer = (204, [], b"")
@@ -260,8 +262,8 @@ extension ShapedAPIServer {
                     faults.extend(command["faults"])
                 elif operation == "token":
                     options["token"] = command["token"]
-                elif operation == "bare-conflicts":
-                    options["bare_conflicts"] = True
+                elif operation == "option":
+                    options[command["name"]] = command["value"]
                 return {"items": sorted((r for _, r in items.values() if r is not None), key=lambda r: r["id"]),
                         "notes": sorted(notes.values(), key=lambda r: r["id"]),
                         "requests": list(requests), "faults": len(faults)}

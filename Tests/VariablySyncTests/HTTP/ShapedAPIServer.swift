@@ -185,10 +185,18 @@ final class ShapedAPIServer {
         try command(["op": "token", "token": token])
     }
 
-    /// Answers a stale `If-Match` with an empty 412, so that the client has to `GET` the record.
+    /// What a stale `If-Match` is answered with, besides 412 and the current `ETag`: `"record"` (the
+    /// current note, the default), `"empty"` or `"error"` (`{"error": "precondition_failed"}`).
     @discardableResult
-    func answerConflictsWithoutBody() throws -> State {
-        try command(["op": "bare-conflicts"])
+    func answerConflicts(with body: String) throws -> State {
+        try command(["op": "option", "name": "conflict_body", "value": body])
+    }
+
+    /// Writes the `Link` targets as `prefix` followed by the query, e.g. `"?"` for links relative to the
+    /// page's own URL, instead of absolute URLs.
+    @discardableResult
+    func writeLinks(withPrefix prefix: String) throws -> State {
+        try command(["op": "option", "name": "link_prefix", "value": prefix])
     }
 
     /// The server's state.
