@@ -79,7 +79,9 @@ extension HTTPRemoteSource {
             return isDelete ? .accepted(version: SyncCursor(Self.recordVersionPrefix)) : .conflict(serverRecord: nil, version: SyncCursor(Self.recordVersionPrefix))
         case 409, 412:
             var current = response
-            if (try? JSONBody(response.body)).map({ $0.bytes[$0.root.lowerBound] == UInt8(ascii: "{") }) != true {
+            // Many APIs answer a conflict with an error object: only a body that reads as the model is
+            // the server's record; a conflict settled with an error object would never settle.
+            if (try? KeySetJSONDecoder(source: .remote).decode(Model.self, from: response.body)) == nil {
                 current = try await exchange(makeRequest(url: recordURL, method: "GET"))
                 if [404, 410].contains(current.head.status) {
                     return .conflict(serverRecord: nil, version: SyncCursor(Self.recordVersionPrefix))

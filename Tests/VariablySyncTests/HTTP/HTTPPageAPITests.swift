@@ -161,7 +161,7 @@ struct HTTPPageAPITests {
 
     /// The 412 holds the current note, nothing, or an error object: the client reads the note from the
     /// answer only when it is one, else with `GET /notes/{id}`.
-    @Test(arguments: ["record", "empty"])
+    @Test(arguments: ["record", "empty", "error"])
     func staleIfMatchKeepsTheServerVersionByDefault(conflictBody: String) async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
