@@ -9,14 +9,15 @@ import VariablySync
 struct HTTPPageAPITests {
     // MARK: - Pull
 
-    @Test func notesSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain() async throws {
+    @Test(arguments: [false, true])
+    func notesSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain(throughURLSession: Bool) async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...10))
         // 25 notes written together: one `updated_at`, spread over three pages of 10.
         let shared = try server.put("notes", Note.drafts(11...35), stamp: .oneForAll)
         let boundary = try #require(shared.notes.last?.updatedAt)
-        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
 
         let first = try await repository.sync()
         #expect(first.pulled == 35)
@@ -96,6 +97,33 @@ struct HTTPPageAPITests {
         #expect(try await repository.sync().pulled == 0)
     }
 
+    @Test func interruptedPullResumesAtTheNextLinkItStoppedAt() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...12))
+        try server.put("notes", Note.drafts(13...30), stamp: .oneForAll)
+        // More failures than the 30 attempts of the retry policy, from the second page on.
+        try server.fault("500", path: "/notes", skip: 1, times: 30)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        do {
+            try await repository.sync()
+            Issue.record("the sync should give up on the second page")
+        } catch SyncError.retriesExhausted(let attempts, _) {
+            #expect(attempts == 30)
+        }
+        #expect(try await repository.count() == 10)
+
+        try server.put("notes", [Note(id: 31, title: "written meanwhile")])
+        let asked = try server.state().requests.count
+        let resumed = try await repository.sync()
+        #expect(resumed.pulled == 21)
+        let state = try server.state()
+        #expect(try await cachedNotes(repository) == state.notes)
+        let query = state.requests[asked].query.split(separator: "&").map(String.init)
+        #expect(query.contains("page=2"))
+        #expect(try await repository.sync().pulled == 0)
+    }
+
     /// `Link` targets relative to the page's URL (RFC 8288, section 3.2): a path, or a query alone.
     @Test(arguments: ["/notes?", "?"])
     func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {
@@ -128,11 +156,12 @@ struct HTTPPageAPITests {
 
     // MARK: - Push
 
-    @Test func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch() async throws {
+    @Test(arguments: [false, true])
+    func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch(throughURLSession: Bool) async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...5))
-        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
         try await repository.sync()
 
         var edited = try #require(try await repository.fetch(id: 1))

@@ -131,9 +131,10 @@ final class ShapedAPIServer {
     /// A repository on an in-memory cache, synced with this server through `api`; quick retries.
     func makeRepository(
         _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5, conflicts: ConflictPolicy<Note> = .serverWins,
-        vault: TokenVault? = nil
+        vault: TokenVault? = nil, throughURLSession: Bool = false
     ) throws -> Repository<Note> {
-        let remote = HTTPRemoteSource<Note>(baseURL: baseURL, api: api, timeout: timeout, prepare: vault?.hook)
+        var remote = HTTPRemoteSource<Note>(baseURL: baseURL, api: api, timeout: timeout, prepare: vault?.hook)
+        remote.prefersURLSession = throughURLSession
         return try Repository(
             database: .inMemory(), remote: remote,
             configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries, conflictPolicy: conflicts))
