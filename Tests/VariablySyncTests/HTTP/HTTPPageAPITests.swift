@@ -257,6 +257,28 @@ struct HTTPPageAPITests {
         #expect(try await repository.pendingChangeCount() == 0)
     }
 
+    @Test func editOfANoteDeletedOnTheServerIsPostedAgainWithClientWins() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...3))
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
+        try await repository.sync()
+
+        try server.delete("notes", ids: [3])
+        var local = try #require(try await repository.fetch(id: 3))
+        local.title = "local edit"
+        try await repository.save(local)
+        let report = try await repository.sync()
+        #expect(report.conflicts.map(\.resolution) == [.keptLocal])
+        #expect(report.pushed == 1)
+        let state = try server.state()
+        #expect(state.notes.last.map { [$0.title, "\($0.version ?? 0)"] } == ["local edit", "1"])
+        #expect(try await cachedNotes(repository) == state.notes)
+        #expect(try await repository.pendingChangeCount() == 0)
+        let writes = state.requests.filter { $0.method != "GET" }.map { "\($0.method) \($0.path) \($0.status)" }
+        #expect(writes == ["PUT /notes/3 404", "POST /notes 201"])
+    }
+
     /// The fault hits the first `PUT` and the first `POST`: a lost answer (`truncate`, `slow`) after the
     /// server applied the write is retried with the same `Idempotency-Key` and answered as the first time.
     @Test(arguments: ["500", "429", "truncate", "slow", "401"])
