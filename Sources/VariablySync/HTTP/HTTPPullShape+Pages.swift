@@ -89,8 +89,10 @@ extension HTTPPullShape {
                 deleted.append(id)
                 isTombstone = true
             }
-            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element) {
-                let value = try body.value(valueRange)
+            // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
+            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element),
+                case let value = try body.value(valueRange), value != .null
+            {
                 let id = try body.member(idKey, of: element).map { String(decoding: body.data($0), as: UTF8.self) }
                 // Pulled at the boundary by the last sync: a repeat, not a change.
                 if let since, value == since, let id, seen.contains(id) {

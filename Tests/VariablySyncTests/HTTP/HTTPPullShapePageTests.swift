@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@testable import VariablySync
+
+/// How an `HTTPPullShape` reads one page and the cursor it leaves, without a server: the cases a test
+/// server would have to go out of its way to produce.
+@Suite struct HTTPPullShapePageTests {
+    private let shape = HTTPPullShape(
+        path: "notes", paging: .nextLink, changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"),
+        limitParameter: "per_page")
+    private let pageURL = URL(string: "http://127.0.0.1:1/notes?per_page=10")!
+
+    private func state(after body: String, from state: HTTPPullState = HTTPPullState()) throws -> HTTPPullState {
+        let page = try shape.page(
+            body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
+        return try HTTPPullState(cursor: page.nextCursor, shape: shape)
+    }
+
+    @Test func recordsWithoutATimestampDoNotMoveTheBoundary() throws {
+        let first = try state(
+            after: #"[{"id": 1, "updated_at": null}, {"id": 2, "updated_at": "2026-01-01T00:00:05Z"}, {"id": 3}]"#)
+        #expect(first.since == #""2026-01-01T00:00:05Z""#)
+        #expect(first.seen == ["2"])
+        let later = try state(after: #"[{"id": 4, "updated_at": "2026-01-01T00:00:07Z"}, {"id": 5, "updated_at": null}]"#, from: first)
+        #expect(later.since == #""2026-01-01T00:00:07Z""#)
+        #expect(later.seen == ["4"])
+    }
+}
