@@ -12,9 +12,26 @@ import Testing
     private let pageURL = URL(string: "http://127.0.0.1:1/notes?per_page=10")!
 
     private func state(after body: String, from state: HTTPPullState = HTTPPullState()) throws -> HTTPPullState {
-        let page = try shape.page(
-            body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
-        return try HTTPPullState(cursor: page.nextCursor, shape: shape)
+        try HTTPPullState(cursor: page(body, from: state).nextCursor, shape: shape)
+    }
+
+    private func page(_ body: String, from state: HTTPPullState = HTTPPullState()) throws -> RemotePage<Int64> {
+        try shape.page(body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
+    }
+
+    @Test func numericTimestampsSharedAtTheBoundaryAreSkippedOnceSeen() throws {
+        let first = try state(
+            after: #"[{"id": 1, "updated_at": 100}, {"id": 2, "updated_at": 100.5}, {"id": 3, "updated_at": 100.5}]"#)
+        #expect(first.since == "100.5")
+        #expect(first.seen == ["2", "3"])
+        let url = try shape.url(base: URL(string: "http://127.0.0.1:1")!, state: first, limit: 10)
+        #expect(url.query == "updated_since=100.5&per_page=10")
+
+        let again = try page(#"[{"id": 2, "updated_at": 100.5}, {"id": 3, "updated_at": 100.5}, {"id": 4, "updated_at": 100.5}]"#, from: first)
+        #expect(String(decoding: again.records, as: UTF8.self) == #"[{"id": 4, "updated_at": 100.5}]"#)
+        let after = try HTTPPullState(cursor: again.nextCursor, shape: shape)
+        #expect(after.since == "100.5")
+        #expect(after.seen == ["2", "3", "4"])
     }
 
     @Test func recordsWithoutATimestampDoNotMoveTheBoundary() throws {
