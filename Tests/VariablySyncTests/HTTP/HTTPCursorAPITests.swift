@@ -20,7 +20,8 @@ struct HTTPCursorAPITests {
         #expect(first.pages == 4)
         #expect(try await cachedNotes(repository) == server.state().items)
 
-        try server.put("items", [Note(id: 1, title: "edited 1"), Note(id: 2, title: "edited 2")] + Note.drafts(36...38))
+        try server.put(
+            "items", [Note(id: 1, title: "edited 1"), Note(id: 2, title: "edited 2")] + Note.drafts(36...38))
         try server.delete("items", ids: [3, 6])
         let second = try await repository.sync()
         #expect(second.pulled == 5)

@@ -42,7 +42,9 @@ struct HTTPPageAPITests {
         // The first page of the last sync: asked with the boundary, then the `Link`s followed as they came.
         let state = try server.state()
         let latest = try #require(state.notes.compactMap(\.updatedAt).max())
-        let pulls = state.requests.filter { $0.path == "/notes" }.map { $0.query.split(separator: "&").map(String.init).sorted() }
+        let pulls = state.requests.filter { $0.path == "/notes" }.map {
+            $0.query.split(separator: "&").map(String.init).sorted()
+        }
         let firstPage = try #require(pulls.last { !$0.contains { $0.hasPrefix("page=") } })
         #expect(firstPage == ["per_page=10", "updated_since=" + latest.replacingOccurrences(of: ":", with: "%3A")])
     }
@@ -76,7 +78,8 @@ struct HTTPPageAPITests {
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken(fault == "401" ? "new" : "old")
         if fault != "401" { try server.fault(fault, path: "/notes", skip: 1) }
-        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
+        let repository = try server.makeRepository(
+            ShapedAPIServer.pageAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
 
         let report = try await repository.sync()
         var state = try server.state()
@@ -179,7 +182,10 @@ struct HTTPPageAPITests {
         #expect(state.notes.last.map { [$0.title, "\($0.version ?? 0)"] } == ["created locally", "1"])
         #expect(try await cachedNotes(repository) == state.notes)
         let writes = state.requests.filter { $0.method != "GET" }
-        #expect(writes.map { "\($0.method) \($0.path) \($0.status)" } == ["PUT /notes/1 200", "POST /notes 201", "DELETE /notes/2 204"])
+        #expect(
+            writes.map { "\($0.method) \($0.path) \($0.status)" } == [
+                "PUT /notes/1 200", "POST /notes 201", "DELETE /notes/2 204",
+            ])
         #expect(writes[0].ifMatch == "\"1\"")
         #expect(Set(writes.compactMap(\.idempotencyKey)).count == 3)
 
@@ -212,7 +218,9 @@ struct HTTPPageAPITests {
         #expect(state.notes[1].version == 2)
         #expect(try await cachedNotes(repository) == state.notes)
         #expect(try await repository.pendingChangeCount() == 0)
-        let asked = state.requests.filter { $0.path == "/notes/2" }.map { "\($0.method) \($0.ifMatch ?? "-") \($0.status)" }
+        let asked = state.requests.filter { $0.path == "/notes/2" }.map {
+            "\($0.method) \($0.ifMatch ?? "-") \($0.status)"
+        }
         #expect(asked == ["PUT \"1\" 412"] + (conflictBody == "record" ? [] : ["GET - 200"]))
     }
 
@@ -288,7 +296,8 @@ struct HTTPPageAPITests {
         try server.put("notes", Note.drafts(1...3))
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken("old")
-        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
+        let repository = try server.makeRepository(
+            ShapedAPIServer.pageAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
         try await repository.sync()
 
         if fault == "401" {

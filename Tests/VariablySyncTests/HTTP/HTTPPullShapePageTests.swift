@@ -27,7 +27,9 @@ import Testing
         let url = try shape.url(base: URL(string: "http://127.0.0.1:1")!, state: first, limit: 10)
         #expect(url.query == "updated_since=100.5&per_page=10")
 
-        let again = try page(#"[{"id": 2, "updated_at": 100.5}, {"id": 3, "updated_at": 100.5}, {"id": 4, "updated_at": 100.5}]"#, from: first)
+        let again = try page(
+            #"[{"id": 2, "updated_at": 100.5}, {"id": 3, "updated_at": 100.5}, {"id": 4, "updated_at": 100.5}]"#,
+            from: first)
         #expect(String(decoding: again.records, as: UTF8.self) == #"[{"id": 4, "updated_at": 100.5}]"#)
         let after = try HTTPPullState(cursor: again.nextCursor, shape: shape)
         #expect(after.since == "100.5")
@@ -39,7 +41,8 @@ import Testing
             after: #"[{"id": 1, "updated_at": null}, {"id": 2, "updated_at": "2026-01-01T00:00:05Z"}, {"id": 3}]"#)
         #expect(first.since == #""2026-01-01T00:00:05Z""#)
         #expect(first.seen == ["2"])
-        let later = try state(after: #"[{"id": 4, "updated_at": "2026-01-01T00:00:07Z"}, {"id": 5, "updated_at": null}]"#, from: first)
+        let later = try state(
+            after: #"[{"id": 4, "updated_at": "2026-01-01T00:00:07Z"}, {"id": 5, "updated_at": null}]"#, from: first)
         #expect(later.since == #""2026-01-01T00:00:07Z""#)
         #expect(later.seen == ["4"])
     }

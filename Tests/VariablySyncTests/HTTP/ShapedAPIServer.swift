@@ -61,7 +61,8 @@ final class ShapedAPIServer {
         pull: HTTPPullShape(
             path: "notes", paging: .nextLink,
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page"),
-        push: .perRecord(HTTPRecordEndpoints(path: "notes", update: .put, versionField: "version", concurrency: .ifMatch)))
+        push: .perRecord(
+            HTTPRecordEndpoints(path: "notes", update: .put, versionField: "version", concurrency: .ifMatch)))
 
     /// What the server holds and has been asked, after a command.
     struct State {
@@ -108,10 +109,11 @@ final class ShapedAPIServer {
         input = stdin.fileHandleForWriting
         output = stdout.fileHandleForReading
         try process.run()
-        guard let port = Int(String(decoding: Self.readLine(from: output, pending: &pending), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
+        let firstLine = String(decoding: Self.readLine(from: output, pending: &pending), as: UTF8.self)
+        guard let port = Int(firstLine.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not start"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not start"])
         }
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
@@ -156,7 +158,9 @@ final class ShapedAPIServer {
     /// an `updated_at` as `stamp` says.
     @discardableResult
     func put(_ collection: String, _ records: [Note], stamp: Stamp = .eachNext) throws -> State {
-        let objects = try records.map { try JSONSerialization.jsonObject(with: JSONEncoder().encode($0, source: .remote)) }
+        let objects = try records.map {
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode($0, source: .remote))
+        }
         var command: [String: Any] = ["op": "put", "collection": collection, "records": objects]
         switch stamp {
         case .eachNext: break
@@ -177,7 +181,9 @@ final class ShapedAPIServer {
     func fault(
         _ mode: String, method: String = "GET", path: String = "/", skip: Int = 0, times: Int = 1
     ) throws -> State {
-        try command(["op": "faults", "faults": [["mode": mode, "method": method, "path": path, "skip": skip, "times": times]]])
+        try command([
+            "op": "faults", "faults": [["mode": mode, "method": method, "path": path, "skip": skip, "times": times]],
+        ])
     }
 
     /// From now on, only `Authorization: Bearer <token>` is accepted; other requests are answered 401.
@@ -214,7 +220,8 @@ final class ShapedAPIServer {
             let items = state["items"], let notes = state["notes"], let requests = state["requests"],
             let faultsLeft = state["faults"] as? Int
         else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not answer"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not answer"])
         }
         let decoder = JSONDecoder(source: .remote)
         return State(
