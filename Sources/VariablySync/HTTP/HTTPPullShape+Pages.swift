@@ -93,8 +93,12 @@ extension HTTPPullShape {
             if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element),
                 case let value = try body.value(valueRange), value != .null
             {
-                let id = try body.member(idKey, of: element).map { String(decoding: body.data($0), as: UTF8.self) }
-                // Pulled at the boundary by the last sync: a repeat, not a change.
+                // The id with a digest of the record's bytes: a record written again with the boundary's
+                // timestamp (a server clock of coarse resolution, the client's own push) is a change.
+                let id = try body.member(idKey, of: element).map {
+                    String(decoding: body.data($0), as: UTF8.self) + "#" + Self.digest(of: body.bytes[element])
+                }
+                // Pulled at the boundary by the last sync, unchanged: a repeat, not a change.
                 if let since, value == since, let id, seen.contains(id) {
                     changed = true
                     continue
@@ -165,6 +169,18 @@ extension HTTPPullShape {
     /// as it is, for ``url(base:state:limit:)`` to reject.
     private static func resolve(_ target: String, against pageURL: URL) -> String {
         URL(string: target, relativeTo: pageURL)?.absoluteString ?? target
+    }
+
+    /// A digest of a record's bytes (64-bit FNV-1a, hexadecimal; http://www.isthe.com/chongo/tech/comp/fnv/):
+    /// the same on every run, unlike `Hasher`, because it is stored in the cursor.
+    static func digest(of bytes: ArraySlice<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
     }
 
     /// `value` as compact JSON text.

@@ -127,6 +127,40 @@ struct HTTPPageAPITests {
         #expect(try await repository.sync().pulled == 0)
     }
 
+    /// A server whose clock has a coarse resolution stamps later writes with the boundary timestamp
+    /// itself: another client's edit, and the client's own accepted push, must still reach the cache.
+    @Test func writesStampedWithTheBoundaryTimestampAreStillPulled() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...5), stamp: .oneForAll)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, pageSize: 2)
+        try await repository.sync()
+        try server.freezeClock()
+
+        try server.put("notes", [Note(id: 2, title: "edited by another client")])
+        let other = try await repository.sync()
+        #expect(other.pulled == 1)
+        #expect(try await cachedNotes(repository) == server.state().notes)
+
+        var local = try #require(try await repository.fetch(id: 3))
+        local.title = "local edit"
+        try await repository.save(local)
+        let own = try await repository.sync()
+        #expect(own.pushed == 1)
+        #expect(try await cachedNotes(repository) == server.state().notes)
+
+        var again = try #require(try await repository.fetch(id: 3))
+        again.title = "local edit, again"
+        try await repository.save(again)
+        let second = try await repository.sync()
+        #expect(second.pushed == 1)
+        #expect(second.conflicts.isEmpty)
+        let state = try server.state()
+        #expect(state.notes[2].title == "local edit, again")
+        #expect(try await cachedNotes(repository) == state.notes)
+        #expect(try await repository.sync().pulled == 0)
+    }
+
     /// `Link` targets relative to the page's URL (RFC 8288, section 3.2): a path, or a query alone.
     @Test(arguments: ["/notes?", "?"])
     func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {

@@ -16,7 +16,7 @@ extension ShapedAPIServer {
         items = {}           # id -> [sequence of its last change, record or None for a tombstone]
         notes = {}           # id -> record
         faults = []          # faults for coming requests
-        options = {"token": None, "conflict_body": "record", "link_prefix": None}
+        options = {"token": None, "conflict_body": "record", "link_prefix": None, "frozen_clock": False}
         requests = []        # every request, oldest first
         answers = {}         # idempotency key -> answer (notes) or result (items)
         writers = {}         # item id -> idempotency key of its last write
@@ -29,7 +29,8 @@ extension ShapedAPIServer {
             record = dict(record)
             record["version"] = (old["version"] if old else 0) + 1
             if updated_at is None:
-                clock[0] += 1
+                if not options["frozen_clock"]:
+                    clock[0] += 1
                 updated_at = stamp(clock[0])
             record["updated_at"] = updated_at
             return record

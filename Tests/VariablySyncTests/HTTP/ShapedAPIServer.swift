@@ -19,7 +19,7 @@ import VariablySync
 ///   stale, a new `ETag` when accepted), `GET` and `DELETE /notes/{id}`. Deletions are not listed anywhere.
 ///
 /// Every write stamps the record with the next `version` and, unless given, a new `updated_at` one second
-/// after the last. A write with an `Idempotency-Key` seen before is answered as the first time.
+/// after the last (the same as the last once ``freezeClock()`` was called). A write with an `Idempotency-Key` seen before is answered as the first time.
 ///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side edits, faults for coming
@@ -204,6 +204,13 @@ final class ShapedAPIServer {
     @discardableResult
     func writeLinks(withPrefix prefix: String) throws -> State {
         try command(["op": "option", "name": "link_prefix", "value": prefix])
+    }
+
+    /// Stops the server's clock: every later write gets the `updated_at` of the last one, as a server
+    /// whose timestamps have a coarse resolution gives writes of the same second.
+    @discardableResult
+    func freezeClock() throws -> State {
+        try command(["op": "option", "name": "frozen_clock", "value": true])
     }
 
     /// The server's state.
