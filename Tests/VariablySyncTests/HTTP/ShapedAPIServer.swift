@@ -19,7 +19,9 @@ import VariablySync
 ///   stale, a new `ETag` when accepted), `GET` and `DELETE /notes/{id}`. Deletions are not listed anywhere.
 ///
 /// Every write stamps the record with the next `version` and, unless given, a new `updated_at` one second
-/// after the last (the same as the last once ``freezeClock()`` was called). A write with an `Idempotency-Key` seen before is answered as the first time.
+/// after the last (the same as the last once ``freezeClock()`` was called). A write with an
+/// `Idempotency-Key` seen before is answered as the first time. ``answerConflicts(with:)`` and
+/// ``writeLinks(withPrefix:)`` vary the 412 bodies and the `Link` targets.
 ///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side edits, faults for coming
