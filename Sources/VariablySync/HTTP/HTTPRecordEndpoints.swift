@@ -9,7 +9,9 @@
 /// (``Concurrency/versionInBody``). A `409` or `412` answer is a conflict: the server's record is read
 /// from the answer's body when it holds one (a JSON object that decodes as the model, not an error
 /// object), else with `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a
-/// conflict with the server's deletion; a policy that keeps the local record creates it again.
+/// conflict with the server's deletion; a policy that keeps the local record creates it again. A create
+/// answered `404` or `410` throws ``RemoteSourceError/httpStatus(_:body:)`` (no such collection): the
+/// new record stays, queued.
 /// Every request carries the change's `Idempotency-Key` header, so that a server can recognize a
 /// retried `POST`.
 ///

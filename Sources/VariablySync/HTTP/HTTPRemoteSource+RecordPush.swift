@@ -71,11 +71,13 @@ extension HTTPRemoteSource {
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
-        return try await outcome(of: response, for: change, recordURL: recordURL, endpoints: endpoints)
+        let isCreate = request.method == "POST" || request.headers.contains { $0.name == "If-None-Match" }
+        return try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
     }
 
     private func outcome(
-        of response: Response, for change: RemoteChange<Model.ID>, recordURL: URL, endpoints: HTTPRecordEndpoints
+        of response: Response, for change: RemoteChange<Model.ID>, isCreate: Bool, recordURL: URL,
+        endpoints: HTTPRecordEndpoints
     ) async throws -> PushOutcome {
         let status = response.head.status
         let isDelete = if case .delete = change.operation { true } else { false }
@@ -83,6 +85,11 @@ extension HTTPRemoteSource {
         case 200...299:
             return .accepted(version: Self.recordVersion(of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
         case 404, 410:
+            if isCreate {
+                // No collection there (a wrong path), not a deleted record: the new record stays queued.
+                _ = try Self.successBody(response)
+                throw RemoteSourceError.httpStatus(status, body: "")
+            }
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
             return isDelete
                 ? .accepted(version: Self.absentRecordVersion) : .conflict(serverRecord: nil, version: Self.absentRecordVersion)

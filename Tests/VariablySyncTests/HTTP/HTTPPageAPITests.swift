@@ -321,6 +321,29 @@ struct HTTPPageAPITests {
         #expect(writes == ["PUT /notes/3 404", "POST /notes 201"])
     }
 
+    /// A `POST` answered 404 says the collection is not there (a wrong path), not that the record was
+    /// deleted: the new note stays, queued, and the sync fails.
+    @Test func createAnsweredNotFoundKeepsTheNewNoteQueued() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        let wrongPath = HTTPAPI(
+            pull: ShapedAPIServer.pageAPI.pull,
+            push: .perRecord(HTTPRecordEndpoints(path: "nowhere", versionField: "version", concurrency: .ifMatch)))
+        let repository = try server.makeRepository(wrongPath)
+        try await repository.save(Note(id: 1, title: "created locally"))
+        do {
+            try await repository.sync()
+            Issue.record("a create answered 404 should fail the sync")
+        } catch let error as RemoteSourceError {
+            guard case .httpStatus(404, _) = error else {
+                Issue.record("expected HTTP 404, got \(error)")
+                return
+            }
+        }
+        #expect(try await repository.fetch(id: 1)?.title == "created locally")
+        #expect(try await repository.pendingChangeCount() == 1)
+    }
+
     /// The fault hits the first `PUT` and the first `POST`: a lost answer (`truncate`, `slow`) after the
     /// server applied the write is retried with the same `Idempotency-Key` and answered as the first time.
     @Test(arguments: ["500", "429", "truncate", "slow", "401"])
