@@ -71,7 +71,8 @@ extension ShapedAPIServer {
             limit = int(query["limit"][0])
             changed = sorted((changed_at, item_id) for item_id, (changed_at, _) in items.items() if changed_at > after)
             chosen = changed[:limit]
-            data = [items[i][1] if items[i][1] is not None else {"id": i, "deleted": True} for _, i in chosen]
+            data = [dict(items[i][1], deleted=False) if items[i][1] is not None else {"id": i, "deleted": True}
+                    for _, i in chosen]
             last = str(chosen[-1][0]) if chosen else str(after)
             more = len(changed) > limit
             if cursor_override is not None:

@@ -11,7 +11,8 @@ import VariablySync
 /// ``HTTPRemoteSource`` tests: Python's standard `http.server` on an ephemeral port.
 ///
 /// - **Cursor API** (``cursorAPI``): `GET /items?cursor=…&limit=n` answers
-///   `{"data": [...records..., {"id": 7, "deleted": true}], "meta": {"next_cursor": "…", "has_more": true}}`,
+///   `{"data": [...records (with "deleted": false)..., {"id": 7, "deleted": true}], "meta": {"next_cursor": "…",
+///   "has_more": true}}`,
 ///   the cursor being the server's change sequence; `POST /items/changes` takes the package's batch envelope.
 /// - **Page API** (``pageAPI``): `GET /notes?updated_since=…&per_page=n` answers a JSON array of the notes
 ///   with `updated_at >= updated_since`, sorted by `(updated_at, id)`, and `Link: <…>; rel="next"` while
