@@ -41,19 +41,21 @@ extension HTTPPullShape {
     /// Reads one page: the records (tombstones and records already pulled at the `changedSince`
     /// boundary left out, as the server's bytes), the deletions, and the cursor of what comes next.
     ///
-    /// - Parameter link: The answer's `Link` header.
+    /// - Parameters:
+    ///   - link: The answer's `Link` header.
+    ///   - url: The URL the page was asked at, which relative next-page URLs are resolved against.
     func page<ID: Decodable & Hashable & Sendable>(
-        body data: Data, link: String?, state: HTTPPullState, limit: Int, idType: ID.Type
+        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
     ) throws -> RemotePage<ID> {
         do {
-            return try readPage(body: JSONBody(data), link: link, state: state, limit: limit)
+            return try readPage(body: JSONBody(data), link: link, from: url, state: state, limit: limit)
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
     }
 
     private func readPage<ID: Decodable & Hashable & Sendable>(
-        body: JSONBody, link: String?, state: HTTPPullState, limit: Int
+        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int
     ) throws -> RemotePage<ID> {
         guard let recordsRange = try body.range(at: records), let elements = try body.elements(of: recordsRange) else {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
@@ -72,6 +74,9 @@ extension HTTPPullShape {
         var changed = false
         var largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         var atLargest = state.atLargest ?? []
+        // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
+        // cursor as it was, or the repository could not tell the repeat from progress.
+        var isAtLargest = Set(atLargest)
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
         for element in elements {
@@ -84,19 +89,30 @@ extension HTTPPullShape {
                 deleted.append(id)
                 isTombstone = true
             }
-            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element) {
-                let value = try body.value(valueRange)
-                let id = try body.member(idKey, of: element).map { String(decoding: body.data($0), as: UTF8.self) }
-                // Pulled at the boundary by the last sync: a repeat, not a change.
+            // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
+            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element),
+                case let value = try body.value(valueRange), value != .null
+            {
+                // The id with a digest of the record's bytes: a record written again with the boundary's
+                // timestamp (a server clock of coarse resolution, the client's own push) is a change.
+                let id = try body.member(idKey, of: element).map {
+                    String(decoding: body.data($0), as: UTF8.self) + "#" + Self.digest(of: body.bytes[element])
+                }
+                // Pulled at the boundary by the last sync, unchanged: a repeat, not a change.
                 if let since, value == since, let id, seen.contains(id) {
                     changed = true
                     continue
                 }
                 if let current = largest, let order = Self.order(value, current) {
-                    if order > 0 { (largest, atLargest) = (value, id.map { [$0] } ?? []) }
-                    else if order == 0, let id { atLargest.append(id) }
+                    if order > 0 {
+                        (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                        isAtLargest = Set(atLargest)
+                    } else if order == 0, let id, isAtLargest.insert(id).inserted {
+                        atLargest.append(id)
+                    }
                 } else if largest == nil {
                     (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                    isAtLargest = Set(atLargest)
                 }
             }
             if isTombstone { changed = true } else { kept.append(element) }
@@ -116,11 +132,11 @@ extension HTTPPullShape {
             more = elements.count >= limit
             next.offset = (state.offset ?? 0) + elements.count
         case .nextLink:
-            let url = link.flatMap(HTTPLinkHeader.next(in:))
+            let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: pageURL) }
             more = url != nil
             next.next = url
         case .nextURL(let path):
-            let url = try body.text(at: path)
+            let url = try body.text(at: path).map { Self.resolve($0, against: pageURL) }
             more = url != nil
             next.next = url
         }
@@ -145,6 +161,26 @@ extension HTTPPullShape {
         }
         let recordsData = changed ? body.array(of: kept) : body.data(recordsRange)
         return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+    }
+
+    /// A next-page URL as an absolute URL: a relative one (`?page=2`, `/users?page=2`) is relative to the
+    /// page it came with (https://www.rfc-editor.org/rfc/rfc8288#section-3.2,
+    /// https://www.rfc-editor.org/rfc/rfc3986#section-5), not to the base URL. Text that is no URL stays
+    /// as it is, for ``url(base:state:limit:)`` to reject.
+    private static func resolve(_ target: String, against pageURL: URL) -> String {
+        URL(string: target, relativeTo: pageURL)?.absoluteString ?? target
+    }
+
+    /// A digest of a record's bytes (64-bit FNV-1a, hexadecimal; http://www.isthe.com/chongo/tech/comp/fnv/):
+    /// the same on every run, unlike `Hasher`, because it is stored in the cursor.
+    static func digest(of bytes: ArraySlice<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
     }
 
     /// `value` as compact JSON text.

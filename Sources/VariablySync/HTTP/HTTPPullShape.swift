@@ -33,8 +33,9 @@ public struct HTTPPullShape: Sendable {
         /// `parameter` carries the largest value of the records' `field` (a timestamp as ISO 8601 text
         /// in one format, or a number) seen by the last pull; the server answers the records whose
         /// `field` is greater **or equal**. Records at exactly that value that the last pull already
-        /// received (by id) are skipped: records sharing a timestamp are neither missed nor pulled again
-        /// and again.
+        /// received (the same id with the same bytes) are skipped: records sharing a timestamp are
+        /// neither missed nor pulled again and again, and a record written again within the same
+        /// timestamp (a clock of coarse resolution) is pulled.
         case updatedSince(parameter: String, field: String)
     }
 

@@ -14,11 +14,12 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     var next: String?
     /// The `changedSince` value to send, as the JSON text the server wrote (`"2026-…Z"` or `1700000000`).
     var since: String?
-    /// The ids (as JSON text) of the records at exactly `since` that a pull already received.
+    /// The records at exactly `since` that a pull already received: each its id (as JSON text), `#` and a
+    /// digest of its bytes, so that the same id written again at `since` is told from a repeat.
     var seen: [String]?
     /// During a pull: the largest `changedSince` value met so far, as JSON text.
     var largest: String?
-    /// During a pull: the ids of the records at `largest`.
+    /// During a pull: the records at `largest`, as in ``seen``.
     var atLargest: [String]?
 
     /// The state a cursor holds; a fresh state for no cursor. A bare token (the package's envelope, or a

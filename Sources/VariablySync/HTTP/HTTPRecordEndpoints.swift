@@ -7,7 +7,11 @@
 /// record was accepted and before a pull brought it back, the version that push was answered with.
 /// It is sent as `If-Match` (``Concurrency/ifMatch``) or left in the body for the server to compare
 /// (``Concurrency/versionInBody``). A `409` or `412` answer is a conflict: the server's record is read
-/// from the answer's body when it holds one, else with `GET {base}/{path}/{id}` (`404`: deleted).
+/// from the answer's body when it holds one (a JSON object that decodes as the model, not an error
+/// object), else with `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a
+/// conflict with the server's deletion; a policy that keeps the local record creates it again. A create
+/// answered `404` or `410` throws ``RemoteSourceError/httpStatus(_:body:)`` (no such collection): the
+/// new record stays, queued.
 /// Every request carries the change's `Idempotency-Key` header, so that a server can recognize a
 /// retried `POST`.
 ///

@@ -8,6 +8,10 @@ extension HTTPRemoteSource {
     /// sync cursor: the repository keeps it as the base of the record's next change.
     static var recordVersionPrefix: String { "record-version:" }
 
+    /// The version of a record the server does not have (answered `404` or `410`): the next upsert of
+    /// it creates it again, whatever version its JSON still carries.
+    static var absentRecordVersion: SyncCursor { SyncCursor(recordVersionPrefix + "null") }
+
     /// One request per change, in order; a transient failure fails the batch, which the repository
     /// retries with the same idempotency keys.
     func pushRecords(_ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints) async throws
@@ -32,15 +36,19 @@ extension HTTPRemoteSource {
             let text = String(cursor.rawValue.dropFirst(Self.recordVersionPrefix.count))
             return text.isEmpty ? nil : text
         }
+        // The server answered that it has no such record (a conflict with its deletion, kept local).
+        let isAbsent = change.baseCursor == Self.absentRecordVersion
         var request: HTTPRequestHead
         switch change.operation {
         case .delete:
             request = makeRequest(url: recordURL, method: "DELETE")
-            if case .ifMatch = endpoints.concurrency, let acknowledged { request.headers.append(("If-Match", Self.entityTag(acknowledged))) }
+            if case .ifMatch = endpoints.concurrency, let acknowledged, !isAbsent {
+                request.headers.append(("If-Match", Self.entityTag(acknowledged)))
+            }
         case .upsert(var record):
             let field = endpoints.versionField
             let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
-            let version = acknowledged ?? own
+            let version = isAbsent ? nil : acknowledged ?? own
             if field != nil, version == nil {
                 // New to the server.
                 if endpoints.createsWithPost {
@@ -63,11 +71,13 @@ extension HTTPRemoteSource {
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
-        return try await outcome(of: response, for: change, recordURL: recordURL, endpoints: endpoints)
+        let isCreate = request.method == "POST" || request.headers.contains { $0.name == "If-None-Match" }
+        return try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
     }
 
     private func outcome(
-        of response: Response, for change: RemoteChange<Model.ID>, recordURL: URL, endpoints: HTTPRecordEndpoints
+        of response: Response, for change: RemoteChange<Model.ID>, isCreate: Bool, recordURL: URL,
+        endpoints: HTTPRecordEndpoints
     ) async throws -> PushOutcome {
         let status = response.head.status
         let isDelete = if case .delete = change.operation { true } else { false }
@@ -75,14 +85,22 @@ extension HTTPRemoteSource {
         case 200...299:
             return .accepted(version: Self.recordVersion(of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
         case 404, 410:
+            if isCreate {
+                // No collection there (a wrong path), not a deleted record: the new record stays queued.
+                _ = try Self.successBody(response)
+                throw RemoteSourceError.httpStatus(status, body: "")
+            }
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
-            return isDelete ? .accepted(version: SyncCursor(Self.recordVersionPrefix)) : .conflict(serverRecord: nil, version: SyncCursor(Self.recordVersionPrefix))
+            return isDelete
+                ? .accepted(version: Self.absentRecordVersion) : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
         case 409, 412:
             var current = response
-            if (try? JSONBody(response.body)).map({ $0.bytes[$0.root.lowerBound] == UInt8(ascii: "{") }) != true {
+            // Many APIs answer a conflict with an error object: only a body that reads as the model is
+            // the server's record; a conflict settled with an error object would never settle.
+            if (try? KeySetJSONDecoder(source: .remote).decode(Model.self, from: response.body)) == nil {
                 current = try await exchange(makeRequest(url: recordURL, method: "GET"))
                 if [404, 410].contains(current.head.status) {
-                    return .conflict(serverRecord: nil, version: SyncCursor(Self.recordVersionPrefix))
+                    return .conflict(serverRecord: nil, version: Self.absentRecordVersion)
                 }
                 _ = try Self.successBody(current)
             }

@@ -137,7 +137,7 @@ where Model.ID: Codable & Sendable {
         }
         let body = try Self.successBody(response)
         return try shape.page(
-            body: body, link: response.head.headers["link"], state: state, limit: limit, idType: Model.ID.self)
+            body: body, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: Model.ID.self)
     }
 
     /// Sends the changes as ``api`` describes: one `POST {baseURL}/changes` with every change for the

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import VariablySync
+
+/// A repository against a real cursor-token API (`ShapedAPIServer.cursorAPI`): records and tombstones
+/// under `data`, `meta.next_cursor` and `meta.has_more`. Every request has a deadline of a few seconds,
+/// every server a lifetime, the suite a time limit.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonSyncServer.python != nil, "python3 is not installed"))
+struct HTTPCursorAPITests {
+    @Test func cacheMirrorsTheItemsAndTheirTombstonesAcrossSyncs() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...35))
+        // Tombstones of records the client never had, and of one that never existed.
+        try server.delete("items", ids: [4, 5, 40])
+        let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
+
+        let first = try await repository.sync()
+        #expect(first.pulled == 33)
+        #expect(first.pages == 4)
+        #expect(try await cachedNotes(repository) == server.state().items)
+
+        try server.put(
+            "items", [Note(id: 1, title: "edited 1"), Note(id: 2, title: "edited 2")] + Note.drafts(36...38))
+        try server.delete("items", ids: [3, 6])
+        let second = try await repository.sync()
+        #expect(second.pulled == 5)
+        #expect(second.deleted == 2)
+        #expect(try await cachedNotes(repository) == server.state().items)
+
+        let third = try await repository.sync()
+        #expect(third.pulled == 0)
+        #expect(third.deleted == 0)
+        #expect(try await cachedNotes(repository) == server.state().items)
+    }
+
+    @Test func pullOnlyAPIKeepsALocalSaveQueuedAndFailsTheSyncAsUnavailable() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...5))
+        let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
+        try await repository.sync()
+
+        var local = try #require(try await repository.fetch(id: 2))
+        local.title = "local edit"
+        try await repository.save(local)
+        try server.put("items", [Note(id: 3, title: "server edit")])
+        let asked = try server.state().requests.count
+        do {
+            try await repository.sync()
+            Issue.record("a push to a pull-only API should fail")
+        } catch let error as RemoteSourceError {
+            guard case .unavailable(let reason) = error else {
+                Issue.record("expected RemoteSourceError.unavailable, got \(error)")
+                return
+            }
+            #expect(reason.contains("pull-only"))
+            #expect(!error.isTransient)
+        }
+        #expect(try await repository.pendingChangeCount() == 1)
+        #expect(try await repository.fetch(id: 2)?.title == "local edit")
+        // The push comes first and fails without a request: not retried, and nothing pulled after it.
+        let state = try server.state()
+        #expect(state.requests.count == asked)
+        #expect(try await repository.fetch(id: 3)?.title == "note 3")
+        #expect(state.items.first { $0.id == 2 }?.title == "note 2")
+    }
+
+    @Test func batchPushVariantSyncsBothWaysAndSettlesAConflictForTheServer() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...20))
+        let repository = try server.makeRepository(ShapedAPIServer.cursorAPIWithBatchPush)
+        try await repository.sync()
+
+        var edited = try #require(try await repository.fetch(id: 2))
+        edited.title = "local edit"
+        try await repository.save([edited, Note(id: 21, title: "created locally")])
+        try await repository.delete(id: 3)
+        let pushed = try await repository.sync()
+        #expect(pushed.pushed == 3)
+        var state = try server.state()
+        #expect(state.items.map(\.id) == [1, 2] + Array(4...21))
+        #expect(state.items.first { $0.id == 2 }?.title == "local edit")
+        #expect(state.items.last?.title == "created locally")
+        #expect(try await cachedNotes(repository) == state.items)
+
+        try server.put("items", [Note(id: 5, title: "server edit")])
+        var stale = try #require(try await repository.fetch(id: 5))
+        stale.title = "stale local edit"
+        try await repository.save(stale)
+        let conflicted = try await repository.sync()
+        #expect(conflicted.conflicts.map(\.resolution) == [.keptServer])
+        state = try server.state()
+        #expect(state.items.first { $0.id == 5 }?.title == "server edit")
+        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await repository.pendingChangeCount() == 0)
+
+        let quiet = try await repository.sync()
+        #expect(quiet.pulled == 0)
+        #expect(quiet.pushed == 0)
+    }
+
+    /// Each fault hits the second page of the first sync; `401` means the server accepts only the
+    /// token that the request hook gets by refreshing.
+    @Test(arguments: ["500", "429", "truncate", "slow", "repeat", "401"])
+    func cacheMirrorsTheItemsThroughAFault(_ fault: String) async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...25))
+        try server.delete("items", ids: [7])
+        let vault = TokenVault(token: "old", refreshed: "new")
+        try server.requireToken(fault == "401" ? "new" : "old")
+        if fault != "401" { try server.fault(fault, path: "/items", skip: 1) }
+        let repository = try server.makeRepository(
+            ShapedAPIServer.cursorAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
+
+        let report = try await repository.sync()
+        var state = try server.state()
+        #expect(state.faultsLeft == 0)
+        #expect(try await cachedNotes(repository) == state.items)
+        #expect(vault.refreshes == (fault == "401" ? 1 : 0))
+        if ["500", "429", "truncate", "slow"].contains(fault) { #expect(report.retries >= 1) }
+        if fault == "401" {
+            #expect(state.requests.prefix(2).map(\.status) == [401, 200])
+            #expect(state.requests.prefix(2).map(\.authorization) == ["Bearer old", "Bearer new"])
+        } else {
+            #expect(state.requests.contains { $0.fault == fault })
+        }
+
+        try server.put("items", [Note(id: 1, title: "edited")] + Note.drafts(26...27))
+        try server.delete("items", ids: [2])
+        let second = try await repository.sync()
+        #expect(second.pulled == 3)
+        state = try server.state()
+        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await repository.sync().pulled == 0)
+    }
+
+    @Test func cursorThatNeverAdvancesStopsTheSyncWithAnError() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...5))
+        // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
+        try server.fault("stuck", path: "/items", times: 200)
+        let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
+        do {
+            try await repository.sync()
+            Issue.record("a cursor that never advances should stop the sync")
+        } catch SyncError.cursorDidNotAdvance(let cursor) {
+            #expect(cursor == "stuck")
+        }
+        let pulls = try server.state().requests.filter { $0.path == "/items" }.count
+        #expect(pulls <= 40)
+        // The repeated page was applied, as often as it came, and changed nothing.
+        #expect(try await cachedNotes(repository) == server.state().items)
+    }
+
+    @Test func unauthorizedAfterARefreshFailsTheSyncAfterTwoRequests() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("items", Note.drafts(1...3))
+        try server.requireToken("neither")
+        let vault = TokenVault(token: "old", refreshed: "new")
+        let repository = try server.makeRepository(ShapedAPIServer.cursorAPI, vault: vault)
+        do {
+            try await repository.sync()
+            Issue.record("a token the server never accepts should fail the sync")
+        } catch let error as RemoteSourceError {
+            guard case .httpStatus(401, _) = error else {
+                Issue.record("expected HTTP 401, got \(error)")
+                return
+            }
+        }
+        #expect(vault.refreshes == 1)
+        #expect(try server.state().requests.map(\.authorization) == ["Bearer old", "Bearer new"])
+        #expect(try await repository.count() == 0)
+    }
+}

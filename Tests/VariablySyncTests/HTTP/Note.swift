@@ -1,0 +1,43 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+/// The declared-shape tests' model: a note whose `updated_at` (ISO 8601 text) and `version` the server
+/// stamps on every write; a new note has neither yet.
+struct Note: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var title: String
+    var updatedAt: String?
+    var version: Int?
+
+    init(id: Int64, title: String, updatedAt: String? = nil, version: Int? = nil) {
+        self.id = id
+        self.title = title
+        self.updatedAt = updatedAt
+        self.version = version
+    }
+
+    init(from container: DecodingContainer<Note>) throws {
+        id = try container.decode(\.id)
+        title = try container.decode(\.title)
+        updatedAt = try container.decode(\.updatedAt)
+        version = try container.decode(\.version)
+    }
+
+    static let keySets = KeySets<Note>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.id, "id")
+            Key(\.title, "title")
+            Key(\.updatedAt, "updated_at")
+            Key(\.version, "version")
+        }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+
+    static let sqliteTable = SQLiteTable<Note>("shaped_notes", primaryKey: \.id)
+
+    /// Notes `ids`, titled `"<prefix> <id>"`, as the server has never seen them.
+    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "note") -> [Note] {
+        ids.map { Note(id: $0, title: "\(prefix) \($0)") }
+    }
+}

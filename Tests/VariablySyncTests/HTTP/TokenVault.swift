@@ -1,0 +1,42 @@
+import Foundation
+import VariablySync
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An access token that a request hook adds to every request, and refreshes (to `refreshed`) when the
+/// server has just answered 401, as an OAuth client would.
+final class TokenVault: @unchecked Sendable {
+    // `@unchecked Sendable`: `token` and `count` are only touched while `lock` is held.
+    private let lock = NSLock()
+    private var token: String
+    private let refreshed: String
+    private var count = 0
+
+    init(token: String, refreshed: String) {
+        self.token = token
+        self.refreshed = refreshed
+    }
+
+    /// How many times the hook refreshed the token.
+    var refreshes: Int { lock.withLock { count } }
+
+    /// The hook for `HTTPRemoteSource(prepare:)`.
+    var hook: HTTPRemoteSource<Note>.RequestHook {
+        { request, attempt in
+            let token = self.current(refreshing: attempt.isRetryAfterUnauthorized)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+    }
+
+    private func current(refreshing: Bool) -> String {
+        lock.withLock {
+            if refreshing {
+                count += 1
+                token = refreshed
+            }
+            return token
+        }
+    }
+}
