@@ -34,7 +34,7 @@ struct HTTPCursorAPITests {
         #expect(try await cachedNotes(repository) == server.state().items)
     }
 
-    @Test func pullOnlyAPIKeepsALocalSaveQueuedAndFailsTheSyncAsUnavailable() async throws {
+    @Test func pullOnlyAPIKeepsALocalSaveQueuedAndStillPulls() async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...5))
@@ -44,26 +44,17 @@ struct HTTPCursorAPITests {
         var local = try #require(try await repository.fetch(id: 2))
         local.title = "local edit"
         try await repository.save(local)
-        try server.put("items", [Note(id: 3, title: "server edit")])
-        let asked = try server.state().requests.count
-        do {
-            try await repository.sync()
-            Issue.record("a push to a pull-only API should fail")
-        } catch let error as RemoteSourceError {
-            guard case .unavailable(let reason) = error else {
-                Issue.record("expected RemoteSourceError.unavailable, got \(error)")
-                return
-            }
-            #expect(reason.contains("pull-only"))
-            #expect(!error.isTransient)
-        }
+        try server.put("items", [Note(id: 3, title: "server edit"), Note(id: 2, title: "server edit of 2")])
+        let report = try await repository.sync()
+        #expect(report.pushed == 0)
+        // Nothing was pushed: the local edit stays queued and in the cache, over the server's edit of it.
         #expect(try await repository.pendingChangeCount() == 1)
         #expect(try await repository.fetch(id: 2)?.title == "local edit")
-        // The push comes first and fails without a request: not retried, and nothing pulled after it.
+        // The pull ran: another record's server edit arrived.
+        #expect(try await repository.fetch(id: 3)?.title == "server edit")
         let state = try server.state()
-        #expect(state.requests.count == asked)
-        #expect(try await repository.fetch(id: 3)?.title == "note 3")
-        #expect(state.items.first { $0.id == 2 }?.title == "note 2")
+        #expect(state.items.first { $0.id == 2 }?.title == "server edit of 2")
+        #expect(!state.requests.contains { $0.method != "GET" })
     }
 
     @Test func batchPushVariantSyncsBothWaysAndSettlesAConflictForTheServer() async throws {
