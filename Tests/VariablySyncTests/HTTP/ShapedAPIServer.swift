@@ -43,11 +43,7 @@ import VariablySync
 final class ShapedAPIServer {
     /// The server's root, e.g. `http://127.0.0.1:41234`.
     let baseURL: URL
-    private let process: Process
-    private let folder: URL
-    private let input: FileHandle
-    private let output: FileHandle
-    private var pending = Data()
+    private let server: PythonScriptProcess
 
     /// The cursor API, pull-only: records and tombstones under `data`, the cursor and "has more" under `meta`.
     static let cursorAPI = HTTPAPI(
@@ -93,42 +89,12 @@ final class ShapedAPIServer {
 
     /// Starts the server; it exits by itself after `lifetime` seconds.
     init(lifetime: Int = 90) throws {
-        guard let python = PythonSyncServer.python else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
-        }
-        // Commands go through a pipe: a write after the script is gone must fail, not kill the test runner.
-        signal(SIGPIPE, SIG_IGN)
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("shaped-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = folder.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: script)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, String(lifetime)]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
-        try process.run()
-        let firstLine = String(decoding: Self.readLine(from: output, pending: &pending), as: UTF8.self)
-        guard let port = Int(firstLine.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(
-                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not start"])
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        server = try PythonScriptProcess(script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }
 
     func stop() {
-        try? input.close()
-        if process.isRunning {
-            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
+        server.stop()
     }
 
     // MARK: - Clients
@@ -224,8 +190,8 @@ final class ShapedAPIServer {
     private func command(_ object: [String: Any]) throws -> State {
         var line = try JSONSerialization.data(withJSONObject: object)
         line.append(UInt8(ascii: "\n"))
-        try input.write(contentsOf: line)
-        let answer = Self.readLine(from: output, pending: &pending)
+        try server.input.write(contentsOf: line)
+        let answer = server.readLine()
         guard let state = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
             let items = state["items"], let notes = state["notes"], let requests = state["requests"],
             let faultsLeft = state["faults"] as? Int
@@ -239,23 +205,6 @@ final class ShapedAPIServer {
             notes: try decoder.decode([Note].self, from: JSONSerialization.data(withJSONObject: notes)),
             requests: try JSONDecoder().decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             faultsLeft: faultsLeft)
-    }
-
-    /// The next line of the script's output (`pending` holds what was read past it), without waiting
-    /// past the output's end.
-    private static func readLine(from output: FileHandle, pending: inout Data) -> Data {
-        while !pending.contains(UInt8(ascii: "\n")) {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            pending.append(chunk)
-        }
-        guard let end = pending.firstIndex(of: UInt8(ascii: "\n")) else {
-            defer { pending = Data() }
-            return pending
-        }
-        let line = pending[pending.startIndex..<end]
-        pending = Data(pending[pending.index(after: end)...])
-        return Data(line)
     }
 }
 

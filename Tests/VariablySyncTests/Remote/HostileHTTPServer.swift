@@ -32,46 +32,17 @@ import Foundation
 /// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running.
 final class HostileHTTPServer {
     let baseURL: URL
-    private let process: Process
-    private let folder: URL
+    private let server: PythonScriptProcess
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
     init(_ modes: [String], records: String = "[]", lifetime: Int = 30) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = folder.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: script)
-        guard let python = PythonSyncServer.python else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
-        }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, modes.joined(separator: ","), String(lifetime), records]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.terminate()
-            throw CocoaError(
-                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the hostile server did not start"])
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+        server = try PythonScriptProcess(
+            script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), records], name: "hostile-http")
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
     }
 
     func stop() {
-        if process.isRunning {
-            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
+        server.stop()
     }
 
     private static let script = #"""

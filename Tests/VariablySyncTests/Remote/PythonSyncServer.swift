@@ -10,52 +10,17 @@ import Foundation
 /// seconds, so a crashed test cannot leave it running.
 final class PythonSyncServer {
     let baseURL: URL
-    private let process: Process
-    private let folder: URL
+    private let server: PythonScriptProcess
 
     /// Starts the server; the first `failingRequests` requests answer 503.
     init(failingRequests: Int = 0, lifetime: Int = 60) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let script = folder.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: script)
-        guard let python = Self.python else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
-        }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, String(failingRequests), String(lifetime)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        // The script prints its port on its first line once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the test server did not start"])
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+        server = try PythonScriptProcess(
+            script: Self.script, arguments: [String(failingRequests), String(lifetime)], name: "sync-http")
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
     }
 
-    /// The Python 3 interpreter the server runs on, if the machine has one (Debian: `apt-get install python3`).
-    static let python: String? = {
-        let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"]
-            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
     func stop() {
-        if process.isRunning {
-            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: folder)
+        server.stop()
     }
 
     private static let script = #"""
