@@ -216,7 +216,10 @@ extension DateCodingStrategy {
     public func encodedValue(for date: Date) -> JSONValue {
         switch output {
         case .secondsSince1970: return .double(date.timeIntervalSince1970)
-        case .millisecondsSince1970: return .int(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        case .millisecondsSince1970:
+            // Beyond Int64 (a date read from a hostile number), the exact double instead of a trap.
+            let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+            return Int64(exactly: milliseconds).map(JSONValue.int) ?? .double(milliseconds)
         case .iso8601(let fractionalSeconds):
             return .string(FlexibleDateParser.iso8601String(from: date, fractionalSeconds: fractionalSeconds))
         case .dateOnly:

@@ -157,7 +157,7 @@ enum FlexibleDateParser {
     static func iso8601String(from date: Date, fractionalSeconds: Bool) -> String {
         // A `Date` rarely holds a millisecond exactly (07.010 is 07.00999...): round to the nearest
         // millisecond when writing them, so what was read writes back the same; whole seconds truncate.
-        let scaled = date.timeIntervalSince1970 * 1000
+        let scaled = clamped(date.timeIntervalSince1970 * 1000)
         let totalMilliseconds = Int64(fractionalSeconds ? scaled.rounded() : scaled.rounded(.down))
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let seconds = Int((totalMilliseconds - Int64(milliseconds)) / 1000)
@@ -173,8 +173,15 @@ enum FlexibleDateParser {
     /// `2024-05-01` in `timeZone`.
     static func dateOnlyString(from date: Date, timeZone: TimeZone) -> String {
         let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
-        let (year, month, day) = civilFromDays(Int((local / 86_400).rounded(.down)))
+        let (year, month, day) = civilFromDays(Int(clamped(local / 86_400).rounded(.down)))
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    }
+
+    /// `value` within what converts to `Int64` (about ±292 million years in milliseconds): a date read
+    /// from a hostile number (`-651621365166566586900`) writes as a far date instead of trapping.
+    static func clamped(_ value: Double) -> Double {
+        guard !value.isNaN else { return 0 }
+        return min(max(value, -9.2e18), 9.2e18)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

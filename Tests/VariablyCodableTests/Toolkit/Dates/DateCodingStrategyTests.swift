@@ -183,3 +183,27 @@ import VariablyCodable
         #expect(try PropertyListDecoder().decode(Member.self, from: data, source: .local) == Member.sample)
     }
 }
+
+@Suite struct FarDateOutputTests {
+    /// Found by `Fuzz/run dates`: a date read from a huge number trapped when written back (`Int64` of a
+    /// double out of range).
+    @Test(arguments: ["-651621365166566586900", "651621365166566586900", "99999999999999999999999"])
+    func aDateReadFromAHugeNumberWritesBackWithoutTrapping(text: String) throws {
+        let strategies: [DateCodingStrategy] = [
+            .flexible, .secondsSince1970, .millisecondsSince1970, .iso8601, .iso8601WithFractionalSeconds, .dateOnly,
+        ]
+        var read = 0
+        for reading in strategies {
+            guard let date = reading.date(from: text) else { continue }
+            read += 1
+            for writing in strategies { _ = writing.encodedValue(for: date) }
+            var zoned = DateCodingStrategy.dateOnly
+            zoned.defaultTimeZone = TimeZone(identifier: "Asia/Tokyo")!
+            _ = zoned.encodedValue(for: date)
+        }
+        #expect(read > 0)
+        for date in [Date(timeIntervalSince1970: .infinity), Date(timeIntervalSince1970: -.infinity), Date(timeIntervalSince1970: .nan)] {
+            for writing in strategies { _ = writing.encodedValue(for: date) }
+        }
+    }
+}
