@@ -29,7 +29,7 @@ extension PropertyListDecoder {
     ///   model, else the decoder's errors.
     /// - Complexity: O(n) in the size of `data` for the check, then Foundation's decoding.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, source: CodingSource) throws -> T {
-        try XMLPropertyListNestingCheck.validate(data)
+        try XMLPropertyListCheck.validate(data)
         try BinaryPropertyListCheck.validate(data)
         let copy = PropertyListDecoder()
         copy.userInfo = userInfo

@@ -12,16 +12,32 @@ import Testing
 
     @Test(arguments: ["", "\u{FEFF}", " \n\t", "\u{FEFF}\n"])
     func anXMLPropertyListNestedTooDeepIsRefusedWhateverComesBeforeIt(prefix: String) {
-        #expect(throws: DecodingError.self) { try XMLPropertyListNestingCheck.validate(nested(10_000, prefix: prefix)) }
+        #expect(throws: DecodingError.self) { try XMLPropertyListCheck.validate(nested(10_000, prefix: prefix)) }
         #expect(throws: DecodingError.self) {
             try PropertyListDecoder().decode([JSONValue].self, from: nested(10_000, prefix: prefix), source: .local)
         }
     }
 
-    @Test func nestingUpToTheLimitIsAccepted() throws {
-        try XMLPropertyListNestingCheck.validate(nested(XMLPropertyListNestingCheck.maximumNesting))
+    /// Found by `Fuzz/run local_plist`: Foundation traps on bytes that are not UTF-8 inside an element
+    /// of an XML property list it reads as UTF-8.
+    @Test(arguments: [#"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml vers-8"?>"#, ""])
+    func anXMLPropertyListThatIsNotUTF8IsRefused(declaration: String) throws {
+        var data = Data((declaration + #"<plist version="1.0"><dict><key>AGE</key><integer>"#).utf8)
+        data.append(contentsOf: [UInt8](repeating: 0xFF, count: 21))
+        data.append(contentsOf: Data("19</integer></dict></plist>".utf8))
+        #expect(throws: DecodingError.self) { try XMLPropertyListCheck.validate(data) }
         #expect(throws: DecodingError.self) {
-            try XMLPropertyListNestingCheck.validate(nested(XMLPropertyListNestingCheck.maximumNesting + 1))
+            try PropertyListDecoder().decode([String: Int].self, from: data, source: .local)
+        }
+        // The same document in valid UTF-8 reads.
+        let valid = Data((declaration + #"<plist version="1.0"><dict><key>AGE</key><integer>19</integer></dict></plist>"#).utf8)
+        #expect(try PropertyListDecoder().decode([String: Int].self, from: valid, source: .local) == ["AGE": 19])
+    }
+
+    @Test func nestingUpToTheLimitIsAccepted() throws {
+        try XMLPropertyListCheck.validate(nested(XMLPropertyListCheck.maximumNesting))
+        #expect(throws: DecodingError.self) {
+            try XMLPropertyListCheck.validate(nested(XMLPropertyListCheck.maximumNesting + 1))
         }
     }
 

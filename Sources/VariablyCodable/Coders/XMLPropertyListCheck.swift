@@ -1,20 +1,27 @@
 package import Foundation
 
-/// A bound on the nesting of an XML property list before Foundation reads it.
+/// Checks an XML property list before Foundation reads it, for two inputs that stop the process there.
 ///
-/// Foundation's XML property list reader recurses once per level of arrays and dictionaries with no
-/// limit, so a damaged or hostile file nested 10,000 deep overflows the stack; counting the opening
-/// and closing tags first turns such a file into a `DecodingError` instead.
-package enum XMLPropertyListNestingCheck {
+/// - Nesting: Foundation's XML property list reader recurses once per level of arrays and
+///   dictionaries with no limit, so a damaged or hostile file nested 10,000 deep overflows the stack;
+///   counting the opening and closing tags first turns such a file into a `DecodingError` instead.
+/// - Encoding: it traps on bytes that are not UTF-8 in a document it reads as UTF-8 (found by
+///   `Fuzz/run local_plist`: `<integer>` followed by `0xFF` bytes); such a document is refused first.
+package enum XMLPropertyListCheck {
     /// The deepest nesting of arrays and dictionaries accepted, as for JSON.
     package static let maximumNesting = 512
 
     /// Throws `DecodingError.dataCorrupted` if `data` is an XML property list nested deeper than
-    /// ``maximumNesting``; returns quietly for anything else (binary property lists have their own check).
+    /// ``maximumNesting``, or one read as UTF-8 whose bytes are not UTF-8; returns quietly for anything
+    /// else (binary property lists have their own check).
     ///
     /// - Complexity: O(n) in the size of `data`.
     package static func validate(_ data: Data) throws {
         guard isXML(data) else { return }
+        if declaresUTF8(data), String(validating: data, as: UTF8.self) == nil {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "The XML property list is not valid UTF-8."))
+        }
         var depth = 0
         var index = data.startIndex
         let open = UInt8(ascii: "<")
@@ -35,6 +42,15 @@ package enum XMLPropertyListNestingCheck {
             }
             index = next
         }
+    }
+
+    /// Whether the XML declaration names UTF-8 or no encoding (the default): anything but an
+    /// `encoding="…"` naming another one in the document's first line.
+    private static func declaresUTF8(_ data: Data) -> Bool {
+        let head = String(decoding: data.prefix(200).prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self).lowercased()
+        guard let range = head.range(of: "encoding=") else { return true }
+        let value = head[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+        return value.hasPrefix("utf-8") || value.hasPrefix("utf8")
     }
 
     /// Whether `data` starts like an XML document: `<` after an optional UTF-8 byte order mark and
