@@ -12,13 +12,15 @@ package enum XMLPropertyListCheck {
     package static let maximumNesting = 512
 
     /// Throws `DecodingError.dataCorrupted` if `data` is an XML property list nested deeper than
-    /// ``maximumNesting``, or one read as UTF-8 whose bytes are not UTF-8; returns quietly for anything
+    /// ``maximumNesting``, or one whose bytes are not UTF-8; returns quietly for anything
     /// else (binary property lists have their own check).
     ///
     /// - Complexity: O(n) in the size of `data`.
     package static func validate(_ data: Data) throws {
         guard isXML(data) else { return }
-        if declaresUTF8(data), String(validating: data, as: UTF8.self) == nil {
+        // Whatever its declaration says: Foundation reads the document's bytes as UTF-8 (a Latin-1 string
+        // with a byte above 0x7F is an error there too, an integer with one a trap).
+        if String(validating: data, as: UTF8.self) == nil {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(codingPath: [], debugDescription: "The XML property list is not valid UTF-8."))
         }
@@ -42,15 +44,6 @@ package enum XMLPropertyListCheck {
             }
             index = next
         }
-    }
-
-    /// Whether the XML declaration names UTF-8 or no encoding (the default): anything but an
-    /// `encoding="…"` naming another one in the document's first line.
-    private static func declaresUTF8(_ data: Data) -> Bool {
-        let head = String(decoding: data.prefix(200).prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self).lowercased()
-        guard let range = head.range(of: "encoding=") else { return true }
-        let value = head[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
-        return value.hasPrefix("utf-8") || value.hasPrefix("utf8")
     }
 
     /// Whether `data` starts like an XML document: `<` after an optional UTF-8 byte order mark and

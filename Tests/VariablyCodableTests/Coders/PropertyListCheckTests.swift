@@ -20,7 +20,9 @@ import Testing
 
     /// Found by `Fuzz/run local_plist`: Foundation traps on bytes that are not UTF-8 inside an element
     /// of an XML property list it reads as UTF-8.
-    @Test(arguments: [#"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml vers-8"?>"#, ""])
+    @Test(arguments: [
+        #"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml vers-8"?>"#, "", #"<?xml versioencoding=ncoding="UTF-6"?>"#,
+    ])
     func anXMLPropertyListThatIsNotUTF8IsRefused(declaration: String) throws {
         var data = Data((declaration + #"<plist version="1.0"><dict><key>AGE</key><integer>"#).utf8)
         data.append(contentsOf: [UInt8](repeating: 0xFF, count: 21))
