@@ -27,13 +27,7 @@ final class TransformedKeyCoder<Model, Value>: KeyCoder<Model>, @unchecked Senda
 
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
         let value = model[keyPath: keyPath]
-        guard let transform = options.transform else {
-            throw EncodingError.invalidValue(
-                value,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription: "\(Value.self) is not Encodable and this source's key of \(keyPath) has no transform."))
-        }
+        guard let transform = options.transform else { throw missingTransform(value, keyPath) }
         try sink.encode(transform.encode(value), at: index)
     }
 
@@ -77,13 +71,7 @@ final class OptionalTransformedKeyCoder<Model, Wrapped>: KeyCoder<Model>, @unche
             try sink.encodeNil(at: index)
             return
         }
-        guard let transform = options.transform else {
-            throw EncodingError.invalidValue(
-                value,
-                EncodingError.Context(
-                    codingPath: [],
-                    debugDescription: "\(Wrapped.self) is not Encodable and this source's key of \(keyPath) has no transform."))
-        }
+        guard let transform = options.transform else { throw missingTransform(value, keyPath) }
         try sink.encode(transform.encode(value), at: index)
     }
 
@@ -96,4 +84,14 @@ final class OptionalTransformedKeyCoder<Model, Wrapped>: KeyCoder<Model>, @unche
         guard let writable else { readOnly(keyPath) }
         model[keyPath: writable] = try container.decodeTransformed(Wrapped.self, entry: index, isRequired: false)
     }
+}
+
+/// The error of encoding a value whose type is not `Encodable` through a key without a transform
+/// (a key another source's style derived).
+private func missingTransform<Value>(_ value: Value, _ keyPath: AnyKeyPath) -> EncodingError {
+    EncodingError.invalidValue(
+        value,
+        EncodingError.Context(
+            codingPath: [],
+            debugDescription: "\(Value.self) is not Encodable and this source's key of \(keyPath) has no transform."))
 }
