@@ -27,7 +27,7 @@ import Foundation
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
 /// | `throttle` | 429 with `Retry-After: 1` |
-/// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 3 s ahead |
+/// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 60 s ahead |
 ///
 /// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running.
 final class HostileHTTPServer {
@@ -162,7 +162,7 @@ final class HostileHTTPServer {
                 elif mode == "throttle":
                     reply(conn, "429 Too Many Requests", b'{"error": "slow down"}', ["Retry-After: 1"])
                 elif mode == "throttle-date":
-                    date = formatdate(time.time() + 3, usegmt=True)
+                    date = formatdate(time.time() + 60, usegmt=True)
                     reply(conn, "503 Service Unavailable", b'{"error": "later"}', ["Retry-After: " + date])
             except OSError:
                 pass
