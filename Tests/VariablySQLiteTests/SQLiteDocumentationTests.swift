@@ -97,9 +97,9 @@ extension User: SQLiteStorable {
         for user in [User(id: 99, userName: "x", email: Self.users[0].email, age: 1, isActive: true), Self.users[0]] {
             do {
                 try db.write { try $0.insert(user) }
-            } catch SQLiteError.constraintUnique {
+            } catch ResultCode.constraintUnique {
                 caught += "unique "   // email taken
-            } catch SQLiteError.constraint {
+            } catch ResultCode.constraint {
                 caught += "other"     // any other constraint (primary key, NOT NULL, ...)
             }
         }

@@ -25,5 +25,5 @@ extension KeySetDecodingBackend {
     /// ```swift
     /// backend.absenceDetail(entry: 0)   // nil
     /// ```
-    public func absenceDetail(entry index: Int) -> String? { nil }
+    package func absenceDetail(entry index: Int) -> String? { nil }
 }

@@ -36,6 +36,3 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible {
     public var description: String { keys.joined(separator: ".") }
 }
 
-/// The former name of ``DataPath``.
-@available(*, deprecated, renamed: "DataPath")
-public typealias KeyPathComponents = DataPath

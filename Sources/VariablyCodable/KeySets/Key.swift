@@ -12,9 +12,9 @@
 /// ```
 public struct Key<Model>: Sendable {
     /// The model's property.
-    public let keyPath: any PartialKeyPath<Model> & Sendable
+    package let keyPath: any PartialKeyPath<Model> & Sendable
     /// The key in the source, or `nil` to derive it from the property name.
-    public let name: SourceKey?
+    package let name: SourceKey?
     /// How values of this property are read and written.
     package let coder: KeyCoder<Model>
     /// The toolkit options set with modifiers such as ``lenient(_:)`` or ``dates(_:)``.

@@ -25,7 +25,7 @@ public final class KeySet<Model>: Sendable {
     package let excludedKeyPaths: [any PartialKeyPath<Model> & Sendable]
 
     /// The resolved entries, in coding order.
-    public let entries: [KeyEntry<Model>]
+    package let entries: [KeyEntry<Model>]
     /// Where each entry lives in a document, for coding backends.
     package let layout: KeySetLayout
     /// Each entry's coder, in entry order (a copy of `entries.map(\.coder)` that loops can walk without
@@ -129,7 +129,7 @@ public final class KeySet<Model>: Sendable {
     }
 
     /// The entry for `keyPath`, or `nil` if this source has no key for it.
-    public func entry(for keyPath: AnyKeyPath) -> KeyEntry<Model>? {
+    package func entry(for keyPath: AnyKeyPath) -> KeyEntry<Model>? {
         index(of: keyPath).map { entries[$0] }
     }
 

@@ -10,7 +10,7 @@ extension Database {
     /// try db.write { try $0.insert(user) }
     /// ```
     ///
-    /// - Throws: ``SQLiteError`` (`SQLiteError.constraintPrimaryKey` when the key exists), or
+    /// - Throws: ``SQLiteError`` (`ResultCode.constraintPrimaryKey` matches it when the key exists), or
     ///   ``RecordEncodingError`` when a property cannot be encoded.
     public func insert<Model: SQLiteStorable>(_ model: Model) throws {
         try insert(CollectionOfOne(model))

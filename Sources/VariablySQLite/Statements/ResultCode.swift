@@ -1,14 +1,14 @@
 /// A SQLite result code, primary (`SQLITE_CONSTRAINT`) or extended (`SQLITE_CONSTRAINT_UNIQUE`).
 ///
 /// See https://www.sqlite.org/rescode.html. A primary code matches every extended code that refines
-/// it, so `catch SQLiteError.constraint` catches a unique-constraint violation:
+/// it, so `catch ResultCode.constraint` catches a unique-constraint violation:
 ///
 /// ```swift
 /// do {
 ///     try db.write { try $0.insert(user) }
-/// } catch SQLiteError.constraintUnique {
+/// } catch ResultCode.constraintUnique {
 ///     // a duplicate
-/// } catch SQLiteError.constraint {
+/// } catch ResultCode.constraint {
 ///     // any other constraint
 /// }
 /// ```
@@ -25,7 +25,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
 
     /// Whether this is a primary code.
-    public var isPrimary: Bool { rawValue & 0xFF == rawValue }
+    package var isPrimary: Bool { rawValue & 0xFF == rawValue }
 
     /// Whether `other` is this code or, if this is a primary code, one of its extended codes.
     public func matches(_ other: ResultCode) -> Bool {

@@ -12,7 +12,7 @@ public struct Row: Hashable, Sendable {
     public let values: [SQLValue]
 
     /// Creates a row.
-    public init(columnNames: [String], values: [SQLValue]) {
+    package init(columnNames: [String], values: [SQLValue]) {
         precondition(columnNames.count == values.count, "A row needs one name per value.")
         self.columnNames = columnNames
         self.values = values

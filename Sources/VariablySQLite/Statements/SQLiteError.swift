@@ -6,7 +6,7 @@
 /// ```swift
 /// do {
 ///     try db.write { try $0.insert(user) }
-/// } catch SQLiteError.constraint {
+/// } catch ResultCode.constraint {
 ///     // matches SQLITE_CONSTRAINT and every SQLITE_CONSTRAINT_* extended code
 /// } catch let error as SQLiteError {
 ///     print(error.code, error.message ?? "", error.sql ?? "")
@@ -36,9 +36,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return SQLiteError(code: code, message: message, sql: sql, arguments: arguments)
     }
 
-    /// The primary result code.
-    public var primaryCode: ResultCode { code.primary }
-
     public var description: String {
         var text = "SQLite error \(code)"
         if let message { text += ": \(message)" }
@@ -53,49 +50,4 @@ extension ResultCode {
         guard let error = error as? SQLiteError else { return false }
         return code.matches(error.code)
     }
-}
-
-// MARK: - Codes as members, for `catch SQLiteError.constraint`
-
-extension SQLiteError {
-    /// `SQLITE_ERROR`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let error = ResultCode.error
-    /// `SQLITE_BUSY`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let busy = ResultCode.busy
-    /// `SQLITE_LOCKED`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let locked = ResultCode.locked
-    /// `SQLITE_READONLY`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let readOnly = ResultCode.readOnly
-    /// `SQLITE_INTERRUPT`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let interrupt = ResultCode.interrupt
-    /// `SQLITE_IOERR`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let ioError = ResultCode.ioError
-    /// `SQLITE_CORRUPT`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let corrupt = ResultCode.corrupt
-    /// `SQLITE_FULL`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let full = ResultCode.full
-    /// `SQLITE_CANTOPEN`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let cantOpen = ResultCode.cantOpen
-    /// `SQLITE_TOOBIG`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let tooBig = ResultCode.tooBig
-    /// `SQLITE_CONSTRAINT`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraint = ResultCode.constraint
-    /// `SQLITE_MISMATCH`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let mismatch = ResultCode.mismatch
-    /// `SQLITE_MISUSE`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let misuse = ResultCode.misuse
-    /// `SQLITE_RANGE`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let range = ResultCode.range
-    /// `SQLITE_NOTADB`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let notADatabase = ResultCode.notADatabase
-    /// `SQLITE_CONSTRAINT_CHECK`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraintCheck = ResultCode.constraintCheck
-    /// `SQLITE_CONSTRAINT_FOREIGNKEY`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraintForeignKey = ResultCode.constraintForeignKey
-    /// `SQLITE_CONSTRAINT_NOTNULL`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraintNotNull = ResultCode.constraintNotNull
-    /// `SQLITE_CONSTRAINT_PRIMARYKEY`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraintPrimaryKey = ResultCode.constraintPrimaryKey
-    /// `SQLITE_CONSTRAINT_UNIQUE`, for `catch SQLiteError.x`; a primary code also matches its extended codes.
-    public static let constraintUnique = ResultCode.constraintUnique
 }

@@ -8,9 +8,9 @@
 /// Arguments may hold private data: ``SQLiteError`` keeps them reachable but never prints them.
 public struct StatementArguments: Hashable, Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
     /// Values for `?` and `?NNN` parameters, in order.
-    public var positional: [SQLValue]
+    package var positional: [SQLValue]
     /// Values for `:name`, `@name` and `$name` parameters, keyed by name without its prefix.
-    public var named: [String: SQLValue]
+    package var named: [String: SQLValue]
 
     /// Creates arguments.
     ///

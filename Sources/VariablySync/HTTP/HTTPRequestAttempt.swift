@@ -9,7 +9,7 @@ public struct HTTPRequestAttempt: Sendable {
     /// ```swift
     /// try await remote.prepare?(&request, HTTPRequestAttempt(isRetryAfterUnauthorized: false))
     /// ```
-    public init(isRetryAfterUnauthorized: Bool) {
+    package init(isRetryAfterUnauthorized: Bool) {
         self.isRetryAfterUnauthorized = isRetryAfterUnauthorized
     }
 }

@@ -64,17 +64,17 @@ where Model.ID: Codable & Sendable {
     public typealias RequestHook = @Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void
 
     /// The URL the endpoint paths are appended to.
-    public let baseURL: URL
+    package let baseURL: URL
     /// The API's shape: where pulls find records and cursors, how pushes are sent.
-    public let api: HTTPAPI
+    package let api: HTTPAPI
     /// The per-request hook, if any.
-    public let prepare: RequestHook?
+    package let prepare: RequestHook?
     /// Headers sent with every request, e.g. `Authorization`.
-    public let headers: [String: String]
+    package let headers: [String: String]
     /// How long one request may take, from connecting to the last byte of the answer.
-    public let timeout: TimeInterval
+    package let timeout: TimeInterval
     /// The largest answer accepted, in bytes; a larger one throws ``RemoteSourceError/responseTooLarge(limit:)``.
-    public let maximumResponseSize: Int
+    package let maximumResponseSize: Int
     let session: URLSession
     /// Sends `http://` requests through `session` too, even where the socket client is available
     /// (tests of the URLSession path).

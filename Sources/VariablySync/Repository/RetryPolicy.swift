@@ -66,7 +66,7 @@ public struct RetryPolicy: Sendable {
     /// ```swift
     /// RetryPolicy.standard.delay(beforeAttempt: 2, random: 0.5)   // 100 ms
     /// ```
-    public func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
+    package func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
         let base = initialDelay * pow(multiplier, Double(max(attempt - 2, 0)))
         let capped = min(base, maxDelay)
         let factor = 1 + jitter * (random * 2 - 1)

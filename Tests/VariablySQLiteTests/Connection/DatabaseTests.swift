@@ -101,7 +101,7 @@ import VariablyTestSupport
         do {
             try db.read { try $0.insert(User.sample(0)) }
             Issue.record("A reader connection wrote.")
-        } catch SQLiteError.readOnly {
+        } catch ResultCode.readOnly {
         }
     }
 

@@ -193,7 +193,7 @@ struct ReliabilityBadRowCorpusTests {
             _ = try db.read { try $0.count(User.self) }
             Issue.record("a garbage file opened as a database")
         } catch let error as SQLiteError {
-            #expect(error.primaryCode == .notADatabase, "\(error)")
+            #expect(error.code.primary == .notADatabase, "\(error)")
         }
     }
 

@@ -149,9 +149,9 @@ import VariablySQLite
         for sql in ["INSERT INTO u (id, name) VALUES (1, NULL)", "INSERT INTO u (id, name) VALUES (1, 'a')"] {
             do {
                 try db.write { try $0.execute(sql: sql) }
-            } catch SQLiteError.constraintUnique {
+            } catch ResultCode.constraintUnique {
                 caught.append("unique")
-            } catch SQLiteError.constraintNotNull {
+            } catch ResultCode.constraintNotNull {
                 caught.append("not null")
             } catch {
                 caught.append("other \(error)")
@@ -159,7 +159,7 @@ import VariablySQLite
         }
         do {
             try db.write { try $0.execute(sql: "INSERT INTO u (id, name) VALUES (1, 'b')") }
-        } catch SQLiteError.constraint {
+        } catch ResultCode.constraint {
             caught.append("constraint")
         }
         #expect(caught == ["not null", "constraint"])

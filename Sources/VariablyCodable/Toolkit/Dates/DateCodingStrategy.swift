@@ -149,7 +149,7 @@ extension DateCodingStrategy {
     /// DateCodingStrategy.flexible.date(fromNumber: 1_714_566_600)       // seconds
     /// DateCodingStrategy.flexible.date(fromNumber: 1_714_566_600_000)   // milliseconds
     /// ```
-    public func date(fromNumber number: Double) -> Date {
+    package func date(fromNumber number: Double) -> Date {
         switch numberUnit {
         case .seconds: return Date(timeIntervalSince1970: number)
         case .milliseconds: return Date(timeIntervalSince1970: number / 1000)
@@ -166,7 +166,7 @@ extension DateCodingStrategy {
     ///
     /// - Throws: `DecodingError.typeMismatch` for another kind of value, `.dataCorrupted` for a string in
     ///   no accepted format.
-    public func date(from value: JSONValue, codingPath: [any CodingKey]) throws -> Date {
+    package func date(from value: JSONValue, codingPath: [any CodingKey]) throws -> Date {
         switch value {
         case .int(let number): return date(fromNumber: Double(number))
         case .double(let number) where number.isFinite: return date(fromNumber: number)
@@ -213,7 +213,7 @@ extension DateCodingStrategy {
     /// DateCodingStrategy.millisecondsSince1970.encodedValue(for: date)   // .int(1714566600000)
     /// DateCodingStrategy.iso8601.encodedValue(for: date)                 // .string("2024-05-01T12:30:00Z")
     /// ```
-    public func encodedValue(for date: Date) -> JSONValue {
+    package func encodedValue(for date: Date) -> JSONValue {
         switch output {
         case .secondsSince1970: return .double(date.timeIntervalSince1970)
         case .millisecondsSince1970:

@@ -97,7 +97,7 @@ public struct KeyStyle: Hashable, Sendable {
     /// ```
     ///
     /// - Complexity: O(n) in the length of `name`.
-    public static func words(in name: String) -> [String] {
+    package static func words(in name: String) -> [String] {
         var words: [String] = []
         let characters = Array(name)
         var current = ""

@@ -56,7 +56,7 @@ public struct DecodeEvent: Sendable, CustomStringConvertible {
     /// ```swift
     /// let event = DecodeEvent(kind: .elementRemoved, codingPath: decoder.codingPath)
     /// ```
-    public init(
+    package init(
         kind: Kind, source: CodingSource? = nil, modelType: String? = nil, keyPath: String? = nil,
         propertyName: String? = nil, codingPath: [any CodingKey], detail: String? = nil
     ) {

@@ -50,7 +50,7 @@ public final class DecodeReport: @unchecked Sendable, CustomStringConvertible {
     /// ```swift
     /// report.record(DecodeEvent(kind: .elementRemoved, codingPath: decoder.codingPath))
     /// ```
-    public func record(_ event: DecodeEvent) {
+    package func record(_ event: DecodeEvent) {
         lock.lock()
         storage.append(event)
         lock.unlock()
