@@ -62,4 +62,31 @@ import Testing
         #expect(later.since == #""2026-01-01T00:00:07Z""#)
         #expect(ids(later.seen) == ["4"])
     }
+
+    @Test(arguments: [
+        "https://elsewhere.example/notes?page=2", "//elsewhere.example/notes?page=2",
+        "https://api.example:8443/notes?page=2", "http://api.example/notes?page=2",
+    ])
+    func nextPagesOnAnotherOriginAreRefusedBeforeAnyRequest(next: String) throws {
+        var state = HTTPPullState()
+        state.next = next
+        let base = URL(string: "https://api.example/v1")!
+        #expect {
+            try shape.url(base: base, state: state, limit: 10)
+        } throws: { error in
+            guard case .invalidResponse(let message) = error as? RemoteSourceError else { return false }
+            return message.contains("not on the origin of https://api.example/v1")
+        }
+    }
+
+    @Test(arguments: [
+        "https://api.example/v1/notes?page=2", "HTTPS://API.example:443/notes?page=2", "/notes?page=2", "?page=2",
+    ])
+    func nextPagesOnTheSameOriginAreFollowed(next: String) throws {
+        var state = HTTPPullState()
+        state.next = next
+        let url = try shape.url(base: URL(string: "https://api.example/v1")!, state: state, limit: 10)
+        #expect(url.host?.lowercased() == "api.example")
+        #expect(url.query == "page=2")
+    }
 }
