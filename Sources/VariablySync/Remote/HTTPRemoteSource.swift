@@ -176,6 +176,12 @@ where Model.ID: Codable & Sendable {
         return true
     }
 
+    /// The base URL and the pull path (`https://api.example.com/v1 notes`): a cache synced with one
+    /// server starts over when it is pointed at another.
+    public var feedIdentifier: String {
+        api.pull.path.isEmpty ? baseURL.absoluteString : baseURL.absoluteString + " " + api.pull.path
+    }
+
     // MARK: - Internals
 
     func makeRequest(url: URL, method: String) -> HTTPRequestHead {

@@ -55,9 +55,28 @@ public protocol RemoteSource<Model>: Sendable {
     /// Whether the source takes pushes; `false` for a read-only source, whose repository then pulls
     /// without pushing and keeps local changes queued. `true` unless a source says otherwise.
     var acceptsPushes: Bool { get }
+
+    /// A stable name for the feed of changes this source serves, such as its base URL. The repository
+    /// keeps its cursor per table and feed: when a cache that was synced with one feed is synced with
+    /// another (a staging server, then production), the old cursor means nothing there, so the sync
+    /// starts over as ``Repository/resync()`` does, and keeps the queued local changes. The type's name
+    /// unless a source says otherwise.
+    ///
+    /// ```swift
+    /// struct ProfileFeed: RemoteSource {
+    ///     let region: String
+    ///     var feedIdentifier: String { "profiles-\(region)" }
+    ///     // pull(after:limit:) and push(_:) ...
+    /// }
+    /// ```
+    var feedIdentifier: String { get }
 }
 
 extension RemoteSource {
     /// `true`: a source takes pushes unless it says otherwise.
     public var acceptsPushes: Bool { true }
+
+    /// The source's type name, such as `MyApp.ProfileFeed`: every instance serves the same feed unless
+    /// the source says otherwise.
+    public var feedIdentifier: String { String(reflecting: Self.self) }
 }

@@ -85,15 +85,22 @@ extension Repository {
         var report = SyncReport<Model.ID>()
         do {
             let state = self.state
-            let pendingCount = try await database.read { try state.pendingCount($0) }
+            let feed = remote.feedIdentifier
+            let (pendingCount, lastFeed) = try await database.read { try (state.pendingCount($0), state.feed($0)) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
             try await pushPendingChanges(into: &report)
+            // A cursor of another feed means nothing to this one: start over, as a resync does.
+            let feedChanged = lastFeed != nil && lastFeed != feed
+            if feedChanged && !fromStart { report.resyncReason = .feedChanged }
             do {
-                try await pullChanges(into: &report, fromStart: fromStart)
-            } catch RemoteSourceError.invalidCursor where !fromStart && configuration.resyncsOnUnknownCursor {
-                report.resynced = true
+                try await pullChanges(into: &report, fromStart: fromStart || feedChanged)
+            } catch RemoteSourceError.invalidCursor
+                where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
+            {
+                report.resyncReason = .unknownCursor
                 try await pullChanges(into: &report, fromStart: true)
             }
+            if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
         } catch {
             // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
             report.duration = start.duration(to: clock.now)

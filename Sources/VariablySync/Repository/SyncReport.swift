@@ -35,9 +35,19 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var cursor: SyncCursor?
     /// Wall-clock time of the sync.
     public var duration: Duration = .zero
-    /// Whether the pull started over from the beginning because the server no longer knew the cursor
-    /// (see ``SyncConfiguration/resyncsOnUnknownCursor``).
-    public var resynced = false
+    /// Whether the pull started over from the beginning by itself: because the server no longer knew
+    /// the cursor (see ``SyncConfiguration/resyncsOnUnknownCursor``), or because the cache was last
+    /// synced with another feed (see ``RemoteSource/feedIdentifier``).
+    public var resynced: Bool { resyncReason != nil }
+
+    /// Why the pull started over by itself.
+    package enum ResyncReason: Sendable {
+        case unknownCursor
+        case feedChanged
+    }
+
+    /// Why the pull started over by itself, if it did.
+    package var resyncReason: ResyncReason?
     /// Whether the sync ran to the end; `false` in the partial report of a failed sync
     /// (``Repository/lastReport``, ``SyncProgress/failed(_:partialReport:)``).
     public var isComplete = false
@@ -58,7 +68,11 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         }
         text += ", \(skipped.count) skipped, \(retries) retr\(retries == 1 ? "y" : "ies")"
         text += ", " + String(format3: seconds) + " s"
-        if resynced { text += " (full resync: the server did not know the cursor)" }
+        switch resyncReason {
+        case .unknownCursor: text += " (full resync: the server did not know the cursor)"
+        case .feedChanged: text += " (full resync: the cache was last synced with another feed)"
+        case nil: break
+        }
         return text
     }
 }

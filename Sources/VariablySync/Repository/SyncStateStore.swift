@@ -29,7 +29,8 @@ struct SyncStateStore: Sendable {
         CREATE TABLE IF NOT EXISTS "variably_sync_state" (
             "table_name" TEXT PRIMARY KEY NOT NULL,
             "cursor" TEXT,
-            "synced_at" REAL
+            "synced_at" REAL,
+            "feed" TEXT
         );
         CREATE TABLE IF NOT EXISTS "variably_pending_changes" (
             "sequence" INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -56,6 +57,11 @@ struct SyncStateStore: Sendable {
         try db.execute(sql: createSQL)
         let columns = try db.fetch(sql: #"SELECT "name" FROM pragma_table_info('variably_pending_changes')"#)
             .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        let stateColumns = try db.fetch(sql: #"SELECT "name" FROM pragma_table_info('variably_sync_state')"#)
+            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        if !stateColumns.contains("feed") {
+            try db.execute(sql: #"ALTER TABLE "variably_sync_state" ADD COLUMN "feed" TEXT"#)
+        }
         if !columns.contains("sent") {
             try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "sent" INTEGER NOT NULL DEFAULT 0"#)
         }
@@ -70,6 +76,24 @@ struct SyncStateStore: Sendable {
             sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
         guard case .text(let text)? = value else { return nil }
         return SyncCursor(text)
+    }
+
+    /// The ``RemoteSource/feedIdentifier`` of the source the table was last caught up with; `nil`
+    /// before the first complete pull (and in files written before feeds were recorded).
+    func feed(_ db: Database) throws -> String? {
+        let value = try db.fetchValue(
+            sql: #"SELECT "feed" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
+        guard case .text(let text)? = value else { return nil }
+        return text
+    }
+
+    func setFeed(_ feed: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                INSERT INTO "variably_sync_state" ("table_name", "feed") VALUES (?, ?)
+                ON CONFLICT ("table_name") DO UPDATE SET "feed" = excluded."feed"
+                """#,
+            arguments: [table, feed])
     }
 
     /// Forgets the accepted versions: the pull has caught up past them, so the cursor is the base again.
