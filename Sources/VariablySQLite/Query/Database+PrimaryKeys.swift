@@ -31,6 +31,17 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         try TableMapping<Model>.shared.primaryKeyValue(id)
     }
 
+    /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such
+    /// as a server's `"version"` field; `nil` when `source` has no such key or the table no column for it.
+    package func quotedColumn(forTopLevelKey key: String, in source: CodingSource) -> String? {
+        let mapping = TableMapping<Model>.shared
+        guard let other = Model.keySets[source],
+            let entry = other.entries.first(where: { $0.key.alternatives.contains { $0.keys == [key] } }),
+            let index = mapping.keySet.index(of: entry.keyPath)
+        else { return nil }
+        return mapping.columns[index].quotedName
+    }
+
     /// The positions of the key set's entries whose columns a pull may overwrite: those `source` also
     /// has a key for. The others are local-only columns.
     package func entries(sharedWith source: CodingSource) -> [Int] {

@@ -164,3 +164,16 @@ extension HTTPRemoteSource {
         return url
     }
 }
+
+// MARK: - Conditional deletions
+
+extension HTTPRemoteSource: RecordVersionedSource {
+    /// The version field of per-record endpoints that send `If-Match`: a deletion sends the version the
+    /// client last saw, so that it does not win over a server edit made since.
+    package var deletionVersionField: String? {
+        guard case .perRecord(let endpoints) = api.push, case .ifMatch = endpoints.concurrency else { return nil }
+        return endpoints.versionField
+    }
+
+    package var deletionBasePrefix: String { Self.recordVersionPrefix }
+}

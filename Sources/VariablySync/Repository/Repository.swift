@@ -83,10 +83,17 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.state = SyncStateStore(table: primaryKey.table)
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
         let state = self.state
+        // A deletion carries the version the client last saw when the source makes deletions conditional.
+        var deletionVersion: SyncStateStore.DeletionVersion?
+        if let versioned = remote as? any RecordVersionedSource, let field = versioned.deletionVersionField,
+            let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
+        {
+            deletionVersion = SyncStateStore.DeletionVersion(quotedColumn: column, prefix: versioned.deletionBasePrefix)
+        }
         try database.write { db in
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
-            try state.installCapture(primaryKeyColumn: primaryKey.quotedColumn, db)
+            try state.installCapture(primaryKeyColumn: primaryKey.quotedColumn, deletionVersion: deletionVersion, db)
         }
     }
 

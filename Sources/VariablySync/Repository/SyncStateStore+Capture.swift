@@ -14,15 +14,34 @@ import VariablySQLite
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
     /// Bump when the trigger bodies change: older triggers of the table are replaced.
-    static let captureVersion = 1
+    static let captureVersion = 2
 
-    /// Creates the capture triggers of the table, replacing those of older versions.
-    func installCapture(primaryKeyColumn: String, _ db: Database) throws {
+    /// Where a deletion finds the version the client last saw of the record it deletes.
+    struct DeletionVersion: Equatable {
+        /// The column of the version, quoted for SQL.
+        let quotedColumn: String
+        /// The text a deletion's base starts with (``RecordVersionedSource/deletionBasePrefix``).
+        let prefix: String
+    }
+
+    /// Creates the capture triggers of the table, replacing those of older versions and those made for
+    /// another `deletionVersion`.
+    func installCapture(primaryKeyColumn: String, deletionVersion: DeletionVersion?, _ db: Database) throws {
         try db.execute(
             sql: #"""
                 CREATE TABLE IF NOT EXISTS "variably_capture_paused" ("table_name" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID
                 """#)
-        let prefix = "variably_capture_v\(Self.captureVersion)_\(table)_"
+        // The variant names the deletion version's column and prefix, so that a repository opened with
+        // another source replaces the triggers (64-bit FNV-1a, stable across runs).
+        let variant = deletionVersion.map { version -> String in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in (version.quotedColumn + "\u{0}" + version.prefix).utf8 {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
+            return String(hash, radix: 16)
+        } ?? "0"
+        let prefix = "variably_capture_v\(Self.captureVersion)_\(variant)_\(table)_"
         let stale = try db.fetch(
             sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "tbl_name" = ? AND "name" LIKE 'variably_capture_v%'"#,
             arguments: [table]
@@ -47,7 +66,9 @@ extension SyncStateStore {
                 sql: """
                     CREATE TRIGGER IF NOT EXISTS \(SQL.quote(prefix + trigger.suffix))
                     AFTER \(trigger.event) ON \(quotedTable) WHEN \(trigger.condition)
-                    BEGIN \(enqueueSQL(recordID: "json_quote(\(trigger.row).\(primaryKeyColumn))", operation: trigger.operation)); END
+                    BEGIN \(enqueueSQL(
+                        recordID: "json_quote(\(trigger.row).\(primaryKeyColumn))", operation: trigger.operation,
+                        deletion: trigger.operation == "delete" ? deletionVersion.map { ($0, trigger.row) } : nil)); END
                     """)
         }
     }
@@ -66,20 +87,37 @@ extension SyncStateStore {
     /// new operation with a new idempotency key (the queued content is read when pushing). If the
     /// replaced key was sent, it is remembered in `superseded_keys`: the server may have applied it
     /// without the client hearing back (https://www.sqlite.org/json1.html#jins for `json_insert`).
-    private func enqueueSQL(recordID: String, operation: String) -> String {
+    ///
+    /// A deletion of a row (`OLD`) whose version `deletion` names is based on that version unless a
+    /// later accepted one exists; it also replaces the base of a queued upsert that had no version.
+    private func enqueueSQL(recordID: String, operation: String, deletion: (version: DeletionVersion, row: String)?) -> String {
         let table = SQL.literal(.text(table))
+        let base = deletion.map { "\(deletionBaseSQL($0.version, row: $0.row)), " } ?? ""
+        let rebase = deletion.map { deletion in
+            """
+            "base_cursor" = CASE WHEN "base_cursor" IS NULL OR substr("base_cursor", 1, \(deletion.version.prefix.utf8.count)) \
+            IS NOT \(SQL.literal(.text(deletion.version.prefix))) THEN excluded."base_cursor" ELSE "base_cursor" END,
+            """
+        } ?? ""
         return """
             INSERT INTO "variably_pending_changes"
                 ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
             VALUES (\(table), \(recordID), '\(operation)', lower(hex(randomblob(16))), coalesce(
                 (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
-                (SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \(table))),
+                \(base)(SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \(table))),
                 (julianday('now') - 2440587.5) * 86400.0)
             ON CONFLICT ("table_name", "record_id") DO UPDATE SET
-                "operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
+                \(rebase)"operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
                 "superseded_keys" = CASE WHEN "sent" = 1
                     THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
                 "sent" = 0
             """
+    }
+
+    /// The base of a deletion of `row` (`OLD`): the prefix and the row's version as JSON text, or `NULL`
+    /// when the row has none (https://www.sqlite.org/json1.html#jquote).
+    private func deletionBaseSQL(_ version: DeletionVersion, row: String) -> String {
+        "CASE WHEN \(row).\(version.quotedColumn) IS NULL THEN NULL "
+            + "ELSE \(SQL.literal(.text(version.prefix))) || json_quote(\(row).\(version.quotedColumn)) END"
     }
 }

@@ -221,6 +221,8 @@ struct HTTPPageAPITests {
                 "PUT /notes/1 200", "POST /notes 201", "DELETE /notes/2 204",
             ])
         #expect(writes[0].ifMatch == "\"1\"")
+        // The deletion sends the version the client pulled, read from the deleted row.
+        #expect(writes[2].ifMatch == "\"1\"")
         #expect(Set(writes.compactMap(\.idempotencyKey)).count == 3)
 
         let quiet = try await repository.sync()
@@ -280,6 +282,48 @@ struct HTTPPageAPITests {
         let puts = state.requests.filter { $0.method == "PUT" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
         #expect(puts == ["\"1\" 412", "\"2\" 200"])
         #expect(try await repository.sync().pulled == 0)
+    }
+
+    /// A deletion of a note the client only pulled must not win over a server edit it never saw.
+    @Test(arguments: [false, true])
+    func deletionOfANoteEditedOnTheServerSendsTheVersionLastSeen(clientWins: Bool) async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...3))
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
+        try await repository.sync()
+
+        try server.put("notes", [Note(id: 2, title: "server edit")])
+        try await repository.delete(id: 2)
+        let report = try await repository.sync()
+        #expect(report.conflicts.map(\.resolution) == [clientWins ? .keptLocal : .keptServer])
+
+        let state = try server.state()
+        #expect(state.notes.map(\.id) == (clientWins ? [1, 3] : [1, 2, 3]))
+        #expect(try await cachedNotes(repository) == state.notes)
+        #expect(try await repository.pendingChangeCount() == 0)
+        let deletes = state.requests.filter { $0.method == "DELETE" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
+        #expect(deletes == (clientWins ? ["\"1\" 412", "\"2\" 204"] : ["\"1\" 412"]))
+    }
+
+    /// A note edited locally, then deleted, is deleted with the version it was pulled at.
+    @Test func deletionOfANoteEditedLocallyKeepsThePulledVersion() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.put("notes", Note.drafts(1...3))
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        try await repository.sync()
+
+        var local = try #require(try await repository.fetch(id: 3))
+        local.title = "local edit"
+        try await repository.save(local)
+        try await repository.delete(id: 3)
+        let report = try await repository.sync()
+        #expect(report.conflicts.isEmpty)
+        let state = try server.state()
+        #expect(state.notes.map(\.id) == [1, 2])
+        let writes = state.requests.filter { $0.method != "GET" }.map { "\($0.method) \($0.ifMatch ?? "-") \($0.status)" }
+        #expect(writes == ["DELETE \"1\" 204"])
     }
 
     @Test func editOfANoteDeletedOnTheServerEndsDeletedByDefault() async throws {
