@@ -5,10 +5,10 @@ public import VariablySync
 
 extension SimulatedServer {
     /// The number of live (not deleted) records.
-    public var recordCount: Int { liveCount }
+    public var recordCount: Int { feed.liveCount }
 
     /// The cursor after the latest change: a client holding it is caught up.
-    public var latestCursor: SyncCursor { SyncCursor(String(clock)) }
+    public var latestCursor: SyncCursor { SyncCursor(String(feed.clock)) }
 
     /// The live record with `id`, or `nil`: decoded from the JSON the server stores for it (as a client
     /// would decode it before any ``renameKey(_:to:)``).
@@ -17,14 +17,14 @@ extension SimulatedServer {
     /// let user = await server.record(id: 42)
     /// ```
     public func record(id: Model.ID) -> Model? {
-        rows[id].flatMap(model(of:))
+        feed.rows[id].flatMap(model(of:))
     }
 
     /// Every live record, in the order they were first written.
     ///
     /// - Complexity: O(n): one decode per record.
     public func allRecords() -> [Model] {
-        insertionOrder.compactMap { rows[$0].flatMap(model(of:)) }
+        feed.insertionOrder.compactMap { feed.rows[$0].flatMap(model(of:)) }
     }
 
     /// Replaces the faults injected from now on.
@@ -55,7 +55,7 @@ extension SimulatedServer {
     /// await server.delete(id: 5)
     /// ```
     public func delete(id: Model.ID) {
-        guard rows[id]?.isLive == true else { return }
+        guard feed.rows[id]?.isLive == true else { return }
         tombstone(id)
     }
 
@@ -68,7 +68,7 @@ extension SimulatedServer {
     /// - Throws: ``VariablyCodingError`` if the edited record cannot be encoded.
     /// - Complexity: One decode and one encode.
     public func update(id: Model.ID, _ edit: @Sendable (inout Model) -> Void) throws {
-        guard var model = rows[id].flatMap(model(of:)) else { return }
+        guard var model = feed.rows[id].flatMap(model(of:)) else { return }
         edit(&model)
         try write(model)
     }
@@ -99,18 +99,18 @@ extension SimulatedServer {
         var changes = OtherClientChanges()
         var touched = Set<Model.ID>()
         func pick() -> Model.ID? {
-            for _ in 0..<(insertionOrder.count * 4 + 16) {
-                let id = insertionOrder[Int.random(in: 0..<insertionOrder.count, using: &random)]
-                if rows[id]?.isLive == true, touched.insert(id).inserted { return id }
+            for _ in 0..<(feed.insertionOrder.count * 4 + 16) {
+                let id = feed.insertionOrder[Int.random(in: 0..<feed.insertionOrder.count, using: &random)]
+                if feed.rows[id]?.isLive == true, touched.insert(id).inserted { return id }
             }
             return nil
         }
-        guard !insertionOrder.isEmpty else {
+        guard !feed.insertionOrder.isEmpty else {
             for record in insertions { try write(record); changes.inserted.append(record.id) }
             return changes
         }
         for _ in 0..<edits {
-            guard let id = pick(), var model = rows[id].flatMap(model(of:)) else { break }
+            guard let id = pick(), var model = feed.rows[id].flatMap(model(of:)) else { break }
             edit(&model, &random)
             try write(model)
             changes.updated.append(id)

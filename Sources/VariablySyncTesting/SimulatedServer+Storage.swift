@@ -20,7 +20,7 @@ extension SimulatedServer {
 
     func version(of cursor: SyncCursor?) throws -> Int64 {
         guard let cursor else { return 0 }
-        guard let version = Int64(cursor.rawValue), version >= 0, version <= clock else {
+        guard let version = Int64(cursor.rawValue), version >= 0, version <= feed.clock else {
             throw RemoteSourceError.invalidCursor(cursor)
         }
         return version
@@ -28,10 +28,10 @@ extension SimulatedServer {
 
     func firstLogIndex(after version: Int64) -> Int {
         var low = 0
-        var high = logVersions.count
+        var high = feed.logVersions.count
         while low < high {
             let middle = (low + high) / 2
-            if logVersions[middle] <= version { low = middle + 1 } else { high = middle }
+            if feed.logVersions[middle] <= version { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -39,29 +39,17 @@ extension SimulatedServer {
     /// Stores `model` as a new write: O(1) plus one encode.
     func write(_ model: Model) throws {
         lastWriterKey[model.id] = nil
-        let json = try encoder.encode(model)
-        clock += 1
-        if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: model.id) {
-            if !earlier.isLive { liveCount += 1 }
-        } else {
-            insertionOrder.append(model.id)
-            liveCount += 1
-        }
-        logVersions.append(clock)
-        logIDs.append(model.id)
+        feed.write(try encoder.encode(model), for: model.id)
     }
 
     /// Replaces the record with `id` by a tombstone: O(1).
     func tombstone(_ id: Model.ID) {
         lastWriterKey[id] = nil
-        clock += 1
-        if rows.updateValue(Row(json: nil, version: clock), forKey: id)?.isLive == true { liveCount -= 1 }
-        logVersions.append(clock)
-        logIDs.append(id)
+        feed.write(nil, for: id)
     }
 
     /// The model stored in `row`, or `nil` for a tombstone: one decode of the stored JSON.
-    func model(of row: Row) -> Model? {
+    func model(of row: ChangeFeed<Model.ID>.Row) -> Model? {
         guard let json = row.json else { return nil }
         return try? storedDecoder.decode(Model.self, from: json)
     }
@@ -72,7 +60,7 @@ extension SimulatedServer {
     }
 
     func apply(_ change: RemoteChange<Model.ID>) -> PushOutcome {
-        let row = rows[change.id]
+        let row = feed.rows[change.id]
         if let base = change.baseCursor {
             guard let baseVersion = Int64(base.rawValue) else {
                 return .rejected(reason: "unknown base cursor \"\(base)\"")
@@ -101,7 +89,7 @@ extension SimulatedServer {
                 return .rejected(reason: "the record does not encode: \(error)")
             }
         case .delete:
-            guard row?.isLive == true else { return .accepted(version: SyncCursor(String(row?.version ?? clock))) }
+            guard row?.isLive == true else { return .accepted(version: SyncCursor(String(row?.version ?? feed.clock))) }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey

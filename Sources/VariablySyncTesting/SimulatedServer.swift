@@ -51,31 +51,12 @@ where Model.ID: Codable & Sendable {
         public var inserted: [Model.ID] = []
     }
 
-    /// A record as stored: its JSON as encoded, before any ``renameKey(_:to:)`` (renames are applied
-    /// when the record is served), or `nil` for a tombstone. The JSON is the record, as on a real
-    /// server: the model is decoded from it when one is asked for, so a million records are not kept
-    /// twice.
-    struct Row {
-        var json: Data?
-        var version: Int64
-
-        var isLive: Bool { json != nil }
-    }
-
     /// The faults injected from now on.
     public internal(set) var faults: SimulatedFaults
     /// What the server has done so far.
     public internal(set) var statistics = Statistics()
 
-    var rows: [Model.ID: Row] = [:]
-    /// The number of rows holding a live record, kept as rows change.
-    var liveCount = 0
-    var insertionOrder: [Model.ID] = []
-    // The change feed: entry i is the write with version i + 1 (every write appends one entry). An
-    // entry superseded by a later write of the same id stays, and is skipped when served.
-    var logVersions: [Int64] = []
-    var logIDs: [Model.ID] = []
-    var clock: Int64 = 0
+    var feed = ChangeFeed<Model.ID>()
     var random: SeededRandomNumberGenerator
     var appliedChanges: [String: PushResult<Model.ID>] = [:]
     /// The idempotency key of the pushed change that last wrote each record (absent after other writes).
@@ -115,10 +96,7 @@ where Model.ID: Codable & Sendable {
         // `\User.id`, so the entry is found by its property name.
         self.idKey = Model.keySets[.remote]?.entries.first { $0.propertyName == "id" }?.key.primary.keys.first
         let expected = records.underestimatedCount
-        rows.reserveCapacity(expected)
-        insertionOrder.reserveCapacity(expected)
-        logVersions.reserveCapacity(expected)
-        logIDs.reserveCapacity(expected)
+        feed.reserveCapacity(expected)
         var iterator = records.makeIterator()
         var batch: [Model] = []
         batch.reserveCapacity(Self.encodingBatchSize)
@@ -126,17 +104,7 @@ where Model.ID: Codable & Sendable {
             batch.removeAll(keepingCapacity: true)
             while batch.count < Self.encodingBatchSize, let record = iterator.next() { batch.append(record) }
             let encoded = try Self.encodeConcurrently(batch, with: encoder)
-            for (record, json) in zip(batch, encoded) {
-                clock += 1
-                if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: record.id) {
-                    if !earlier.isLive { liveCount += 1 }
-                } else {
-                    insertionOrder.append(record.id)
-                    liveCount += 1
-                }
-                logVersions.append(clock)
-                logIDs.append(record.id)
-            }
+            for (record, json) in zip(batch, encoded) { feed.write(json, for: record.id) }
         } while batch.count == Self.encodingBatchSize
     }
 
@@ -171,12 +139,12 @@ where Model.ID: Codable & Sendable {
         var recordCount = 0
         var deleted: [Model.ID] = []
         var last = after
-        while index < logVersions.count, recordCount + deleted.count < limit {
-            let id = logIDs[index]
-            let version = logVersions[index]
+        while index < feed.logVersions.count, recordCount + deleted.count < limit {
+            let id = feed.logIDs[index]
+            let version = feed.logVersions[index]
             last = version
             index += 1
-            guard let row = rows[id], row.version == version else { continue }  // superseded by a later write
+            guard let row = feed.rows[id], row.version == version else { continue }  // superseded by a later write
             guard let stored = row.json else {
                 deleted.append(id)
                 continue
@@ -194,7 +162,7 @@ where Model.ID: Codable & Sendable {
         records.append(UInt8(ascii: "]"))
         let page = RemotePage(
             records: records, deletedIDs: deleted, nextCursor: SyncCursor(String(last)),
-            hasMore: index < logVersions.count)
+            hasMore: index < feed.logVersions.count)
         successfulPulls += 1
         lastPage = page
         return page
