@@ -8,7 +8,8 @@ import VariablySyncTesting
 
 /// A minimal HTTP/1.1 server on 127.0.0.1 serving the package's envelope (`GET /users/changes?after=`)
 /// from pages prepared in advance, one connection per request: what the client's transport costs,
-/// not what a server's storage costs.
+/// not what a server's storage costs. With `gzip`, every page is served gzipped (`gzip -6`, run once
+/// per page while the server is prepared) with `Content-Encoding: gzip`.
 ///
 /// `@unchecked Sendable`: every property is set in `init` and never changes; the accept loop runs on
 /// a thread of its own and reads them only.
@@ -17,9 +18,10 @@ final class LoopbackServer: @unchecked Sendable {
     private let listener: Int32
     /// The body of each page, by the `after` cursor that asks for it ("" for the first page).
     private let pages: [String: Data]
+    private let isGzipped: Bool
 
     /// Serves the pages `server` gives for `pageSize`, read now.
-    init(serving server: SimulatedServer<BenchUser>, pageSize: Int) throws {
+    init(serving server: SimulatedServer<BenchUser>, pageSize: Int, gzip: Bool = false) throws {
         var pages: [String: Data] = [:]
         var cursor: SyncCursor?
         while true {
@@ -28,11 +30,12 @@ final class LoopbackServer: @unchecked Sendable {
             var body = Data(#"{"records":"#.utf8)
             body.append(page.records)
             body.append(contentsOf: #","deleted":[],"next_cursor":"\#(page.nextCursor.rawValue)","has_more":\#(page.hasMore)}"#.utf8)
-            pages[after?.rawValue ?? ""] = body
+            pages[after?.rawValue ?? ""] = gzip ? try Self.gzipped(body) : body
             cursor = page.nextCursor
             if !page.hasMore { break }
         }
         self.pages = pages
+        isGzipped = gzip
 
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -77,7 +80,8 @@ final class LoopbackServer: @unchecked Sendable {
         let after = URLComponents(string: target)?.queryItems?.first { $0.name == "after" }?.value ?? ""
         let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
         let status = pages[after] == nil ? "410 Gone" : "200 OK"
-        var response = Data("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+        let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""
+        var response = Data("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n\(coding)Content-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
         response.append(body)
         response.withUnsafeBytes { raw in
             var sent = 0
@@ -87,6 +91,24 @@ final class LoopbackServer: @unchecked Sendable {
                 sent += count
             }
         }
+    }
+}
+
+extension LoopbackServer {
+    /// `data` compressed by the system's `gzip -6` (the library has no compressor, and no zlib).
+    static func gzipped(_ data: Data) throws -> Data {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = folder.appendingPathComponent("page.json")
+        try data.write(to: input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-6", input.path]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchmarkError("gzip failed") }
+        return try Data(contentsOf: input.appendingPathExtension("gz"))
     }
 }
 

@@ -53,6 +53,8 @@ extension HTTPRemoteSource {
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        // URLSession would inflate a compressed body whole before the size check below can see it:
+        // asking for identity keeps a well-behaved server from compressing (see `URLSessionCall`).
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         urlRequest.httpBody = request.body
         let call = URLSessionCall(

@@ -46,11 +46,13 @@ public import VariablyCodable
 /// **Transport.** `timeout` bounds each request as a whole (connecting, sending, every byte of the
 /// answer), however slowly the server trickles. Cursors go in the query percent-encoded, RFC 3986
 /// unreserved characters only, so `ab+c/d==` arrives intact. On Linux, `http://` URLs use a small
-/// built-in HTTP/1.1 client over POSIX sockets (one connection per request, `Accept-Encoding:
-/// identity`, the response head limited to 64 KiB, the body to `maximumResponseSize` while it is
-/// read): FoundationNetworking stops the process on some broken answers (a status line followed by a
-/// closed connection), which no caller could catch. `https://` URLs, and every URL on Apple platforms,
-/// use `session`; there the size limit is checked once the body has arrived.
+/// built-in HTTP/1.1 client over POSIX sockets (one connection per request, `Accept-Encoding: gzip,
+/// deflate`, the response head limited to 64 KiB, the body to `maximumResponseSize` while it is read,
+/// and again once decoded, so a gzip bomb stops at the limit): FoundationNetworking stops the process
+/// on some broken answers (a status line followed by a closed connection), which no caller could
+/// catch. `https://` URLs, and every URL on Apple platforms, use `session`, asking for `identity`; a
+/// body the server compresses anyway is inflated whole by URLSession, and the size limit is checked
+/// against the inflated body once it has arrived.
 ///
 /// ```swift
 /// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)

@@ -7,8 +7,9 @@ import Foundation
 /// (§7.1); else `Content-Length`; else everything until the server closes. Interim 1xx responses are
 /// skipped. Anything that could make a reader disagree with the server about where the body ends
 /// (two different lengths, a length next to a transfer coding, a transfer coding other than
-/// `chunked`) is refused, and so is a `Content-Encoding` other than `identity`: the client never
-/// advertises one, and a compressed body could not be bounded.
+/// `chunked`) is refused. A `gzip` or `deflate` `Content-Encoding` is decoded once the body is complete
+/// (after any chunked framing), within the same limit (see `HTTPContentCoding`); any other coding is
+/// refused, since the request advertises only these two.
 struct HTTPResponseParser {
     /// The parsed status and headers, once the head is complete.
     struct Head: Equatable {
@@ -41,6 +42,7 @@ struct HTTPResponseParser {
     private var buffer = Data()
     private var framing = Framing.untilClose
     private var chunk = ChunkState.size
+    private var coding = HTTPContentCoding.identity
 
     private enum ChunkState: Equatable {
         case size
@@ -67,6 +69,7 @@ struct HTTPResponseParser {
             // framing was wrong, and the body cannot be trusted.
             throw .truncated("the server sent more bytes than it announced (a wrong Content-Length)")
         }
+        if isComplete { try decodeContent() }
     }
 
     /// Tells the parser the server closed the connection.
@@ -81,6 +84,7 @@ struct HTTPResponseParser {
             body = buffer
             buffer = Data()
             isComplete = true
+            try decodeContent()
         case .length(let length):
             let received = body.count + buffer.count
             throw .truncated(
@@ -147,6 +151,7 @@ struct HTTPResponseParser {
         }
         head = Head(status: status, headers: headers)
         framing = try Self.framing(status: status, headers: headers, lengths: lengths)
+        if status != 204, status != 304 { coding = try HTTPContentCoding(header: headers["content-encoding"]) }
         if case .length(let length) = framing, length > maximumBodySize { throw .tooLarge(limit: maximumBodySize) }
         if case .length(0) = framing { isComplete = true }
         return true
@@ -183,6 +188,13 @@ struct HTTPResponseParser {
         }
     }
 
+    /// Replaces a compressed body by its decoded bytes, once.
+    private mutating func decodeContent() throws(Failure) {
+        guard coding != .identity else { return }
+        body = try coding.decode(body, limit: maximumBodySize, isCloseDelimited: framing == .untilClose)
+        coding = .identity
+    }
+
     /// The next CRLF-terminated line of the chunked framing, at most 4 KiB.
     private mutating func takeLine() throws(Failure) -> String? {
         guard let end = buffer.firstRange(of: Self.lineBreak) else {
@@ -214,9 +226,6 @@ struct HTTPResponseParser {
         -> Framing
     {
         if status == 204 || status == 304 { return .length(0) }
-        if let encoding = headers["content-encoding"], encoding.lowercased() != "identity" {
-            throw .malformed("unsupported Content-Encoding \"\(encoding.prefix(40))\" (the request asked for identity)")
-        }
         if let coding = headers["transfer-encoding"] {
             guard coding.lowercased() == "chunked" else {
                 throw .malformed("unsupported Transfer-Encoding \"\(coding.prefix(40))\"")

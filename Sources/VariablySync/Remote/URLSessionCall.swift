@@ -10,6 +10,9 @@ import Foundation
 /// The size limit is checked once the body has arrived: FoundationNetworking on Linux does not call a
 /// task's own delegate (`URLSessionTask.delegate`; tried: an endless body was never reported), and
 /// the session's delegate belongs to the caller, so the body cannot be watched while it arrives.
+/// The request asks for `Accept-Encoding: identity`; a server that compresses anyway gets its body
+/// inflated by URLSession (libcurl in FoundationNetworking, CFNetwork on Apple platforms) before it
+/// reaches this object, so the limit applies to the inflated bytes, after they are all in memory.
 ///
 /// `@unchecked Sendable`: every mutable property is only touched while holding `lock` (the completion
 /// handler, the timer and the cancellation arrive on different threads); the rest is immutable.

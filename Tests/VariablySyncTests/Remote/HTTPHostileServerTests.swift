@@ -92,11 +92,11 @@ struct HTTPHostileServerTests {
         let head = echoed?["head"] as? String ?? ""
         #expect(head.hasPrefix("GET /users/changes?after=ab%2Bc%2Fd%3D%3D%C3%A9%20%3F%26&limit=10 HTTP/1.1\r\n"))
         #expect(echoed?["after"] as? [String] == ["ab+c/d==é ?&"])
-        #expect(head.contains("\r\nAccept-Encoding: identity\r\n"))
+        #expect(head.contains("\r\nAccept-Encoding: gzip, deflate\r\n"))
         #expect(head.contains("\r\nConnection: close"))
     }
 
-    @Test func urlSessionPathEncodesTheCursorAndAsksForIdentityToo() async throws {
+    @Test func urlSessionPathEncodesTheCursorAndAsksForIdentity() async throws {
         let server = try HostileHTTPServer(["echo", "gzip"])
         defer { server.stop() }
         var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
@@ -133,14 +133,47 @@ struct HTTPHostileServerTests {
 
     // MARK: - 4. Encodings and sizes
 
-    @Test func compressedAnswerIsRefusedBecauseOnlyIdentityWasAsked() async throws {
-        let (server, result) = try await pull(["gzip"])
+    @Test(arguments: ["gzip", "gzip-chunked", "deflate", "deflate-raw"])
+    func compressedAnswerIsDecoded(mode: String) async throws {
+        let server = try HostileHTTPServer([mode], records: try Self.records([Account.sample(2)]))
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let page = try await remote.pull(after: nil, limit: 10)
+        #expect(page.nextCursor == "ab+c/d==")
+        #expect(try JSONDecoder(source: .remote).decode([Account].self, from: page.records) == [Account.sample(2)])
+    }
+
+    @Test func unknownContentEncodingIsRefused() async throws {
+        let (server, result) = try await pull(["br"])
         defer { server.stop() }
         guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
             Issue.record("expected invalidResponse, got \(result)")
             return
         }
-        #expect(reason.contains("Content-Encoding"))
+        #expect(reason.contains("unsupported Content-Encoding \"br\""))
+    }
+
+    @Test func gzipBombIsResponseTooLargeAtTheLimit() async throws {
+        let (server, result) = try await pull(["gzip-bomb"], maximumResponseSize: 1 << 20)
+        defer { server.stop() }
+        #expect(throws: RemoteSourceError.responseTooLarge(limit: 1 << 20)) { try result.get() }
+    }
+
+    @Test func corruptGzipIsInvalidResponseAndACutOneTransient() async throws {
+        let (corrupt, result) = try await pull(["gzip-corrupt"])
+        defer { corrupt.stop() }
+        guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
+            Issue.record("expected invalidResponse, got \(result)")
+            return
+        }
+        #expect(reason.contains("CRC-32"))
+        let (cut, dropped) = try await pull(["gzip-cut-close"])
+        defer { cut.stop() }
+        guard case .failure(let error as RemoteSourceError) = dropped else {
+            Issue.record("expected a RemoteSourceError, got \(dropped)")
+            return
+        }
+        #expect(error.isTransient, "\(error)")
     }
 
     @Test(arguments: ["huge-length", "endless-chunked", "endless-close"])

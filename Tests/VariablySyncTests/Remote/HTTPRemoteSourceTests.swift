@@ -128,4 +128,26 @@ struct HTTPRepositoryTests {
         await #expect(try second.fetch(id: 9) == nil)
         await #expect(try second.count() == 34)
     }
+
+    @Test(arguments: ["gzip", "gzip-chunked", "deflate"])
+    func repositoryReachesTheServersStateOverCompressedAnswers(compression: String) async throws {
+        let server = try PythonSyncServer(compression: compression)
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
+        var accounts = Account.samples(120)
+        let seeded = try await remote.push(
+            try accounts.map {
+                RemoteChange(
+                    idempotencyKey: "seed\($0.id)", id: $0.id,
+                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
+            })
+        #expect(seeded.count == 120)
+        _ = try await remote.push([RemoteChange(idempotencyKey: "gone", id: 7, operation: .delete, baseCursor: nil)])
+        accounts.removeAll { $0.id == 7 }
+
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 25))
+        let report = try await repository.sync()
+        #expect(report.pages == 5)
+        await #expect(try cached(repository) == accounts)
+    }
 }

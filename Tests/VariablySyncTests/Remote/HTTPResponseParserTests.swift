@@ -99,14 +99,14 @@ import Testing
         #expect(HTTPRequestHead.percentEncodedQueryValue("é &?#%") == "%C3%A9%20%26%3F%23%25")
     }
 
-    @Test func requestAsksForIdentityAndOneExchange() {
+    @Test func requestAsksForGzipOrDeflateAndOneExchange() {
         let request = HTTPRequestHead(
             method: "POST", url: URL(string: "http://127.0.0.1:8080/v1/users/changes?a=%2B")!,
             headers: [("Authorization", "Bearer x"), ("Accept-Encoding", "gzip")], body: Data("{}".utf8))
         #expect(
             String(decoding: request.serialized(), as: UTF8.self)
                 == "POST /v1/users/changes?a=%2B HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer x\r\n"
-                + "Accept-Encoding: identity\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}")
+                + "Accept-Encoding: gzip, deflate\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}")
         #expect(!HTTPRequestHead.isSafeHeaderText("a\r\nX-Injected: 1"))
     }
 

@@ -23,7 +23,12 @@ import Foundation
 /// | `short-length` | a `Content-Length` 10 bytes shorter than the body (sent in one write) |
 /// | `huge-length` | `Content-Length: 1000000000`, a few bytes, then waits |
 /// | `endless-chunked` / `endless-close` | chunks / close-delimited bytes until the client hangs up |
-/// | `gzip` | a gzip body with `Content-Encoding: gzip` |
+/// | `gzip` / `gzip-chunked` | a page gzipped (`Content-Encoding: gzip`), framed by `Content-Length` / in 50-byte chunks |
+/// | `deflate` / `deflate-raw` | a page as zlib / raw DEFLATE data, `Content-Encoding: deflate` |
+/// | `br` | a page labelled `Content-Encoding: br` |
+/// | `gzip-bomb` | 16 MiB of spaces gzipped (16 KiB), in chunks |
+/// | `gzip-corrupt` | a gzipped page whose CRC-32 is wrong |
+/// | `gzip-cut-close` | half a gzipped page, close-delimited, then closes |
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
 /// | `throttle` | 429 with `Retry-After: 1` |
@@ -46,7 +51,7 @@ final class HostileHTTPServer {
     }
 
     private static let script = #"""
-        import gzip, json, os, signal, socket, sys, threading, time
+        import gzip, json, os, signal, socket, sys, threading, time, zlib
         from email.utils import formatdate
         from urllib.parse import urlparse, parse_qs
 
@@ -148,6 +153,27 @@ final class HostileHTTPServer {
                     endless(conn, b" " * 4096)
                 elif mode == "gzip":
                     reply(conn, "200 OK", gzip.compress(body), ["Content-Encoding: gzip"])
+                elif mode in ("gzip-chunked", "gzip-bomb"):
+                    data = gzip.compress(body if mode == "gzip-chunked" else b" " * (16 << 20))
+                    conn.sendall(head("200 OK", None, ["Transfer-Encoding: chunked", "Content-Encoding: gzip"]))
+                    for start in range(0, len(data), 50):
+                        piece = data[start : start + 50]
+                        conn.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    conn.sendall(b"0\r\n\r\n")
+                elif mode == "deflate":
+                    reply(conn, "200 OK", zlib.compress(body), ["Content-Encoding: deflate"])
+                elif mode == "deflate-raw":
+                    packer = zlib.compressobj(6, zlib.DEFLATED, -15)
+                    reply(conn, "200 OK", packer.compress(body) + packer.flush(), ["Content-Encoding: deflate"])
+                elif mode == "br":
+                    reply(conn, "200 OK", body, ["Content-Encoding: br"])
+                elif mode == "gzip-corrupt":
+                    data = bytearray(gzip.compress(body))
+                    data[-8] ^= 1
+                    reply(conn, "200 OK", bytes(data), ["Content-Encoding: gzip"])
+                elif mode == "gzip-cut-close":
+                    data = gzip.compress(body)
+                    conn.sendall(head("200 OK", None, ["Content-Encoding: gzip"]) + data[: len(data) // 2])
                 elif mode == "chunked":
                     conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
                     conn.sendall(head("200 OK", None, ["Transfer-Encoding: chunked"]))

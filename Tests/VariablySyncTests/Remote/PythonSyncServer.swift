@@ -7,15 +7,16 @@ import Foundation
 /// A real HTTP server on 127.0.0.1 for ``HTTPRemoteSource`` tests: Python's standard `http.server`,
 /// implementing the endpoints `HTTPRemoteSource` documents over an in-memory table. The script is
 /// written to a temporary folder, binds an ephemeral port and exits by itself after `lifetime`
-/// seconds, so a crashed test cannot leave it running.
+/// seconds, so a crashed test cannot leave it running. With `compression` (`gzip`, `gzip-chunked` or
+/// `deflate`), every answer is compressed that way, whatever the request asked.
 final class PythonSyncServer {
     let baseURL: URL
     private let server: PythonScriptProcess
 
     /// Starts the server; the first `failingRequests` requests answer 503.
-    init(failingRequests: Int = 0, lifetime: Int = 60) throws {
+    init(failingRequests: Int = 0, compression: String = "identity", lifetime: Int = 60) throws {
         server = try PythonScriptProcess(
-            script: Self.script, arguments: [String(failingRequests), String(lifetime)], name: "sync-http")
+            script: Self.script, arguments: [String(failingRequests), String(lifetime), compression], name: "sync-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
     }
 
@@ -24,12 +25,13 @@ final class PythonSyncServer {
     }
 
     private static let script = #"""
-        import json, os, signal, sys, threading
+        import gzip, json, os, signal, sys, threading, zlib
         from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
         from urllib.parse import urlparse, parse_qs
 
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
         failing = [int(sys.argv[1])]
+        compression = sys.argv[3]
         threading.Timer(float(sys.argv[2]), lambda: os._exit(0)).start()
         lock = threading.Lock()
         rows = {}        # id -> [version, record or None]
@@ -51,6 +53,20 @@ final class PythonSyncServer {
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if compression == "deflate":
+                    data = zlib.compress(data)
+                    self.send_header("Content-Encoding", "deflate")
+                elif compression.startswith("gzip"):
+                    data = gzip.compress(data)
+                    self.send_header("Content-Encoding", "gzip")
+                if compression == "gzip-chunked":
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for start in range(0, len(data), 1000):
+                        piece = data[start : start + 1000]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
