@@ -72,8 +72,9 @@ extension Database {
                     }
                 }
                 if stillWaiting.count == waiting.count {
-                    // No row moved: take the waiting rows' unique values out of the way, once per row.
-                    let toPark = stillWaiting.filter { merger.isPresent(keys[$0]) && !parked.contains(keys[$0]) }
+                    // No row moved: take the waiting rows' unique values out of the way, once per row (a
+                    // new row is not there yet: parking it changes nothing).
+                    let toPark = stillWaiting.filter { !parked.contains(keys[$0]) }
                     guard !toPark.isEmpty else {
                         throw merger.lastRefusal ?? SQLiteError(code: .constraintUnique, sql: plan.insertSQL)
                     }
@@ -162,8 +163,9 @@ private struct RowMerger<Model: SQLiteStorable> {
     let insert: (statement: Statement, sink: RowEncodingSink)
     let update: (statement: Statement, sink: RowEncodingSink)
     let groups: [(statement: Statement, sink: RowEncodingSink, plan: MergingUpsertPlan.Group)]
-    /// The keys of rows the table has now.
-    private var present: Set<SQLValue>
+    /// The keys of the rows the table had before: the others are inserted, by the statement that also
+    /// updates every column of a key that comes twice (a duplicate is rare, and written as before).
+    private let existing: Set<SQLValue>
     /// The last error of a row that a unique index refused.
     private(set) var lastRefusal: SQLiteError?
 
@@ -180,10 +182,8 @@ private struct RowMerger<Model: SQLiteStorable> {
             let (statement, sink) = try prepared(group.sql, group.slots)
             return (statement, sink, group)
         }
-        present = existing
+        self.existing = existing
     }
-
-    func isPresent(_ key: SQLValue) -> Bool { present.contains(key) }
 
     /// Writes `model` into its row, or inserts it.
     ///
@@ -192,7 +192,7 @@ private struct RowMerger<Model: SQLiteStorable> {
     mutating func merge(_ model: Model, key: SQLValue) throws -> Bool {
         let entries = mapping.coders.indices
         do {
-            if present.contains(key) {
+            if !existing.isEmpty, existing.contains(key) {
                 try database.step(
                     update.statement, binding: model, entries: entries, sink: update.sink, slots: mapping.insertSlots,
                     mapping: mapping)
@@ -205,7 +205,6 @@ private struct RowMerger<Model: SQLiteStorable> {
                 try database.step(
                     insert.statement, binding: model, entries: entries, sink: insert.sink, slots: mapping.insertSlots,
                     mapping: mapping)
-                present.insert(key)
             }
         } catch let error as SQLiteError where ResultCode.constraintUnique.matches(error.code) {
             lastRefusal = error
