@@ -163,6 +163,8 @@ private struct RowMerger<Model: SQLiteStorable> {
     let insert: (statement: Statement, sink: RowEncodingSink)
     let update: (statement: Statement, sink: RowEncodingSink)
     let groups: [(statement: Statement, sink: RowEncodingSink, plan: MergingUpsertPlan.Group)]
+    /// Every entry, for the upserts.
+    private let entries: [Int]
     /// The keys of the rows the table had before: the others are inserted, by the statement that also
     /// updates every column of a key that comes twice (a duplicate is rare, and written as before).
     private let existing: Set<SQLValue>
@@ -183,6 +185,7 @@ private struct RowMerger<Model: SQLiteStorable> {
             return (statement, sink, group)
         }
         self.existing = existing
+        entries = Array(mapping.coders.indices)
     }
 
     /// Writes `model` into its row, or inserts it.
@@ -190,7 +193,6 @@ private struct RowMerger<Model: SQLiteStorable> {
     /// - Returns: `false` when a unique index refused the row: it is left as it was, or with its
     ///   columns that no index covers written, and can be merged again later.
     mutating func merge(_ model: Model, key: SQLValue) throws -> Bool {
-        let entries = mapping.coders.indices
         do {
             if !existing.isEmpty, existing.contains(key) {
                 try database.step(
@@ -219,7 +221,7 @@ private struct RowMerger<Model: SQLiteStorable> {
             guard let sql = group.plan.parkSQL else { continue }
             let statement = try database.cachedStatement(sql: sql)
             try database.step(
-                statement, binding: model, entries: CollectionOfOne(mapping.primaryKeyEntry),
+                statement, binding: model, entries: [mapping.primaryKeyEntry],
                 sink: RowEncodingSink(statement: statement, slots: group.plan.parkSlots), slots: group.plan.parkSlots,
                 mapping: mapping)
         }

@@ -100,9 +100,10 @@ extension Database {
     ) throws where Models.Element: SQLiteStorable {
         let statement = try cachedStatement(sql: sql)
         let sink = RowEncodingSink(statement: statement, slots: slots)
+        let entries = Array(mapping.coders.indices)
         func body() throws {
             for model in models {
-                try step(statement, binding: model, entries: mapping.coders.indices, sink: sink, slots: slots, mapping: mapping)
+                try step(statement, binding: model, entries: entries, sink: sink, slots: slots, mapping: mapping)
             }
         }
         // One model needs no savepoint: a single statement is atomic already.
@@ -114,11 +115,13 @@ extension Database {
     }
 
     /// Binds `entries` of `model` to `statement` (`sink` binds through `slots`) and runs it once.
+    /// `entries` is an array, not any collection: called from another module, this function runs
+    /// unspecialized, where iterating a generic collection costs a witness call per entry.
     ///
     /// - Throws: ``RecordEncodingError`` when a value cannot be encoded, ``SQLiteError`` (with the
     ///   bound values, kept out of its description) when the statement fails.
     func step<Model: SQLiteStorable>(
-        _ statement: Statement, binding model: Model, entries: some Collection<Int>, sink: RowEncodingSink,
+        _ statement: Statement, binding model: Model, entries: [Int], sink: RowEncodingSink,
         slots: [ColumnSlot], mapping: TableMapping<Model>
     ) throws {
         statement.reset()
