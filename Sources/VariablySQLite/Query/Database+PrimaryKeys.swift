@@ -54,22 +54,23 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
 // MARK: - Reads and writes by primary key
 
 extension Database {
-    /// How many of `keys` are primary keys of rows of `Model`'s table, in one indexed query per
-    /// 500 keys.
+    /// Which of `keys` are primary keys of rows of `Model`'s table, as the table stores them, in one
+    /// indexed query per 500 distinct keys.
     ///
     /// - Complexity: O(k log n) for k keys in a table of n rows.
-    package func countExisting<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> Int {
+    package func existingPrimaryKeys<Model: SQLiteStorable>(
+        _ type: Model.Type, among keys: [SQLValue]
+    ) throws -> Set<SQLValue> {
         let key = PrimaryKey<Model>()
-        var count = 0
-        for chunk in keys.chunked(by: 500) {
-            let sql =
-                "SELECT count(*) FROM \(key.quotedTable) WHERE \(key.quotedColumn) IN ("
-                + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
-            if case .integer(let found)? = try fetchValue(sql: sql, arguments: StatementArguments(chunk)) {
-                count += Int(found)
-            }
+        var found = Set<SQLValue>()
+        for chunk in Array(Set(keys)).chunked(by: 500) {
+            let statement = try cachedStatement(
+                sql: "SELECT \(key.quotedColumn) FROM \(key.quotedTable) WHERE \(key.quotedColumn) IN ("
+                    + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")")
+            try statement.bind(StatementArguments(chunk))
+            while try statement.step() { found.insert(statement.value(at: 0)) }
         }
-        return count
+        return found
     }
 
     /// The models whose primary keys are `keys`, in one indexed query per 500 keys; missing keys are
@@ -112,25 +113,6 @@ extension Database {
             deleted += changesCount
         }
         return deleted
-    }
-
-    /// Upserts models, but an existing row keeps the columns of entries not in `updatedEntries`
-    /// (positions in the `sqlite` key set): a pull overwrites what the server sends and leaves
-    /// local-only columns alone. A new row takes every column from the model.
-    ///
-    /// - Complexity: O(n) in the number of models.
-    package func upsert<Models: Sequence>(_ models: Models, updatingEntries updatedEntries: [Int]) throws
-    where Models.Element: SQLiteStorable {
-        let mapping = TableMapping<Models.Element>.shared
-        let names = mapping.columns.map(\.quotedName)
-        let updated = updatedEntries.filter { $0 != mapping.primaryKeyEntry }
-        // https://www.sqlite.org/lang_upsert.html
-        let sql =
-            mapping.insertSQL + " ON CONFLICT (\(names[mapping.primaryKeyEntry])) "
-            + (updated.isEmpty
-                ? "DO NOTHING"
-                : "DO UPDATE SET " + updated.map { "\(names[$0]) = excluded.\(names[$0])" }.joined(separator: ", "))
-        try run(sql, slots: mapping.insertSlots, models: models, mapping: mapping)
     }
 }
 

@@ -100,44 +100,10 @@ extension Database {
     ) throws where Models.Element: SQLiteStorable {
         let statement = try cachedStatement(sql: sql)
         let sink = RowEncodingSink(statement: statement, slots: slots)
-        let coders = mapping.coders
-        let readers = mapping.fastReaders
+        let entries = Array(mapping.coders.indices)
         func body() throws {
             for model in models {
-                statement.reset()
-                try withUnsafePointer(to: model) { pointer in
-                    let base = UnsafeRawPointer(pointer)
-                    for index in coders.indices {
-                        if let reader = readers[index] {
-                            let parameter = slots[index].index
-                            guard parameter > 0 else { continue }
-                            let code = reader.bind(base, to: statement, at: parameter)
-                            if code != FastColumnReader.notBound {
-                                if code != 0 { throw self.error(code: code, sql: statement.sql) }
-                                continue
-                            }
-                        }
-                        do {
-                            try coders[index].encode(model, to: sink, at: index)
-                        } catch let error as SQLiteError {
-                            throw error
-                        } catch {
-                            throw RecordEncodingError(
-                                modelType: "\(Models.Element.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
-                                column: mapping.columns[index].name, underlyingError: error)
-                        }
-                    }
-                }
-                do {
-                    try statement.step()
-                } catch let error as SQLiteError {
-                    // The values stay out of the description, but are there for debugging.
-                    let capture = CapturingEncodingSink(slots: slots)
-                    for index in coders.indices { try? coders[index].encode(model, to: capture, at: index) }
-                    throw SQLiteError(
-                        code: error.code, message: error.message, sql: error.sql,
-                        arguments: StatementArguments(positional: capture.values))
-                }
+                try step(statement, binding: model, entries: entries, sink: sink, slots: slots, mapping: mapping)
             }
         }
         // One model needs no savepoint: a single statement is atomic already.
@@ -145,6 +111,54 @@ extension Database {
             try body()
         } else {
             try inSavepoint(body)
+        }
+    }
+
+    /// Binds `entries` of `model` to `statement` (`sink` binds through `slots`) and runs it once.
+    /// `entries` is an array, not any collection: called from another module, this function runs
+    /// unspecialized, where iterating a generic collection costs a witness call per entry.
+    ///
+    /// - Throws: ``RecordEncodingError`` when a value cannot be encoded, ``SQLiteError`` (with the
+    ///   bound values, kept out of its description) when the statement fails.
+    func step<Model: SQLiteStorable>(
+        _ statement: Statement, binding model: Model, entries: [Int], sink: RowEncodingSink,
+        slots: [ColumnSlot], mapping: TableMapping<Model>
+    ) throws {
+        statement.reset()
+        let coders = mapping.coders
+        let readers = mapping.fastReaders
+        try withUnsafePointer(to: model) { pointer in
+            let base = UnsafeRawPointer(pointer)
+            for index in entries {
+                if let reader = readers[index] {
+                    let parameter = slots[index].index
+                    guard parameter > 0 else { continue }
+                    let code = reader.bind(base, to: statement, at: parameter)
+                    if code != FastColumnReader.notBound {
+                        if code != 0 { throw self.error(code: code, sql: statement.sql) }
+                        continue
+                    }
+                }
+                do {
+                    try coders[index].encode(model, to: sink, at: index)
+                } catch let error as SQLiteError {
+                    throw error
+                } catch {
+                    throw RecordEncodingError(
+                        modelType: "\(Model.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
+                        column: mapping.columns[index].name, underlyingError: error)
+                }
+            }
+        }
+        do {
+            try statement.step()
+        } catch let error as SQLiteError {
+            // The values stay out of the description, but are there for debugging.
+            let capture = CapturingEncodingSink(slots: slots)
+            for index in entries { try? coders[index].encode(model, to: capture, at: index) }
+            throw SQLiteError(
+                code: error.code, message: error.message, sql: error.sql,
+                arguments: StatementArguments(positional: capture.values))
         }
     }
 }

@@ -29,6 +29,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     struct Index: Sendable {
         let name: String
         let columns: [String]
+        /// The key set entries of ``columns``, in the same order.
+        let entries: [Int]
         let isUnique: Bool
 
         /// `<table>_unique_<columns>_<hash>` or `<table>_on_<columns>_<hash>`: readable, and unambiguous
@@ -64,6 +66,10 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     /// The columns' names, in entry order (for errors).
     let columnNames: [String]
     let indexes: [Index]
+    /// The entries of indexed columns other than the primary key, in groups that share no index: a
+    /// change to one group's columns touches none of the other groups' indexes. Groups and their
+    /// entries are in entry order.
+    let indexGroups: [IndexGroup]
     let primaryKeyEntry: Int
 
     let createTableSQL: String
@@ -124,12 +130,13 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             case .defaultValue(let keyPath, let value):
                 defaults[entryIndex(keyPath, "default value")] = value
             case .index(let keyPaths, let name, let isUnique):
-                let names = keyPaths.map { columnName(keySet.entries[entryIndex($0, "index")]) }
+                let entries = keyPaths.map { entryIndex($0, "index") }
+                let names = entries.map { columnName(keySet.entries[$0]) }
                 let name = name ?? Index.defaultName(table: table.name, columns: names, isUnique: isUnique)
                 precondition(
                     !indexes.contains { SQL.identifierKey($0.name) == SQL.identifierKey(name) },
                     "\(Model.self) declares two indexes named \(SQL.quote(name)): give one another name.")
-                indexes.append(Index(name: name, columns: names, isUnique: isUnique))
+                indexes.append(Index(name: name, columns: names, entries: entries, isUnique: isUnique))
             }
         }
         var columns: [Column] = []
@@ -155,6 +162,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.columns = columns
         self.columnNames = columns.map(\.name)
         self.indexes = indexes
+        self.indexGroups = IndexGroup.groups(of: indexes, excluding: primaryKeyEntry)
         self.primaryKeyEntry = primaryKeyEntry
 
         let names = columns.map(\.quotedName)
@@ -186,6 +194,32 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         updateSlots[primaryKeyEntry] = ColumnSlot(
             type: columns[primaryKeyEntry].storedType, kind: columns[primaryKeyEntry].kind, index: Int32(others.count + 1))
         self.updateSlots = updateSlots
+    }
+
+    /// Indexed columns that share an index, for writes that touch an index only when its columns change.
+    struct IndexGroup: Sendable, Equatable {
+        /// Key set entries, ascending.
+        let entries: [Int]
+        /// Whether one of the group's indexes is unique.
+        let isUnique: Bool
+
+        /// The indexes' columns, merged into groups wherever two indexes share a column.
+        static func groups(of indexes: [Index], excluding primaryKeyEntry: Int) -> [IndexGroup] {
+            var groups: [IndexGroup] = []
+            for index in indexes {
+                var entries = Set(index.entries.filter { $0 != primaryKeyEntry })
+                guard !entries.isEmpty else { continue }
+                var isUnique = index.isUnique
+                groups.removeAll { group in
+                    guard !entries.isDisjoint(with: group.entries) else { return false }
+                    entries.formUnion(group.entries)
+                    isUnique = isUnique || group.isUnique
+                    return true
+                }
+                groups.append(IndexGroup(entries: entries.sorted(), isUnique: isUnique))
+            }
+            return groups.sorted { $0.entries[0] < $1.entries[0] }
+        }
     }
 
     /// The `CREATE INDEX` statements of the declared indexes and unique constraints.

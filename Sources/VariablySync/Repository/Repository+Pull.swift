@@ -144,7 +144,8 @@ extension Repository {
     ///
     /// - Parameter keys: The models' primary keys, in the same order.
     /// - Complexity: O(p log n) for a page of p records on a table of n rows: new and existing rows are
-    ///   told apart by one indexed lookup per key, never by counting the table.
+    ///   told apart by one indexed lookup per key, never by counting the table, and an existing row's
+    ///   indexed columns are written only when they change.
     func apply(
         _ models: [Model], keys: [SQLValue], deletedIDs: [Model.ID], cursor: SyncCursor, isCaughtUp: Bool
     ) async throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
@@ -162,17 +163,14 @@ extension Repository {
                 upsertKeys = kept.map { keys[$0] }
                 deletions = deletedKeys.filter { !pending.contains($0) }
             }
-            // A page may list a record twice: count distinct keys.
-            let distinct = Array(Set(upsertKeys))
-            let existing = try db.countExisting(Model.self, primaryKeys: distinct)
-            let deleted = try state.withCapturePaused(db) {
-                try db.upsert(upserts, updatingEntries: pulledEntries)
-                return try db.delete(Model.self, primaryKeys: deletions)
+            // A page may list a record twice: `inserted` counts distinct keys.
+            let (inserted, deleted) = try state.withCapturePaused(db) {
+                let inserted = try db.upsert(upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries)
+                return (inserted, try db.delete(Model.self, primaryKeys: deletions))
             }
             try state.setCursor(cursor, db)
             if isCaughtUp { try state.forgetAcknowledgements(db) }
             let keptLocal = (models.count - upserts.count) + (deletedIDs.count - deletions.count)
-            let inserted = distinct.count - existing
             return (inserted, upserts.count - inserted, deleted, keptLocal)
         }
     }

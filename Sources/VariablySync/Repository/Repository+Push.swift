@@ -97,6 +97,7 @@ extension Repository {
         let state = self.state
         let policy = configuration.conflictPolicy
         let pulledEntries = self.pulledEntries
+        let primaryKey = self.primaryKey
         let recordDecoder = self.recordDecoder
         // What the server sent is stored without queueing it again.
         let settled = try await database.write { db in try state.withCapturePaused(db) {
@@ -125,7 +126,9 @@ extension Repository {
                     switch resolution {
                     case .keepServer:
                         if let server {
-                            try db.upsert([server], updatingEntries: pulledEntries)
+                            try db.upsert(
+                                [server], primaryKeys: [try primaryKey.sqlValue(of: server.id)],
+                                updatingEntries: pulledEntries)
                         } else {
                             try db.delete(Model.self, id: result.id)
                         }

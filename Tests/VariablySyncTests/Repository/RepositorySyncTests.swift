@@ -63,6 +63,35 @@ import VariablySyncTesting
         await #expect(try cached(repository) == before)
     }
 
+    @Test func incrementalSyncRewritesIndexedColumnsOnlyWhenTheyChange() async throws {
+        let server = try SimulatedServer(records: Account.samples(300), seed: 6)
+        let database = try SQLiteDatabase.inMemory()
+        let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
+        try await repository.sync()
+        // `UPDATE OF` triggers fire when an update names the column, as its index entries are rewritten.
+        try await database.write { db in
+            try db.execute(sql: #"CREATE TABLE "touched" ("id" INTEGER, "column" TEXT)"#)
+            for column in ["user_name", "age", "score"] {
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER "touch_\(column)" AFTER UPDATE OF "\(column)" ON "accounts"
+                        BEGIN INSERT INTO "touched" VALUES (NEW."id", '\(column)'); END
+                        """)
+            }
+        }
+        for id in Int64(1)...50 { try await server.update(id: id) { $0.score += 1 } }
+        try await server.update(id: 7) { $0.userName = "renamed" }
+        try await server.update(id: 9) { $0.age += 1 }
+        let report = try await repository.sync()
+        #expect(report.updated == 50)
+        let touched = try await database.read { db in
+            try db.fetch(sql: #"SELECT "column", count(*) FROM "touched" GROUP BY "column" ORDER BY "column""#).map { [$0[0], $0[1]] }
+        }
+        #expect(touched == [[.text("age"), .integer(1)], [.text("score"), .integer(50)], [.text("user_name"), .integer(1)]])
+        await #expect(try cached(repository) == (await serverRecords(server)))
+        await #expect(try repository.pendingChangeCount() == 0)
+    }
+
     @Test func duplicatedPagesAreHarmless() async throws {
         let server = try SimulatedServer(
             records: Account.samples(1_000), seed: 4, faults: SimulatedFaults(duplicatePageRate: 0.5))
