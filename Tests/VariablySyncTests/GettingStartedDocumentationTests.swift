@@ -71,7 +71,7 @@ extension User: Equatable {}
 
         // 4. Open the repository and sync
         let database = try SQLiteDatabase(path: databasePath)             // a file; WAL, readers run beside the writer
-        let repository = try Repository<User>(
+        let repository = try await Repository<User>.open(
             database: database, remote: server,
             configuration: SyncConfiguration(conflictPolicy: .newestWins(by: \.updatedAt)))
 

@@ -26,6 +26,8 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
 
     let remote: any RemoteSource<Model>
     let state: SyncStateStore
+    /// The tables and triggers the repository needs, written when it opens.
+    let schema: Schema
     /// The model's primary key, resolved once: the identity of records in SQL, in the queue of local
     /// changes and in the server's JSON.
     let primaryKey: PrimaryKey<Model>
@@ -55,6 +57,10 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// Opens a repository: creates or migrates the model's table (see `Database.migrate(_:)`) and the
     /// sync tables, which keep the cursor and the queue of local changes across restarts.
     ///
+    /// The schema work runs on the calling thread and waits for the database's writer; from an async
+    /// context (a view model, the main actor), prefer
+    /// ``open(database:remote:configuration:)``, which does it on the writer's own thread.
+    ///
     /// ```swift
     /// let repository = try Repository<User>(
     ///     database: try SQLiteDatabase(path: "users.sqlite"), remote: server,
@@ -69,6 +75,38 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     public init(
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) throws {
+        self.init(unprepared: database, remote: remote, configuration: configuration)
+        let schema = self.schema
+        try database.write { db in try schema.prepare(db) }
+    }
+
+    /// Opens a repository as ``init(database:remote:configuration:)`` does, without blocking the caller:
+    /// the table's creation or migration (an index built over a million rows takes seconds) runs on
+    /// the database's writer thread while the caller's task is suspended.
+    ///
+    /// ```swift
+    /// let repository = try await Repository<User>.open(
+    ///     database: try SQLiteDatabase(path: "users.sqlite"), remote: server)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - database: The SQLite database of the cache.
+    ///   - remote: The server.
+    ///   - configuration: Page size, retries, malformed records, conflicts.
+    /// - Returns: The repository, its tables ready.
+    /// - Throws: `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date,
+    ///   `CancellationError` if the task is cancelled first.
+    public static func open(
+        database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
+    ) async throws -> Repository {
+        let repository = Repository(unprepared: database, remote: remote, configuration: configuration)
+        let schema = repository.schema
+        try await database.write { db in try schema.prepare(db) }
+        return repository
+    }
+
+    /// A repository whose tables are not prepared yet: both openers prepare them next.
+    private init(unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>) {
         self.database = database
         self.remote = remote
         self.configuration = configuration
@@ -82,7 +120,6 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.pulledEntries = primaryKey.entries(sharedWith: .remote)
         self.state = SyncStateStore(table: primaryKey.table)
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
-        let state = self.state
         // A deletion carries the version the client last saw when the source makes deletions conditional.
         var deletionVersion: SyncStateStore.DeletionVersion?
         if let versioned = remote as? any RecordVersionedSource, let field = versioned.deletionVersionField,
@@ -90,10 +127,19 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         {
             deletionVersion = SyncStateStore.DeletionVersion(quotedColumn: column, prefix: versioned.deletionBasePrefix)
         }
-        try database.write { db in
+        self.schema = Schema(state: state, primaryKeyColumn: primaryKey.quotedColumn, deletionVersion: deletionVersion)
+    }
+
+    /// What opening a repository writes: the model's table, the sync tables and the capture triggers.
+    struct Schema: Sendable {
+        let state: SyncStateStore
+        let primaryKeyColumn: String
+        let deletionVersion: SyncStateStore.DeletionVersion?
+
+        func prepare(_ db: Database) throws {
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
-            try state.installCapture(primaryKeyColumn: primaryKey.quotedColumn, deletionVersion: deletionVersion, db)
+            try state.installCapture(primaryKeyColumn: primaryKeyColumn, deletionVersion: deletionVersion, db)
         }
     }
 

@@ -17,7 +17,7 @@ extension SyncStateStore {
     static let captureVersion = 2
 
     /// Where a deletion finds the version the client last saw of the record it deletes.
-    struct DeletionVersion: Equatable {
+    struct DeletionVersion: Equatable, Sendable {
         /// The column of the version, quoted for SQL.
         let quotedColumn: String
         /// The text a deletion's base starts with (``RecordVersionedSource/deletionBasePrefix``).
