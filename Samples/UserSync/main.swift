@@ -144,7 +144,7 @@ func openRepository(
         try db.execute(sql: "PRAGMA cache_size = -65536")
         try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
     }
-    let repository = try Repository(database: database, remote: server, configuration: configuration)
+    let repository = try await Repository.open(database: database, remote: server, configuration: configuration)
     guard let cursor = try await repository.cursor() else { return (repository, false) }
     print("Reusing \(options.databasePath) (\(await grouped(try repository.count())) users, cursor \(cursor), from an earlier run):")
     print("this run's server is new, so the first sync is a full resync. --reset starts from an empty file.")
