@@ -38,13 +38,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         /// (`.unique(\.a, \.b)` and `.unique(\.aB)` in snake case both read `a_b`).
         static func defaultName(table: String, columns: [String], isUnique: Bool) -> String {
             let kind = isUnique ? "unique" : "on"
-            // FNV-1a, 64 bits: stable across processes and platforms, unlike `Hasher`.
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in ([table, kind] + columns).joined(separator: "\u{0}").utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            }
-            let suffix = String(hash, radix: 16)
-            return "\(table)_\(kind)_\(columns.joined(separator: "_"))_\(String(repeating: "0", count: 16 - suffix.count))\(suffix)"
+            let digest = StableDigest.hex(of: ([table, kind] + columns).joined(separator: "\u{0}"))
+            return "\(table)_\(kind)_\(columns.joined(separator: "_"))_\(digest)"
         }
 
         func createSQL(table: String) -> String {

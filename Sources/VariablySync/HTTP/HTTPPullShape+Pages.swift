@@ -188,16 +188,9 @@ extension HTTPPullShape {
         return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
-    /// A digest of a record's bytes (64-bit FNV-1a, hexadecimal; http://www.isthe.com/chongo/tech/comp/fnv/):
-    /// the same on every run, unlike `Hasher`, because it is stored in the cursor.
+    /// A digest of a record's bytes, stored in the cursor: the same on every run.
     static func digest(of bytes: ArraySlice<UInt8>) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        let text = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
+        bytes.withUnsafeBytes(StableDigest.hex(of:))
     }
 
     /// `value` as compact JSON text.

@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 import VariablySQLite
 
 // MARK: - Capturing writes into the queue
@@ -32,15 +33,8 @@ extension SyncStateStore {
                 CREATE TABLE IF NOT EXISTS "variably_capture_paused" ("table_name" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID
                 """#)
         // The variant names the deletion version's column and prefix, so that a repository opened with
-        // another source replaces the triggers (64-bit FNV-1a, stable across runs).
-        let variant = deletionVersion.map { version -> String in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in (version.quotedColumn + "\u{0}" + version.prefix).utf8 {
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01b3
-            }
-            return String(hash, radix: 16)
-        } ?? "0"
+        // another source replaces the triggers.
+        let variant = deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0"
         let prefix = "variably_capture_v\(Self.captureVersion)_\(variant)_\(table)_"
         let stale = try db.fetch(
             sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "tbl_name" = ? AND "name" LIKE 'variably_capture_v%'"#,
