@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import VariablyCodable
 
 /// A response body read once: values are found by path in the bytes as the server sent them, without
@@ -9,15 +9,15 @@ import VariablyCodable
 /// values at a path are read with `JSONValue(parsing:)`, the records by the decoder, so every byte
 /// that is used is validated as strictly as `JSONDecoder` would. Of duplicate keys the first wins, as
 /// in `JSONDecoder` and `KeySetJSONDecoder`.
-struct JSONBody {
-    let bytes: [UInt8]
+package struct JSONBody {
+    package let bytes: [UInt8]
     /// The range of the top-level value.
-    let root: Range<Int>
+    package let root: Range<Int>
 
     /// Deeper than this, a body is refused rather than walked.
     static let maximumDepth = 512
 
-    init(_ data: Data) throws(JSONBodyError) {
+    package init(_ data: Data) throws(JSONBodyError) {
         bytes = [UInt8](data)
         var index = 0
         Self.skipWhitespace(bytes, &index)
@@ -41,12 +41,37 @@ struct JSONBody {
 
     /// The value of the object at `object` for `key`, the first occurrence.
     func member(_ key: String, of object: Range<Int>) throws(JSONBodyError) -> Range<Int>? {
-        guard bytes[object.lowerBound] == UInt8(ascii: "{") else { return nil }
+        var found: Range<Int>?
+        let isObject = try forEachMember(of: object) { (keyRange, value) throws(JSONBodyError) in
+            if try keyEquals(key, keyRange) { found = value }
+            return found == nil
+        }
+        return isObject ? found : nil
+    }
+
+    /// The members of the object at `object`, in order, as the ranges of each key (with its quotes)
+    /// and value; `nil` when the value is not an object.
+    package func members(of object: Range<Int>) throws(JSONBodyError) -> [(key: Range<Int>, value: Range<Int>)]? {
+        var members: [(key: Range<Int>, value: Range<Int>)] = []
+        let isObject = try forEachMember(of: object) { (key, value) throws(JSONBodyError) in
+            members.append((key, value))
+            return true
+        }
+        return isObject ? members : nil
+    }
+
+    /// Calls `body` with each member of the object at `object` until it returns `false`.
+    ///
+    /// - Returns: Whether the value is an object.
+    private func forEachMember(
+        of object: Range<Int>, _ body: (_ key: Range<Int>, _ value: Range<Int>) throws(JSONBodyError) -> Bool
+    ) throws(JSONBodyError) -> Bool {
+        guard bytes[object.lowerBound] == UInt8(ascii: "{") else { return false }
         var index = object.lowerBound + 1
         while true {
             Self.skipWhitespace(bytes, &index)
             guard index < object.upperBound else { throw JSONBodyError("an unterminated object") }
-            if bytes[index] == UInt8(ascii: "}") { return nil }
+            if bytes[index] == UInt8(ascii: "}") { return true }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
                 Self.skipWhitespace(bytes, &index)
@@ -60,7 +85,7 @@ struct JSONBody {
             Self.skipWhitespace(bytes, &index)
             let valueStart = index
             let valueEnd = try Self.skipValue(bytes, from: valueStart, depth: 1)
-            if try keyEquals(key, keyStart..<keyEnd) { return valueStart..<valueEnd }
+            guard try body(keyStart..<keyEnd, valueStart..<valueEnd) else { return true }
             index = valueEnd
         }
     }
@@ -198,7 +223,7 @@ struct JSONBody {
 }
 
 /// A body that is not the JSON its API shape describes.
-struct JSONBodyError: Error, CustomStringConvertible {
-    let description: String
+package struct JSONBodyError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }
