@@ -88,7 +88,7 @@ final class ShapedAPIServer {
     }
 
     /// Starts the server; it exits by itself after `lifetime` seconds.
-    init(lifetime: Int = 90) throws {
+    init(lifetime: Int = 120) throws {
         server = try PythonScriptProcess(script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }

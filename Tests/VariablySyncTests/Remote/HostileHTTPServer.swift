@@ -34,13 +34,15 @@ import Foundation
 /// | `throttle` | 429 with `Retry-After: 1` |
 /// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 60 s ahead |
 ///
-/// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running.
+/// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running. The
+/// default outlives the suites' one-minute time limit: on a loaded machine a test may wait half a
+/// minute for a thread before its first request, and must still find its server.
 final class HostileHTTPServer {
     let baseURL: URL
     private let server: PythonScriptProcess
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
-    init(_ modes: [String], records: String = "[]", lifetime: Int = 30) throws {
+    init(_ modes: [String], records: String = "[]", lifetime: Int = 120) throws {
         server = try PythonScriptProcess(
             script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), records], name: "hostile-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
