@@ -3,6 +3,7 @@ import Foundation
     import FoundationNetworking
 #endif
 import Testing
+import VariablyCodable
 import VariablySync
 import VariablyTestSupport
 
@@ -35,7 +36,7 @@ private actor Session {
             push: .none)
         let items = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v2")!, api: tokenAPI)
         #expect(!items.acceptsPushes)
-        #expect(items.api.pull.records == JSONPath(keys: ["data"]))
+        #expect(items.api.pull.records == DataPath(["data"]))
 
         // 3. A page API with `Link` headers and `updated_since`, written record by record.
         let notesAPI = HTTPAPI(

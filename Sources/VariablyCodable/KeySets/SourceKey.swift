@@ -45,6 +45,6 @@ public struct SourceKey: Hashable, Sendable, ExpressibleByStringLiteral, Express
 
     /// `"user_name" | "username"`, as used in error messages.
     public var description: String {
-        alternatives.map { "\"\($0)\"" }.joined(separator: " | ")
+        alternatives.map { "\"\($0.keys.joined(separator: "."))\"" }.joined(separator: " | ")
     }
 }

@@ -12,15 +12,19 @@
 /// ```
 public struct HTTPAPI: Sendable {
     /// How pages are asked for and read.
-    public var pull: HTTPPullShape
+    package var pull: HTTPPullShape
     /// How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
-    public var push: HTTPPushShape
+    package var push: HTTPPushShape
 
     /// An API of this pull and push shape.
     ///
     /// ```swift
     /// HTTPAPI(pull: HTTPPullShape(records: "data"), push: .none)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - pull: How pages are asked for and read.
+    ///   - push: How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
     public init(pull: HTTPPullShape, push: HTTPPushShape) {
         self.pull = pull
         self.push = push

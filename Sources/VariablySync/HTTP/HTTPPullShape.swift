@@ -1,3 +1,5 @@
+public import VariablyCodable
+
 /// How an ``HTTPAPI`` is pulled: `GET {base}/{path}` with the paging parameters, answering records
 /// (and maybe deletions, a next cursor and "has more") at declared places.
 ///
@@ -17,7 +19,7 @@ public struct HTTPPullShape: Sendable {
     public enum Paging: Sendable {
         /// An opaque token from the body (at `next`), sent back as the query parameter `parameter`. The
         /// token of the last page is the cursor of the next sync.
-        case token(parameter: String, next: JSONPath)
+        case token(parameter: String, next: DataPath)
         /// A page number, from `first` up, sent as `parameter`.
         case page(parameter: String, first: Int = 1)
         /// The number of records already received, sent as `parameter`.
@@ -25,7 +27,7 @@ public struct HTTPPullShape: Sendable {
         /// The URL of the `Link: <…>; rel="next"` header (RFC 8288), requested as it is.
         case nextLink
         /// A URL in the body (at the path), requested as it is.
-        case nextURL(at: JSONPath)
+        case nextURL(at: DataPath)
     }
 
     /// How a sync asks only for what changed since the last one.
@@ -44,38 +46,50 @@ public struct HTTPPullShape: Sendable {
         /// Nowhere: only ``Repository/resync()`` removes records the server no longer has.
         case none
         /// An array of ids at a path of the body.
-        case ids(at: JSONPath)
+        case ids(at: DataPath)
         /// Among the records: objects whose `flag` key is `true` are deletions of the record their
-        /// ``HTTPPullShape/idKey`` names.
+        /// `idKey` names.
         case tombstones(flag: String)
     }
 
     /// The path under the base URL; `""` for the base URL itself.
-    public var path: String
-    /// Where the records array is; ``JSONPath/body`` when the body is the array.
-    public var records: JSONPath
+    package var path: String
+    /// Where the records array is; ``DataPath/root`` when the body is the array.
+    package var records: DataPath
     /// How the pages of one pull follow each other.
-    public var paging: Paging
+    package var paging: Paging
     /// Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
     /// page and offset paging, the page was full.
-    public var hasMore: JSONPath?
+    package var hasMore: DataPath?
     /// Where deleted records are listed.
-    public var deletions: Deletions
+    package var deletions: Deletions
     /// How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or when
     /// the API has no such filter (each sync then pulls everything).
-    public var changedSince: ChangedSince?
+    package var changedSince: ChangedSince?
     /// The query parameter for the page size; `nil` when the API takes none.
-    public var limitParameter: String?
+    package var limitParameter: String?
     /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
-    public var idKey: String
+    package var idKey: String
 
     /// A pull shape; only the records' place and the paging are required.
     ///
     /// ```swift
     /// HTTPPullShape(records: "data", paging: .page(parameter: "page"))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The path under the base URL; `""` for the base URL itself.
+    ///   - records: Where the records array is; ``DataPath/root`` when the body is the array.
+    ///   - paging: How the pages of one pull follow each other.
+    ///   - hasMore: Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
+    ///     page and offset paging, the page was full.
+    ///   - deletions: Where deleted records are listed.
+    ///   - changedSince: How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or
+    ///     when the API has no such filter (each sync then pulls everything).
+    ///   - limitParameter: The query parameter for the page size; `nil` when the API takes none.
+    ///   - idKey: The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
     public init(
-        path: String = "", records: JSONPath = .body, paging: Paging, hasMore: JSONPath? = nil,
+        path: String = "", records: DataPath = .root, paging: Paging, hasMore: DataPath? = nil,
         deletions: Deletions = .none, changedSince: ChangedSince? = nil, limitParameter: String? = "limit",
         idKey: String = "id"
     ) {

@@ -47,10 +47,10 @@ struct HTTPPullState: Codable, Equatable, Sendable {
 
     /// The cursor of this state.
     func cursor(shape: HTTPPullShape) -> SyncCursor {
-        if Self.cursorIsToken(shape) { return SyncCursor(token ?? "") }
+        if Self.cursorIsToken(shape) { return SyncCursor(rawValue: token ?? "") }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return SyncCursor(String(decoding: data, as: UTF8.self))
+        return SyncCursor(rawValue: String(decoding: data, as: UTF8.self))
     }
 }

@@ -3,7 +3,7 @@
 /// `DELETE {base}/{path}/{id}`.
 ///
 /// Optimistic concurrency uses the record's version as the client last saw it: the value of
-/// ``versionField`` in the record's JSON (a record without one is new), or, after a push of the same
+/// `versionField` in the record's JSON (a record without one is new), or, after a push of the same
 /// record was accepted and before a pull brought it back, the version that push was answered with.
 /// It is sent as `If-Match` (``Concurrency/ifMatch``) or left in the body for the server to compare
 /// (``Concurrency/versionInBody``). A `409` or `412` answer is a conflict: the server's record is read
@@ -38,23 +38,32 @@ public struct HTTPRecordEndpoints: Sendable {
     }
 
     /// The collection's path under the base URL; `""` for the base URL itself.
-    public var path: String
+    package var path: String
     /// `PUT` or `PATCH` for records the server has.
-    public var update: UpdateMethod
+    package var update: UpdateMethod
     /// Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}` with
     /// `If-None-Match: *` (`false`).
-    public var createsWithPost: Bool
+    package var createsWithPost: Bool
     /// The key of the record's version in its JSON (e.g. `"version"`, `"etag"`); `nil` when records
     /// carry none (then every upsert is a `PUT`/`PATCH` without a condition).
-    public var versionField: String?
+    package var versionField: String?
     /// How the version is checked.
-    public var concurrency: Concurrency
+    package var concurrency: Concurrency
 
     /// Endpoints for the collection at `path`.
     ///
     /// ```swift
     /// HTTPRecordEndpoints(path: "users", update: .patch, versionField: "version", concurrency: .versionInBody)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The collection's path under the base URL; `""` for the base URL itself.
+    ///   - update: `PUT` or `PATCH` for records the server has.
+    ///   - createsWithPost: Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}` with `If-
+    ///     None-Match: *` (`false`).
+    ///   - versionField: The key of the record's version in its JSON (e.g. `"version"`, `"etag"`); `nil` when records
+    ///     carry none (then every upsert is a `PUT`/`PATCH` without a condition).
+    ///   - concurrency: How the version is checked.
     public init(
         path: String = "", update: UpdateMethod = .put, createsWithPost: Bool = true, versionField: String? = nil,
         concurrency: Concurrency = .none

@@ -10,7 +10,7 @@ extension HTTPRemoteSource {
 
     /// The version of a record the server does not have (answered `404` or `410`): the next upsert of
     /// it creates it again, whatever version its JSON still carries.
-    static var absentRecordVersion: SyncCursor { SyncCursor(recordVersionPrefix + "null") }
+    static var absentRecordVersion: SyncCursor { SyncCursor(rawValue: recordVersionPrefix + "null") }
 
     /// One request per change, in order; a transient failure fails the batch, which the repository
     /// retries with the same idempotency keys.
@@ -124,7 +124,7 @@ extension HTTPRemoteSource {
         let tag = response.head.headers["etag"].map { JSONValue.string($0).jsonString() }
         let own = field.flatMap { try? versionJSON(in: response.body, field: $0) }
         let version: String? = if case .ifMatch = concurrency { tag ?? own } else { own ?? tag }
-        return SyncCursor(recordVersionPrefix + (version ?? ""))
+        return SyncCursor(rawValue: recordVersionPrefix + (version ?? ""))
     }
 
     /// The JSON text of `field` in a record's JSON; `nil` when absent or `null`.

@@ -30,7 +30,7 @@ package struct JSONBody {
 
     /// The range of the value at `path` (object keys from the top), `nil` when a key is missing or a
     /// parent is not an object. An empty path is the whole body.
-    func range(at path: JSONPath) throws(JSONBodyError) -> Range<Int>? {
+    func range(at path: DataPath) throws(JSONBodyError) -> Range<Int>? {
         var current = root
         for key in path.keys {
             guard let member = try member(key, of: current) else { return nil }
@@ -122,7 +122,7 @@ package struct JSONBody {
     }
 
     /// The value at `path` as text: a string as is, a number as written; `nil` for `null` or when absent.
-    func text(at path: JSONPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> String? {
+    func text(at path: DataPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> String? {
         var current = base ?? root
         for key in path.keys {
             guard let member = try member(key, of: current) else { return nil }
