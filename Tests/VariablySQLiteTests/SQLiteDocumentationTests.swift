@@ -88,6 +88,15 @@ extension User: SQLiteStorable {
         if case .text(let name) = rows[0][0] { #expect(name.hasPrefix("user")) } else { Issue.record("not text") }
         #expect(users.count == 10 && users.allSatisfy { $0.age > 30 })
         #expect(try db.read { try $0.fetch(User.self, id: 42) }?.nickname == "bob")
+
+        var total: Int64 = 0
+        try db.read { db in
+            try db.forEach(sql: "SELECT age FROM users WHERE age > ?", arguments: [30]) { row in
+                if case .integer(let age) = row[0] { total += age }
+            }
+        }
+        let sum = try db.read { try $0.fetchValue(sql: "SELECT SUM(age) FROM users WHERE age > 30") }
+        #expect(total > 0 && sum == .integer(total))
     }
 
     @Test func constraintErrorsMatchByCode() throws {

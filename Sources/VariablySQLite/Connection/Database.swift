@@ -75,7 +75,7 @@ public final class Database {
     /// Prepares a new statement.
     ///
     /// - Throws: ``SQLiteError`` if the SQL does not compile.
-    public func makeStatement(sql: String) throws -> Statement {
+    package func makeStatement(sql: String) throws -> Statement {
         try checkCancellation()
         return try Statement(database: self, sql: sql)
     }
@@ -84,7 +84,7 @@ public final class Database {
     ///
     /// - Throws: ``SQLiteError`` if the SQL does not compile.
     /// - Complexity: O(*n*) in the length of `sql`, to hash it.
-    public func cachedStatement(sql: String) throws -> Statement {
+    package func cachedStatement(sql: String) throws -> Statement {
         try checkCancellation()
         if let statement = statements[sql] { return statement }
         let statement = try Statement(database: self, sql: sql)
@@ -140,6 +140,42 @@ public final class Database {
             throw error.adding(arguments)
         }
         return rows
+    }
+
+    /// Runs a query and hands each row to `body` as it is stepped, without collecting the rows: for
+    /// results too large to hold at once.
+    ///
+    /// ```swift
+    /// var total: Int64 = 0
+    /// try db.forEach(sql: "SELECT age FROM users WHERE age > ?", arguments: [30]) { row in
+    ///     if case .integer(let age) = row[0] { total += age }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One statement.
+    ///   - arguments: Its arguments, by position or by name.
+    ///   - body: Called once per row, in order; an error it throws stops the query and is rethrown.
+    /// - Throws: ``SQLiteError``, or what `body` throws.
+    /// - Complexity: O(*n*) in the number of rows; memory O(1) in it.
+    public func forEach(
+        sql: String, arguments: StatementArguments = [], _ body: (Row) throws -> Void
+    ) throws {
+        // Its own statement, not the cached one: `body` may run other queries, even this same SQL.
+        let statement = try makeStatement(sql: sql)
+        try statement.bind(arguments)
+        let names = statement.columnNames
+        let columns = 0..<statement.columnCount
+        while true {
+            let hasRow: Bool
+            do {
+                hasRow = try statement.step()
+            } catch let error as SQLiteError {
+                throw error.adding(arguments)
+            }
+            guard hasRow else { return }
+            try body(Row(columnNames: names, values: columns.map(statement.value(at:))))
+        }
     }
 
     /// The first column of the first row of a query, or `nil` when there is no row.

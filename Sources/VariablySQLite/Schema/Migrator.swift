@@ -16,7 +16,7 @@ public struct Migrator: Sendable {
     public init() {}
 
     /// The identifiers registered, in order.
-    public var identifiers: [String] { steps.map(\.identifier) }
+    package var identifiers: [String] { steps.map(\.identifier) }
 
     /// Registers a step. Identifiers must be unique; never change a step once it has shipped.
     ///

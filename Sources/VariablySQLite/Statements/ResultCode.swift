@@ -1,7 +1,9 @@
 /// A SQLite result code, primary (`SQLITE_CONSTRAINT`) or extended (`SQLITE_CONSTRAINT_UNIQUE`).
 ///
-/// See https://www.sqlite.org/rescode.html. A primary code matches every extended code that refines
-/// it, so `catch ResultCode.constraint` catches a unique-constraint violation:
+/// See https://www.sqlite.org/rescode.html. The named codes are the ones an app handles (busy, locked,
+/// constraints, I/O, corruption, ...); any other compares through ``init(rawValue:)``, such as
+/// `ResultCode(rawValue: 21)` for `SQLITE_MISUSE`. A primary code matches every extended code that
+/// refines it, so `catch ResultCode.constraint` catches a unique-constraint violation:
 ///
 /// ```swift
 /// do {
@@ -39,21 +41,21 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     /// `SQLITE_OK`.
-    public static let ok = ResultCode(rawValue: 0)
+    package static let ok = ResultCode(rawValue: 0)
     /// `SQLITE_ERROR`.
-    public static let error = ResultCode(rawValue: 1)
+    package static let error = ResultCode(rawValue: 1)
     /// `SQLITE_INTERNAL`.
-    public static let `internal` = ResultCode(rawValue: 2)
+    package static let `internal` = ResultCode(rawValue: 2)
     /// `SQLITE_PERM`.
-    public static let permission = ResultCode(rawValue: 3)
+    package static let permission = ResultCode(rawValue: 3)
     /// `SQLITE_ABORT`.
-    public static let abort = ResultCode(rawValue: 4)
+    package static let abort = ResultCode(rawValue: 4)
     /// `SQLITE_BUSY`.
     public static let busy = ResultCode(rawValue: 5)
     /// `SQLITE_LOCKED`.
     public static let locked = ResultCode(rawValue: 6)
     /// `SQLITE_NOMEM`.
-    public static let noMemory = ResultCode(rawValue: 7)
+    package static let noMemory = ResultCode(rawValue: 7)
     /// `SQLITE_READONLY`.
     public static let readOnly = ResultCode(rawValue: 8)
     /// `SQLITE_INTERRUPT`.
@@ -67,17 +69,17 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// `SQLITE_CANTOPEN`.
     public static let cantOpen = ResultCode(rawValue: 14)
     /// `SQLITE_SCHEMA`.
-    public static let schema = ResultCode(rawValue: 17)
+    package static let schema = ResultCode(rawValue: 17)
     /// `SQLITE_TOOBIG`.
-    public static let tooBig = ResultCode(rawValue: 18)
+    package static let tooBig = ResultCode(rawValue: 18)
     /// `SQLITE_CONSTRAINT`.
     public static let constraint = ResultCode(rawValue: 19)
     /// `SQLITE_MISMATCH`.
-    public static let mismatch = ResultCode(rawValue: 20)
+    package static let mismatch = ResultCode(rawValue: 20)
     /// `SQLITE_MISUSE`.
-    public static let misuse = ResultCode(rawValue: 21)
+    package static let misuse = ResultCode(rawValue: 21)
     /// `SQLITE_RANGE`.
-    public static let range = ResultCode(rawValue: 25)
+    package static let range = ResultCode(rawValue: 25)
     /// `SQLITE_NOTADB`.
     public static let notADatabase = ResultCode(rawValue: 26)
     /// `SQLITE_CONSTRAINT_CHECK`.

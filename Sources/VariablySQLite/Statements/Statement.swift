@@ -1,5 +1,5 @@
 internal import CSQLite
-public import Foundation
+package import Foundation
 
 /// A prepared SQLite statement: bind parameters, step through rows, read columns by index.
 ///
@@ -14,15 +14,15 @@ public import Foundation
 ///     print(statement.string(at: 0))
 /// }
 /// ```
-public final class Statement {
+package final class Statement {
     /// The SQL the statement was prepared from.
-    public let sql: String
+    package let sql: String
     let handle: OpaquePointer
     unowned let database: Database
     /// The number of parameters (`?`, `:name`, ...), https://www.sqlite.org/c3ref/bind_parameter_count.html.
-    public let parameterCount: Int32
+    package let parameterCount: Int32
     /// The number of result columns.
-    public let columnCount: Int32
+    package let columnCount: Int32
     private var needsReset = false
 
     init(database: Database, sql: String) throws {
@@ -53,17 +53,17 @@ public final class Statement {
     }
 
     /// The names of the result columns, in order.
-    public var columnNames: [String] {
+    package var columnNames: [String] {
         (0..<columnCount).map { String(cString: sqlite3_column_name(handle, $0)) }
     }
 
     /// Whether the statement only reads (https://www.sqlite.org/c3ref/stmt_readonly.html).
-    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     // MARK: - Binding
 
     /// Resets the statement so that it runs again from the start, keeping its bindings.
-    public func reset() {
+    package func reset() {
         // The error of a failed step is reported by step itself; reset repeats it, so it is ignored here.
         sqlite3_reset(handle)
         needsReset = false
@@ -72,7 +72,7 @@ public final class Statement {
     /// Resets the statement and binds `arguments`: positional ones to `?1...`, named ones by name.
     ///
     /// - Throws: ``SQLiteError`` with code `SQLITE_RANGE` when the count or a name does not match.
-    public func bind(_ arguments: StatementArguments) throws {
+    package func bind(_ arguments: StatementArguments) throws {
         reset()
         sqlite3_clear_bindings(handle)
         if arguments.named.isEmpty, arguments.positional.count != Int(parameterCount) {
@@ -92,7 +92,7 @@ public final class Statement {
     /// Binds `value` to parameter `index` (1-based, https://www.sqlite.org/c3ref/bind_blob.html).
     ///
     /// - Throws: ``SQLiteError`` when the index is out of range.
-    public func bind(_ value: SQLValue, at index: Int32) throws {
+    package func bind(_ value: SQLValue, at index: Int32) throws {
         if needsReset { reset() }
         let code: Int32
         switch value {
@@ -108,7 +108,7 @@ public final class Statement {
     /// Binds `value` to the parameter `:name`, `@name` or `$name`.
     ///
     /// - Throws: ``SQLiteError`` with code `SQLITE_RANGE` when the statement has no such parameter.
-    public func bind(_ value: SQLValue, named name: String) throws {
+    package func bind(_ value: SQLValue, named name: String) throws {
         let candidates = name.first.map { ":@$".contains($0) } == true ? [name] : [":" + name, "@" + name, "$" + name]
         for candidate in candidates {
             let index = sqlite3_bind_parameter_index(handle, candidate)
@@ -147,7 +147,7 @@ public final class Statement {
     ///
     /// - Throws: ``SQLiteError`` with SQLite's code and message.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         // https://www.sqlite.org/c3ref/step.html
         let code = sqlite3_step(handle)
         switch code {
@@ -166,7 +166,7 @@ public final class Statement {
     /// Runs the statement to completion with `arguments`, ignoring any rows.
     ///
     /// - Throws: ``SQLiteError``.
-    public func execute(_ arguments: StatementArguments = []) throws {
+    package func execute(_ arguments: StatementArguments = []) throws {
         try bind(arguments)
         do {
             while try step() {}
@@ -178,25 +178,25 @@ public final class Statement {
     // MARK: - Columns
 
     /// Whether column `index` of the current row is NULL.
-    public func isNull(at index: Int32) -> Bool {
+    package func isNull(at index: Int32) -> Bool {
         sqlite3_column_type(handle, index) == SQLITE_NULL
     }
 
     /// Column `index` as an integer (https://www.sqlite.org/c3ref/column_blob.html converts other types).
     @inline(__always)
-    public func int64(at index: Int32) -> Int64 {
+    package func int64(at index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
     }
 
     /// Column `index` as a double.
     @inline(__always)
-    public func double(at index: Int32) -> Double {
+    package func double(at index: Int32) -> Double {
         sqlite3_column_double(handle, index)
     }
 
     /// Column `index` as text.
     @inline(__always)
-    public func string(at index: Int32) -> String {
+    package func string(at index: Int32) -> String {
         // text before bytes: https://www.sqlite.org/c3ref/column_blob.html ("the safest policy").
         guard let text = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
@@ -204,7 +204,7 @@ public final class Statement {
     }
 
     /// Column `index` as bytes.
-    public func data(at index: Int32) -> Data {
+    package func data(at index: Int32) -> Data {
         guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
@@ -218,7 +218,7 @@ public final class Statement {
     }
 
     /// Column `index` as a ``SQLValue`` of its storage class.
-    public func value(at index: Int32) -> SQLValue {
+    package func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: .integer(int64(at: index))
         case SQLITE_FLOAT: .real(double(at: index))

@@ -189,4 +189,37 @@ import VariablySQLite
         }
         #expect(count == 2)
     }
+
+    @Test func forEachStreamsRowsInOrderAndStopsAtAThrow() throws {
+        let db = try database()
+        try db.write { db in
+            for index in 1...100 { try db.execute(sql: "INSERT INTO t (a, b) VALUES (?, ?)", arguments: [index, "x\(index)"]) }
+        }
+        var seen: [Int64] = []
+        try db.read { db in
+            try db.forEach(sql: "SELECT a, b FROM t WHERE a > :low ORDER BY a", arguments: ["low": 90]) { row in
+                #expect(row.columnNames == ["a", "b"])
+                if case .integer(let a) = row["a"] { seen.append(a) }
+                // A nested query on the same connection, even of the same SQL, does not disturb the outer one.
+                _ = try db.fetch(sql: "SELECT a, b FROM t WHERE a > :low ORDER BY a", arguments: ["low": 99])
+            }
+        }
+        #expect(seen == Array(91...100))
+
+        struct Stop: Error {}
+        var visited = 0
+        #expect(throws: Stop.self) {
+            try db.read { db in
+                try db.forEach(sql: "SELECT a FROM t") { _ in
+                    visited += 1
+                    if visited == 3 { throw Stop() }
+                }
+            }
+        }
+        #expect(visited == 3)
+        let error = #expect(throws: SQLiteError.self) {
+            try db.read { try $0.forEach(sql: "SELECT nope FROM t", arguments: [1]) { _ in } }
+        }
+        #expect(error?.sql == "SELECT nope FROM t")
+    }
 }
