@@ -8,7 +8,7 @@ extension SimulatedServer {
     public var recordCount: Int { feed.liveCount }
 
     /// The cursor after the latest change: a client holding it is caught up.
-    public var latestCursor: SyncCursor { SyncCursor(String(feed.clock)) }
+    public var latestCursor: SyncCursor { SyncCursor(rawValue: String(feed.clock)) }
 
     /// The live record with `id`, or `nil`: decoded from the JSON the server stores for it (as a client
     /// would decode it before any ``renameKey(_:to:)``).

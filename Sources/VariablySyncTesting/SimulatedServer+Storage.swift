@@ -68,7 +68,7 @@ extension SimulatedServer {
             let ownWrite = lastWriterKey[change.id].map(change.supersedes.contains) ?? false
             if let row, row.version > baseVersion, !ownWrite {
                 statistics.conflicts += 1
-                return .conflict(serverRecord: served(row.json), version: SyncCursor(String(row.version)))
+                return .conflict(serverRecord: served(row.json), version: SyncCursor(rawValue: String(row.version)))
             }
         }
         switch change.operation {
@@ -89,7 +89,7 @@ extension SimulatedServer {
                 return .rejected(reason: "the record does not encode: \(error)")
             }
         case .delete:
-            guard row?.isLive == true else { return .accepted(version: SyncCursor(String(row?.version ?? feed.clock))) }
+            guard row?.isLive == true else { return .accepted(version: SyncCursor(rawValue: String(row?.version ?? feed.clock))) }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey

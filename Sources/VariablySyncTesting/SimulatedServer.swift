@@ -161,7 +161,7 @@ where Model.ID: Codable & Sendable {
         }
         records.append(UInt8(ascii: "]"))
         let page = RemotePage(
-            records: records, deletedIDs: deleted, nextCursor: SyncCursor(String(last)),
+            records: records, deletedIDs: deleted, nextCursor: SyncCursor(rawValue: String(last)),
             hasMore: index < feed.logVersions.count)
         successfulPulls += 1
         lastPage = page

@@ -24,7 +24,7 @@ import VariablyTestSupport
         #expect(pages.count == 3)
         #expect(pages.map(\.hasMore) == [true, true, false])
         #expect(pulled == User.samples(2_500))
-        #expect(cursor == SyncCursor("2500"))
+        #expect(cursor == SyncCursor(rawValue: "2500"))
     }
 
     @Test func changeFeedHoldsOnlyLaterWritesAndTombstones() async throws {

@@ -17,7 +17,7 @@ public struct KeySets<Model>: Sendable {
     /// The source used when a coder names none.
     public let defaultSource: CodingSource?
     /// The sources, in declaration order.
-    public let sources: [CodingSource]
+    package let sources: [CodingSource]
     /// Every problem found in the declaration; empty when the key sets are sound. See ``validate()``.
     public let problems: [KeySetProblem]
     // A handful of sources: comparing short strings beats hashing them.

@@ -4,7 +4,7 @@
 /// so a sync always resumes exactly after what the cache holds.
 ///
 /// ```swift
-/// let page = try await remote.pull(after: SyncCursor("1200"), limit: 100)
+/// let page = try await remote.pull(after: SyncCursor(rawValue: "1200"), limit: 100)
 /// ```
 public struct SyncCursor: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
     ExpressibleByStringLiteral
@@ -14,11 +14,6 @@ public struct SyncCursor: RawRepresentable, Hashable, Sendable, Codable, CustomS
 
     /// Wraps a server's cursor text.
     public init(rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// Wraps a server's cursor text: `SyncCursor("1200")`.
-    public init(_ rawValue: String) {
         self.rawValue = rawValue
     }
 

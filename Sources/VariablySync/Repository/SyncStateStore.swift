@@ -75,7 +75,7 @@ struct SyncStateStore: Sendable {
         let value = try db.fetchValue(
             sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
         guard case .text(let text)? = value else { return nil }
-        return SyncCursor(text)
+        return SyncCursor(rawValue: text)
     }
 
     /// The ``RemoteSource/feedIdentifier`` of the source the table was last caught up with; `nil`
@@ -124,7 +124,7 @@ struct SyncStateStore: Sendable {
                 case .text(let operation) = row[2], let operation = PendingChange.Operation(rawValue: operation),
                 case .text(let key) = row[3]
             else { return nil }
-            let base: SyncCursor? = if case .text(let text) = row[4] { SyncCursor(text) } else { nil }
+            let base: SyncCursor? = if case .text(let text) = row[4] { SyncCursor(rawValue: text) } else { nil }
             var superseded: [String] = []
             if case .text(let json) = row[5] {
                 superseded = (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []

@@ -65,7 +65,7 @@ enum ReliabilityCrash {
                     RemoteChange<Int64>(
                         idempotencyKey: change["key"] as! String, id: Int64(change["id"] as! Int),
                         operation: (change["json"] as? String).map { .upsert(Data(base64Encoded: $0)!) } ?? .delete,
-                        baseCursor: (change["base"] as? String).map { SyncCursor($0) })
+                        baseCursor: (change["base"] as? String).map { SyncCursor(rawValue: $0) })
                 }
                 let results = try await server.push(changes)
                 for (change, result) in zip(changes, results) {

@@ -20,7 +20,7 @@ struct HTTPRemoteSourceTests {
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         let pushed = try await remote.push(try upserts(User.samples(25)))
-        #expect(pushed.map(\.outcome) == (1...25).map { .accepted(version: SyncCursor(String($0))) })
+        #expect(pushed.map(\.outcome) == (1...25).map { .accepted(version: SyncCursor(rawValue: String($0))) })
 
         var cursor: SyncCursor?
         var users: [User] = []

@@ -58,7 +58,7 @@ private struct RawSource: RemoteSource {
     let records: Data
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<String> {
-        RemotePage(records: records, deletedIDs: [], nextCursor: SyncCursor("1"), hasMore: false)
+        RemotePage(records: records, deletedIDs: [], nextCursor: SyncCursor(rawValue: "1"), hasMore: false)
     }
 
     func push(_ changes: [RemoteChange<String>]) async throws -> [PushResult<String>] { [] }

@@ -137,7 +137,7 @@ private actor LosingFirstResponse: RemoteSource {
         let report = try await repository.sync()
         #expect(report.pushed == 1)
         #expect(await server.record(id: 1)?.age == 44)
-        #expect(await server.latestCursor == SyncCursor(String(Int(before.rawValue)! + 1)))
+        #expect(await server.latestCursor == SyncCursor(rawValue: String(Int(before.rawValue)! + 1)))
     }
 
     @Test func pendingChangesSurviveReopeningTheDatabase() async throws {

@@ -32,7 +32,7 @@ private struct StuckSource: RemoteSource {
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         let record = try JSONEncoder(source: .remote).encode([Account.sample(1)])
-        return RemotePage(records: record, deletedIDs: [], nextCursor: SyncCursor("7"), hasMore: true)
+        return RemotePage(records: record, deletedIDs: [], nextCursor: SyncCursor(rawValue: "7"), hasMore: true)
     }
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
@@ -43,7 +43,7 @@ private struct SilentPushSource: RemoteSource {
     typealias Model = Account
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: SyncCursor("1"), hasMore: false)
+        RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: SyncCursor(rawValue: "1"), hasMore: false)
     }
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
@@ -117,7 +117,7 @@ struct RepositoryOwnershipTests {
             try await repository.sync()
         } throws: { error in
             guard case SyncError.cursorDidNotAdvance(let cursor) = error else { return false }
-            return cursor == SyncCursor("7")
+            return cursor == SyncCursor(rawValue: "7")
         }
         // What was applied before stopping stays, once.
         await #expect(try repository.count() == 1)

@@ -188,7 +188,7 @@ import VariablySyncTesting
         let malformed = try #require(await server.statistics.malformedIDs.first)
         let pageStart = (malformed - 1) / 100 * 100
         await #expect(try repository.count() == Int(pageStart))
-        await #expect(try repository.cursor() == (pageStart == 0 ? nil : SyncCursor(String(pageStart))))
+        await #expect(try repository.cursor() == (pageStart == 0 ? nil : SyncCursor(rawValue: String(pageStart))))
     }
 
     @Test func renamedServerKeyIsAbsorbedByAlternativeKeys() async throws {
@@ -217,7 +217,7 @@ import VariablySyncTesting
         let count = try await repository.count()
         #expect(count > 0 && count < 2_000)
         #expect(count % 50 == 0)
-        await #expect(try repository.cursor() == SyncCursor(String(count)))
+        await #expect(try repository.cursor() == SyncCursor(rawValue: String(count)))
         let rest = try await repository.sync()
         #expect(rest.inserted == 2_000 - count)
     }

@@ -107,19 +107,6 @@ public struct DateCodingStrategy: Hashable, Sendable {
 
     /// Reads every format; writes `yyyy-MM-dd` in UTC.
     public static let dateOnly = DateCodingStrategy(output: .dateOnly)
-
-    /// A flexible strategy with another default zone or milliseconds threshold.
-    ///
-    /// ```swift
-    /// decoder.dateDecodingStrategy = .flexible(DateCodingStrategy.flexible(defaultTimeZone: .current))
-    /// ```
-    public static func flexible(
-        defaultTimeZone: TimeZone, millisecondsThreshold: Double = DateCodingStrategy.millisecondsThreshold
-    ) -> DateCodingStrategy {
-        DateCodingStrategy(
-            numberUnit: .byMagnitude(threshold: millisecondsThreshold), output: .iso8601(fractionalSeconds: true),
-            defaultTimeZone: defaultTimeZone)
-    }
 }
 
 // MARK: - Reading

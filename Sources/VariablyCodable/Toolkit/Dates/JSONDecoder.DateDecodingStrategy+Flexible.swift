@@ -14,7 +14,7 @@ extension JSONDecoder.DateDecodingStrategy {
     /// Reads dates with `strategy`.
     ///
     /// ```swift
-    /// decoder.dateDecodingStrategy = .flexible(.flexible(defaultTimeZone: .current))
+    /// decoder.dateDecodingStrategy = .flexible(DateCodingStrategy(defaultTimeZone: .current))
     /// ```
     public static func flexible(_ strategy: DateCodingStrategy) -> JSONDecoder.DateDecodingStrategy {
         .custom { decoder in try strategy.decode(from: decoder.singleValueContainer()) }

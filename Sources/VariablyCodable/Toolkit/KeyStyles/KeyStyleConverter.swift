@@ -10,9 +10,9 @@ import Foundation
 /// ```
 ///
 /// `@unchecked Sendable`: the only mutable state, `cache`, is read and written under `lock`.
-public final class KeyStyleConverter: @unchecked Sendable {
+package final class KeyStyleConverter: @unchecked Sendable {
     /// The style keys are converted to.
-    public let style: KeyStyle
+    package let style: KeyStyle
     private let lock = NSLock()
     private var cache: [String: String] = [:]
     // A payload with unbounded distinct keys (e.g. a dictionary keyed by ids) must not grow the table forever.
@@ -23,7 +23,7 @@ public final class KeyStyleConverter: @unchecked Sendable {
     /// ```swift
     /// let converter = KeyStyleConverter(.snakeCase)
     /// ```
-    public init(_ style: KeyStyle) {
+    package init(_ style: KeyStyle) {
         self.style = style
     }
 
@@ -34,7 +34,7 @@ public final class KeyStyleConverter: @unchecked Sendable {
     /// ```
     ///
     /// - Complexity: O(1) on average for a key seen before, O(n) in its length the first time.
-    public func convert(_ key: String) -> String {
+    package func convert(_ key: String) -> String {
         lock.lock()
         if let converted = cache[key] {
             lock.unlock()

@@ -40,7 +40,7 @@ import VariablyCodable
     }
 
     @Test func stringsWithoutAZoneUseTheDefaultZone() throws {
-        let tokyo = DateCodingStrategy.flexible(defaultTimeZone: TimeZone(identifier: "Asia/Tokyo")!)
+        let tokyo = DateCodingStrategy(defaultTimeZone: TimeZone(identifier: "Asia/Tokyo")!)
         let date = try #require(tokyo.date(from: "2024-05-01T21:30:00"))
         #expect(date.timeIntervalSince1970 == Self.noon)
     }
