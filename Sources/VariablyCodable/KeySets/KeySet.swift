@@ -57,7 +57,7 @@ public final class KeySet<Model>: Sendable {
         _ source: CodingSource,
         style: KeyStyle? = nil,
         excluding: [any PartialKeyPath<Model> & Sendable] = [],
-        @KeySetBuilder<Model> keys: () -> [Key<Model>] = { [] }
+        @DeclarationBuilder<Key<Model>> keys: () -> [Key<Model>] = { [] }
     ) {
         var problems: [KeySetProblem] = []
         self.init(

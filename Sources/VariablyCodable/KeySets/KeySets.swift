@@ -28,7 +28,7 @@ public struct KeySets<Model>: Sendable {
     /// - Parameters:
     ///   - defaultSource: The source used when a coder names none; without it such coding throws.
     ///   - content: One ``KeySet`` per source.
-    public init(defaultSource: CodingSource? = nil, @KeySetsBuilder<Model> _ content: () -> [KeySet<Model>]) {
+    public init(defaultSource: CodingSource? = nil, @DeclarationBuilder<KeySet<Model>> _ content: () -> [KeySet<Model>]) {
         let declared = content()
         var problems: [KeySetProblem] = []
         // Every property any key set lists, in order of first appearance: what styled sets fill in.
