@@ -51,7 +51,7 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         }
         let server = try SimulatedServer(records: users, seed: 7)
 
-        let repository = try Repository<User>(
+        let repository = try await Repository<User>.open(
             database: SQLiteDatabase(path: folder.appendingPathComponent("users.sqlite").path), remote: server)
         let report = try await repository.sync()
         let firstTen = try await repository.fetch(
