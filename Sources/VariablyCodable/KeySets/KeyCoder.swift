@@ -34,6 +34,15 @@ package class KeyCoder<Model>: @unchecked Sendable {
         preconditionFailure("KeyCoder is abstract")
     }
 
+    /// The same coder without its date strategy: for a store whose column encoding already writes
+    /// the strategy's form (SQLite), so that the value reaches the store as a `Date`.
+    package func withoutDateStrategy() -> KeyCoder<Model> {
+        guard options.dates != nil else { return self }
+        var plain = options
+        plain.dates = nil
+        return withOptions(plain)
+    }
+
     /// `value` converted exactly to ``storedType`` (an integer literal to `Int64`, ...), or `nil`.
     func convertToStored(_ value: Any) -> Any? {
         preconditionFailure("KeyCoder is abstract")

@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 
 /// How a `Date` column is stored. The default is ``secondsSince1970``: REAL, exact to the
 /// microsecond, sortable and fast; choose another per column in ``SQLiteTable``.
@@ -16,6 +17,18 @@ public enum DateEncoding: Hashable, Sendable {
     case millisecondsSince1970
     /// TEXT in ISO 8601 with fractional seconds, UTC: `2023-11-14T22:13:20.000Z`.
     case iso8601
+
+    /// The encoding that stores what `strategy` writes, so that the column's type, its values and the
+    /// dates a predicate binds agree; `nil` for outputs that do not sort as their dates do (whole-second
+    /// ISO 8601 beside fractional, `yyyy-MM-dd`).
+    init?(writing strategy: DateCodingStrategy) {
+        switch strategy.output {
+        case .secondsSince1970: self = .secondsSince1970
+        case .millisecondsSince1970: self = .millisecondsSince1970
+        case .iso8601(fractionalSeconds: true): self = .iso8601
+        case .iso8601(fractionalSeconds: false), .dateOnly: return nil
+        }
+    }
 
     /// The SQL type of columns that use this encoding.
     var sqlType: String {

@@ -134,6 +134,28 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                 indexes.append(Index(name: name, columns: names, entries: entries, isUnique: isUnique))
             }
         }
+        // A date strategy on the key or key set of this source is the column's encoding: declared both
+        // ways, the two must agree, or predicates would compare values in different units.
+        var coders = keySet.entries.map(\.coder)
+        for (index, entry) in keySet.entries.enumerated() {
+            guard let strategy = entry.options.dates,
+                entry.coder.storedType == Date.self || entry.coder.storedType == Date?.self
+            else { continue }
+            let property = entry.propertyName ?? "\(entry.keyPath)"
+            guard let encoding = DateEncoding(writing: strategy) else {
+                preconditionFailure(
+                    "The \(table.source) date strategy of \(property) in \(Model.self) writes \(strategy.output), which a "
+                        + "column cannot compare as dates: use .secondsSince1970, .millisecondsSince1970 or "
+                        + ".iso8601WithFractionalSeconds, or declare `.dateEncoding(\\.\(property), ...)` on its SQLiteTable.")
+            }
+            if let declared = dateEncodings[index], declared != encoding {
+                preconditionFailure(
+                    "\(Model.self).\(property) is stored as \(declared) by its SQLiteTable but written as \(encoding) by "
+                        + "its \(table.source) date strategy: keep one of the two.")
+            }
+            dateEncodings[index] = encoding
+            coders[index] = entry.coder.withoutDateStrategy()
+        }
         var columns: [Column] = []
         for (index, entry) in keySet.entries.enumerated() {
             let kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
@@ -152,7 +174,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.isNamedAfterType = table.isNamedAfterType
         self.quotedTable = SQL.quote(table.name)
         self.keySet = keySet
-        self.coders = keySet.entries.map(\.coder)
+        self.coders = coders
         self.fastReaders = zip(keySet.entries, columns).map { FastColumnReader(entry: $0, kind: $1.kind) }
         self.columns = columns
         self.columnNames = columns.map(\.name)
