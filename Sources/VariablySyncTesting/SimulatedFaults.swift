@@ -21,9 +21,6 @@ public struct SimulatedFaults: Sendable, Equatable {
     /// ``RemoteSourceError/unavailable(_:)``: an interrupted sync.
     public var interruptAfterPulls: Int?
 
-    /// No faults: every request succeeds at once.
-    public static let none = SimulatedFaults()
-
     /// Describes the faults to inject.
     ///
     /// - Parameters:

@@ -86,7 +86,7 @@ where Model.ID: Codable & Sendable {
     /// - Throws: ``VariablyCodingError`` if a record cannot be encoded with the remote key set.
     /// - Complexity: O(n): one pass, encoding batches of records on every core.
     public init(
-        records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = .none,
+        records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = SimulatedFaults(),
         validate: (@Sendable (Model) -> String?)? = nil
     ) throws {
         self.random = SeededRandomNumberGenerator(seed: seed)

@@ -1,21 +1,9 @@
 public import Foundation
 
 extension PropertyListDecoder {
-    /// Creates a decoder that reads key-set models in `source`.
-    ///
-    /// ```swift
-    /// let decoder = PropertyListDecoder(source: .local)
-    /// ```
-    ///
-    /// Its `decode(_:from:)` is Foundation's, which can crash on a hostile or damaged file (a binary
-    /// property list with inconsistent offsets, an XML one nested thousands deep): read untrusted data
-    /// with ``decode(_:from:source:)``, which checks the structure first.
-    public convenience init(source: CodingSource) {
-        self.init()
-        userInfo[.codingSource] = source
-    }
-
     /// Decodes `type` from a property list with the keys of `source`, leaving this decoder unchanged.
+    /// This is the package's one way to read a property list: there is no `PropertyListDecoder(source:)`,
+    /// whose `decode(_:from:)` would be Foundation's, unchecked.
     ///
     /// ```swift
     /// let user = try PropertyListDecoder().decode(User.self, from: data, source: .local)

@@ -16,7 +16,7 @@ public struct DecodingContainer<Model> {
     /// The source being decoded.
     public let source: CodingSource
     /// The source's key set.
-    public let keySet: KeySet<Model>
+    @usableFromInline package let keySet: KeySet<Model>
     /// The storage the values come from.
     @usableFromInline package let backend: any KeySetDecodingBackend
     /// Whether some key has toolkit options; when `false`, decoding takes the plain path and costs
@@ -36,7 +36,7 @@ public struct DecodingContainer<Model> {
     }
 
     /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
-    public var decodingOptions: DecodingOptions? {
+    package var decodingOptions: DecodingOptions? {
         let userInfo = backend.userInfo
         return userInfo.isEmpty ? nil : userInfo[.decodingOptions] as? DecodingOptions
     }
@@ -123,7 +123,7 @@ public struct DecodingContainer<Model> {
     /// Traps if an entry's key path is read-only.
     ///
     /// - Throws: ``VariablyCodingError`` for the first property that fails.
-    public func decodeAll(into model: inout Model) throws {
+    package func decodeAll(into model: inout Model) throws {
         let coders = keySet.coders
         for index in coders.indices {
             try coders[index].decode(into: &model, from: self, entry: index)

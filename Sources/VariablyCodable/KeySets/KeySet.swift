@@ -16,9 +16,9 @@
 /// ```
 public final class KeySet<Model>: Sendable {
     /// The source these keys belong to.
-    public let source: CodingSource
+    package let source: CodingSource
     /// The style that derives keys not listed, if any.
-    public let style: KeyStyle?
+    package let style: KeyStyle?
     /// The keys as declared, before a style filled in the rest.
     package let declaredKeys: [Key<Model>]
     /// Properties this source deliberately does not store.

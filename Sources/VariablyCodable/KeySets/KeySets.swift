@@ -15,7 +15,7 @@
 /// ```
 public struct KeySets<Model>: Sendable {
     /// The source used when a coder names none.
-    public let defaultSource: CodingSource?
+    package let defaultSource: CodingSource?
     /// The sources, in declaration order.
     package let sources: [CodingSource]
     /// Every problem found in the declaration; empty when the key sets are sound. See ``validate()``.
@@ -67,7 +67,7 @@ public struct KeySets<Model>: Sendable {
     }
 
     /// The key set of `source`, or `nil` if the model declares none.
-    public subscript(source: CodingSource) -> KeySet<Model>? {
+    package subscript(source: CodingSource) -> KeySet<Model>? {
         for keySet in keySets where keySet.source == source { return keySet }
         return nil
     }

@@ -41,7 +41,7 @@ public struct SourceKey: Hashable, Sendable, ExpressibleByStringLiteral, Express
     }
 
     /// The path encoding writes: the first alternative.
-    public var primary: DataPath { alternatives[0] }
+    package var primary: DataPath { alternatives[0] }
 
     /// `"user_name" | "username"`, as used in error messages.
     public var description: String {

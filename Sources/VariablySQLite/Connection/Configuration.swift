@@ -18,9 +18,9 @@ public struct Configuration: Sendable {
     /// Whether `LIKE` is case-sensitive, as Swift's `String.contains` is; predicates translate
     /// `contains` and `starts(with:)` to `LIKE`, so this keeps their results equal to Swift's.
     /// (https://www.sqlite.org/pragma.html#pragma_case_sensitive_like)
-    public var caseSensitiveLike = true
+    package var caseSensitiveLike = true
     /// The transaction ``SQLiteDatabase/write(_:)`` opens.
-    public var defaultTransactionKind: TransactionKind = .immediate
+    package var defaultTransactionKind: TransactionKind = .immediate
     /// The most reader connections a file database opens; reads wait when all are busy.
     public var maximumReaderCount = 4
     /// The most prepared statements each connection keeps for reuse; when full, the cache is emptied

@@ -16,7 +16,7 @@ import Foundation
 public final class Database {
     let handle: OpaquePointer
     /// Whether the connection was opened for reading only.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     private var statements: [String: Statement] = [:]
     private let statementCacheCapacity: Int
     private var savepointDepth = 0
@@ -203,7 +203,7 @@ public final class Database {
     public var changesCount: Int { Int(sqlite3_changes64(handle)) }
 
     /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     // MARK: - Transactions
 
@@ -244,7 +244,7 @@ public final class Database {
     ///
     /// - Throws: What `body` throws, or ``SQLiteError``.
     @discardableResult
-    public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+    package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "\"variably_savepoint_\(savepointDepth)\""

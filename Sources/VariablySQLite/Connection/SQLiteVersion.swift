@@ -1,6 +1,6 @@
 internal import CSQLite
 
 /// The version of the SQLite library linked at run time, e.g. `"3.40.1"`.
-public var sqliteLibraryVersion: String {
+package var sqliteLibraryVersion: String {
     String(cString: sqlite3_libversion())
 }

@@ -72,19 +72,24 @@ extension Database {
         }
     }
 
-    /// The number of models matching a predicate.
+    /// The number of models matching a predicate, or of every row without one.
     ///
     /// ```swift
+    /// let all = try db.read { try $0.count(User.self) }
     /// let active = try db.read { try $0.count(User.self, where: #Predicate { $0.isActive }) }
     /// ```
     ///
     /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
-    public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>) throws -> Int {
+    public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>? = nil) throws -> Int {
         let mapping = TableMapping<Model>.shared
-        let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
-        let value = try fetchValue(
-            sql: mapping.countSQL + " WHERE " + condition.sql, arguments: StatementArguments(positional: condition.arguments))
-        guard case .integer(let count) = value else { return 0 }
+        var sql = mapping.countSQL
+        var arguments: StatementArguments = []
+        if let predicate {
+            let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
+            sql += " WHERE " + condition.sql
+            arguments = StatementArguments(positional: condition.arguments)
+        }
+        guard case .integer(let count) = try fetchValue(sql: sql, arguments: arguments) else { return 0 }
         return Int(count)
     }
 

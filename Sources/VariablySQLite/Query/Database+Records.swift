@@ -211,19 +211,6 @@ extension Database {
         return try fetch(statement, arguments: arguments, mapping: mapping, slots: mapping.readSlots(for: statement))
     }
 
-    /// The number of rows.
-    ///
-    /// ```swift
-    /// let count = try db.read { try $0.count(User.self) }
-    /// ```
-    ///
-    /// - Throws: ``SQLiteError``.
-    public func count<Model: SQLiteStorable>(_ type: Model.Type) throws -> Int {
-        let mapping = TableMapping<Model>.shared
-        guard case .integer(let count) = try fetchValue(sql: mapping.countSQL) else { return 0 }
-        return Int(count)
-    }
-
     func fetch<Model: SQLiteStorable>(
         _ sql: String, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]
     ) throws -> [Model] {

@@ -5,13 +5,13 @@
 ///
 /// ```swift
 /// do {
-///     _ = try db.read { try $0.fetch(User.self, where: #Predicate { $0.age % 2 == 0 }) }
+///     _ = try db.read { try $0.fetch(User.self, where: #Predicate { $0.userName.count > 3 }) }
 /// } catch let error as QueryTranslationError {
-///     print(error)   // Cannot translate IntRemainder<...> to SQL: ...
+///     print(error)   // Cannot translate ... to SQL: ...
 /// }
 /// ```
 public struct QueryTranslationError: Error, CustomStringConvertible, Sendable {
-    /// The expression, as its Swift type (`PredicateExpressions.IntRemainder<...>`) or key path.
+    /// The expression, as its Swift type (a `PredicateExpressions` type) or key path.
     public let expression: String
     /// Why it cannot be translated.
     public let reason: String

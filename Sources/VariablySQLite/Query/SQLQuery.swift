@@ -16,7 +16,7 @@ public struct SQLQuery: Hashable, Sendable {
     public let arguments: [SQLValue]
 
     /// Creates a query.
-    public init(sql: String, arguments: [SQLValue]) {
+    package init(sql: String, arguments: [SQLValue]) {
         self.sql = sql
         self.arguments = arguments
     }

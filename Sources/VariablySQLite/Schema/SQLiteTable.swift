@@ -16,11 +16,11 @@ public struct SQLiteTable<Model>: Sendable {
     /// The table's name; always quoted in SQL, so any name works.
     public let name: String
     /// The primary key column's property.
-    public let primaryKey: any PartialKeyPath<Model> & Sendable
+    package let primaryKey: any PartialKeyPath<Model> & Sendable
     /// The coding source whose key set names the columns (``CodingSource/sqlite`` by default).
-    public let source: CodingSource
+    package let source: CodingSource
     /// Indexes, unique constraints and column options.
-    public let elements: [TableElement<Model>]
+    package let elements: [TableElement<Model>]
     /// The property name to look for when ``primaryKey`` is not itself in the key set: `\Self.id`
     /// written in a protocol extension goes through `Identifiable`'s requirement, so it is a different
     /// key path from the model's own `\User.id`.

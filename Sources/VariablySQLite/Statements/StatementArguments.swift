@@ -31,5 +31,5 @@ public struct StatementArguments: Hashable, Sendable, ExpressibleByArrayLiteral,
     }
 
     /// Whether there are no arguments at all.
-    public var isEmpty: Bool { positional.isEmpty && named.isEmpty }
+    package var isEmpty: Bool { positional.isEmpty && named.isEmpty }
 }

@@ -35,9 +35,9 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// The file.
     public let url: URL
     /// How the file is written.
-    public let format: Format
+    package let format: Format
     /// The key set the file uses.
-    public let source: CodingSource
+    package let source: CodingSource
 
     /// Creates a cache for the file at `url`; nothing is read or written yet.
     ///

@@ -34,7 +34,7 @@ public enum ConflictResolution<Model: Sendable>: Sendable {
 /// ```
 public struct ConflictPolicy<Model: Identifiable & Sendable>: Sendable where Model.ID: Sendable {
     /// The policy's name, used in reports: `"serverWins"`, `"newestWins(\User.updatedAt)"`.
-    public let name: String
+    package let name: String
     let resolve: @Sendable (SyncConflict<Model>) -> ConflictResolution<Model>
 
     /// The server's version always wins; local changes that conflict are dropped.

@@ -22,7 +22,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// The database holding the cache, the cursor and the queue of local changes.
     public nonisolated let database: SQLiteDatabase
     /// How syncs run.
-    public nonisolated let configuration: SyncConfiguration<Model>
+    package nonisolated let configuration: SyncConfiguration<Model>
 
     let remote: any RemoteSource<Model>
     let state: SyncStateStore

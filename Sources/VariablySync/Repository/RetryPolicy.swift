@@ -5,8 +5,8 @@
 /// never retried sooner, whatever the computed delay.
 ///
 /// ```swift
+/// // Waits about 0.2 s, 0.4 s, 0.8 s, 1.6 s and 3.2 s (each ± the jitter) between six attempts.
 /// let retry = RetryPolicy(maxAttempts: 6, initialDelay: .milliseconds(200), maxDelay: .seconds(10))
-/// let delay = retry.delay(beforeAttempt: 4, random: 0.5)      // 0.2 s × 2² = 800 ms (0.5 is the middle of the jitter)
 /// ```
 public struct RetryPolicy: Sendable {
     /// The most attempts of one request, the first included; `1` disables retries.
@@ -24,9 +24,6 @@ public struct RetryPolicy: Sendable {
     public var seed: UInt64?
     /// Decides which errors are worth retrying; by default transient ``RemoteSourceError``s.
     public var isTransient: @Sendable (any Error) -> Bool
-
-    /// Five attempts, 100 ms doubling up to 5 s, ±50% jitter.
-    public static let standard = RetryPolicy()
 
     /// A single attempt: failures are thrown at once.
     public static let never = RetryPolicy(maxAttempts: 1)
@@ -64,7 +61,7 @@ public struct RetryPolicy: Sendable {
     /// The delay before attempt `attempt` (2 for the first retry), for a random draw in `0..<1`.
     ///
     /// ```swift
-    /// RetryPolicy.standard.delay(beforeAttempt: 2, random: 0.5)   // 100 ms
+    /// RetryPolicy().delay(beforeAttempt: 2, random: 0.5)   // 100 ms
     /// ```
     package func delay(beforeAttempt attempt: Int, random: Double) -> Duration {
         let base = initialDelay * pow(multiplier, Double(max(attempt - 2, 0)))

@@ -26,7 +26,7 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
     /// feed; otherwise that error is thrown.
     public var resyncsOnUnknownCursor: Bool
 
-    /// The defaults: pages of 1,000, pushes of 500, ``RetryPolicy/standard``, skip malformed
+    /// The defaults: pages of 1,000, pushes of 500, `RetryPolicy()`, skip malformed
     /// records, ``ConflictPolicy/serverWins``.
     ///
     /// - Parameters:
@@ -38,7 +38,7 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
     ///   - maxConflictRounds: Re-pushes after conflicts, per sync.
     ///   - resyncsOnUnknownCursor: Resync from the start when the server forgot the cursor.
     public init(
-        pageSize: Int = 1_000, pushBatchSize: Int = 500, retryPolicy: RetryPolicy = .standard,
+        pageSize: Int = 1_000, pushBatchSize: Int = 500, retryPolicy: RetryPolicy = RetryPolicy(),
         malformedRecords: MalformedRecordPolicy = .skipAndReport, conflictPolicy: ConflictPolicy<Model> = .serverWins,
         maxConflictRounds: Int = 3, resyncsOnUnknownCursor: Bool = true
     ) {

@@ -643,8 +643,8 @@ struct ReliabilityBadPropertyListCorpusTests {
 
     /// Found by the seeded corruption below, in a run whose hash seed gave another key order: a
     /// 214-byte binary plist (valid but for a few bytes) on which Foundation's `BPlistScanner.scanDictionary`
-    /// traps (SIGILL) instead of throwing. `PropertyListDecoder(source: .local)` and
-    /// `FileCache(format: .propertyList)` inherit the crash.
+    /// traps (SIGILL) instead of throwing. Foundation's own `PropertyListDecoder().decode(_:from:)` still
+    /// does; the package's `decode(_:from:source:)` and `FileCache(format: .propertyList)` check first.
     static let crashingBinaryPropertyList = Data(
         base64Encoded:
             "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEhMUUklEWUlTX0FDVElWRVlVU0VSX05BTUVaQ1JFQVRFRF9BVFhOSUNLTkFNRVRUQUdTU0FHRVVFTUFJTFVTQ09SRRACCVV1c2VyMTNBxYIUXgAAAFVuaWM/MaIQEVR0YWcxVmdyb3VwMd8TXxARdXNlcjFAZXhhbXBsZS5jb20jP8AAAAAAAAAIGx4oMj1GS09VW11eZG1zdnuChJgAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="

@@ -48,7 +48,7 @@ import VariablyCodable
         let data = try encoder.encode([Date(timeIntervalSince1970: 2)])
         #expect(String(decoding: data, as: UTF8.self) == "[2000]")
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .flexible(.millisecondsSince1970)
+        decoder.dateDecodingStrategy = .using(.millisecondsSince1970)
         #expect(try decoder.decode([Date].self, from: data) == [Date(timeIntervalSince1970: 2)])
     }
 }

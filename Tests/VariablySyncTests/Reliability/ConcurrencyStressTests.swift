@@ -176,7 +176,7 @@ struct ReliabilityConcurrencyStressTests {
         #expect(log.snapshots > 0 && log.groupCounts > 0)
 
         // Once quiet, the cache is exactly the server's state and nothing is left to push.
-        await server.setFaults(.none)
+        await server.setFaults(SimulatedFaults())
         try await repository.sync()
         let serverState = await reliabilityServerState(server)
         let cacheState = try await reliabilityCache(repository)

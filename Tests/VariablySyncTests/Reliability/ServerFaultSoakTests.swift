@@ -174,7 +174,7 @@ struct ReliabilityServerFaultSoakTests {
         #expect(malformed == reportedSkips, "malformed but never reported: \(malformed.subtracting(reportedSkips))")
 
         // The cache differs from the server only on records served malformed (nothing else lost)...
-        await server.setFaults(.none)
+        await server.setFaults(SimulatedFaults())
         _ = try await repository.sync()
         let serverState = await reliabilityServerState(server)
         var cacheState = try await reliabilityCache(repository)
@@ -238,7 +238,7 @@ struct ReliabilityServerFaultSoakTests {
             #expect(!partial.isComplete)
             reported.formUnion(partial.skipped.compactMap(\.id))
         }
-        await server.setFaults(.none)
+        await server.setFaults(SimulatedFaults())
         let next = try await repository.sync()
         reported.formUnion(next.skipped.compactMap(\.id))
         let malformed = Set(await server.statistics.malformedIDs)

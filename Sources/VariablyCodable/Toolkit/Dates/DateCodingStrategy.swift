@@ -178,7 +178,7 @@ extension DateCodingStrategy {
     /// ```
     ///
     /// - Throws: `DecodingError` as ``date(from:codingPath:)``.
-    public func decode(from container: any SingleValueDecodingContainer) throws -> Date {
+    package func decode(from container: any SingleValueDecodingContainer) throws -> Date {
         if let string = try? container.decode(String.self) {
             return try date(from: .string(string), codingPath: container.codingPath)
         }
@@ -222,7 +222,7 @@ extension DateCodingStrategy {
     /// ```
     ///
     /// - Throws: What the container throws.
-    public func encode(_ date: Date, to container: inout some SingleValueEncodingContainer) throws {
+    package func encode(_ date: Date, to container: inout some SingleValueEncodingContainer) throws {
         switch encodedValue(for: date) {
         case .int(let value): try container.encode(value)
         case .double(let value): try container.encode(value)

@@ -9,14 +9,15 @@ extension JSONDecoder.DateDecodingStrategy {
     /// let decoder = JSONDecoder()
     /// decoder.dateDecodingStrategy = .flexible
     /// ```
-    public static var flexible: JSONDecoder.DateDecodingStrategy { .flexible(.flexible) }
+    public static var flexible: JSONDecoder.DateDecodingStrategy { .using(.flexible) }
 
-    /// Reads dates with `strategy`.
+    /// Reads dates as `strategy` reads them: the name matches `JSONEncoder`'s `.using(_:)`.
     ///
     /// ```swift
-    /// decoder.dateDecodingStrategy = .flexible(DateCodingStrategy(defaultTimeZone: .current))
+    /// decoder.dateDecodingStrategy = .using(DateCodingStrategy(defaultTimeZone: .current))
+    /// decoder.dateDecodingStrategy = .using(.millisecondsSince1970)      // numbers as milliseconds
     /// ```
-    public static func flexible(_ strategy: DateCodingStrategy) -> JSONDecoder.DateDecodingStrategy {
+    public static func using(_ strategy: DateCodingStrategy) -> JSONDecoder.DateDecodingStrategy {
         .custom { decoder in try strategy.decode(from: decoder.singleValueContainer()) }
     }
 }

@@ -21,9 +21,9 @@ public struct KeyStyle: Hashable, Sendable {
     }
 
     /// The convention this style writes.
-    public let convention: Convention
+    package let convention: Convention
     /// Words written in capitals by camel and Pascal case (`"ID"`, `"URL"`), compared case-insensitively.
-    public let acronyms: Set<String>
+    package let acronyms: Set<String>
 
     /// Creates a style with its own list of acronyms.
     ///

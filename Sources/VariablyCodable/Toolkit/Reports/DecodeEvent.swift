@@ -52,10 +52,6 @@ public struct DecodeEvent: Sendable, CustomStringConvertible {
     public let detail: String?
 
     /// Creates an event; key-set decoding fills in the source and key path.
-    ///
-    /// ```swift
-    /// let event = DecodeEvent(kind: .elementRemoved, codingPath: decoder.codingPath)
-    /// ```
     package init(
         kind: Kind, source: CodingSource? = nil, modelType: String? = nil, keyPath: String? = nil,
         propertyName: String? = nil, codingPath: [any CodingKey], detail: String? = nil

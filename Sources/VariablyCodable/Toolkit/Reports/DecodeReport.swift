@@ -45,11 +45,7 @@ public final class DecodeReport: @unchecked Sendable, CustomStringConvertible {
     /// ```
     public var isEmpty: Bool { events.isEmpty }
 
-    /// Records `event`; decoding calls this, and so can your own `init(from:)`.
-    ///
-    /// ```swift
-    /// report.record(DecodeEvent(kind: .elementRemoved, codingPath: decoder.codingPath))
-    /// ```
+    /// Records `event`; the decoders call this.
     package func record(_ event: DecodeEvent) {
         lock.lock()
         storage.append(event)

@@ -218,9 +218,9 @@ extension Scalars {
         let object: [String: Any] = ["int": "42", "double": 1, "bool": 1, "string": 7, "small": "8"]
         let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
         let report = DecodeReport()
-        let decoder = PropertyListDecoder(source: .local)
+        let decoder = PropertyListDecoder()
         decoder.decodingOptions = DecodingOptions(isLenient: true, report: report)
-        let scalars = try decoder.decode(Scalars.self, from: data)
+        let scalars = try decoder.decode(Scalars.self, from: data, source: .local)
         #expect(scalars.int == 42)
         #expect(scalars.double == 1)
         #expect(scalars.bool == true)
