@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+// The doc examples are compiled by this package's tests, which see `package` declarations too; an
+// app does not. So the examples of README.md and docs/ must not reach a name that the sources
+// declare `package` and never `public`: not as a member (`container.keySet`), not as a type
+// (`KeyEntry`). Argument labels (`style:`) and key paths (`\.name`) are the model's or the call's,
+// and are not checked.
+
+@Suite struct DocumentationPublicAPITests {
+    @Test func examplesUseOnlyPublicDeclarations() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sources = try DocumentationCoverageTests.swiftFiles(under: [root.appendingPathComponent("Sources")])
+            .map { try String(contentsOf: $0, encoding: .utf8) }
+        let packageOnly = Self.packageOnlyNames(in: sources)
+        #expect(packageOnly.contains("KeyEntry") && packageOnly.contains("withoutDateStrategy"), "the scan finds no package declarations")
+        let documents = ["README.md"] + DocumentationCoverageTests.documents
+        for document in documents {
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+            for (number, block) in DocumentationCoverageTests.swiftBlocks(in: text).enumerated() {
+                for name in Self.names(usedIn: block) where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
+                    Issue.record("\(document), Swift example \(number + 1) uses `\(name)`, which is not public")
+                }
+            }
+        }
+    }
+
+    /// Names of package declarations that Foundation's or the standard library's public API also has
+    /// (`decoder.container(keyedBy:)`).
+    static let foundationNames: Set<String> = ["container"]
+
+    /// The names declared `package` and never `public`, `open` or as an enum case.
+    static func packageOnlyNames(in sources: [String]) -> Set<String> {
+        let declaration = try! NSRegularExpression(
+            pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(package|public|open)\s+(?:(?:static|final|override|mutating|nonisolated|convenience|indirect|lazy|class|required)\s+)*(?:(?:private|internal|fileprivate)\(set\)\s+)?(?:func|var|let|class|struct|enum|protocol|actor|typealias)\s+`?(\w+)"#,
+            options: .anchorsMatchLines)
+        let enumCase = try! NSRegularExpression(pattern: #"^\s*case\s+(\w+)"#, options: .anchorsMatchLines)
+        var package: Set<String> = []
+        var visible: Set<String> = []
+        for source in sources {
+            let range = NSRange(source.startIndex..., in: source)
+            for match in declaration.matches(in: source, range: range) {
+                let access = String(source[Range(match.range(at: 1), in: source)!])
+                let name = String(source[Range(match.range(at: 2), in: source)!])
+                if access == "package" { package.insert(name) } else { visible.insert(name) }
+            }
+            for match in enumCase.matches(in: source, range: range) {
+                visible.insert(String(source[Range(match.range(at: 1), in: source)!]))
+            }
+        }
+        return package.subtracting(visible)
+    }
+
+    /// Members reached with a dot after an expression (`a.b`, `f().b`, `x?.b`; not `\.b` nor `.b:`),
+    /// and capitalized names (types).
+    static func names(usedIn code: String) -> Set<String> {
+        let lines = DocumentationCoverageTests.codeLines(code).joined(separator: "\n")
+        let member = try! NSRegularExpression(pattern: #"(?<=[\w\)\]\?!])\.(\w+)\b(?!\s*:)"#)
+        let type = try! NSRegularExpression(pattern: #"\b([A-Z]\w*)\b"#)
+        var names: Set<String> = []
+        for expression in [member, type] {
+            for match in expression.matches(in: lines, range: NSRange(lines.startIndex..., in: lines)) {
+                names.insert(String(lines[Range(match.range(at: 1), in: lines)!]))
+            }
+        }
+        return names
+    }
+}
