@@ -26,6 +26,36 @@ import Testing
         }
     }
 
+    /// The examples in the doc comments of public declarations are what DocC shows users: the same rule.
+    @Test func docCommentExamplesOfPublicDeclarationsUseOnlyPublicDeclarations() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let files = try DocumentationCoverageTests.swiftFiles(under: [root.appendingPathComponent("Sources")])
+        let sources = try files.map { try String(contentsOf: $0, encoding: .utf8) }
+        let packageOnly = Self.packageOnlyNames(in: sources)
+        var checked = 0
+        for (file, source) in zip(files, sources) {
+            var comment: [String] = []
+            for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.hasPrefix("///") {
+                    comment.append(String(trimmed.dropFirst(3).drop { $0 == " " }))
+                    continue
+                }
+                defer { comment = [] }
+                guard !comment.isEmpty, trimmed.range(of: #"^(@\w+\s+)*(public|open)\s"#, options: .regularExpression) != nil
+                else { continue }
+                for block in DocumentationCoverageTests.swiftBlocks(in: comment.joined(separator: "\n")) {
+                    checked += 1
+                    for name in Self.names(usedIn: block) where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
+                        Issue.record("\(file.lastPathComponent), the example before `\(trimmed.prefix(60))` uses `\(name)`, which is not public")
+                    }
+                }
+            }
+        }
+        #expect(checked > 100, "the scan finds no doc-comment examples")
+    }
+
     /// Names of package declarations that Foundation's or the standard library's public API also has
     /// (`decoder.container(keyedBy:)`).
     static let foundationNames: Set<String> = ["container"]
