@@ -19,7 +19,7 @@ public struct Configuration: Sendable {
     /// `contains` and `starts(with:)` to `LIKE`, so this keeps their results equal to Swift's.
     /// (https://www.sqlite.org/pragma.html#pragma_case_sensitive_like)
     package var caseSensitiveLike = true
-    /// The transaction ``SQLiteDatabase/write(_:)`` opens.
+    /// The transaction ``SQLiteDatabase/write(_:_:)`` opens.
     package var defaultTransactionKind: TransactionKind = .immediate
     /// The most reader connections a file database opens; reads wait when all are busy.
     public var maximumReaderCount = 4

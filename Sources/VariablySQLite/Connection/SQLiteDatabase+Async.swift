@@ -31,7 +31,7 @@ extension SQLiteDatabase {
     /// the database stays as it was before it, and the write throws `CancellationError`.
     ///
     /// - Parameters:
-    ///   - kind: The transaction kind; ``Configuration/defaultTransactionKind`` (`immediate`) by default.
+    ///   - kind: The transaction kind; `.immediate` when `nil` (the default).
     ///   - body: The work; its `Database` must not escape it.
     /// - Throws: What `body` throws, ``SQLiteError``, or `CancellationError`.
     @discardableResult

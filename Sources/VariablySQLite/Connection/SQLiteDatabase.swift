@@ -131,7 +131,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - kind: The transaction kind; ``Configuration/defaultTransactionKind`` (`immediate`) by default.
+    ///   - kind: The transaction kind; `.immediate` when `nil` (the default).
     ///   - body: The work; its `Database` must not escape it. Nested transactions are savepoints:
     ///     see ``Database/inTransaction(_:_:)``.
     /// - Throws: What `body` throws, or ``SQLiteError``.

@@ -4,8 +4,8 @@ package import Foundation
 /// A prepared SQLite statement: bind parameters, step through rows, read columns by index.
 ///
 /// A statement belongs to the ``Database`` that prepared it and to the thread using that database:
-/// it is not `Sendable`. Get one with ``Database/makeStatement(sql:)`` or, to reuse it, with
-/// ``Database/cachedStatement(sql:)``.
+/// it is not `Sendable`. The package's own: `Database.makeStatement(sql:)` prepares one,
+/// `cachedStatement(sql:)` reuses it; users run SQL through `execute`, `fetch` and `forEach(sql:)`.
 ///
 /// ```swift
 /// let statement = try db.cachedStatement(sql: "SELECT name FROM users WHERE age > ?")

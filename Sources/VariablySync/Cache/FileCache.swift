@@ -20,7 +20,7 @@ public import VariablyCodable
 ///
 /// ```swift
 /// let cache = FileCache<User>(url: folder.appendingPathComponent("current-user.json"))
-/// try cache.store(user)                      // {"USER_NAME": "ada", "EMAIL": ...}
+/// try cache.store(user)                      // {"AGE": 36, "EMAIL": ..., "USER_NAME": "ada"}
 /// let restored = try cache.load()            // User?
 /// ```
 public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {

@@ -19,7 +19,7 @@ public struct HTTPAPI: Sendable {
     /// An API of this pull and push shape.
     ///
     /// ```swift
-    /// HTTPAPI(pull: HTTPPullShape(records: "data"), push: .none)
+    /// HTTPAPI(pull: HTTPPullShape(records: "data", paging: .page(parameter: "page")), push: .none)
     /// ```
     ///
     /// - Parameters:

@@ -71,7 +71,7 @@ public struct HTTPPullShape: Sendable {
     /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
     package var idKey: String
 
-    /// A pull shape; only the records' place and the paging are required.
+    /// A pull shape; only the paging is required; the records are the whole body (``DataPath/root``) unless placed.
     ///
     /// ```swift
     /// HTTPPullShape(records: "data", paging: .page(parameter: "page"))

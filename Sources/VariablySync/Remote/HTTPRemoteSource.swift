@@ -8,7 +8,8 @@ public import VariablyCodable
 /// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux for `http://` URLs
 /// with a built-in HTTP/1.1 client that survives hostile servers.
 ///
-/// It expects two endpoints under ``baseURL``:
+/// Its `api` declares where the server keeps records, pages and changes (see ``HTTPAPI``). With the
+/// default, ``HTTPAPI/changesEnvelope``, it expects two endpoints under `baseURL`:
 ///
 /// **Pull** — `GET {baseURL}/changes?after={cursor}&limit={n}` (no `after` for the first page) answers
 /// `200` with
@@ -90,13 +91,18 @@ where Model.ID: Codable & Sendable {
     /// ```
     ///
     /// - Parameters:
-    ///   - baseURL: The collection's URL; `/changes` is appended.
+    ///   - baseURL: The collection's URL; the paths of `api` are appended (`/changes` for the default).
+    ///   - api: The shape of the server's API: how pages are asked for and read, and how changes are
+    ///     pushed; ``HTTPAPI/changesEnvelope`` by default.
     ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
     ///     smuggle further headers) is a misuse and traps.
     ///   - timeout: Seconds one request may take as a whole (more than zero).
     ///   - session: The session for `https://` URLs (and all URLs on Apple platforms); `URLSession.shared`
     ///     by default.
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
+    ///   - prepare: Called before every request is sent, to add what changes per request (a fresh
+    ///     token); after a `401` the request is prepared again once, with
+    ///     ``HTTPRequestAttempt/isRetryAfterUnauthorized`` set.
     public init(
         baseURL: URL, api: HTTPAPI = .changesEnvelope, headers: [String: String] = [:], timeout: TimeInterval = 30,
         session: URLSession = .shared, maximumResponseSize: Int = 64 << 20, prepare: RequestHook? = nil
@@ -121,7 +127,7 @@ where Model.ID: Codable & Sendable {
 
     // MARK: - RemoteSource
 
-    /// Asks for the page after `cursor` as ``api`` describes (`GET {baseURL}/changes?after={cursor}&limit={limit}`
+    /// Asks for the page after `cursor` as the source's `api` describes (`GET {baseURL}/changes?after={cursor}&limit={limit}`
     /// for the package's envelope).
     ///
     /// ```swift
@@ -142,7 +148,7 @@ where Model.ID: Codable & Sendable {
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: Model.ID.self)
     }
 
-    /// Sends the changes as ``api`` describes: one `POST {baseURL}/changes` with every change for the
+    /// Sends the changes as the source's `api` describes: one `POST {baseURL}/changes` with every change for the
     /// package's envelope (results matched back by idempotency key), one request per change for
     /// ``HTTPPushShape/perRecord(_:)``.
     ///
@@ -172,7 +178,7 @@ where Model.ID: Codable & Sendable {
         }
     }
 
-    /// `false` for a pull-only ``api`` (``HTTPPushShape/none``).
+    /// `false` for a pull-only `api` (``HTTPPushShape/none``).
     public var acceptsPushes: Bool {
         if case .none = api.push { return false }
         return true

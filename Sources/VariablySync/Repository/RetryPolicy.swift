@@ -1,5 +1,5 @@
 /// How a ``Repository`` retries a request that failed with a transient error: exponential backoff with
-/// jitter, bounded in attempts and delay. Jitter is random per process, so that clients that failed
+/// jitter, bounded in attempts and delay. Jitter is random per repository, so that clients that failed
 /// together do not retry in lock step; set ``seed`` to make every delay reproducible (tests, demos).
 /// A server that said when to come back (``RemoteSourceError/retryAfter``, from `Retry-After`) is
 /// never retried sooner, whatever the computed delay.
@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable {
     ///   - multiplier: The growth factor of the delay.
     ///   - maxDelay: The cap of any delay.
     ///   - jitter: The random fraction of each delay, in `0...1`.
-    ///   - seed: Seeds the jitter for reproducible delays; `nil` for random jitter per process.
+    ///   - seed: Seeds the jitter for reproducible delays; `nil` for random jitter per repository.
     ///   - isTransient: Which errors to retry.
     public init(
         maxAttempts: Int = 5, initialDelay: Duration = .milliseconds(100), multiplier: Double = 2,

@@ -1,8 +1,9 @@
 /// A naming convention for keys: snake_case, kebab-case, camelCase, PascalCase or SCREAMING_SNAKE_CASE.
 ///
 /// A style splits any identifier into words (at `_`, `-`, spaces, lower-to-upper changes and the end
-/// of an acronym) and joins them its own way. Camel and Pascal case keep the known ``acronyms`` in
-/// capitals and capitalize any other word normally.
+/// of an acronym) and joins them its own way. Camel and Pascal case keep the style's acronyms
+/// (``commonAcronyms`` unless others are given to ``init(_:acronyms:)``) in capitals and capitalize
+/// any other word normally.
 ///
 /// ```swift
 /// KeyStyle.snakeCase.apply(to: "imageURL")       // "image_url"
