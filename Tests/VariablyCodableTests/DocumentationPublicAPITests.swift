@@ -56,9 +56,41 @@ import Testing
         #expect(checked > 100, "the scan finds no doc-comment examples")
     }
 
+    /// The sample is what users copy, and it is compiled inside the package too: the same rule.
+    @Test func theSampleUsesOnlyPublicDeclarations() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let sources = try DocumentationCoverageTests.swiftFiles(under: [root.appendingPathComponent("Sources")])
+            .map { try String(contentsOf: $0, encoding: .utf8) }
+        let packageOnly = Self.packageOnlyNames(in: sources)
+        let files = try DocumentationCoverageTests.swiftFiles(under: [root.appendingPathComponent("Samples")])
+        #expect(!files.isEmpty, "no sample sources found")
+        let samples = try files.map { try String(contentsOf: $0, encoding: .utf8) }
+        let ownNames = Self.declaredNames(in: samples)
+        for (file, sample) in zip(files, samples) {
+            for name in Self.names(usedIn: sample)
+            where packageOnly.contains(name) && !ownNames.contains(name) && !Self.foundationNames.contains(name) {
+                Issue.record("\(file.lastPathComponent) uses `\(name)`, which is not public")
+            }
+        }
+    }
+
+    /// Every name a file declares, whatever its access (`func`, `var`, `let`, types, cases).
+    static func declaredNames(in sources: [String]) -> Set<String> {
+        let declaration = try! NSRegularExpression(
+            pattern: #"\b(?:func|var|let|class|struct|enum|protocol|actor|typealias|case)\s+`?(\w+)"#)
+        var names: Set<String> = []
+        for source in sources {
+            for match in declaration.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+                names.insert(String(source[Range(match.range(at: 1), in: source)!]))
+            }
+        }
+        return names
+    }
+
     /// Names of package declarations that Foundation's or the standard library's public API also has
-    /// (`decoder.container(keyedBy:)`).
-    static let foundationNames: Set<String> = ["container"]
+    /// (`decoder.container(keyedBy:)`, `Duration.components`).
+    static let foundationNames: Set<String> = ["container", "components"]
 
     /// The names declared `package` and never `public`, `open` or as an enum case.
     static func packageOnlyNames(in sources: [String]) -> Set<String> {
