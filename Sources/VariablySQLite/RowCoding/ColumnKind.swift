@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 
 /// How one key-set entry is stored in a column, chosen once from the property's type.
 enum ColumnKind: Sendable, Equatable {
@@ -7,6 +8,9 @@ enum ColumnKind: Sendable, Equatable {
     case string, url, uuid, decimal
     case data
     case date(DateEncoding)
+    /// A date written as text by a date strategy that no ``DateEncoding`` matches (whole-second ISO
+    /// 8601, `yyyy-MM-dd`): stored, read and compared in that strategy's format.
+    case formattedDate(DateCodingStrategy)
     case stringArray, intArray, int64Array, doubleArray, boolArray
     /// Anything else: a single value stored as such, objects and collections as JSON text.
     case codable(sqlType: String)
@@ -52,6 +56,7 @@ enum ColumnKind: Sendable, Equatable {
         case .string, .url, .uuid, .decimal: "TEXT"
         case .data: "BLOB"
         case .date(let encoding): encoding.sqlType
+        case .formattedDate: "TEXT"
         case .stringArray, .intArray, .int64Array, .doubleArray, .boolArray: "TEXT"
         case .codable(let sqlType): sqlType
         }

@@ -38,6 +38,8 @@ enum ColumnValueCoding {
             if let data = value as? Data { return .blob(data) }
         case .date(let encoding):
             if let date = value as? Date { return encoding.sqlValue(date) }
+        case .formattedDate(let strategy):
+            if let date = value as? Date, case .string(let text) = strategy.encodedValue(for: date) { return .text(text) }
         case .stringArray:
             if let strings = value as? [String] { return .text(ScalarArrayJSON.encode(strings)) }
         case .intArray, .int64Array, .doubleArray, .boolArray:
@@ -139,6 +141,9 @@ enum ColumnValueCoding {
         case (.data, .blob(let data)): return data
         case (.data, .text(let text)): return Data(text.utf8)
         case (.date(let encoding), _): return try decodeDate(value, encoding: encoding)
+        case (.formattedDate(let strategy), .text(let text)):
+            guard let date = strategy.date(from: text) else { throw corrupted("\"\(text)\" is not a date.") }
+            return date
         case (.stringArray, .text(let text)):
             var text = text
             return text.withUTF8 { ScalarArrayJSON.decodeStrings($0) }

@@ -19,8 +19,8 @@ public enum DateEncoding: Hashable, Sendable {
     case iso8601
 
     /// The encoding that stores what `strategy` writes, so that the column's type, its values and the
-    /// dates a predicate binds agree; `nil` for outputs that do not sort as their dates do (whole-second
-    /// ISO 8601 beside fractional, `yyyy-MM-dd`).
+    /// dates a predicate binds agree; `nil` for the text outputs no encoding writes (whole-second ISO
+    /// 8601, `yyyy-MM-dd`), which a column stores and compares in the strategy's own format.
     init?(writing strategy: DateCodingStrategy) {
         switch strategy.output {
         case .secondsSince1970: self = .secondsSince1970

@@ -135,30 +135,32 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             }
         }
         // A date strategy on the key or key set of this source is the column's encoding: declared both
-        // ways, the two must agree, or predicates would compare values in different units.
+        // ways, the two must agree, or predicates would compare values in different units. A strategy
+        // that no encoding matches writes text that is stored and compared in its own format.
         var coders = keySet.entries.map(\.coder)
+        var formattedDates: [Int: DateCodingStrategy] = [:]
         for (index, entry) in keySet.entries.enumerated() {
             guard let strategy = entry.options.dates,
                 entry.coder.storedType == Date.self || entry.coder.storedType == Date?.self
             else { continue }
             let property = entry.propertyName ?? "\(entry.keyPath)"
-            guard let encoding = DateEncoding(writing: strategy) else {
-                preconditionFailure(
-                    "The \(table.source) date strategy of \(property) in \(Model.self) writes \(strategy.output), which a "
-                        + "column cannot compare as dates: use .secondsSince1970, .millisecondsSince1970 or "
-                        + ".iso8601WithFractionalSeconds, or declare `.dateEncoding(\\.\(property), ...)` on its SQLiteTable.")
-            }
+            let encoding = DateEncoding(writing: strategy)
             if let declared = dateEncodings[index], declared != encoding {
                 preconditionFailure(
-                    "\(Model.self).\(property) is stored as \(declared) by its SQLiteTable but written as \(encoding) by "
-                        + "its \(table.source) date strategy: keep one of the two.")
+                    "\(Model.self).\(property) is stored as \(declared) by its SQLiteTable but written as "
+                        + "\(encoding.map { "\($0)" } ?? "\(strategy.output)") by its \(table.source) date strategy: keep one of the two.")
             }
-            dateEncodings[index] = encoding
+            if let encoding {
+                dateEncodings[index] = encoding
+            } else {
+                formattedDates[index] = strategy
+            }
             coders[index] = entry.coder.withoutDateStrategy()
         }
         var columns: [Column] = []
         for (index, entry) in keySet.entries.enumerated() {
-            let kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
+            var kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
+            if let strategy = formattedDates[index] { kind = .formattedDate(strategy) }
             let name = columnName(entry)
             // SQLite refuses a table with duplicate columns; an empty name would lose the value on every write.
             precondition(

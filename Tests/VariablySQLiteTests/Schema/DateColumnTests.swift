@@ -49,6 +49,29 @@ private struct Slot: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
     static let sqliteTable = SQLiteTable<Slot>("slots", primaryKey: \.id)
 }
 
+/// Dates in text formats no `DateEncoding` writes: stored, read and compared in the strategy's format.
+private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+    var id: Int64
+    var day: Date
+    var seen: Date
+
+    init(id: Int64, day: Date, seen: Date) { (self.id, self.day, self.seen) = (id, day, seen) }
+    init(from container: DecodingContainer<Birthday>) throws {
+        id = try container.decode(\.id)
+        day = try container.decode(\.day)
+        seen = try container.decode(\.seen)
+    }
+
+    static let keySets = KeySets<Birthday>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id")
+            Key(\.day, "day").dates(.dateOnly)
+            Key(\.seen, "seen").dates(.iso8601)
+        }
+    }
+    static let sqliteTable = SQLiteTable<Birthday>("birthdays", primaryKey: \.id)
+}
+
 @Suite struct DateColumnTests {
     @Test func aKeySetDateStrategyIsTheColumnsEncodingForRowsAndPredicates() throws {
         let db = try SQLiteDatabase.inMemory()
@@ -101,5 +124,36 @@ private struct Slot: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         try db.write { try $0.execute(sql: "CREATE TABLE events (id INTEGER PRIMARY KEY NOT NULL, at REAL NOT NULL)") }
         let error = #expect(throws: SchemaMismatchError.self) { try db.write { try $0.migrate(Event.self) } }
         #expect(error?.problems == [.typeChanged(column: "at", from: "REAL", to: "INTEGER")])
+    }
+
+    @Test func textFormatsNoEncodingWritesAreStoredAndComparedInTheirOwnFormat() throws {
+        let db = try SQLiteDatabase.inMemory()
+        let first = Date(timeIntervalSince1970: 946_684_800)   // 2000-01-01T00:00:00Z
+        let rows = (0..<10).map { index in
+            Birthday(id: Int64(index), day: first.addingTimeInterval(Double(index) * 86_400),
+                seen: first.addingTimeInterval(Double(index) * 90))
+        }
+        try db.write { db in
+            try db.migrate(Birthday.self)
+            try db.insert(rows)
+        }
+        let types = try db.read { try $0.fetch(sql: "SELECT type FROM pragma_table_info('birthdays') ORDER BY cid") }
+        #expect(types.map { $0[0] } == [.text("INTEGER"), .text("TEXT"), .text("TEXT")])
+        let stored = try db.read { try $0.fetch(sql: "SELECT day, seen FROM birthdays WHERE id = 3") }[0]
+        #expect(stored[0] == .text("2000-01-04") && stored[1] == .text("2000-01-01T00:04:30Z"))
+
+        let fourth = first.addingTimeInterval(3 * 86_400)
+        let fromTheFourth = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.day >= fourth }) }
+        #expect(fromTheFourth.map(\.id).sorted() == [3, 4, 5, 6, 7, 8, 9])
+        let onTheFourth = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.day == fourth }) }
+        #expect(onTheFourth.map(\.id) == [3])
+        let cut = first.addingTimeInterval(5 * 90)
+        let seenAfter = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.seen > cut }) }
+        #expect(seenAfter.map(\.id).sorted() == [6, 7, 8, 9])
+        let newestFirst = try db.read {
+            try $0.fetch(Birthday.self, where: nil, sortedBy: [SortDescriptor(\Birthday.seen, order: .reverse)], limit: 2)
+        }
+        #expect(newestFirst.map(\.id) == [9, 8])
+        #expect(try db.read { try $0.fetchAll(Birthday.self) }.sorted { $0.id < $1.id } == rows)
     }
 }
