@@ -23,7 +23,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatableExpression, ModelKeyPathE
             throw QueryTranslationError(
                 expression: "\(keyPath)", reason: "key paths are only translated on the model's properties.")
         }
-        guard let column = context.column(path) else {
+        guard let column = try context.column(path) else {
             throw QueryTranslationError(
                 expression: "\(path)", reason: "the \(context.modelName) sqlite key set has no column for this key path.")
         }

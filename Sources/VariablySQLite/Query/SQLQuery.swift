@@ -71,9 +71,9 @@ public struct SQLQuery: Hashable, Sendable {
         let context = PredicateSQLContext(
             modelType: Model.self,
             column: { keyPath in
-                mapping.column(for: keyPath).map {
-                    .column(quotedName: $0.column.quotedName, kind: $0.column.kind, isOptional: $0.column.isOptional, keyPath: keyPath)
-                }
+                guard let (_, column) = mapping.column(for: keyPath) else { return nil }
+                try Self.checkComparable(column, keyPath)
+                return .column(quotedName: column.quotedName, kind: column.kind, isOptional: column.isOptional, keyPath: keyPath)
             },
             modelName: "\(Model.self)")
         let term = try PredicateSQL.translate(predicate.expression, in: context)
@@ -89,8 +89,19 @@ public struct SQLQuery: Hashable, Sendable {
                     expression: descriptor.keyPath.map { "\($0)" } ?? "\(descriptor)",
                     reason: "sort descriptors translate on properties of the \(Model.self) sqlite key set only.")
             }
+            try Self.checkComparable(column, keyPath)
             return column.quotedName + (descriptor.order == .reverse ? " DESC" : "")
         }
         return " ORDER BY " + terms.joined(separator: ", ")
+    }
+
+    /// A column behind a value transform holds encoded values: SQL would compare and sort those, not
+    /// the property's (`"12.5" < "9"` as text), so such a property is not translated.
+    private static func checkComparable<Model>(_ column: TableMapping<Model>.Column, _ keyPath: AnyKeyPath) throws {
+        guard column.isTransformed else { return }
+        throw QueryTranslationError(
+            expression: "\(keyPath)",
+            reason: "the column \(column.quotedName) holds the values of a transform, which SQL cannot compare as the "
+                + "property's; fetch with `ifUntranslatable: .evaluateInMemory`, or query the stored values with raw SQL.")
     }
 }

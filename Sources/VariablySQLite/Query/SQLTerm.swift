@@ -86,7 +86,7 @@ struct SQLPrecedence: Comparable {
 /// What translation needs from the model's table: columns by key path.
 struct PredicateSQLContext {
     let modelType: Any.Type
-    let column: (AnyKeyPath) -> SQLTerm?
+    let column: (AnyKeyPath) throws -> SQLTerm?
     let modelName: String
     /// Variables introduced inside the predicate (`flatMap`, `if let`), bound to what they stand for.
     var bindings: [PredicateExpressions.VariableID: SQLTerm] = [:]

@@ -11,8 +11,12 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         let isOptional: Bool
         let isPrimaryKey: Bool
         let defaultValue: SQLValue?
-        /// The property's stored type (the wrapped type for an optional).
+        /// The type the column holds (the wrapped type for an optional): the property's, or the
+        /// encoded type of its value transform.
         let storedType: Any.Type
+        /// Whether a value transform stands between the property and the column: SQL then sees the
+        /// encoded values, which it cannot compare or sort as the property's.
+        let isTransformed: Bool
 
         var sqlType: String { kind.sqlType }
 
@@ -140,7 +144,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         var coders = keySet.entries.map(\.coder)
         var formattedDates: [Int: DateCodingStrategy] = [:]
         for (index, entry) in keySet.entries.enumerated() {
-            guard let strategy = entry.options.dates,
+            guard let strategy = entry.options.dates, entry.options.transform == nil,
                 entry.coder.storedType == Date.self || entry.coder.storedType == Date?.self
             else { continue }
             let property = entry.propertyName ?? "\(entry.keyPath)"
@@ -159,8 +163,15 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         }
         var columns: [Column] = []
         for (index, entry) in keySet.entries.enumerated() {
-            var kind = ColumnKind(for: entry.coder.storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
+            // A transform's encoded values are what the column holds.
+            let transform = entry.options.transform
+            let storedType: Any.Type = transform?.encodedType ?? entry.coder.storedType
+            var kind = ColumnKind(for: storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
             if let strategy = formattedDates[index] { kind = .formattedDate(strategy) }
+            precondition(
+                transform == nil || index != primaryKeyEntry,
+                "The primary key \(entry.propertyName ?? "\(entry.keyPath)") of \(Model.self) has a value transform in its "
+                    + "\(table.source) key set: ids are bound as the property's values, so a key column stores them as they are.")
             let name = columnName(entry)
             // SQLite refuses a table with duplicate columns; an empty name would lose the value on every write.
             precondition(
@@ -170,7 +181,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                 Column(
                     name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
                     isPrimaryKey: index == primaryKeyEntry, defaultValue: defaults[index],
-                    storedType: entry.coder.storedType))
+                    storedType: storedType, isTransformed: transform != nil))
         }
         self.tableName = table.name
         self.isNamedAfterType = table.isNamedAfterType
