@@ -90,6 +90,14 @@ public struct SQLQuery: Hashable, Sendable {
                     reason: "sort descriptors translate on properties of the \(Model.self) sqlite key set only.")
             }
             try Self.checkComparable(column, keyPath)
+            if case .codable = column.kind {
+                // JSON text, a wrapper's value or an enum's raw value: SQL would sort those, not by the
+                // property's own `<` (a struct's fields, an enum's declared order).
+                throw QueryTranslationError(
+                    expression: "\(keyPath)",
+                    reason: "the column \(column.quotedName) stores a Codable value (JSON text, a single value or a raw value), "
+                        + "which SQL cannot sort as the property's `<` does; fetch with `ifUntranslatable: .evaluateInMemory`.")
+            }
             return column.quotedName + (descriptor.order == .reverse ? " DESC" : "")
         }
         return " ORDER BY " + terms.joined(separator: ", ")

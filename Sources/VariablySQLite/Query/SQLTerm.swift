@@ -52,7 +52,19 @@ enum SQLTerm {
                     expression: "\(type(of: value))", reason: "captured values must be Encodable to be bound.")
             }
             let kind = hint ?? ColumnKind(for: type(of: value), dateEncoding: .secondsSince1970)
-            return ("?", [try ColumnValueCoding.encode(encodable, kind: kind)])
+            // A captured date against an INTEGER milliseconds column is bound as exact REAL
+            // milliseconds: rounding it first would move it across the stored values it lies between.
+            if case .date(.millisecondsSince1970) = kind, let date = value as? Date {
+                return ("?", [.real(date.timeIntervalSince1970 * 1000)])
+            }
+            do {
+                return ("?", [try ColumnValueCoding.encode(encodable, kind: kind)])
+            } catch {
+                // A value SQLite cannot hold (a UInt64 above Int64.max, NaN): not translatable, so that
+                // `ifUntranslatable: .evaluateInMemory` can still answer.
+                throw QueryTranslationError(
+                    expression: "\(type(of: value))", reason: "the captured value cannot be bound to SQL: \(error)")
+            }
         case .expression(let sql, let arguments, _, _, let precedence):
             let needsParentheses = precedence < parent || (isRightOperand && precedence == parent)
             return (needsParentheses ? "(" + sql + ")" : sql, arguments)

@@ -188,8 +188,22 @@ enum ColumnValueCoding {
             {
                 return decoded
             }
+            // A single number or Boolean (a wrapper's) was stored as such, and a TEXT column keeps it as
+            // its text ('9', '1'): read it as that JSON value first, then as a string.
+            let isJSONScalar = Double(text) != nil || text == "true" || text == "false"
+            if isJSONScalar, let scalar = try? JSONDecoder().decode(Value.self, from: Data(text.utf8)) { return scalar }
+            if text == "1" || text == "0", let flag = try? JSONDecoder().decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8)) {
+                return flag
+            }
             json = try JSONEncoder().encode(text)
-        case .integer(let integer): json = Data(String(integer).utf8)
+        case .integer(let integer):
+            // A Boolean single value is stored as 1 or 0 (SQLite has no Booleans).
+            if integer == 0 || integer == 1, (try? JSONDecoder().decode(Value.self, from: Data(String(integer).utf8))) == nil,
+                let flag = try? JSONDecoder().decode(Value.self, from: Data((integer == 1 ? "true" : "false").utf8))
+            {
+                return flag
+            }
+            json = Data(String(integer).utf8)
         case .real(let real): json = Data("\(real)".utf8)
         case .null: json = Data("null".utf8)
         case .blob: throw mismatch(Value.self, "a BLOB")
