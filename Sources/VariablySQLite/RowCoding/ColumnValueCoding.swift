@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 
 /// Converts single values between Swift and ``SQLValue`` by ``ColumnKind``: the general path, used
 /// for predicate arguments, primary keys and the types the row coders have no fast path for.
@@ -78,6 +79,10 @@ enum ColumnValueCoding {
 
     /// A single value (a raw-value enum, a wrapper) is stored as that value; an object or an array as JSON text.
     private static func encodeJSON<Value: Encodable>(_ value: Value) throws -> SQLValue {
+        // A JSON value can be a string or a number with the same text: its JSON text tells them apart.
+        if let json = value as? JSONValue {
+            return json.isNull ? .null : .text(json.jsonString())
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = try encoder.encode(value)
@@ -100,7 +105,19 @@ enum ColumnValueCoding {
     // MARK: - Decoding
 
     static func decode<Value: Decodable>(_ type: Value.Type, from value: SQLValue, kind: ColumnKind) throws -> Value {
-        if let scalar = try decodeScalar(value, kind: kind, as: Value.self), let result = scalar as? Value {
+        let scalar: Any?
+        do {
+            scalar = try decodeScalar(value, kind: kind, as: Value.self)
+        } catch let error as DecodingError {
+            // A value of another storage class than the column's (written by other SQL). The column's own
+            // type stays strict; what reads any value (a `JSONValue` for lenient decoding, a probe for
+            // presence) still reads it, so that `.lenient()` and `ifInvalid:` defaults see the value.
+            if ColumnKind(for: Value.self, dateEncoding: kind.dateEncoding ?? .secondsSince1970) == kind {
+                throw error
+            }
+            return try decodeJSON(Value.self, from: value)
+        }
+        if let scalar, let result = scalar as? Value {
             return result
         }
         return try decodeJSON(Value.self, from: value)
@@ -188,8 +205,13 @@ enum ColumnValueCoding {
             {
                 return decoded
             }
-            // A single number or Boolean (a wrapper's) was stored as such, and a TEXT column keeps it as
-            // its text ('9', '1'): read it as that JSON value first, then as a string.
+            if Value.self == JSONValue.self {
+                // Stored as its JSON text (see `encodeJSON`); older rows hold a string's bare text.
+                return ((try? JSONValue(parsing: text)) ?? .string(text)) as! Value
+            }
+            // A single value: a string's text, or a number or Boolean that the TEXT column turned into
+            // text ('9', '1'). Read it as a string first, then as that JSON value.
+            if let string = try? JSONDecoder().decode(Value.self, from: JSONEncoder().encode(text)) { return string }
             let isJSONScalar = Double(text) != nil || text == "true" || text == "false"
             if isJSONScalar, let scalar = try? JSONDecoder().decode(Value.self, from: Data(text.utf8)) { return scalar }
             if text == "1" || text == "0", let flag = try? JSONDecoder().decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8)) {

@@ -161,3 +161,38 @@ private struct Tick: VariablyCodable, EmptyInitializable, SQLiteStorable, Identi
         #expect(inMemory.map(\.id).sorted() == rows.map(\.id))
     }
 }
+
+/// Rows written by other SQL may hold another storage class than the column's: the key options that
+/// handle such values (`.lenient()`, `ifInvalid:`) see them, and plain keys stay strict.
+private struct Toggle: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    var flag = false
+    var checked = false
+    var strict = false
+
+    static let keySets = KeySets<Toggle>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id")
+            Key(\.flag, "flag").lenient()
+            Key(\.checked, "checked").default(ifNull: true, ifInvalid: false)
+            Key(\.strict, "strict")
+        }
+    }
+    static let sqliteTable = SQLiteTable<Toggle>("toggles", primaryKey: \.id)
+}
+
+@Suite struct ForeignStorageClassTests {
+    @Test func lenientAndIfInvalidSeeTheValueAndPlainKeysStayStrict() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(Toggle.self)
+            try db.execute(sql: "INSERT INTO toggles (id, flag, checked, strict) VALUES (1, 'true', 'x', 0)")
+            try db.execute(sql: "INSERT INTO toggles (id, flag, checked, strict) VALUES (2, 1, 1, 'yes')")
+        }
+        var expected = Toggle()
+        (expected.id, expected.flag, expected.checked) = (1, true, false)
+        #expect(try db.read { try $0.fetch(Toggle.self, id: 1) } == expected)
+        let error = #expect(throws: VariablyCodingError.self) { try db.read { try $0.fetch(Toggle.self, id: 2) } }
+        #expect(error?.keyPath == "\\Toggle.strict")
+    }
+}
