@@ -58,14 +58,15 @@ enum PredicateSQL {
     }
 
     /// `%`, `_` and `\` are LIKE wildcards or our escape character: escape them
-    /// (https://www.sqlite.org/lang_expr.html#like).
+    /// (https://www.sqlite.org/lang_expr.html#like). By Unicode scalar: a `%` followed by a combining
+    /// mark is one `Character` but still a wildcard to LIKE.
     static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "%" || scalar == "_" || scalar == "\\" { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return escaped
+        return String(escaped)
     }
 
     static func like(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+
+// A predicate selects in SQL the rows it selects in memory (`Predicate.evaluate` on the rows read
+// back), or its translation throws `QueryTranslationError`, after which `.evaluateInMemory` gives the
+// in-memory answer. Never other rows.
+
+// MARK: - Support
+
+private func agreementDatabase<Model: SQLiteStorable>(_ rows: [Model]) throws -> SQLiteDatabase {
+    let db = try SQLiteDatabase.inMemory()
+    try db.write { db in
+        try db.migrate(Model.self)
+        try db.insert(rows)
+    }
+    return db
+}
+
+private func memoryIDs<Model: SQLiteStorable & Identifiable>(
+    _ db: SQLiteDatabase, _ predicate: Predicate<Model>
+) throws -> [Model.ID] where Model.ID: Comparable {
+    try db.read { try $0.fetchAll(Model.self) }.filter { try predicate.evaluate($0) }.map(\.id).sorted()
+}
+
+/// SQL selects and counts the rows memory selects, which are `expected`.
+private func expectAgreement<Model: SQLiteStorable & Identifiable>(
+    _ db: SQLiteDatabase, _ predicate: Predicate<Model>, _ expected: [Model.ID],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws where Model.ID: Comparable {
+    let memory = try memoryIDs(db, predicate)
+    let sql = try db.read { try $0.fetch(Model.self, where: predicate) }.map(\.id).sorted()
+    let count = try db.read { try $0.count(Model.self, where: predicate) }
+    let condition = try SQLQuery.condition(predicate)
+    #expect(memory == expected, "memory", sourceLocation: sourceLocation)
+    #expect(sql == memory, "SQL: \(condition.sql) \(condition.arguments)", sourceLocation: sourceLocation)
+    #expect(count == memory.count, "count: \(condition.sql)", sourceLocation: sourceLocation)
+}
+
+/// The translation throws `QueryTranslationError` with a reason that mentions `reason`; the in-memory
+/// fallback selects `expected`, as evaluating the predicate does.
+private func expectUntranslatable<Model: SQLiteStorable & Identifiable>(
+    _ db: SQLiteDatabase, _ predicate: Predicate<Model>, mentioning reason: String, _ expected: [Model.ID],
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws where Model.ID: Comparable {
+    do {
+        let query = try SQLQuery.condition(predicate)
+        Issue.record("translated to \(query.sql)", sourceLocation: sourceLocation)
+    } catch let error as QueryTranslationError {
+        #expect(error.reason.contains(reason), "\(error)", sourceLocation: sourceLocation)
+    }
+    #expect(throws: QueryTranslationError.self, sourceLocation: sourceLocation) {
+        try db.read { try $0.fetch(Model.self, where: predicate) }
+    }
+    let fallback = try db.read { try $0.fetch(Model.self, where: predicate, ifUntranslatable: .evaluateInMemory) }
+    #expect(fallback.map(\.id).sorted() == expected, sourceLocation: sourceLocation)
+    #expect(try memoryIDs(db, predicate) == expected, "memory", sourceLocation: sourceLocation)
+}
+
+/// One extension per translation problem: the models, the rows with their edge values, the tests.
+@Suite struct PredicateAgreementTests {}
+
+// MARK: - Bug 8: LIKE wildcards followed by a combining mark
+
+/// Text and arrays, for the text search and optional chain tests.
+private struct AgreementNote: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    var body = ""
+    var prefix = ""
+    var tags: [String] = []
+    var labels: [String]?
+    var optBody: String?
+
+    init() {}
+    init(_ id: Int64, _ body: String, _ prefix: String = "", tags: [String] = [], labels: [String]? = nil,
+         optBody: String? = nil) {
+        (self.id, self.body, self.prefix, self.tags, self.labels, self.optBody) = (id, body, prefix, tags, labels, optBody)
+    }
+
+    static let keySets = KeySets<AgreementNote>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.body); Key(\.prefix); Key(\.tags); Key(\.labels); Key(\.optBody) }
+    }
+    static let sqliteTable = SQLiteTable<AgreementNote>("agreement_notes", primaryKey: \.id)
+}
+
+private let wildcardRows = [
+    AgreementNote(1, "x\u{301}"),
+    AgreementNote(2, "%\u{301}"),
+    AgreementNote(3, "_\u{301}y"),
+    AgreementNote(4, "\\\u{301}"),
+    AgreementNote(5, "a%\u{301}"),
+]
+
+private let percentAcute = "%\u{301}"
+private let underscoreAcute = "_\u{301}"
+private let backslashAcute = "\\\u{301}"
+
+extension PredicateAgreementTests {
+    @Test func wildcardsWithACombiningMarkAreEscaped() throws {
+        let db = try agreementDatabase(wildcardRows)
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: percentAcute) }, [2])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: underscoreAcute) }, [3])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: backslashAcute) }, [4])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(percentAcute) }, [2, 5])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(underscoreAcute) }, [3])
+        let query = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: percentAcute) })
+        #expect(query.arguments == [.text("\\%\u{301}%")])
+        let underscore = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: underscoreAcute) })
+        #expect(underscore.arguments == [.text("\\_\u{301}%")])
+    }
+}
