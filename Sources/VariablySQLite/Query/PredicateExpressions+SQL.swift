@@ -194,13 +194,13 @@ extension PredicateExpressions.Conditional: SQLTranslatableExpression {
 
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.like(base, other, prefixOnly: false, in: context)
+        try PredicateSQL.textSearch(base, other, prefixOnly: false, in: context)
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.like(base, prefix, prefixOnly: true, in: context)
+        try PredicateSQL.textSearch(base, prefix, prefixOnly: true, in: context)
     }
 }
 

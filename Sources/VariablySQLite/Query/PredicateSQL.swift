@@ -57,6 +57,13 @@ enum PredicateSQL {
             precedence: .equality)
     }
 
+    private static func columnName(_ term: SQLTerm) -> String? {
+        guard case .column(_, _, _, let keyPath) = term else { return nil }
+        return "\(keyPath)"
+    }
+
+    // MARK: - Text search
+
     /// `%`, `_` and `\` are LIKE wildcards or our escape character: escape them
     /// (https://www.sqlite.org/lang_expr.html#like). By Unicode scalar: a `%` followed by a combining
     /// mark is one `Character` but still a wildcard to LIKE.
@@ -69,42 +76,47 @@ enum PredicateSQL {
         return String(escaped)
     }
 
-    static func like(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
+    /// `contains` and `starts(with:)` on text. `contains` compares the UTF-8 bytes with `instr`: `LIKE`
+    /// stops at a NUL in the stored text (and `LIKE '%x%'` cannot use an index anyway). A prefix from a
+    /// captured value stays `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after
+    /// the prefix does not change its answer. Other prefixes are `instr(...) = 1`: `substr` of an
+    /// empty BLOB is NULL, not an empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
+    static func textSearch(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try translate(base, in: context)
         let right = try translate(other, in: context)
-        let l = try left.render(hint: .string, inside: .equality)
+        for term in [left, right] {
+            switch term.kind {
+            case nil, .string: continue
+            case .some:
+                throw QueryTranslationError(
+                    expression: columnName(term) ?? typeName(other),
+                    reason: "contains and starts(with:) translate for String values only.")
+            }
+        }
         if case .value(let value) = right {
             guard let text = value as? String else {
                 throw QueryTranslationError(
                     expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
             }
-            if text.utf8.contains(0) {
-                // LIKE stops at a NUL in its pattern (which would then match far more rows): compare the
-                // UTF-8 bytes instead (https://www.sqlite.org/lang_corefunc.html#instr).
-                let needle = SQLValue.blob(Data(text.utf8))
-                let sql =
-                    prefixOnly
-                    ? "substr(CAST(\(l.sql) AS BLOB), 1, ?) = ?" : "instr(CAST(\(l.sql) AS BLOB), ?) > 0"
-                let arguments = prefixOnly ? l.arguments + [.integer(Int64(text.utf8.count)), needle] : l.arguments + [needle]
+            let l = try left.render(hint: .string, inside: .equality)
+            if prefixOnly, !text.utf8.contains(0) {
                 return .expression(
-                    sql: sql, arguments: arguments, kind: .bool, isNullable: left.isNullable,
-                    precedence: prefixOnly ? .equality : .comparison)
+                    sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(escapeLike(text) + "%")],
+                    kind: .bool, isNullable: left.isNullable, precedence: .like)
             }
-            let pattern = (prefixOnly ? "" : "%") + escapeLike(text) + "%"
+            // A prefix with a NUL: LIKE stops at a NUL in its pattern (which would then match far more rows).
             return .expression(
-                sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(pattern)], kind: .bool,
-                isNullable: left.isNullable, precedence: .like)
+                sql: "instr(CAST(\(l.sql) AS BLOB), ?) \(prefixOnly ? "= 1" : "> 0")",
+                arguments: l.arguments + [.blob(Data(text.utf8))], kind: .bool, isNullable: left.isNullable,
+                precedence: .like)
         }
-        let l2 = try left.render(hint: .string)
+        // Two columns (or a captured text and a column): no pattern to escape; compare the bytes too
+        // (text `length` stops at a NUL).
+        let l = try left.render(hint: .string)
         let r = try right.render(hint: .string)
-        // Two columns: no pattern to escape; instr and substr compare exactly
-        // (https://www.sqlite.org/lang_corefunc.html#instr).
-        let sql =
-            prefixOnly
-            ? "substr(\(l2.sql), 1, length(\(r.sql))) = \(r.sql)" : "instr(\(l2.sql), \(r.sql)) > 0"
-        let arguments = prefixOnly ? l2.arguments + r.arguments + r.arguments : l2.arguments + r.arguments
         return .expression(
-            sql: sql, arguments: arguments, kind: .bool, isNullable: false,
-            precedence: prefixOnly ? .equality : .comparison)
+            sql: "instr(CAST(\(l.sql) AS BLOB), CAST(\(r.sql) AS BLOB)) \(prefixOnly ? "= 1" : "> 0")",
+            arguments: l.arguments + r.arguments, kind: .bool, isNullable: left.isNullable || right.isNullable,
+            precedence: .like)
     }
 }

@@ -110,3 +110,60 @@ extension PredicateAgreementTests {
         #expect(underscore.arguments == [.text("\\_\u{301}%")])
     }
 }
+
+// MARK: - Bug 7: NUL characters in the stored text
+
+private let textRows = [
+    AgreementNote(1, "a\u{0}bc", "a\u{0}"),
+    AgreementNote(2, "abc", ""),
+    AgreementNote(3, "", ""),
+    AgreementNote(4, "xbc", "xbcd"),
+    AgreementNote(5, "a\u{0}", "a\u{0}b"),
+    AgreementNote(6, "ab\u{0}c", "ab"),
+    AgreementNote(7, "\u{0}", "\u{0}"),
+    AgreementNote(8, "a%c", "a_"),
+]
+
+private let emptyText = ""
+private let nul = "\u{0}"
+
+extension PredicateAgreementTests {
+    @Test func containsComparesTheStoredBytesPastANul() throws {
+        let db = try agreementDatabase(textRows)
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains("bc") }, [1, 2, 4])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains("c") }, [1, 2, 4, 6, 8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(nul) }, [1, 5, 6, 7])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains("%") }, [8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains("_") }, [])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(emptyText) }, [1, 2, 3, 4, 5, 6, 7, 8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains($0.prefix) }, [1, 2, 3, 6, 7])
+        try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.contains("a") }, [3, 4, 7])
+        let query = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.contains("bc") })
+        #expect(query.sql == #"instr(CAST("body" AS BLOB), ?) > 0"#)
+        #expect(query.arguments == [.blob(Data("bc".utf8))])
+    }
+
+    @Test func startsWithComparesTheStoredBytesPastANul() throws {
+        let db = try agreementDatabase(textRows)
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: $0.prefix) }, [1, 2, 3, 6, 7])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "ab") }, [2, 6])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a") }, [1, 2, 5, 6, 8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: emptyText) }, [1, 2, 3, 4, 5, 6, 7, 8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a\u{0}") }, [1, 5])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: nul) }, [7])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a%") }, [8])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a_") }, [])
+        // Negated, an empty text (whose BLOB `substr` would make NULL) is selected too.
+        try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: $0.prefix) }, [4, 5, 8])
+        try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: "a\u{0}") }, [2, 3, 4, 6, 7, 8])
+        let columns = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: $0.prefix) })
+        #expect(columns.sql == #"instr(CAST("body" AS BLOB), CAST("prefix" AS BLOB)) = 1"#)
+        let nulPrefix = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: "a\u{0}") })
+        #expect(nulPrefix.sql == #"instr(CAST("body" AS BLOB), ?) = 1"#)
+        #expect(nulPrefix.arguments == [.blob(Data("a\u{0}".utf8))])
+        // A captured prefix without a NUL stays a LIKE, which can use an index.
+        let captured = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: "ab") })
+        #expect(captured.sql == #""body" LIKE ? ESCAPE '\'"#)
+        #expect(captured.arguments == ["ab%"])
+    }
+}
