@@ -80,7 +80,7 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
             case .greaterThan: ">"
             case .greaterThanOrEqual: ">="
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: .comparison, in: context, resultKind: .bool)
+        return try PredicateSQL.ordering(lhs, sqlOperator, rhs, in: context, node: self)
     }
 }
 

@@ -24,14 +24,30 @@ enum PredicateSQL {
         _ lhs: Any, _ op: String, _ rhs: Any, precedence: SQLPrecedence, in context: PredicateSQLContext,
         resultKind: ColumnKind? = nil
     ) throws -> SQLTerm {
-        let left = try translate(lhs, in: context)
-        let right = try translate(rhs, in: context)
+        try combine(
+            try translate(lhs, in: context), op, try translate(rhs, in: context), precedence: precedence,
+            resultKind: resultKind)
+    }
+
+    /// `left op right`, both already translated.
+    static func combine(
+        _ left: SQLTerm, _ op: String, _ right: SQLTerm, precedence: SQLPrecedence, resultKind: ColumnKind?
+    ) throws -> SQLTerm {
         let hint = left.kind ?? right.kind
         let l = try left.render(hint: hint, inside: precedence)
         let r = try right.render(hint: hint, inside: precedence, isRightOperand: true)
         return .expression(
             sql: "\(l.sql) \(op) \(r.sql)", arguments: l.arguments + r.arguments, kind: resultKind ?? hint,
             isNullable: left.isNullable || right.isNullable, precedence: precedence)
+    }
+
+    /// `<`, `<=`, `>`, `>=`: only on columns whose stored values order like the Swift values.
+    static func ordering(_ lhs: Any, _ op: String, _ rhs: Any, in context: PredicateSQLContext, node: Any) throws -> SQLTerm {
+        let left = try translate(lhs, in: context)
+        let right = try translate(rhs, in: context)
+        try checkOrderable(left, node: node)
+        try checkOrderable(right, node: node)
+        return try combine(left, op, right, precedence: .comparison, resultKind: .bool)
     }
 
     static func equality(_ lhs: Any, _ rhs: Any, negated: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
@@ -55,6 +71,23 @@ enum PredicateSQL {
         return .expression(
             sql: "\(l.sql) \(op) \(r.sql)", arguments: l.arguments + r.arguments, kind: .bool, isNullable: false,
             precedence: .equality)
+    }
+
+    // MARK: - What SQL cannot compare as Swift does
+
+    /// A value stored as JSON or as its raw value orders by that text or raw value, not by its `<`
+    /// (a struct's fields, an enum's declared or custom order); a `Decimal` is stored as text.
+    static func checkOrderable(_ term: SQLTerm, node: Any) throws {
+        let stored: String
+        switch term.kind {
+        case .codable: stored = "its JSON text or raw value"
+        case .decimal: stored = "its text"
+        default: return
+        }
+        throw QueryTranslationError(
+            expression: columnName(term) ?? typeName(node),
+            reason: "<, <=, > and >= would compare the value stored in the column (\(stored)), not the Swift "
+                + "values' order; compare with == or !=, or fetch with `ifUntranslatable: .evaluateInMemory`.")
     }
 
     private static func columnName(_ term: SQLTerm) -> String? {

@@ -167,3 +167,127 @@ extension PredicateAgreementTests {
         #expect(captured.arguments == ["ab%"])
     }
 }
+
+// MARK: - Bug 2: ordering on values stored as JSON, raw values or text
+
+private struct AgreementSemver: Codable, Comparable, Hashable, Sendable {
+    var major: Int
+    var minor: Int
+    static func < (a: Self, b: Self) -> Bool { (a.major, a.minor) < (b.major, b.minor) }
+}
+
+/// Synthesized Codable (`{"small":{}}`) and Comparable (declaration order).
+private enum AgreementSize: Codable, Comparable, Sendable { case small, medium, large }
+
+/// A single-value wrapper, stored as the number.
+private struct AgreementMeters: Codable, Comparable, Sendable {
+    var value: Int
+    init(_ value: Int) { self.value = value }
+    init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Int.self) }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
+    static func < (a: Self, b: Self) -> Bool { a.value < b.value }
+}
+
+/// Ordered by severity, not by raw value ("high" < "low" < "medium" as text).
+private enum AgreementPriority: String, Codable, Comparable, CaseIterable, Sendable {
+    case low, medium, high
+    static func < (a: Self, b: Self) -> Bool { allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)! }
+}
+
+/// Ordered like its raw values: SQL would agree, but the translation cannot know.
+private enum AgreementLevel: Int, Codable, Comparable, Sendable {
+    case low = 1, mid = 5, high = 10
+    static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+private struct AgreementRelease: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    var version = AgreementSemver(major: 0, minor: 0)
+    var optVersion: AgreementSemver?
+    var size = AgreementSize.small
+    var priority = AgreementPriority.low
+    var level = AgreementLevel.low
+    var price = Decimal(0)
+
+    init() {}
+    init(_ id: Int64, _ version: AgreementSemver, _ optVersion: AgreementSemver?, _ size: AgreementSize,
+         _ priority: AgreementPriority, _ level: AgreementLevel, _ price: String) {
+        (self.id, self.version, self.optVersion, self.size) = (id, version, optVersion, size)
+        (self.priority, self.level, self.price) = (priority, level, Decimal(string: price)!)
+    }
+
+    static let keySets = KeySets<AgreementRelease>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id)
+            Key(\.version)
+            Key(\.optVersion)
+            Key(\.size)
+            Key(\.priority)
+            Key(\.level)
+            Key(\.price)
+        }
+    }
+    static let sqliteTable = SQLiteTable<AgreementRelease>("agreement_releases", primaryKey: \.id)
+}
+
+private let releaseRows = [
+    AgreementRelease(1, .init(major: 1, minor: 10), nil, .large, .high, .high, "12345.6789"),
+    AgreementRelease(2, .init(major: 1, minor: 9), .init(major: 2, minor: 0), .medium, .medium, .mid, "9"),
+    AgreementRelease(3, .init(major: 0, minor: 99), .init(major: 1, minor: 10), .small, .low, .low, "-1.5"),
+]
+
+/// Only translated, not stored.
+private struct AgreementDistance: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    var meters = AgreementMeters(0)
+    static let keySets = KeySets<AgreementDistance>(defaultSource: .sqlite) {
+        KeySet(.sqlite) { Key(\.id, "id"); Key(\.meters, "meters") }
+    }
+    static let sqliteTable = SQLiteTable<AgreementDistance>("agreement_distances", primaryKey: \.id)
+}
+
+private let versionOneNine = AgreementSemver(major: 1, minor: 9)
+private let versionZero = AgreementSemver(major: 0, minor: 0)
+private let sizeMedium = AgreementSize.medium
+private let metersNine = AgreementMeters(9)
+private let priorityMedium = AgreementPriority.medium
+private let levelMid = AgreementLevel.mid
+private let priceTen = Decimal(10)
+
+extension PredicateAgreementTests {
+    @Test func orderingOnAValueStoredAsJSONOrARawValueIsUntranslatable() throws {
+        let db = try agreementDatabase(releaseRows)
+        let reason = "not the Swift values' order"
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version > versionOneNine }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version >= versionOneNine }, mentioning: reason, [1, 2])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version < versionOneNine }, mentioning: reason, [3])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version <= versionOneNine }, mentioning: reason, [2, 3])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { versionOneNine < $0.version }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { ($0.optVersion ?? versionZero) > versionOneNine }, mentioning: reason, [2, 3])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.size > sizeMedium }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.priority > priorityMedium }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.level >= levelMid }, mentioning: reason, [1, 2])
+        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.price > priceTen }, mentioning: reason, [1])
+        // A single-value wrapper is stored as its value, which need not order like the wrapper.
+        #expect(throws: QueryTranslationError.self) {
+            try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters > metersNine })
+        }
+        #expect(try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters == metersNine }).sql == #""meters" = ?"#)
+    }
+
+    @Test func equalityOnAValueStoredAsJSONOrARawValueStaysTranslated() throws {
+        let db = try agreementDatabase(releaseRows)
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.version == versionOneNine }, [2])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.version != versionOneNine }, [1, 3])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.optVersion == nil }, [1])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.optVersion != nil }, [2, 3])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.size == sizeMedium }, [2])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.priority != priorityMedium }, [1, 3])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.level == levelMid }, [2])
+        try expectAgreement(db, #Predicate<AgreementRelease> { $0.price == priceTen || $0.id == 2 }, [2])
+    }
+}
