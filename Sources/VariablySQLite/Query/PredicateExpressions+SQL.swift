@@ -61,13 +61,13 @@ extension PredicateExpressions.NilLiteral: SQLTranslatableExpression {
 
 extension PredicateExpressions.Equal: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.equality(lhs, rhs, negated: false, in: context)
+        try PredicateSQL.equality(lhs, rhs, negated: false, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.equality(lhs, rhs, negated: true, in: context)
+        try PredicateSQL.equality(lhs, rhs, negated: true, in: context, node: self)
     }
 }
 
@@ -155,6 +155,8 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try PredicateSQL.translate(lhs, in: context)
         let right = try PredicateSQL.translate(rhs, in: context)
+        try PredicateSQL.checkEquatable(left, node: self)
+        try PredicateSQL.checkEquatable(right, node: self)
         let hint = left.kind ?? right.kind
         let l = try left.render(hint: hint)
         let r = try right.render(hint: hint)
@@ -182,6 +184,8 @@ extension PredicateExpressions.Conditional: SQLTranslatableExpression {
         let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool)
         let whenTrue = try PredicateSQL.translate(trueBranch, in: context)
         let whenFalse = try PredicateSQL.translate(falseBranch, in: context)
+        try PredicateSQL.checkEquatable(whenTrue, node: self)
+        try PredicateSQL.checkEquatable(whenFalse, node: self)
         let hint = whenTrue.kind ?? whenFalse.kind
         let t = try whenTrue.render(hint: hint)
         let f = try whenFalse.render(hint: hint)
@@ -209,6 +213,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
         let elementTerm = try PredicateSQL.translate(element, in: context)
         if let captured = sequence as? PredicateExpressions.Value<LHS.Output> {
             // A captured collection: `column IN (?, ?, ...)`, one bound parameter per element.
+            try PredicateSQL.checkEquatable(elementTerm, node: self)
             let column = try elementTerm.render(hint: elementTerm.kind, inside: .equality)
             var arguments = column.arguments
             var count = 0

@@ -50,7 +50,9 @@ enum PredicateSQL {
         return try combine(left, op, right, precedence: .comparison, resultKind: .bool)
     }
 
-    static func equality(_ lhs: Any, _ rhs: Any, negated: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
+    static func equality(
+        _ lhs: Any, _ rhs: Any, negated: Bool, in context: PredicateSQLContext, node: Any
+    ) throws -> SQLTerm {
         let left = try translate(lhs, in: context)
         let right = try translate(rhs, in: context)
         let hint = left.kind ?? right.kind
@@ -63,7 +65,10 @@ enum PredicateSQL {
             return .expression(
                 sql: "\(l.sql) IS \(negated ? "NOT " : "")NULL", arguments: l.arguments, kind: .bool, isNullable: false,
                 precedence: .equality)
-        } else if left.isNullable || right.isNullable {
+        }
+        try checkEquatable(left, node: node)
+        try checkEquatable(right, node: node)
+        if left.isNullable || right.isNullable {
             op = negated ? "IS NOT" : "IS"
         } else {
             op = negated ? "!=" : "="
@@ -88,6 +93,23 @@ enum PredicateSQL {
             expression: columnName(term) ?? typeName(node),
             reason: "<, <=, > and >= would compare the value stored in the column (\(stored)), not the Swift "
                 + "values' order; compare with == or !=, or fetch with `ifUntranslatable: .evaluateInMemory`.")
+    }
+
+    /// A `Set` is stored as a JSON array in its iteration order, which differs between equal sets.
+    static func checkEquatable(_ term: SQLTerm, node: Any) throws {
+        guard isUnorderedCollection(term) else { return }
+        throw QueryTranslationError(
+            expression: columnName(term) ?? typeName(node),
+            reason: "a Set is stored as a JSON array in its iteration order, which differs between equal sets, so SQL "
+                + "cannot compare it; fetch with `ifUntranslatable: .evaluateInMemory`.")
+    }
+
+    /// A column whose property is a `Set` (or another `SetAlgebra` stored as a collection, not a raw value).
+    static func isUnorderedCollection(_ term: SQLTerm) -> Bool {
+        guard case .column(_, _, _, let keyPath) = term else { return false }
+        var valueType = type(of: keyPath).valueType
+        while let optional = valueType as? any PredicateOptionalType.Type { valueType = optional.wrappedType }
+        return valueType is any SetAlgebra.Type && !(valueType is any RawRepresentable.Type)
     }
 
     private static func columnName(_ term: SQLTerm) -> String? {
@@ -152,4 +174,13 @@ enum PredicateSQL {
             arguments: l.arguments + r.arguments, kind: .bool, isNullable: left.isNullable || right.isNullable,
             precedence: .like)
     }
+}
+
+/// Lets a key path's value type be seen through `Optional`.
+protocol PredicateOptionalType {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: PredicateOptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
 }

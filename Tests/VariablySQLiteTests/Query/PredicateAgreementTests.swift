@@ -291,3 +291,60 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementRelease> { $0.price == priceTen || $0.id == 2 }, [2])
     }
 }
+
+// MARK: - Bug 3: equality on Set columns
+
+/// An OptionSet is stored as its raw value: equality on it stays translated.
+private struct AgreementPermissions: OptionSet, Codable, Hashable, Sendable {
+    let rawValue: Int
+    static let read = AgreementPermissions(rawValue: 1)
+    static let write = AgreementPermissions(rawValue: 2)
+}
+
+private struct AgreementLabeled: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    var labels: Set<String> = []
+    var optLabels: Set<String>?
+    var permissions: AgreementPermissions = []
+
+    init() {}
+    init(_ id: Int64, _ labels: Set<String>, _ optLabels: Set<String>?, _ permissions: AgreementPermissions) {
+        (self.id, self.labels, self.optLabels, self.permissions) = (id, labels, optLabels, permissions)
+    }
+
+    static let keySets = KeySets<AgreementLabeled>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.labels); Key(\.optLabels); Key(\.permissions) }
+    }
+    static let sqliteTable = SQLiteTable<AgreementLabeled>("agreement_labeled", primaryKey: \.id)
+}
+
+/// The same elements as `["a", "b", "c", "d", "e"]`, in another iteration order.
+private let reorderedLabels: Set<String> = {
+    var labels = Set<String>(minimumCapacity: 64)
+    for label in ["e", "d", "c", "b", "a"] { labels.insert(label) }
+    return labels
+}()
+private let labelSets: [Set<String>] = [reorderedLabels, ["z"]]
+private let readWrite: AgreementPermissions = [.read, .write]
+
+extension PredicateAgreementTests {
+    @Test func equalityOnASetColumnIsUntranslatable() throws {
+        let rows = [
+            AgreementLabeled(1, ["a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e"], [.read]),
+            AgreementLabeled(2, [], nil, readWrite),
+            AgreementLabeled(3, ["z"], [], []),
+        ]
+        let db = try agreementDatabase(rows)
+        let reason = "iteration order"
+        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.labels == reorderedLabels }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.labels != reorderedLabels }, mentioning: reason, [2, 3])
+        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.optLabels == reorderedLabels }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementLabeled> { labelSets.contains($0.labels) }, mentioning: reason, [1, 3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementLabeled> { ($0.optLabels ?? reorderedLabels) == reorderedLabels }, mentioning: reason, [1, 2])
+        // Comparing with nil, and a raw-value OptionSet, stay translated.
+        try expectAgreement(db, #Predicate<AgreementLabeled> { $0.optLabels == nil }, [2])
+        try expectAgreement(db, #Predicate<AgreementLabeled> { $0.optLabels != nil }, [1, 3])
+        try expectAgreement(db, #Predicate<AgreementLabeled> { $0.permissions == readWrite }, [2])
+    }
+}
