@@ -86,13 +86,13 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
 
 extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "AND", rhs, precedence: .and, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "AND", rhs, precedence: .and, in: context, resultKind: .bool, node: self)
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "OR", rhs, precedence: .or, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "OR", rhs, precedence: .or, in: context, resultKind: .bool, node: self)
     }
 }
 
@@ -114,26 +114,26 @@ extension PredicateExpressions.Arithmetic: SQLTranslatableExpression {
             case .subtract: ("-", .additive)
             case .multiply: ("*", .multiplicative)
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: precedence, in: context)
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: precedence, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         // Integer operands divide as integers in SQLite too (https://www.sqlite.org/lang_expr.html#operators).
-        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "%", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "%", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
@@ -155,6 +155,7 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try PredicateSQL.translate(lhs, in: context)
         let right = try PredicateSQL.translate(rhs, in: context)
+        try PredicateSQL.checkSameDateEncoding([left, right], node: self)
         try PredicateSQL.checkEquatable(left, node: self)
         try PredicateSQL.checkEquatable(right, node: self)
         let hint = left.kind ?? right.kind
@@ -184,6 +185,7 @@ extension PredicateExpressions.Conditional: SQLTranslatableExpression {
         let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool)
         let whenTrue = try PredicateSQL.translate(trueBranch, in: context)
         let whenFalse = try PredicateSQL.translate(falseBranch, in: context)
+        try PredicateSQL.checkSameDateEncoding([whenTrue, whenFalse], node: self)
         try PredicateSQL.checkEquatable(whenTrue, node: self)
         try PredicateSQL.checkEquatable(whenFalse, node: self)
         let hint = whenTrue.kind ?? whenFalse.kind

@@ -22,17 +22,18 @@ enum PredicateSQL {
 
     static func binary(
         _ lhs: Any, _ op: String, _ rhs: Any, precedence: SQLPrecedence, in context: PredicateSQLContext,
-        resultKind: ColumnKind? = nil
+        resultKind: ColumnKind? = nil, node: Any
     ) throws -> SQLTerm {
         try combine(
             try translate(lhs, in: context), op, try translate(rhs, in: context), precedence: precedence,
-            resultKind: resultKind)
+            resultKind: resultKind, node: node)
     }
 
     /// `left op right`, both already translated.
     static func combine(
-        _ left: SQLTerm, _ op: String, _ right: SQLTerm, precedence: SQLPrecedence, resultKind: ColumnKind?
+        _ left: SQLTerm, _ op: String, _ right: SQLTerm, precedence: SQLPrecedence, resultKind: ColumnKind?, node: Any
     ) throws -> SQLTerm {
+        try checkSameDateEncoding([left, right], node: node)
         let hint = left.kind ?? right.kind
         let l = try left.render(hint: hint, inside: precedence)
         let r = try right.render(hint: hint, inside: precedence, isRightOperand: true)
@@ -47,7 +48,7 @@ enum PredicateSQL {
         let right = try translate(rhs, in: context)
         try checkOrderable(left, node: node)
         try checkOrderable(right, node: node)
-        return try combine(left, op, right, precedence: .comparison, resultKind: .bool)
+        return try combine(left, op, right, precedence: .comparison, resultKind: .bool, node: node)
     }
 
     static func equality(
@@ -55,6 +56,7 @@ enum PredicateSQL {
     ) throws -> SQLTerm {
         let left = try translate(lhs, in: context)
         let right = try translate(rhs, in: context)
+        try checkSameDateEncoding([left, right], node: node)
         let hint = left.kind ?? right.kind
         let l = try left.render(hint: hint, inside: .equality)
         let r = try right.render(hint: hint, inside: .equality, isRightOperand: true)
@@ -79,6 +81,19 @@ enum PredicateSQL {
     }
 
     // MARK: - What SQL cannot compare as Swift does
+
+    /// Two dates stored in different encodings (REAL seconds, INTEGER milliseconds, ISO 8601 text, a
+    /// strategy's own text) are numbers or text in different units: SQL cannot compare, coalesce or
+    /// choose between them.
+    static func checkSameDateEncoding(_ terms: [SQLTerm], node: Any) throws {
+        let dateKinds = terms.compactMap(\.kind).filter(\.isDate)
+        guard let first = dateKinds.first, let other = dateKinds.first(where: { $0 != first }) else { return }
+        throw QueryTranslationError(
+            expression: typeName(node),
+            reason: "it compares or combines dates stored in different encodings (\(first.dateDescription) and "
+                + "\(other.dateDescription)), which SQL would compare in different units; declare both columns with "
+                + "the same date encoding, or fetch with `ifUntranslatable: .evaluateInMemory`.")
+    }
 
     /// A value stored as JSON or as its raw value orders by that text or raw value, not by its `<`
     /// (a struct's fields, an enum's declared or custom order); a `Decimal` is stored as text.
@@ -183,4 +198,23 @@ protocol PredicateOptionalType {
 
 extension Optional: PredicateOptionalType {
     static var wrappedType: Any.Type { Wrapped.self }
+}
+
+extension ColumnKind {
+    fileprivate var isDate: Bool {
+        switch self {
+        case .date, .formattedDate: true
+        default: false
+        }
+    }
+
+    fileprivate var dateDescription: String {
+        switch self {
+        case .date(.secondsSince1970): "REAL seconds since 1970"
+        case .date(.millisecondsSince1970): "INTEGER milliseconds since 1970"
+        case .date(.iso8601): "ISO 8601 text with fractional seconds"
+        case .formattedDate(let strategy): "text written by \(strategy.output)"
+        default: "\(self)"
+        }
+    }
 }

@@ -348,3 +348,92 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementLabeled> { $0.permissions == readWrite }, [2])
     }
 }
+
+// MARK: - Bug 4: dates in different encodings
+
+private struct AgreementBooking: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64 = 0
+    /// REAL seconds.
+    var created = Date(timeIntervalSince1970: 0)
+    /// REAL seconds too.
+    var confirmed = Date(timeIntervalSince1970: 0)
+    /// INTEGER milliseconds.
+    var starts = Date(timeIntervalSince1970: 0)
+    /// INTEGER milliseconds.
+    var ends: Date?
+    /// ISO 8601 text with fractional seconds.
+    var stamped = Date(timeIntervalSince1970: 0)
+    /// Whole-second ISO 8601 text, the key's date strategy.
+    var seen = Date(timeIntervalSince1970: 0)
+
+    init() {}
+    init(_ id: Int64, created: Double, confirmed: Double, starts: Double, ends: Double?, stamped: Double, seen: Double) {
+        self.id = id
+        self.created = Date(timeIntervalSince1970: created)
+        self.confirmed = Date(timeIntervalSince1970: confirmed)
+        self.starts = Date(timeIntervalSince1970: starts)
+        self.ends = ends.map { Date(timeIntervalSince1970: $0) }
+        self.stamped = Date(timeIntervalSince1970: stamped)
+        self.seen = Date(timeIntervalSince1970: seen)
+    }
+
+    static let keySets = KeySets<AgreementBooking>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id")
+            Key(\.created, "created")
+            Key(\.confirmed, "confirmed")
+            Key(\.starts, "starts")
+            Key(\.ends, "ends")
+            Key(\.stamped, "stamped")
+            Key(\.seen, "seen").dates(.iso8601)
+        }
+    }
+    static let sqliteTable = SQLiteTable<AgreementBooking>(
+        "agreement_bookings", primaryKey: \.id,
+        [.dateEncoding(\.starts, .millisecondsSince1970), .dateEncoding(\.ends, .millisecondsSince1970),
+         .dateEncoding(\.stamped, .iso8601)])
+}
+
+// Whole seconds, so that every encoding stores each date exactly.
+private let bookingRows = [
+    AgreementBooking(
+        1, created: 1_700_000_000, confirmed: 1_700_000_000, starts: 1_700_000_000, ends: nil, stamped: 1_700_000_000,
+        seen: 1_700_000_000),
+    AgreementBooking(
+        2, created: 1_000_000_000, confirmed: 1_100_000_000, starts: 1_700_000_000, ends: 1_800_000_000,
+        stamped: 1_600_000_000, seen: 1_000_000_000),
+    AgreementBooking(
+        3, created: 1_650_000_000, confirmed: 1_600_000_000, starts: 1_200_000_000, ends: 1_300_000_000,
+        stamped: 1_650_000_000, seen: 1_700_000_000),
+]
+
+private let bookingCut = Date(timeIntervalSince1970: 1_500_000_000)
+
+extension PredicateAgreementTests {
+    @Test func datesInDifferentEncodingsAreNotComparedInSQL() throws {
+        let db = try agreementDatabase(bookingRows)
+        let reason = "different encodings"
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created == $0.starts }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created != $0.starts }, mentioning: reason, [2, 3])
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created < $0.starts }, mentioning: reason, [2])
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.starts >= $0.stamped }, mentioning: reason, [1, 2])
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.stamped == $0.seen }, mentioning: reason, [1])
+        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.seen > $0.created }, mentioning: reason, [3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementBooking> { ($0.ends ?? $0.created) > bookingCut }, mentioning: reason, [1, 2])
+        try expectUntranslatable(
+            db, #Predicate<AgreementBooking> { ($0.id < 2 ? $0.created : $0.starts) > bookingCut }, mentioning: reason, [1, 2])
+    }
+
+    @Test func datesInTheSameEncodingStayTranslated() throws {
+        let db = try agreementDatabase(bookingRows)
+        try expectAgreement(db, #Predicate<AgreementBooking> { $0.created == $0.confirmed }, [1])
+        try expectAgreement(db, #Predicate<AgreementBooking> { $0.created > $0.confirmed }, [3])
+        try expectAgreement(db, #Predicate<AgreementBooking> { $0.starts < ($0.ends ?? $0.starts) }, [2, 3])
+        try expectAgreement(db, #Predicate<AgreementBooking> { ($0.ends ?? $0.starts) > bookingCut }, [1, 2])
+        try expectAgreement(db, #Predicate<AgreementBooking> { ($0.ends ?? bookingCut) <= bookingCut }, [1, 3])
+        try expectAgreement(
+            db, #Predicate<AgreementBooking> { ($0.id < 2 ? $0.created : $0.confirmed) > bookingCut }, [1, 3])
+        try expectAgreement(db, #Predicate<AgreementBooking> { $0.seen >= bookingCut }, [1, 3])
+    }
+}
