@@ -260,11 +260,13 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
 
 extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        // `$0.nickname.flatMap { $0.contains("x") }`, and what `if let` compiles to: the closure's
-        // variable stands for the column's value. SQL operators give NULL on a NULL operand, which
-        // is Swift's `nil` here (https://www.sqlite.org/nulls.html).
+        // `$0.nickname.flatMap { $0.contains("x") }`, and what `if let` and `?.` compile to: the
+        // closure's variable stands for the column's value. Most SQL operators give NULL on a NULL
+        // operand, which is Swift's `nil` here (https://www.sqlite.org/nulls.html); where the
+        // closure's SQL may not (`EXISTS`, `IS`, `AND`, `CASE`, ...), a NULL value is tested first.
         var inner = context
-        switch try PredicateSQL.translate(wrapped, in: context) {
+        let wrappedTerm = try PredicateSQL.translate(wrapped, in: context)
+        switch wrappedTerm {
         case .column(let name, let kind, _, let keyPath):
             inner.bindings[variable.key] = .column(quotedName: name, kind: kind, isOptional: false, keyPath: keyPath)
         case .expression(let sql, let arguments, let kind, _, let precedence):
@@ -275,7 +277,25 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
         case let other:
             inner.bindings[variable.key] = other
         }
-        switch try PredicateSQL.translate(transform, in: inner) {
+        let result = try PredicateSQL.translate(transform, in: inner)
+        if wrappedTerm.isNullable, try !PredicateSQL.propagatesNil(transform, of: variable.key, in: inner) {
+            switch result {
+            case .null:
+                return .null
+            case .root, .value:
+                throw QueryTranslationError(
+                    expression: PredicateSQL.typeName(self),
+                    reason: "the closure of this optional chain gives a captured value, not a value of the optional's; "
+                        + "fetch with `ifUntranslatable: .evaluateInMemory`.")
+            case .column, .expression:
+                let test = try wrappedTerm.render(hint: wrappedTerm.kind, inside: .equality)
+                let value = try result.render(hint: result.kind)
+                return .expression(
+                    sql: "CASE WHEN \(test.sql) IS NULL THEN NULL ELSE \(value.sql) END",
+                    arguments: test.arguments + value.arguments, kind: result.kind, isNullable: true, precedence: .atom)
+            }
+        }
+        switch result {
         case .expression(let sql, let arguments, let kind, _, let precedence):
             return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: true, precedence: precedence)
         case .column(let name, let kind, _, let keyPath):
@@ -283,5 +303,103 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
         case let other:
             return other
         }
+    }
+}
+
+// MARK: - NULL propagation, for optional chains
+
+extension PredicateExpressions.Variable: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        key == variable
+    }
+}
+
+extension PredicateExpressions.Equal: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.equalityPropagatesNil(lhs, rhs, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.NotEqual: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.equalityPropagatesNil(lhs, rhs, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Comparison: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Arithmetic: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.IntDivision: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Negation: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(inner, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // NULL when its own optional is (tested first when the closure may not give NULL).
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // instr, substr and LIKE give NULL on a NULL operand.
+        try PredicateSQL.anyPropagatesNil([base, other], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([base, prefix], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceContains: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // `NULL IN (...)` is NULL; the empty collection's `0` and an array column's `EXISTS` are not.
+        guard let captured = sequence as? PredicateExpressions.Value<LHS.Output> else { return false }
+        var elements = captured.value.makeIterator()
+        guard elements.next() != nil else { return false }
+        return try PredicateSQL.propagatesNil(element, of: variable, in: context)
     }
 }

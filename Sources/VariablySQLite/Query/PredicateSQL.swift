@@ -218,3 +218,42 @@ extension ColumnKind {
         }
     }
 }
+
+// MARK: - Optional chains
+
+/// A node that can tell whether its SQL is NULL whenever a `flatMap` variable is NULL.
+protocol NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool
+}
+
+extension PredicateSQL {
+    /// Whether the SQL of `expression` is certainly NULL when the flatMap variable `variable` is:
+    /// most operators and functions give NULL on a NULL operand, but `IS`, `EXISTS`, `CASE`,
+    /// `COALESCE`, `AND` and `OR` may not (https://www.sqlite.org/nulls.html).
+    static func propagatesNil(
+        _ expression: Any, of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext
+    ) throws -> Bool {
+        guard let node = expression as? any NilPropagatingExpression else { return false }
+        return try node.propagatesNil(of: variable, in: context)
+    }
+
+    /// Whether any of `expressions` is NULL when `variable` is (binary operators and functions give NULL
+    /// on a NULL operand).
+    static func anyPropagatesNil(
+        _ expressions: [Any], of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext
+    ) throws -> Bool {
+        for expression in expressions where try propagatesNil(expression, of: variable, in: context) { return true }
+        return false
+    }
+
+    /// `=` and `!=` give NULL on a NULL operand; `IS` and `IS NOT`, used when a side may be NULL, do not.
+    static func equalityPropagatesNil(
+        _ lhs: Any, _ rhs: Any, of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext
+    ) throws -> Bool {
+        guard try anyPropagatesNil([lhs, rhs], of: variable, in: context) else { return false }
+        let left = try translate(lhs, in: context)
+        let right = try translate(rhs, in: context)
+        if case .null = right { return false }
+        return !left.isNullable && !right.isNullable
+    }
+}

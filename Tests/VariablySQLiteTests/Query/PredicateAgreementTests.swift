@@ -437,3 +437,48 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementBooking> { $0.seen >= bookingCut }, [1, 3])
     }
 }
+
+// MARK: - Bug 6: optional chains that must stay nil
+
+private let arrayRows = [
+    AgreementNote(1, "", labels: nil, optBody: nil),
+    AgreementNote(2, "", tags: ["red"], labels: ["x"], optBody: "b"),
+    AgreementNote(3, "", tags: ["blue"], labels: ["red", "x"], optBody: "ab"),
+    AgreementNote(4, "", labels: [], optBody: ""),
+]
+
+private let noFlag = false
+
+extension PredicateAgreementTests {
+    @Test func containsOnAnOptionalArrayIsNilWhenTheArrayIs() throws {
+        let db = try agreementDatabase(arrayRows)
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.labels?.contains("red") == false }, [2, 4])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.labels?.contains("red") == true }, [3])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.labels?.contains("red") == nil }, [1])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.labels?.contains("red") != true }, [1, 2, 4])
+        try expectAgreement(db, #Predicate<AgreementNote> { !($0.labels?.contains("red") ?? true) }, [2, 4])
+        try expectAgreement(
+            db, #Predicate<AgreementNote> { if let labels = $0.labels { labels.contains("red") } else { false } }, [3])
+        let optional = try SQLQuery.condition(#Predicate<AgreementNote> { $0.labels?.contains("red") == nil })
+        #expect(
+            optional.sql
+                == #"CASE WHEN "labels" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("labels") WHERE json_each.value = ?) END IS NULL"#)
+        // A non-optional array keeps its plain EXISTS.
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.tags.contains("red") }, [2])
+        let plain = try SQLQuery.condition(#Predicate<AgreementNote> { $0.tags.contains("red") })
+        #expect(plain.sql == #"EXISTS (SELECT 1 FROM json_each("tags") WHERE json_each.value = ?)"#)
+    }
+
+    @Test func optionalChainsWhoseSQLIsNotNullForNullAreTestedForNull() throws {
+        let db = try agreementDatabase(arrayRows)
+        // `NULL AND 0` is 0, not NULL.
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") && noFlag } == false }, [2, 3, 4])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") || !noFlag } == nil }, [1])
+        // Operators that give NULL on NULL keep their plain SQL.
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody?.contains("b") == false }, [4])
+        let plain = try SQLQuery.condition(#Predicate<AgreementNote> { $0.optBody?.contains("b") == false })
+        #expect(plain.sql == #"(instr(CAST("opt_body" AS BLOB), ?) > 0) IS ?"#)
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0 == "b" } == false }, [3, 4])
+        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.starts(with: "a") } == nil }, [1])
+    }
+}
