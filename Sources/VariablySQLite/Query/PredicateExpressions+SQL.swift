@@ -61,13 +61,13 @@ extension PredicateExpressions.NilLiteral: SQLTranslatableExpression {
 
 extension PredicateExpressions.Equal: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.equality(lhs, rhs, negated: false, in: context)
+        try PredicateSQL.equality(lhs, rhs, negated: false, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.equality(lhs, rhs, negated: true, in: context)
+        try PredicateSQL.equality(lhs, rhs, negated: true, in: context, node: self)
     }
 }
 
@@ -80,19 +80,19 @@ extension PredicateExpressions.Comparison: SQLTranslatableExpression {
             case .greaterThan: ">"
             case .greaterThanOrEqual: ">="
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: .comparison, in: context, resultKind: .bool)
+        return try PredicateSQL.ordering(lhs, sqlOperator, rhs, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "AND", rhs, precedence: .and, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "AND", rhs, precedence: .and, in: context, resultKind: .bool, node: self)
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "OR", rhs, precedence: .or, in: context, resultKind: .bool)
+        try PredicateSQL.binary(lhs, "OR", rhs, precedence: .or, in: context, resultKind: .bool, node: self)
     }
 }
 
@@ -114,26 +114,26 @@ extension PredicateExpressions.Arithmetic: SQLTranslatableExpression {
             case .subtract: ("-", .additive)
             case .multiply: ("*", .multiplicative)
             }
-        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: precedence, in: context)
+        return try PredicateSQL.binary(lhs, sqlOperator, rhs, precedence: precedence, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         // Integer operands divide as integers in SQLite too (https://www.sqlite.org/lang_expr.html#operators).
-        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "%", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "%", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context)
+        try PredicateSQL.binary(lhs, "/", rhs, precedence: .multiplicative, in: context, node: self)
     }
 }
 
@@ -155,6 +155,9 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try PredicateSQL.translate(lhs, in: context)
         let right = try PredicateSQL.translate(rhs, in: context)
+        try PredicateSQL.checkSameDateEncoding([left, right], node: self)
+        try PredicateSQL.checkEquatable(left, node: self)
+        try PredicateSQL.checkEquatable(right, node: self)
         let hint = left.kind ?? right.kind
         let l = try left.render(hint: hint)
         let r = try right.render(hint: hint)
@@ -182,6 +185,9 @@ extension PredicateExpressions.Conditional: SQLTranslatableExpression {
         let condition = try PredicateSQL.translate(test, in: context).render(hint: .bool)
         let whenTrue = try PredicateSQL.translate(trueBranch, in: context)
         let whenFalse = try PredicateSQL.translate(falseBranch, in: context)
+        try PredicateSQL.checkSameDateEncoding([whenTrue, whenFalse], node: self)
+        try PredicateSQL.checkEquatable(whenTrue, node: self)
+        try PredicateSQL.checkEquatable(whenFalse, node: self)
         let hint = whenTrue.kind ?? whenFalse.kind
         let t = try whenTrue.render(hint: hint)
         let f = try whenFalse.render(hint: hint)
@@ -194,13 +200,13 @@ extension PredicateExpressions.Conditional: SQLTranslatableExpression {
 
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.like(base, other, prefixOnly: false, in: context)
+        try PredicateSQL.textSearch(base, other, prefixOnly: false, in: context)
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        try PredicateSQL.like(base, prefix, prefixOnly: true, in: context)
+        try PredicateSQL.textSearch(base, prefix, prefixOnly: true, in: context)
     }
 }
 
@@ -209,6 +215,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
         let elementTerm = try PredicateSQL.translate(element, in: context)
         if let captured = sequence as? PredicateExpressions.Value<LHS.Output> {
             // A captured collection: `column IN (?, ?, ...)`, one bound parameter per element.
+            try PredicateSQL.checkEquatable(elementTerm, node: self)
             let column = try elementTerm.render(hint: elementTerm.kind, inside: .equality)
             var arguments = column.arguments
             var count = 0
@@ -253,11 +260,13 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
 
 extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
     func sqlTerm(in context: PredicateSQLContext) throws -> SQLTerm {
-        // `$0.nickname.flatMap { $0.contains("x") }`, and what `if let` compiles to: the closure's
-        // variable stands for the column's value. SQL operators give NULL on a NULL operand, which
-        // is Swift's `nil` here (https://www.sqlite.org/nulls.html).
+        // `$0.nickname.flatMap { $0.contains("x") }`, and what `if let` and `?.` compile to: the
+        // closure's variable stands for the column's value. Most SQL operators give NULL on a NULL
+        // operand, which is Swift's `nil` here (https://www.sqlite.org/nulls.html); where the
+        // closure's SQL may not (`EXISTS`, `IS`, `AND`, `CASE`, ...), a NULL value is tested first.
         var inner = context
-        switch try PredicateSQL.translate(wrapped, in: context) {
+        let wrappedTerm = try PredicateSQL.translate(wrapped, in: context)
+        switch wrappedTerm {
         case .column(let name, let kind, _, let keyPath):
             inner.bindings[variable.key] = .column(quotedName: name, kind: kind, isOptional: false, keyPath: keyPath)
         case .expression(let sql, let arguments, let kind, _, let precedence):
@@ -268,7 +277,25 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
         case let other:
             inner.bindings[variable.key] = other
         }
-        switch try PredicateSQL.translate(transform, in: inner) {
+        let result = try PredicateSQL.translate(transform, in: inner)
+        if wrappedTerm.isNullable, try !PredicateSQL.propagatesNil(transform, of: variable.key, in: inner) {
+            switch result {
+            case .null:
+                return .null
+            case .root, .value:
+                throw QueryTranslationError(
+                    expression: PredicateSQL.typeName(self),
+                    reason: "the closure of this optional chain gives a captured value, not a value of the optional's; "
+                        + "fetch with `ifUntranslatable: .evaluateInMemory`.")
+            case .column, .expression:
+                let test = try wrappedTerm.render(hint: wrappedTerm.kind, inside: .equality)
+                let value = try result.render(hint: result.kind)
+                return .expression(
+                    sql: "CASE WHEN \(test.sql) IS NULL THEN NULL ELSE \(value.sql) END",
+                    arguments: test.arguments + value.arguments, kind: result.kind, isNullable: true, precedence: .atom)
+            }
+        }
+        switch result {
         case .expression(let sql, let arguments, let kind, _, let precedence):
             return .expression(sql: sql, arguments: arguments, kind: kind, isNullable: true, precedence: precedence)
         case .column(let name, let kind, _, let keyPath):
@@ -276,5 +303,103 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
         case let other:
             return other
         }
+    }
+}
+
+// MARK: - NULL propagation, for optional chains
+
+extension PredicateExpressions.Variable: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        key == variable
+    }
+}
+
+extension PredicateExpressions.Equal: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.equalityPropagatesNil(lhs, rhs, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.NotEqual: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.equalityPropagatesNil(lhs, rhs, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Comparison: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Arithmetic: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.IntDivision: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([lhs, rhs], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.Negation: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.propagatesNil(inner, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // NULL when its own optional is (tested first when the closure may not give NULL).
+        try PredicateSQL.propagatesNil(wrapped, of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // instr, substr and LIKE give NULL on a NULL operand.
+        try PredicateSQL.anyPropagatesNil([base, other], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        try PredicateSQL.anyPropagatesNil([base, prefix], of: variable, in: context)
+    }
+}
+
+extension PredicateExpressions.SequenceContains: NilPropagatingExpression {
+    func propagatesNil(of variable: PredicateExpressions.VariableID, in context: PredicateSQLContext) throws -> Bool {
+        // `NULL IN (...)` is NULL; the empty collection's `0` and an array column's `EXISTS` are not.
+        guard let captured = sequence as? PredicateExpressions.Value<LHS.Output> else { return false }
+        var elements = captured.value.makeIterator()
+        guard elements.next() != nil else { return false }
+        return try PredicateSQL.propagatesNil(element, of: variable, in: context)
     }
 }
