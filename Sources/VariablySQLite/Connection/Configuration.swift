@@ -15,8 +15,8 @@ public struct Configuration: Sendable {
     public var busyTimeout: Duration = .seconds(5)
     /// Whether foreign key constraints are enforced (https://www.sqlite.org/foreignkeys.html#fk_enable).
     public var foreignKeysEnabled = true
-    /// Whether `LIKE` is case-sensitive, as Swift's `String.contains` is; predicates translate
-    /// `contains` and `starts(with:)` to `LIKE`, so this keeps their results equal to Swift's.
+    /// Whether `LIKE` is case-sensitive, as Swift's `String.hasPrefix` is; predicates translate
+    /// `starts(with:)` with a captured prefix to `LIKE`, so this keeps their results equal to Swift's.
     /// (https://www.sqlite.org/pragma.html#pragma_case_sensitive_like)
     package var caseSensitiveLike = true
     /// The transaction ``SQLiteDatabase/write(_:_:)`` opens.

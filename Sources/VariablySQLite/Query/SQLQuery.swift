@@ -90,7 +90,7 @@ public struct SQLQuery: Hashable, Sendable {
                     reason: "sort descriptors translate on properties of the \(Model.self) sqlite key set only.")
             }
             try Self.checkComparable(column, keyPath)
-            if case .codable = column.kind {
+            if column.kind.isCodable || column.kind == .decimal {
                 // JSON text, a wrapper's value or an enum's raw value: SQL would sort those, not by the
                 // property's own `<` (a struct's fields, an enum's declared order).
                 throw QueryTranslationError(

@@ -82,7 +82,8 @@ struct SQLPrecedence: Comparable {
     static let not = SQLPrecedence(rank: 3)
     /// `=`, `!=`, `IS`, `IS NOT`, `IN`, `LIKE`.
     static let equality = SQLPrecedence(rank: 4)
-    /// `LIKE ... ESCAPE ...`: parenthesized inside any other comparison, for readability.
+    /// `LIKE ... ESCAPE ...` and the `instr(...)` text searches: parenthesized inside any other
+    /// comparison, for readability.
     static let like = SQLPrecedence(rank: 3)
     /// `<`, `<=`, `>`, `>=`.
     static let comparison = SQLPrecedence(rank: 5)

@@ -279,6 +279,21 @@ extension PredicateAgreementTests {
         #expect(try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters == metersNine }).sql == #""meters" = ?"#)
     }
 
+    @Test func sortsOnAValueStoredAsJSONTextARawValueOrDecimalTextAreUntranslatable() throws {
+        let db = try agreementDatabase(releaseRows)
+        let rows = try db.read { try $0.fetchAll(AgreementRelease.self) }
+        for descriptor in [SortDescriptor(\AgreementRelease.price), SortDescriptor(\AgreementRelease.level)] {
+            #expect(throws: QueryTranslationError.self) {
+                try db.read { try $0.fetch(AgreementRelease.self, sortedBy: [descriptor]) }
+            }
+            let inMemory = try db.read {
+                try $0.fetch(AgreementRelease.self, sortedBy: [descriptor, SortDescriptor(\.id)], ifUntranslatable: .evaluateInMemory)
+            }
+            #expect(inMemory.map(\.id) == rows.sorted(using: [descriptor, SortDescriptor(\.id)]).map(\.id))
+        }
+        #expect(try db.read { try $0.fetch(AgreementRelease.self, sortedBy: [SortDescriptor(\.id, order: .reverse)]) }.map(\.id) == [3, 2, 1])
+    }
+
     @Test func equalityOnAValueStoredAsJSONOrARawValueStaysTranslated() throws {
         let db = try agreementDatabase(releaseRows)
         try expectAgreement(db, #Predicate<AgreementRelease> { $0.version == versionOneNine }, [2])
