@@ -157,6 +157,9 @@ extension DateCodingStrategy {
         switch value {
         case .int(let number): return date(fromNumber: Double(number))
         case .double(let number) where number.isFinite: return date(fromNumber: number)
+        case .bigInteger(let digits) where Double(digits)?.isFinite == true:
+            // A whole number beyond Int64 (`1e20` reads as one): as far from 1970 as a plain `Date` reads it.
+            return date(fromNumber: Double(digits)!)
         case .string(let string):
             if let date = date(from: string) { return date }
             throw DecodingError.dataCorrupted(

@@ -25,7 +25,7 @@ enum FlexibleDateParser {
     /// `yyyy-MM-dd`, optionally followed by `T`/space, `HH:mm[:ss[.fraction]]` and a zone.
     static func date(in bytes: UnsafeBufferPointer<UInt8>, defaultTimeZone: TimeZone) -> Date? {
         var index = 0
-        guard let year = digits(bytes, &index, count: 4), expect(bytes, &index, "-"),
+        guard let year = year(bytes, &index), expect(bytes, &index, "-"),
             let month = digits(bytes, &index, count: 2), expect(bytes, &index, "-"),
             let day = digits(bytes, &index, count: 2),
             (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day)
@@ -100,6 +100,21 @@ enum FlexibleDateParser {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= zero && byte <= zero + 9
+    }
+
+    /// Four digits, or ISO 8601's expanded years that the writer produces outside 0...9999: more digits,
+    /// or a sign (`10000-01-01`, `+10000-01-01`, `-1199-02-15`).
+    private static func year(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Int? {
+        var sign = 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
+            index += 1
+        }
+        var count = 0
+        while index + count < bytes.count, isDigit(bytes[index + count]) { count += 1 }
+        // Nine digits stay far inside Int and beyond any date a Double of seconds holds exactly.
+        guard (4...9).contains(count), let value = digits(bytes, &index, count: count) else { return nil }
+        return sign * value
     }
 
     private static func digits(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int, count: Int) -> Int? {

@@ -84,7 +84,9 @@ extension Dictionary: ElementPolicyDecodable where Key: Decodable & Hashable, Va
         let raws = try decode([Key: JSONValue].self) as! [Key: JSONValue]
         var members: [Key: Value] = [:]
         members.reserveCapacity(raws.count)
-        for (key, raw) in raws {
+        // In key order, not the dictionary's hash order: reports and strict-mode errors are the same on
+        // every backend and every run.
+        for (key, raw) in raws.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             let path = codingPath + [AnyCodingKey("\(key)")]
             let result = try ElementPolicy.convertLeniently(raw, to: Value.self, codingPath: path, onEvent: onEvent)
             try ElementPolicy.apply(policy, to: result, append: { members[key] = $0 }, onEvent: onEvent)
@@ -99,7 +101,7 @@ extension Dictionary: ElementPolicyDecodable where Key: Decodable & Hashable, Va
         let results = try decode([Key: ElementResult<Value>].self) as! [Key: ElementResult<Value>]
         var members: [Key: Value] = [:]
         members.reserveCapacity(results.count)
-        for (key, member) in results {
+        for (key, member) in results.sorted(by: { "\($0.key)" < "\($1.key)" }) {
             try ElementPolicy.apply(policy, to: member.result, append: { members[key] = $0 }, onEvent: onEvent)
         }
         return members

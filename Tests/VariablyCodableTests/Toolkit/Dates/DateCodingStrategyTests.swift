@@ -206,4 +206,31 @@ import VariablyCodable
             for writing in strategies { _ = writing.encodedValue(for: date) }
         }
     }
+
+    /// Outside years 0...9999 the writer uses ISO 8601's expanded years (`10000-01-01`, `-1199-02-15`);
+    /// every strategy reads them back, so a date the package wrote is never unreadable.
+    @Test func expandedYearsWrittenOutside0Through9999ReadBack() throws {
+        let dates = [
+            Date(timeIntervalSince1970: 253_402_300_800),        // 10000-01-01T00:00:00Z
+            Date(timeIntervalSince1970: -99_999_999_999),        // -1199-02-15T14:13:21Z
+            Date(timeIntervalSince1970: -62_167_219_200),        // 0000-01-01T00:00:00Z
+            Date(timeIntervalSince1970: 1e13),                   // year 318857
+        ]
+        for date in dates {
+            for writing in [DateCodingStrategy.flexible, .iso8601] {
+                guard case .string(let text) = writing.encodedValue(for: date) else {
+                    Issue.record("\(writing) wrote no string")
+                    continue
+                }
+                let read = try #require(DateCodingStrategy.flexible.date(from: text), "\(text) does not read back")
+                #expect(abs(read.timeIntervalSince1970 - date.timeIntervalSince1970) < 1, "\(text)")
+            }
+            guard case .string(let day) = DateCodingStrategy.dateOnly.encodedValue(for: date) else { continue }
+            #expect(DateCodingStrategy.flexible.date(from: day) != nil, "\(day) does not read back")
+        }
+        #expect(DateCodingStrategy.flexible.date(from: "+10000-01-01T00:00:00Z") == dates[0])
+        #expect(DateCodingStrategy.flexible.date(from: "-1199-02-15T14:13:21Z") == dates[1])
+        #expect(DateCodingStrategy.flexible.date(from: "1234567890-01-01") == nil)   // ten digits
+        #expect(DateCodingStrategy.flexible.date(from: "-99") == Date(timeIntervalSince1970: -99))   // still a number
+    }
 }
