@@ -74,7 +74,12 @@ extension DecodingContainer {
             isNull = try backend.decodeIfPresent(PresenceProbe.self, entry: index) == nil
         } else if readsDate {
             // Reading a date tells `null` apart by itself (see `decodePresent`).
-        } else if let value = try? decodePlainly(Value.self, entry: index, isRequired: false) {
+        } else if let value = decodingOptions?.report == nil
+            ? try? decodePlainly(Value.self, entry: index, isRequired: false)
+            : DecodeReport.speculatively({ try? decodePlainly(Value.self, entry: index, isRequired: false) })
+        {
+            // With a report, what a nested model recorded before this attempt failed is dropped: the
+            // fallback below decodes it again and records it once.
             return value
         } else {
             // nil (`null`) or an error: `PresenceProbe` accepts any value, so it tells them apart.

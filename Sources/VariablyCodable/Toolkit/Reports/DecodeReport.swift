@@ -45,11 +45,29 @@ public final class DecodeReport: @unchecked Sendable, CustomStringConvertible {
     /// ```
     public var isEmpty: Bool { events.isEmpty }
 
-    /// Records `event`; the decoders call this.
+    /// Records `event`; the decoders call this. Inside ``speculatively(_:)`` the event waits until that
+    /// decode is kept.
     package func record(_ event: DecodeEvent) {
+        if let pending = Self.pending {
+            pending.events.append((self, event))
+            return
+        }
         lock.lock()
         storage.append(event)
         lock.unlock()
+    }
+
+    /// The events of a decode that may still be abandoned, per task.
+    @TaskLocal private static var pending: PendingEvents?
+
+    /// Runs a decode that may be abandoned for another one (a plain attempt before a fallback): what
+    /// it records reaches the reports only if it returns a value, so nothing is recorded twice.
+    package static func speculatively<Value>(_ decode: () -> Value?) -> Value? {
+        let pending = PendingEvents()
+        guard let value = $pending.withValue(pending, operation: decode) else { return nil }
+        // Into the enclosing speculative decode, if any, or into the reports.
+        for (report, event) in pending.events { report.record(event) }
+        return value
     }
 
     /// Forgets every event.
@@ -67,4 +85,12 @@ public final class DecodeReport: @unchecked Sendable, CustomStringConvertible {
     public var description: String {
         events.map(\.description).joined(separator: "\n")
     }
+}
+
+/// The events one speculative decode recorded, kept until it is known to be kept.
+///
+/// `@unchecked Sendable`: set and read by one synchronous decode, on the one thread running it,
+/// within ``DecodeReport/speculatively(_:)``.
+final class PendingEvents: @unchecked Sendable {
+    var events: [(DecodeReport, DecodeEvent)] = []
 }

@@ -26,7 +26,7 @@ private struct Scores: VariablyCodable, EmptyInitializable, Equatable {
 }
 
 @Suite struct BackendAgreementTests {
-    private static func decodeEverywhere<Model: VariablyCodable & Equatable>(
+    static func decodeEverywhere<Model: VariablyCodable & Equatable>(
         _ type: Model.Type, json: String, report: () -> DecodeReport? = { nil }
     ) throws -> [(Model, [String])] {
         let data = Data(json.utf8)
@@ -80,5 +80,57 @@ private struct Scores: VariablyCodable, EmptyInitializable, Equatable {
         #expect(orders.count == 1, "\(orders.count) different orders")
         let order = try #require(orders.first)
         #expect(order.first?.contains("k0") == true && order.last?.contains("k7") == true)
+    }
+}
+
+private struct Pet: VariablyCodable, Equatable {
+    var age = 0
+    var name = ""
+    init(age: Int, name: String) { (self.age, self.name) = (age, name) }
+    init(from container: DecodingContainer<Pet>) throws {
+        age = try container.decode(\.age)
+        name = try container.decode(\.name)
+    }
+    static let keySets = KeySets<Pet>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.age, "age").default(ifMissing: 0, ifInvalid: -1)
+            Key(\.name, "name")
+        }
+    }
+}
+
+private struct Owner: VariablyCodable, Equatable {
+    var favorite = Pet(age: 0, name: "")
+    var others: [Pet] = []
+    init(from container: DecodingContainer<Owner>) throws {
+        favorite = try container.decode(\.favorite)
+        others = try container.decode(\.others)
+    }
+    static let keySets = KeySets<Owner>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.favorite, "favorite").default(ifInvalid: Pet(age: 99, name: "default"))
+            Key(\.others, "others").elements(.remove)
+        }
+    }
+}
+
+@Suite struct NestedReportTests {
+    /// A nested model is decoded once more after a plain attempt fails; what that attempt recorded is
+    /// dropped, so every recovery is recorded once.
+    @Test func aNestedModelsEventsAreRecordedOnceOnEveryPath() throws {
+        let replaced = try BackendAgreementTests.decodeEverywhere(
+            Owner.self, json: #"{"favorite": {"age": "x"}, "others": []}"#, report: { DecodeReport() })
+        for (owner, events) in replaced {
+            #expect(owner.favorite == Pet(age: 99, name: "default"))
+            #expect(events.count == 2, "\(events)")
+            #expect(events.filter { $0.contains("Pet.age") }.count == 1)
+        }
+        let filtered = try BackendAgreementTests.decodeEverywhere(
+            Owner.self, json: #"{"favorite": {"name": "f"}, "others": [{"age": "x", "name": "a"}, {"age": 1}]}"#,
+            report: { DecodeReport() })
+        for (owner, events) in filtered {
+            #expect(owner.others == [Pet(age: -1, name: "a")])
+            #expect(events.count == 3, "\(events)")
+        }
     }
 }
