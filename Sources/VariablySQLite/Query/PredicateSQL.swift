@@ -98,12 +98,7 @@ enum PredicateSQL {
     /// A value stored as JSON or as its raw value orders by that text or raw value, not by its `<`
     /// (a struct's fields, an enum's declared or custom order); a `Decimal` is stored as text.
     static func checkOrderable(_ term: SQLTerm, node: Any) throws {
-        let stored: String
-        switch term.kind {
-        case .codable: stored = "its JSON text or raw value"
-        case .decimal: stored = "its text"
-        default: return
-        }
+        guard let stored = term.kind?.unorderedStoredForm else { return }
         throw QueryTranslationError(
             expression: columnName(term) ?? typeName(node),
             reason: "<, <=, > and >= would compare the value stored in the column (\(stored)), not the Swift "

@@ -90,13 +90,11 @@ public struct SQLQuery: Hashable, Sendable {
                     reason: "sort descriptors translate on properties of the \(Model.self) sqlite key set only.")
             }
             try Self.checkComparable(column, keyPath)
-            if column.kind.isCodable || column.kind == .decimal {
-                // JSON text, a wrapper's value or an enum's raw value: SQL would sort those, not by the
-                // property's own `<` (a struct's fields, an enum's declared order).
+            if let stored = column.kind.unorderedStoredForm {
                 throw QueryTranslationError(
                     expression: "\(keyPath)",
-                    reason: "the column \(column.quotedName) stores a Codable value (JSON text, a single value or a raw value), "
-                        + "which SQL cannot sort as the property's `<` does; fetch with `ifUntranslatable: .evaluateInMemory`.")
+                    reason: "the column \(column.quotedName) holds the value as \(stored), which SQL cannot sort as the "
+                        + "property's `<` does; fetch with `ifUntranslatable: .evaluateInMemory`.")
             }
             return column.quotedName + (descriptor.order == .reverse ? " DESC" : "")
         }

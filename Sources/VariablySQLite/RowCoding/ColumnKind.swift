@@ -48,6 +48,17 @@ enum ColumnKind: Sendable, Equatable {
 
     private static func rawValueType<T: RawRepresentable>(of type: T.Type) -> Any.Type { T.RawValue.self }
 
+    /// What the column stores when that does not order as the Swift values do, for predicates' `<`
+    /// and for sorts: a value kept as JSON or as its raw value orders by that text or raw value, not
+    /// by its `<` (a struct's fields, an enum's declared or custom order); a `Decimal` is text.
+    var unorderedStoredForm: String? {
+        switch self {
+        case .codable: "its JSON text or raw value"
+        case .decimal: "its text"
+        default: nil
+        }
+    }
+
     /// The declared type of the column (https://www.sqlite.org/datatype3.html#type_affinity).
     var sqlType: String {
         switch self {

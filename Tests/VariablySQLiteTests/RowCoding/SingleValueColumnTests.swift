@@ -101,7 +101,7 @@ private struct Measure: VariablyCodable, EmptyInitializable, SQLiteStorable, Ide
         let error = #expect(throws: QueryTranslationError.self) {
             try db.read { try $0.fetch(Measure.self, sortedBy: [SortDescriptor(\Measure.length)]) }
         }
-        #expect(error?.reason.contains("Codable value") == true)
+        #expect(error?.reason.contains("holds the value as its JSON text or raw value") == true)
         let byLength = try db.read {
             try $0.fetch(Measure.self, sortedBy: [SortDescriptor(\Measure.length)], ifUntranslatable: .evaluateInMemory)
         }
