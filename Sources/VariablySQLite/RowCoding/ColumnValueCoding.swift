@@ -196,12 +196,14 @@ enum ColumnValueCoding {
     }
 
     private static func decodeJSON<Value: Decodable>(_ type: Value.Type, from value: SQLValue) throws -> Value {
+        // One decoder for every reading tried below (a value may be tried as a string, then a number).
+        let decoder = JSONDecoder()
         let json: Data
         switch value {
         case .text(let text):
             // Objects and arrays are stored as JSON; single values (a raw-value enum) as themselves.
             if let first = text.utf8.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
-                let decoded = try? JSONDecoder().decode(Value.self, from: Data(text.utf8))
+                let decoded = try? decoder.decode(Value.self, from: Data(text.utf8))
             {
                 return decoded
             }
@@ -211,26 +213,34 @@ enum ColumnValueCoding {
             }
             // A single value: a string's text, or a number or Boolean that the TEXT column turned into
             // text ('9', '1'). Read it as a string first, then as that JSON value.
-            if let string = try? JSONDecoder().decode(Value.self, from: JSONEncoder().encode(text)) { return string }
+            if let string = try? decoder.decode(Value.self, from: quoted(text)) { return string }
             let isJSONScalar = Double(text) != nil || text == "true" || text == "false"
-            if isJSONScalar, let scalar = try? JSONDecoder().decode(Value.self, from: Data(text.utf8)) { return scalar }
-            if text == "1" || text == "0", let flag = try? JSONDecoder().decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8)) {
+            if isJSONScalar, let scalar = try? decoder.decode(Value.self, from: Data(text.utf8)) { return scalar }
+            if text == "1" || text == "0", let flag = try? decoder.decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8)) {
                 return flag
             }
-            json = try JSONEncoder().encode(text)
+            json = quoted(text)
         case .integer(let integer):
+            let number = Data(String(integer).utf8)
+            if let value = try? decoder.decode(Value.self, from: number) { return value }
             // A Boolean single value is stored as 1 or 0 (SQLite has no Booleans).
-            if integer == 0 || integer == 1, (try? JSONDecoder().decode(Value.self, from: Data(String(integer).utf8))) == nil,
-                let flag = try? JSONDecoder().decode(Value.self, from: Data((integer == 1 ? "true" : "false").utf8))
+            if integer == 0 || integer == 1,
+                let flag = try? decoder.decode(Value.self, from: Data((integer == 1 ? "true" : "false").utf8))
             {
                 return flag
             }
-            json = Data(String(integer).utf8)
+            json = number
         case .real(let real): json = Data("\(real)".utf8)
         case .null: json = Data("null".utf8)
         case .blob: throw mismatch(Value.self, "a BLOB")
         }
-        return try JSONDecoder().decode(Value.self, from: json)
+        return try decoder.decode(Value.self, from: json)
+    }
+
+    /// `text` as a JSON string.
+    private static func quoted(_ text: String) -> Data {
+        // Encoding a String cannot fail.
+        (try? JSONEncoder().encode(text)) ?? Data()
     }
 
     private static func exactly<T: FixedWidthInteger>(_ type: T.Type, _ integer: Int64) throws -> T {
