@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -91,9 +92,6 @@ struct ReflectionFreeBuild {
     private static func run(_ executable: URL, _ arguments: [String], timeout: Duration) async throws
         -> (status: Int32, output: String, error: String)
     {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         // Files, not pipes: a full pipe would block the child.
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("reflection-free-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
@@ -102,22 +100,19 @@ struct ReflectionFreeBuild {
         try Data().write(to: outputURL)
         try Data().write(to: errorURL)
         let output = try FileHandle(forWritingTo: outputURL), error = try FileHandle(forWritingTo: errorURL)
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) ran over \(timeout)")
-        }
-        process.waitUntilExit()
+        let child = try ChildProcess(
+            executable: executable.path, arguments: arguments,
+            standardOutput: output.fileDescriptor, standardError: error.fileDescriptor)
         try output.close()
         try error.close()
+        let termination = await child.exit(within: timeout)
+        if termination == .signaled(SIGKILL) {
+            Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) ran over \(timeout)")
+        }
+        let status: Int32
+        if case .exited(let code) = termination { status = code } else { status = -1 }
         return (
-            process.terminationStatus, try String(contentsOf: outputURL, encoding: .utf8),
+            status, try String(contentsOf: outputURL, encoding: .utf8),
             try String(contentsOf: errorURL, encoding: .utf8)
         )
     }

@@ -10,7 +10,7 @@ import VariablyTestSupport
     import Glibc
 #endif
 
-// Crash consistency: the test re-launches its own test binary (`/proc/self/exe`, through `Process`,
+// Crash consistency: the test re-launches its own test binary (`/proc/self/exe`, as a `ChildProcess`,
 // i.e. posix_spawn) filtered to `reliabilityCrashChildProcess`, which only works when
 // `VARIABLY_RELIABILITY_CRASH_CHILD_DIR` is set. The child syncs a simulated data set into a WAL
 // file while "other clients" write to the server and the app saves locally; the parent SIGKILLs it
@@ -283,36 +283,33 @@ struct ReliabilityCrashConsistencyTests {
         var last = Snapshot()
         var maximumPending = 0
         for run in 1...runs {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "reliabilityCrashChildProcess"]
             var environment = ProcessInfo.processInfo.environment
             environment[ReliabilityCrash.directoryKey] = directory.url.path
             environment[ReliabilityCrash.runKey] = String(run)
             environment["VARIABLY_RELIABILITY_SCALE"] = nil
-            process.environment = environment
-            let log = FileHandle(forWritingAtPath: "/dev/null")
-            process.standardOutput = log
-            process.standardError = log
-            try process.run()
+            let devNull = open("/dev/null", O_WRONLY)
+            let child = try ChildProcess(
+                executable: executable,
+                arguments: ["--testing-library", "swift-testing", "--filter", "reliabilityCrashChildProcess"],
+                environment: environment, standardOutput: devNull, standardError: devNull)
+            close(devNull)
             // Wait until the child is syncing (except one run in six, killed while it starts: opening,
             // migrating, replaying the WAL), then let it run a random while.
             let ready = directory.path("ready-\(run)")
             if Int.random(in: 0..<6, using: &random) == 0 {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &random)))
             } else {
-                for _ in 0..<20_000 where process.isRunning && !FileManager.default.fileExists(atPath: ready) {
+                for _ in 0..<20_000 where child.isRunning && !FileManager.default.fileExists(atPath: ready) {
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...200, using: &random)))
             }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+            if child.isRunning {
                 kills += 1
             }
-            process.waitUntilExit()
-            if process.terminationReason == .exit {
-                #expect(process.terminationStatus == 0, "run \(run): the child failed")
+            let termination = child.kill()
+            if case .exited(let status) = termination {
+                #expect(status == 0, "run \(run): the child failed")
                 completedRuns += 1
             }
             last = try await Self.verifyAfterKill(directory.url, context: "after run \(run)")

@@ -1,19 +1,26 @@
 import Foundation
+import VariablyTestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A python3 script run as a local test server: written to a temporary folder, started with
-/// `arguments`, and ready once it printed its port on its first line. Its stdin is a pipe the caller
-/// may write commands to; its stdout is read line by line. `stop()` kills it and removes the folder.
+/// `arguments` as a ``ChildProcess``, and ready once it printed its port on its first line. Its stdin
+/// is a pipe the caller may write commands to; its stdout is read line by line, each line within a
+/// deadline, so a server that stops answering fails its test instead of holding a thread.
+/// `stop()` kills it and removes the folder.
 final class PythonScriptProcess {
     let port: Int
     let input: FileHandle
-    private let output: FileHandle
+    private let output: Int32
     private var pending = Data()
-    private let process: Process
+    private let child: ChildProcess
     private let folder: URL
+    private let name: String
+
+    /// How long a line of the script's output may take: a python3 start on a loaded machine included.
+    static let lineDeadline: Duration = .seconds(30)
 
     /// The Python 3 interpreter, if the machine has one (Debian: `apt-get install python3`).
     static let python: String? = {
@@ -29,53 +36,74 @@ final class PythonScriptProcess {
         }
         // Commands go through a pipe: a write after the script is gone must fail, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
+        self.name = name
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("server.py")
         try Data(script.utf8).write(to: file)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [file.path] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
-        try process.run()
+        let stdin = try ChildPipe()
+        let stdout = try ChildPipe()
+        defer {
+            close(stdin.readEnd)
+            close(stdout.writeEnd)
+        }
+        input = FileHandle(fileDescriptor: stdin.writeEnd, closeOnDealloc: true)
+        output = stdout.readEnd
+        do {
+            child = try ChildProcess(
+                executable: python, arguments: [file.path] + arguments,
+                standardInput: stdin.readEnd, standardOutput: stdout.writeEnd)
+        } catch {
+            close(output)
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
         var first = Data()
-        let line = Self.readLine(from: output, pending: &first)
+        let line = Self.readLine(from: output, pending: &first, deadline: .now + Self.lineDeadline)
         pending = first
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            child.kill()
+            close(output)
             try? FileManager.default.removeItem(at: folder)
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the \(name) server did not start"])
         }
         self.port = port
     }
 
-    /// The script's next output line, without waiting past the output's end.
-    func readLine() -> Data {
-        Self.readLine(from: output, pending: &pending)
+    deinit {
+        stop()
+        close(output)
     }
 
+    /// The script's next output line; empty if the output ended or no line came within
+    /// ``lineDeadline``.
+    func readLine() -> Data {
+        Self.readLine(from: output, pending: &pending, deadline: .now + Self.lineDeadline)
+    }
+
+    /// Kills the script and removes its folder; later calls do nothing.
     func stop() {
         try? input.close()
-        if process.isRunning {
-            // SIGKILL: the child inherits the test runner's signal mask, in which SIGTERM may be blocked.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        child.kill()
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The next line of `output` (`pending` holds what was read past it).
-    private static func readLine(from output: FileHandle, pending: inout Data) -> Data {
+    /// The next line of `output` (`pending` holds what was read past it), without waiting past the
+    /// output's end or `deadline`.
+    private static func readLine(from output: Int32, pending: inout Data, deadline: ContinuousClock.Instant) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
         while !pending.contains(UInt8(ascii: "\n")) {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            pending.append(chunk)
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { break }
+            var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(min(remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 1_000))
+            let ready = poll(&entry, 1, milliseconds)
+            if ready == 0 || (ready == -1 && errno == EINTR) { continue }
+            guard ready > 0 else { break }
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count == -1 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            pending.append(contentsOf: buffer[0..<count])
         }
         guard let end = pending.firstIndex(of: UInt8(ascii: "\n")) else {
             defer { pending = Data() }

@@ -1,4 +1,5 @@
 import Foundation
+import VariablyTestSupport
 
 @testable import VariablySync
 
@@ -75,12 +76,8 @@ enum CompressionFixtures {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("fixtures.py")
         try Data(script.utf8).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [file.path, folder.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile) }
+        let child = try ChildProcess(executable: python, arguments: [file.path, folder.path])
+        guard child.waitForExit(timeout: .seconds(60)) == .exited(0) else { throw CocoaError(.fileReadCorruptFile) }
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name != "fixtures.py" {
             files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
