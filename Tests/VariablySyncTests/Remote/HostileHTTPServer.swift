@@ -61,7 +61,13 @@ final class HostileHTTPServer {
         modes = sys.argv[1].split(",")
         lifetime = float(sys.argv[2])
         records = sys.argv[3]
-        threading.Timer(lifetime, lambda: os._exit(0)).start()
+        def expire(name, lifetime):
+            # A test stops its server long before this; reaching it means a test hung, so say so.
+            sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), lifetime))
+            sys.stderr.flush()
+            os._exit(0)
+
+        threading.Timer(lifetime, lambda: expire("hostile-http " + sys.argv[1], lifetime)).start()
         lock = threading.Lock()
         served = [0]
 
