@@ -63,7 +63,9 @@ final class URLSessionCall: @unchecked Sendable {
             return (self.continuation, self.task)
         }
         continuation?.resume(with: outcome)
-        if case .failure = outcome { task?.cancel() }
+        // Cancelled from another queue: `finish` may run on a caller's thread (a cooperative one, for a
+        // cancelled task), and FoundationNetworking's `cancel()` waits for the session's own queue.
+        if case .failure = outcome, let task { DispatchQueue.global().async { task.cancel() } }
     }
 
     // MARK: - Outcome
