@@ -8,13 +8,7 @@ extension ShapedAPIServer {
         from urllib.parse import urlparse, parse_qs, urlencode
 
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-        def expire(name, lifetime):
-            # A test stops its server long before this; reaching it means a test hung, so say so.
-            sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), lifetime))
-            sys.stderr.flush()
-            os._exit(0)
-
-        threading.Timer(float(sys.argv[1]), lambda: expire("shaped-http", sys.argv[1])).start()
+        exit_after(float(sys.argv[1]), "shaped-http")
         lock = threading.Lock()
         EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
         clock = [100000]     # seconds after EPOCH of the last stamped write

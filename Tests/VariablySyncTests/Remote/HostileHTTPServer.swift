@@ -61,13 +61,7 @@ final class HostileHTTPServer {
         modes = sys.argv[1].split(",")
         lifetime = float(sys.argv[2])
         records = sys.argv[3]
-        def expire(name, lifetime):
-            # A test stops its server long before this; reaching it means a test hung, so say so.
-            sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), lifetime))
-            sys.stderr.flush()
-            os._exit(0)
-
-        threading.Timer(lifetime, lambda: expire("hostile-http " + sys.argv[1], lifetime)).start()
+        exit_after(lifetime, "hostile-http " + sys.argv[1])
         lock = threading.Lock()
         served = [0]
 

@@ -32,13 +32,7 @@ final class PythonSyncServer {
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
         failing = [int(sys.argv[1])]
         compression = sys.argv[3]
-        def expire(name, lifetime):
-            # A test stops its server long before this; reaching it means a test hung, so say so.
-            sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), lifetime))
-            sys.stderr.flush()
-            os._exit(0)
-
-        threading.Timer(float(sys.argv[2]), lambda: expire("sync-http", sys.argv[2])).start()
+        exit_after(float(sys.argv[2]), "sync-http")
         lock = threading.Lock()
         rows = {}        # id -> [version, record or None]
         log = []         # (version, id), oldest first

@@ -22,6 +22,22 @@ final class PythonScriptProcess {
     /// How long a line of the script's output may take: a python3 start on a loaded machine included.
     static let lineDeadline: Duration = .seconds(30)
 
+    /// What every script starts with: `exit_after(seconds, name)` ends the script after `seconds`, so
+    /// that a crashed test runner cannot leave it running, and says so on stderr, since a test stops its
+    /// server long before: reaching it means a test hung.
+    static let prelude = #"""
+        import os, sys, threading
+
+        def exit_after(seconds, name):
+            def expire():
+                sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), seconds))
+                sys.stderr.flush()
+                os._exit(0)
+            threading.Timer(seconds, expire).start()
+
+
+        """#
+
     /// The Python 3 interpreter, if the machine has one (Debian: `apt-get install python3`).
     static let python: String? = {
         let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"]
@@ -40,7 +56,7 @@ final class PythonScriptProcess {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("server.py")
-        try Data(script.utf8).write(to: file)
+        try Data((Self.prelude + script).utf8).write(to: file)
         let stdin = try ChildPipe()
         let stdout = try ChildPipe()
         defer {
