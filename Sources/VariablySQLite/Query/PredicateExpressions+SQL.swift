@@ -220,6 +220,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatableExpression {
             var arguments = column.arguments
             var count = 0
             for element in captured.value {
+                try PredicateSQL.checkEquatable(.value(element), node: self)
                 let rendered = try SQLTerm.value(element).render(hint: elementTerm.kind)
                 arguments += rendered.arguments
                 count += 1

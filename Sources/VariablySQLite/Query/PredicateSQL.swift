@@ -105,13 +105,23 @@ enum PredicateSQL {
                 + "values' order; compare with == or !=, or fetch with `ifUntranslatable: .evaluateInMemory`.")
     }
 
-    /// A `Set` is stored as a JSON array in its iteration order, which differs between equal sets.
+    /// A `Set` is stored as a JSON array in its iteration order, which differs between equal sets; so is
+    /// a `Set`, or a dictionary with keys that are not string-like, inside a captured value.
     static func checkEquatable(_ term: SQLTerm, node: Any) throws {
-        guard isUnorderedCollection(term) else { return }
+        if isUnorderedCollection(term) {
+            throw QueryTranslationError(
+                expression: columnName(term) ?? typeName(node),
+                reason: "a Set is stored as a JSON array in its iteration order, which differs between equal sets, "
+                    + "so SQL cannot compare it; fetch with `ifUntranslatable: .evaluateInMemory`.")
+        }
+        guard case .value(let value) = term, let encodable = value as? any Encodable,
+            let collection = UnorderedCollectionProbe.firstUnorderedCollection(in: encodable)
+        else { return }
         throw QueryTranslationError(
-            expression: columnName(term) ?? typeName(node),
-            reason: "a Set is stored as a JSON array in its iteration order, which differs between equal sets, so SQL "
-                + "cannot compare it; fetch with `ifUntranslatable: .evaluateInMemory`.")
+            expression: typeName(node),
+            reason: "the captured \(type(of: value)) holds \(collection), stored as a JSON array in its iteration "
+                + "order, which differs between equal values, so SQL cannot compare it; fetch with "
+                + "`ifUntranslatable: .evaluateInMemory`.")
     }
 
     /// A column whose property is a `Set` (or another `SetAlgebra` stored as a collection, not a raw value).

@@ -9,7 +9,7 @@ import VariablySQLite
 
 // MARK: - Support
 
-private func agreementDatabase<Model: SQLiteStorable>(_ rows: [Model]) throws -> SQLiteDatabase {
+func agreementDatabase<Model: SQLiteStorable>(_ rows: [Model]) throws -> SQLiteDatabase {
     let db = try SQLiteDatabase.inMemory()
     try db.write { db in
         try db.migrate(Model.self)
@@ -18,14 +18,14 @@ private func agreementDatabase<Model: SQLiteStorable>(_ rows: [Model]) throws ->
     return db
 }
 
-private func memoryIDs<Model: SQLiteStorable & Identifiable>(
+func memoryIDs<Model: SQLiteStorable & Identifiable>(
     _ db: SQLiteDatabase, _ predicate: Predicate<Model>
 ) throws -> [Model.ID] where Model.ID: Comparable {
     try db.read { try $0.fetchAll(Model.self) }.filter { try predicate.evaluate($0) }.map(\.id).sorted()
 }
 
 /// SQL selects and counts the rows memory selects, which are `expected`.
-private func expectAgreement<Model: SQLiteStorable & Identifiable>(
+func expectAgreement<Model: SQLiteStorable & Identifiable>(
     _ db: SQLiteDatabase, _ predicate: Predicate<Model>, _ expected: [Model.ID],
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws where Model.ID: Comparable {
@@ -40,7 +40,7 @@ private func expectAgreement<Model: SQLiteStorable & Identifiable>(
 
 /// The translation throws `QueryTranslationError` with a reason that mentions `reason`; the in-memory
 /// fallback selects `expected`, as evaluating the predicate does.
-private func expectUntranslatable<Model: SQLiteStorable & Identifiable>(
+func expectUntranslatable<Model: SQLiteStorable & Identifiable>(
     _ db: SQLiteDatabase, _ predicate: Predicate<Model>, mentioning reason: String, _ expected: [Model.ID],
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws where Model.ID: Comparable {
