@@ -129,7 +129,7 @@ enum PredicateSQL {
         guard case .column(_, _, _, let keyPath) = term else { return false }
         var valueType = type(of: keyPath).valueType
         while let optional = valueType as? any PredicateOptionalType.Type { valueType = optional.wrappedType }
-        return valueType is any SetAlgebra.Type && !(valueType is any RawRepresentable.Type)
+        return UnorderedCollectionProbe.isStoredAsArrayInIterationOrder(valueType)
     }
 
     private static func columnName(_ term: SQLTerm) -> String? {

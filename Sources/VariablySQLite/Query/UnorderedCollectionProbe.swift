@@ -21,10 +21,16 @@ enum UnorderedCollectionProbe {
         if let dictionary = value as? any ArrayEncodedDictionary {
             return dictionary.isEncodedAsArray && dictionary.count > 1 ? "a \(type(of: value))" : nil
         }
-        guard value is any SetAlgebra, !(value is any RawRepresentable), let collection = value as? any Collection else {
+        guard isStoredAsArrayInIterationOrder(type(of: value)), let collection = value as? any Collection else {
             return nil
         }
         return collection.count > 1 ? "a \(type(of: value))" : nil
+    }
+
+    /// Whether `type` is a `Set` (or another `SetAlgebra`) kept as its members, not as a raw value like
+    /// an `OptionSet`.
+    static func isStoredAsArrayInIterationOrder(_ type: Any.Type) -> Bool {
+        type is any SetAlgebra.Type && !(type is any RawRepresentable.Type)
     }
 }
 
