@@ -77,11 +77,6 @@ package final class ChildProcess {
         reap(blocking: false) == nil
     }
 
-    /// Sends `signal` to the child, if it still runs.
-    package func send(_ signal: Int32) {
-        if isRunning { Glibc.kill(processIdentifier, signal) }
-    }
-
     /// Kills the child (`SIGKILL`, which a blocked signal mask cannot hold back) and reaps it.
     @discardableResult
     package func kill() -> Termination {
