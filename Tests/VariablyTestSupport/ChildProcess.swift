@@ -8,12 +8,11 @@ import Foundation
 /// `posix_spawn` so that it inherits no descriptor beyond its standard input, output and error, and
 /// reaped with `waitpid`, never through Foundation's `Process`.
 ///
-/// Foundation's `Process` on Linux learns that a child ended when a socket the child inherited closes.
-/// A child spawned at the same moment by another test can inherit that socket as well, and then
-/// `waitUntilExit()` blocks until *that* child ends too: a killed child, waited for on a cooperative
-/// thread, held the thread as long as a concurrently started two-minute test server lived, and a
-/// whole test run stalled behind it. Here every spawn closes all descriptors from 3 up in the child,
-/// spawns are serialized, and waiting is `waitpid` on one process id, with a deadline.
+/// Foundation's `Process` on Linux learns that a child ended when a socket the child inherited closes,
+/// so `waitUntilExit()` blocks for as long as any other process holds that socket too; called on a
+/// cooperative thread, it holds one of the pool's few threads meanwhile. A CI run once stalled until
+/// its two-minute test servers ended, with waits like that among the suspects. Here every spawn closes
+/// all descriptors from 3 up in the child, and waiting is `waitpid` on one process id, with a deadline.
 ///
 /// ```swift
 /// let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "exit 3"])
