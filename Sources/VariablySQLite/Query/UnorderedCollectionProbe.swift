@@ -11,6 +11,8 @@ import Foundation
 enum UnorderedCollectionProbe {
     /// A description of the first order-dependent collection in `value` (`"a Set<String>"`), if any.
     static func firstUnorderedCollection(in value: any Encodable) -> String? {
+        // Most captured values are scalars (every element of a captured `IN` list): no walk needed.
+        guard !isScalar(value) else { return nil }
         let encoder = ProbeEncoder()
         try? encoder.visit(value)
         return encoder.found
@@ -25,6 +27,11 @@ enum UnorderedCollectionProbe {
             return nil
         }
         return collection.count > 1 ? "a \(type(of: value))" : nil
+    }
+
+    /// Whether `value` is a scalar, which holds no collection.
+    static func isScalar(_ value: Any) -> Bool {
+        value is String || value is Bool || value is any BinaryInteger || value is any BinaryFloatingPoint
     }
 
     /// Whether `type` is a `Set` (or another `SetAlgebra`) kept as its members, not as a raw value like
@@ -55,8 +62,7 @@ private final class ProbeEncoder: Encoder {
     func visit(_ value: any Encodable) throws {
         // Scalars end the walk (the containers' generic `encode` stands for their scalar overloads too,
         // so encoding a scalar again would come back here).
-        guard found == nil, !(value is String || value is Bool || value is any BinaryInteger || value is any BinaryFloatingPoint)
-        else { return }
+        guard found == nil, !UnorderedCollectionProbe.isScalar(value) else { return }
         if let description = UnorderedCollectionProbe.unorderedDescription(of: value) {
             found = description
             return
