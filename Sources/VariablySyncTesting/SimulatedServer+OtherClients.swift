@@ -1,3 +1,4 @@
+public import Foundation
 import VariablyCodable
 public import VariablySync
 
@@ -18,6 +19,17 @@ extension SimulatedServer {
     /// ```
     public func record(id: Model.ID) -> Model? {
         feed.rows[id].flatMap(model(of:))
+    }
+
+    /// The record with `id` as the server serves it (remote keys), or `nil` when it has none.
+    ///
+    /// ```swift
+    /// let json = try await server.currentRecord(id: 42)
+    /// ```
+    ///
+    /// - Throws: An encoding error.
+    public func currentRecord(id: Model.ID) throws -> Data? {
+        try record(id: id).map { try JSONEncoder(source: .remote).encode($0) }
     }
 
     /// Every live record, in the order they were first written.

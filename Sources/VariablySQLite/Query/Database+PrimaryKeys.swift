@@ -44,6 +44,26 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
 
     /// The positions of the key set's entries whose columns a pull may overwrite: those `source` also
     /// has a key for. The others are local-only columns.
+    /// The table's column names, unquoted, in the key set's order.
+    package var columnNames: [String] {
+        TableMapping<Model>.shared.columns.map(\.name)
+    }
+
+    /// The top-level keys in `source` of the properties stored in `columns` (unquoted names): what a
+    /// record's JSON in that source has to carry for a change of those columns.
+    package func topLevelKeys(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<String> {
+        let mapping = TableMapping<Model>.shared
+        guard let other = Model.keySets[source] else { return [] }
+        var keys = Set<String>()
+        for name in columns {
+            guard let index = mapping.columns.firstIndex(where: { $0.name == name }),
+                let entry = other.index(of: mapping.keySet.entries[index].keyPath)
+            else { continue }
+            for path in other.entries[entry].key.alternatives { if let first = path.keys.first { keys.insert(first) } }
+        }
+        return keys
+    }
+
     package func entries(sharedWith source: CodingSource) -> [Int] {
         let mapping = TableMapping<Model>.shared
         guard let other = Model.keySets[source] else { return [] }

@@ -1,30 +1,48 @@
-/// A REST collection written one record at a time: `PUT` or `PATCH {base}/{path}/{id}` for a record the
-/// server has, `POST {base}/{path}` (or `PUT` with `If-None-Match: *`) for a new one, and
-/// `DELETE {base}/{path}/{id}`.
+/// A REST collection written one record at a time: `POST {base}/{path}` for a record created on the
+/// device, `PUT` or `PATCH {base}/{path}/{id}` for one the server has, and `DELETE {base}/{path}/{id}`.
 ///
-/// Optimistic concurrency uses the record's version as the client last saw it: the value of
-/// `versionField` in the record's JSON (a record without one is new), or, after a push of the same
-/// record was accepted and before a pull brought it back, the version that push was answered with.
-/// It is sent as `If-Match` (``Concurrency/ifMatch``) or left in the body for the server to compare
-/// (``Concurrency/versionInBody``). A `409` or `412` answer is a conflict: the server's record is read
-/// from the answer's body when it holds one (a JSON object that decodes as the model, not an error
-/// object), else with `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a
-/// conflict with the server's deletion; a policy that keeps the local record creates it again. A create
-/// answered `404` or `410` throws ``RemoteSourceError/httpStatus(_:body:)`` (no such collection): the
-/// new record stays, queued.
-/// Every request carries the change's `Idempotency-Key` header, so that a server can recognize a
-/// retried `POST`.
+/// Which records are new is known from the queue of local changes: a record inserted here and not yet
+/// accepted by the server is created; every other record is updated. When the server answers a create
+/// with the record it stored, an id it assigned replaces the provisional local one (see
+/// `Repository.create(_:)`).
+///
+/// With no `concurrency`, the last write wins: the server applies each change whatever happened since.
+/// For optimistic concurrency, the record's version is sent exactly as the server last sent it (its
+/// `ETag`, or the bytes of `versionField` in the record's JSON), as `If-Match`
+/// (``Concurrency/ifMatch``) or left in the body for the server to compare (``Concurrency/versionInBody``).
+/// A `409` or `412` answer is a conflict: the server's record is read from the answer's body when it
+/// holds one (a JSON object that decodes as the model, not an error object), else with
+/// `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a conflict with the
+/// server's deletion; a policy that keeps the local record creates it again.
+///
+/// No local change leaves the queue unless the server accepted it or the app decided: an answer the
+/// library cannot classify (a redirect it may not follow, `400`, `403`, `415`, `422`, a create answered
+/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`). `401`,
+/// `408`, `429` and `5xx` are retried. Every request carries the change's `Idempotency-Key` header, so
+/// that a server can recognize a retried `POST`.
 ///
 /// ```swift
-/// let endpoints = HTTPRecordEndpoints(path: "users", update: .put, versionField: "version", concurrency: .ifMatch)
+/// // Django REST Framework: trailing slashes, PATCH with the changed fields, ids and stamps read-only.
+/// let endpoints = HTTPRecordEndpoints(
+///     path: "notes", trailingSlash: true, update: .patch, body: .changedFields,
+///     readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)
 /// ```
 public struct HTTPRecordEndpoints: Sendable {
     /// The method that replaces or amends a record.
     public enum UpdateMethod: String, Sendable {
         /// `PUT`: the whole record.
         case put = "PUT"
-        /// `PATCH`: the record's JSON, as a merge patch.
+        /// `PATCH`: the record's JSON, or its changed members (see ``Body/changedFields``).
         case patch = "PATCH"
+    }
+
+    /// What an update's body holds.
+    public enum Body: Sendable {
+        /// The whole record (less the read-only fields).
+        case wholeRecord
+        /// With `PATCH`: only the members whose properties changed since the server last accepted the
+        /// record (the whole record for a new one). `PUT` always sends the whole record.
+        case changedFields
     }
 
     /// How a change says which version it was based on.
@@ -39,16 +57,25 @@ public struct HTTPRecordEndpoints: Sendable {
 
     /// The collection's path under the base URL; `""` for the base URL itself.
     package var path: String
+    /// Whether the collection's and the records' URLs end with `/`.
+    package var trailingSlash: Bool
     /// `PUT` or `PATCH` for records the server has.
     package var update: UpdateMethod
+    /// The media type of `PATCH` bodies.
+    package var patchContentType: String
+    /// What an update's body holds.
+    package var body: Body
+    /// Top-level keys left out of every body: what the server computes (ids it assigns, stamps).
+    package var readOnlyFields: Set<String>
     /// Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}` with
     /// `If-None-Match: *` (`false`).
     package var createsWithPost: Bool
-    /// The key of the record's version in its JSON (e.g. `"version"`, `"etag"`); `nil` when records
-    /// carry none (then every upsert is a `PUT`/`PATCH` without a condition).
+    /// The key of the record's version in its JSON.
     package var versionField: String?
     /// How the version is checked.
     package var concurrency: Concurrency
+    /// How many records are pushed at once.
+    package var maximumConcurrentRequests: Int
 
     /// Endpoints for the collection at `path`.
     ///
@@ -58,20 +85,39 @@ public struct HTTPRecordEndpoints: Sendable {
     ///
     /// - Parameters:
     ///   - path: The collection's path under the base URL; `""` for the base URL itself.
+    ///   - trailingSlash: Whether the collection's and the records' URLs end with `/` (`/notes/`,
+    ///     `/notes/42/`), as Django and Rails-style routers write them.
     ///   - update: `PUT` or `PATCH` for records the server has.
-    ///   - createsWithPost: Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}` with `If-
-    ///     None-Match: *` (`false`).
-    ///   - versionField: The key of the record's version in its JSON (e.g. `"version"`, `"etag"`); `nil` when records
-    ///     carry none (then every upsert is a `PUT`/`PATCH` without a condition).
-    ///   - concurrency: How the version is checked.
+    ///   - patchContentType: The media type of `PATCH` bodies: `application/json`, which frameworks accept,
+    ///     or e.g. `application/merge-patch+json`.
+    ///   - body: The whole record, or only the changed members with `PATCH`.
+    ///   - readOnlyFields: Top-level keys left out of every body: what the server computes (an id it
+    ///     assigns, timestamps). The version field stays in bodies with ``Concurrency/versionInBody``.
+    ///   - createsWithPost: Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}`
+    ///     with `If-None-Match: *` (`false`, for ids the client makes).
+    ///   - versionField: The key of the record's version in its JSON (e.g. `"version"`, `"updated_at"`);
+    ///     `nil` when records carry none.
+    ///   - concurrency: How the version is checked; ``Concurrency/none``, the default, is last write wins.
+    ///   - maximumConcurrentRequests: How many records are pushed at once (at least 1); each record's
+    ///     changes stay in order.
     public init(
-        path: String = "", update: UpdateMethod = .put, createsWithPost: Bool = true, versionField: String? = nil,
-        concurrency: Concurrency = .none
+        path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put,
+        patchContentType: String = "application/json", body: Body = .wholeRecord, readOnlyFields: Set<String> = [],
+        createsWithPost: Bool = true, versionField: String? = nil, concurrency: Concurrency = .none,
+        maximumConcurrentRequests: Int = 4
     ) {
+        precondition(
+            maximumConcurrentRequests >= 1,
+            "HTTPRecordEndpoints needs maximumConcurrentRequests of at least 1 (1 pushes one record at a time).")
         self.path = path
+        self.trailingSlash = trailingSlash
         self.update = update
+        self.patchContentType = patchContentType
+        self.body = body
+        self.readOnlyFields = readOnlyFields
         self.createsWithPost = createsWithPost
         self.versionField = versionField
         self.concurrency = concurrency
+        self.maximumConcurrentRequests = maximumConcurrentRequests
     }
 }

@@ -12,45 +12,82 @@ extension HTTPRemoteSource {
     /// it creates it again, whatever version its JSON still carries.
     static var absentRecordVersion: SyncCursor { SyncCursor(rawValue: recordVersionPrefix + "null") }
 
-    /// One request per change, in order; a transient failure fails the batch, which the repository
-    /// retries with the same idempotency keys.
+    /// One request per change, `maximumConcurrentRequests` at a time (the queue holds one change per
+    /// record, so each record's changes stay in order). When a request fails (a transient error, a
+    /// timeout) after others were answered, ``PartialPush`` carries the answered ones, so that the
+    /// repository settles them and retries only the rest: a create the server has applied is never
+    /// sent twice because another record's request failed.
     func pushRecords(_ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints) async throws
         -> [PushResult<Model.ID>]
     {
-        var results: [PushResult<Model.ID>] = []
-        results.reserveCapacity(changes.count)
-        for change in changes {
-            try Task.checkCancellation()
-            let outcome = try await pushRecord(change, to: endpoints)
-            results.append(PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome))
+        var results = [PushResult<Model.ID>?](repeating: nil, count: changes.count)
+        var failure: (any Error)?
+        await withTaskGroup(of: (Int, Result<PushResult<Model.ID>, any Error>).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < changes.count else { return }
+                let index = next
+                next += 1
+                group.addTask {
+                    let change = changes[index]
+                    do {
+                        try Task.checkCancellation()
+                        let (outcome, record) = try await pushRecord(change, to: endpoints)
+                        return (index, .success(PushResult(
+                            idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome, serverRecord: record)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<min(endpoints.maximumConcurrentRequests, changes.count) { startNext() }
+            while let (index, result) = await group.next() {
+                switch result {
+                case .success(let pushed): results[index] = pushed
+                case .failure(let error):
+                    // The first failure stops new requests; those on their way finish and are kept.
+                    if failure == nil { failure = error }
+                }
+                if failure == nil { startNext() }
+            }
         }
-        return results
+        guard let failure else { return results.compactMap { $0 } }
+        let answered = results.compactMap { $0 }
+        if answered.isEmpty { throw failure }
+        throw PartialPush(results: answered, error: failure)
     }
 
-    private func pushRecord(_ change: RemoteChange<Model.ID>, to endpoints: HTTPRecordEndpoints) async throws -> PushOutcome {
-        let collection = endpoints.path.isEmpty ? baseURL : baseURL.appendingPathComponent(endpoints.path)
-        let recordURL = try Self.url(of: change.id, in: collection)
-        // The version this change is based on: an accepted push's (not yet pulled back), else the record's own.
+    /// Sends one change; returns its outcome and, for an accepted create, the record the server
+    /// answered with.
+    private func pushRecord(_ change: RemoteChange<Model.ID>, to endpoints: HTTPRecordEndpoints) async throws
+        -> (PushOutcome, Data?)
+    {
+        let collection = try Self.collectionURL(baseURL, endpoints)
+        let recordURL = try Self.url(of: change.id, in: collection, trailingSlash: endpoints.trailingSlash)
+        // The version this change is based on, as the server sent it: pulled, or from an accepted push.
         let acknowledged = change.baseCursor.flatMap { cursor -> String? in
             guard cursor.rawValue.hasPrefix(Self.recordVersionPrefix) else { return nil }
             let text = String(cursor.rawValue.dropFirst(Self.recordVersionPrefix.count))
-            return text.isEmpty ? nil : text
+            return text.isEmpty || text == "null" ? nil : text
         }
         // The server answered that it has no such record (a conflict with its deletion, kept local).
         let isAbsent = change.baseCursor == Self.absentRecordVersion
         var request: HTTPRequestHead
+        var isCreate = false
         switch change.operation {
         case .delete:
             request = makeRequest(url: recordURL, method: "DELETE")
             if case .ifMatch = endpoints.concurrency, let acknowledged, !isAbsent {
                 request.headers.append(("If-Match", Self.entityTag(acknowledged)))
             }
-        case .upsert(var record):
+        case .upsert(let record):
             let field = endpoints.versionField
-            let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
-            let version = isAbsent ? nil : acknowledged ?? own
-            if field != nil, version == nil {
-                // New to the server.
+            isCreate = change.isNew || isAbsent
+            var keep: (String) -> Bool = { !endpoints.readOnlyFields.contains($0) }
+            if case .versionInBody = endpoints.concurrency, let field {
+                keep = { $0 == field || !endpoints.readOnlyFields.contains($0) }
+            }
+            if isCreate {
                 if endpoints.createsWithPost {
                     request = makeRequest(url: collection, method: "POST")
                 } else {
@@ -59,20 +96,32 @@ extension HTTPRemoteSource {
                 }
             } else {
                 request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
+                if endpoints.update == .patch, case .changedFields = endpoints.body, let changed = change.changedKeys {
+                    let outer = keep
+                    keep = { changed.contains($0) && outer($0) || $0 == field && endpoints.concurrency.isInBody }
+                }
+                let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
+                let version = acknowledged ?? own
                 switch endpoints.concurrency {
                 case .none: break
                 case .ifMatch: if let version { request.headers.append(("If-Match", Self.entityTag(version))) }
-                case .versionInBody:
-                    if let field, let acknowledged, acknowledged != own { record = try Self.replacingVersion(in: record, field: field, with: acknowledged) }
+                case .versionInBody: break
                 }
             }
-            request.body = record
-            request.headers.append(("Content-Type", endpoints.update == .patch ? "application/merge-patch+json" : "application/json"))
+            var body = try Self.object(record, keeping: keep)
+            if !isCreate, case .versionInBody = endpoints.concurrency, let field, let acknowledged {
+                body = try Self.replacingVersion(in: body, field: field, with: acknowledged)
+            }
+            request.body = body
+            request.headers.append(
+                ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
-        let isCreate = request.method == "POST" || request.headers.contains { $0.name == "If-None-Match" }
-        return try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
+        let outcome = try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
+        guard isCreate, case .accepted = outcome, let body = try? JSONBody(response.body), body.bytes.first == UInt8(ascii: "{")
+        else { return (outcome, nil) }
+        return (outcome, response.body)
     }
 
     private func outcome(
@@ -84,16 +133,11 @@ extension HTTPRemoteSource {
         switch status {
         case 200...299:
             return .accepted(version: Self.recordVersion(of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
-        case 404, 410:
-            if isCreate {
-                // No collection there (a wrong path), not a deleted record: the new record stays queued.
-                _ = try Self.successBody(response)
-                throw RemoteSourceError.httpStatus(status, body: "")
-            }
+        case 404 where !isCreate, 410 where !isCreate:
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
             return isDelete
                 ? .accepted(version: Self.absentRecordVersion) : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
-        case 409, 412:
+        case 409 where !isCreate, 412 where !isCreate:
             var current = response
             // Many APIs answer a conflict with an error object: only a body that reads as the model is
             // the server's record; a conflict settled with an error object would never settle.
@@ -111,9 +155,43 @@ extension HTTPRemoteSource {
             _ = try Self.successBody(response)  // throws: transient, rate limited, or unauthorized
             throw RemoteSourceError.httpStatus(status, body: "")
         default:
-            let body = String(decoding: response.body.prefix(1024), as: UTF8.self)
-            return .rejected(reason: "HTTP \(status): \(body)")
+            // Anything else is a refusal the library cannot act on (a redirect it may not follow, 400,
+            // 403, 415, 422, a create answered 404): the change is kept, held with the answer.
+            return .rejected(reason: Self.refusal(response, for: change, isCreate: isCreate))
         }
+    }
+
+    /// The report of a refusal: the status, the redirect target, and the start of the body.
+    private static func refusal(_ response: Response, for change: RemoteChange<Model.ID>, isCreate: Bool) -> String {
+        let status = response.head.status
+        var text = "HTTP \(status)"
+        if (300...399).contains(status) {
+            let target = response.head.headers["location"].map { " to \($0.prefix(200))" } ?? ""
+            text += " (a redirect\(target) that a write may not follow: declare the URL the server expects, e.g. "
+                + "trailingSlash: true)"
+        } else if isCreate, status == 404 || status == 410 {
+            text += " (no collection at this URL to create the record in)"
+        }
+        let body = String(decoding: response.body.prefix(512), as: UTF8.self)
+        return body.isEmpty ? text : text + ": " + body
+    }
+
+    /// `{base}/{path}`, ending with `/` when declared so.
+    private static func collectionURL(_ base: URL, _ endpoints: HTTPRecordEndpoints) throws -> URL {
+        let collection = endpoints.path.isEmpty ? base : base.appendingPathComponent(endpoints.path)
+        guard endpoints.trailingSlash, !collection.absoluteString.hasSuffix("/") else { return collection }
+        guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {
+            throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)")
+        }
+        components.percentEncodedPath += "/"
+        guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)") }
+        return url
+    }
+
+    /// A record's JSON with only the members `keep` accepts; the record as it is when it is no object.
+    private static func object(_ record: Data, keeping keep: (String) -> Bool) throws -> Data {
+        guard let body = try? JSONBody(record), let kept = try? body.object(body.root, keeping: keep) else { return record }
+        return kept
     }
 
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
@@ -149,8 +227,9 @@ extension HTTPRemoteSource {
         return "\"\(text)\""
     }
 
-    /// `{collection}/{id}`, the id percent-encoded as one path segment (a string id as its text).
-    private static func url(of id: Model.ID, in collection: URL) throws -> URL {
+    /// `{collection}/{id}`, the id percent-encoded as one path segment (a string id as its text), and
+    /// `/` after it when declared so.
+    private static func url(of id: Model.ID, in collection: URL, trailingSlash: Bool) throws -> URL {
         let json = try JSONEncoder().encode([id])
         guard let body = try? JSONBody(json), let elements = try body.elements(of: body.root), let first = elements.first,
             let text = try JSONBody.text(of: body.value(first))
@@ -159,9 +238,18 @@ extension HTTPRemoteSource {
             throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)")
         }
         let path = components.percentEncodedPath
-        components.percentEncodedPath = (path.hasSuffix("/") ? path : path + "/") + HTTPRequestHead.percentEncodedQueryValue(text)
+        components.percentEncodedPath =
+            (path.hasSuffix("/") ? path : path + "/") + HTTPRequestHead.percentEncodedQueryValue(text) + (trailingSlash ? "/" : "")
         guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL for id \(id)") }
         return url
+    }
+}
+
+extension HTTPRecordEndpoints.Concurrency {
+    /// Whether the version travels in the record's body.
+    var isInBody: Bool {
+        if case .versionInBody = self { return true }
+        return false
     }
 }
 

@@ -155,6 +155,22 @@ package struct JSONBody {
         return Data(out)
     }
 
+    /// The object at `object` with only the members whose key `keep` accepts, copied byte for byte;
+    /// `nil` when the value is not an object.
+    func object(_ object: Range<Int>, keeping keep: (String) -> Bool) throws(JSONBodyError) -> Data? {
+        guard let members = try members(of: object) else { return nil }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for member in members {
+            guard case .string(let key) = try value(member.key), keep(key) else { continue }
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += bytes[member.key]
+            out.append(UInt8(ascii: ":"))
+            out += bytes[member.value]
+        }
+        out.append(UInt8(ascii: "}"))
+        return Data(out)
+    }
+
     // MARK: - Walking
 
     private func keyEquals(_ key: String, _ range: Range<Int>) throws(JSONBodyError) -> Bool {

@@ -29,6 +29,14 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// reached the server without their outcome reaching the client (a lost response, a crash). A
     /// record whose last write came from one of them is the client's own write, not a conflict.
     public var supersedes: [String]
+    /// Whether the server has never accepted this record: it was created on this device and not
+    /// pushed yet. A per-record API creates it (`POST` to the collection) instead of updating it, and
+    /// may answer with the id it assigns (see ``PushResult/serverRecord``).
+    public var isNew: Bool
+    /// The top-level keys of the record's JSON that changed since the server last accepted it; `nil`
+    /// when the whole record is the change (a new record, a replaced one). An API that takes partial
+    /// updates may send only these members.
+    public var changedKeys: Set<String>?
 
     /// Creates a change.
     ///
@@ -38,14 +46,19 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     ///   - operation: Upsert with the record's JSON, or delete.
     ///   - baseCursor: The server state the change is based on; `nil` to overwrite.
     ///   - supersedes: Keys of earlier changes to the record that this one replaces.
+    ///   - isNew: Whether the server has never accepted the record.
+    ///   - changedKeys: The top-level keys that changed; `nil` for the whole record.
     public init(
-        idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?, supersedes: [String] = []
+        idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?, supersedes: [String] = [],
+        isNew: Bool = false, changedKeys: Set<String>? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.id = id
         self.operation = operation
         self.baseCursor = baseCursor
         self.supersedes = supersedes
+        self.isNew = isNew
+        self.changedKeys = changedKeys
     }
 }
 
@@ -61,7 +74,9 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
 public enum PushOutcome: Sendable, Equatable {
     /// Applied; the record's new version on the server.
     case accepted(version: SyncCursor)
-    /// Refused for good (validation, permissions); retrying will not help.
+    /// Refused, and retrying the same change will not help (validation, permissions, a request the
+    /// server does not take). The change stays queued, held until the app retries, reverts or discards
+    /// it (see `Repository.failedChanges()`): a refusal never loses a local change.
     case rejected(reason: String)
     /// The record changed on the server after the change's base: its current JSON (`nil` when the
     /// server deleted it) and version. Push again with that version as base to overwrite it.
@@ -76,15 +91,25 @@ public struct PushResult<ID: Hashable & Sendable>: Sendable {
     public var id: ID
     /// What the server did.
     public var outcome: PushOutcome
+    /// The record as the server stored it (remote keys), when an accepted change was answered with
+    /// it: for a new record, the id the server assigned, which replaces the provisional local one.
+    public var serverRecord: Data?
 
     /// Creates a result.
     ///
     /// ```swift
     /// PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: .accepted(version: "42"))
     /// ```
-    public init(idempotencyKey: String, id: ID, outcome: PushOutcome) {
+    ///
+    /// - Parameters:
+    ///   - idempotencyKey: The pushed change's idempotency key.
+    ///   - id: The record's id, as the change named it.
+    ///   - outcome: What the server did.
+    ///   - serverRecord: The record as the server stored it, if the answer carried it.
+    public init(idempotencyKey: String, id: ID, outcome: PushOutcome, serverRecord: Data? = nil) {
         self.idempotencyKey = idempotencyKey
         self.id = id
         self.outcome = outcome
+        self.serverRecord = serverRecord
     }
 }

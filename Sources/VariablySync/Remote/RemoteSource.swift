@@ -1,3 +1,4 @@
+public import Foundation
 public import VariablyCodable
 
 /// A server that a ``Repository`` synchronizes with: it hands out pages of changes after a cursor and
@@ -70,9 +71,27 @@ public protocol RemoteSource<Model>: Sendable {
     /// }
     /// ```
     var feedIdentifier: String { get }
+
+    /// The record with `id` as the server has it now (its JSON, remote keys), or `nil` when the server
+    /// has none: what ``Repository/revert(failedChangeOf:)`` puts back in the cache. Sources that
+    /// cannot read one record throw ``RemoteSourceError/unavailable(_:)``, the default.
+    ///
+    /// ```swift
+    /// if let json = try await remote.currentRecord(id: 42) {
+    ///     let user = try KeySetJSONDecoder(source: .remote).decode(User.self, from: json)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``RemoteSourceError`` or any transport error.
+    func currentRecord(id: Model.ID) async throws -> Data?
 }
 
 extension RemoteSource {
+    /// Throws ``RemoteSourceError/unavailable(_:)``: a source reads single records only if it says so.
+    public func currentRecord(id: Model.ID) async throws -> Data? {
+        throw RemoteSourceError.unavailable("\(Self.self) cannot read a single record (\(id))")
+    }
+
     /// `true`: a source takes pushes unless it says otherwise.
     public var acceptsPushes: Bool { true }
 

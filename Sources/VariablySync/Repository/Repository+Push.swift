@@ -24,14 +24,32 @@ extension Repository {
                 guard !changes.isEmpty else { continue }
                 try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
-                var generator = SplitMix64(seed: random.next())
-                let results = try await Self.retrying(
-                    policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
-                    broadcaster: broadcaster
-                ) { try await remote.push(changes) }
-                try Self.checkResults(results, answer: changes)
                 let isLastRound = round == configuration.maxConflictRounds
-                rebased = try await applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
+                var unanswered = changes
+                while !unanswered.isEmpty {
+                    var generator = SplitMix64(seed: random.next())
+                    let asked = unanswered
+                    let results: [PushResult<Model.ID>]
+                    do {
+                        let answered = try await Self.retrying(
+                            policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
+                            broadcaster: broadcaster
+                        ) { try await remote.push(asked) }
+                        try Self.checkResults(answered, answer: asked)
+                        results = answered
+                        unanswered = []
+                    } catch let partial as PartialPush<Model.ID> {
+                        // Settle what the server answered; retry only the rest.
+                        let answered = Set(partial.results.map(\.idempotencyKey))
+                        let remaining = asked.filter { !answered.contains($0.idempotencyKey) }
+                        guard remaining.count < asked.count else { throw partial.error }
+                        try Self.checkResults(partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
+                        results = partial.results
+                        unanswered = remaining
+                        report.retries += 1
+                    }
+                    rebased = try await applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
+                }
             }
             if !rebased { return }
         }
@@ -63,10 +81,11 @@ extension Repository {
                 }
                 operation = .upsert(try recordEncoder.encode(model))
             }
+            let changedKeys = change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }
             changes.append(
                 RemoteChange(
                     idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
-                    supersedes: change.supersededKeys))
+                    supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys))
             sent[change.idempotencyKey] = change
         }
         if !vanished.isEmpty {
@@ -106,10 +125,27 @@ extension Repository {
                 guard let change = sent[result.idempotencyKey] else { continue }
                 switch result.outcome {
                 case .accepted(let version):
+                    var created: Model?
+                    if change.isNew, change.operation == .upsert, let record = result.serverRecord {
+                        guard let server = try? recordDecoder.decode(Model.self, from: record) else {
+                            // Held, not dropped: pushing it again could create the record twice.
+                            let reason = "the server accepted the new record, but its answer does not decode as "
+                                + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
+                            try state.markFailed(change, failure: reason, db)
+                            settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                            continue
+                        }
+                        created = server
+                    }
                     try state.complete(change, version: version, db)
+                    if let created {
+                        try Self.adopt(created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
+                            pulledEntries: pulledEntries, db)
+                    }
                     settled.accepted += 1
                 case .rejected(let reason):
-                    try state.complete(change, version: nil, db)
+                    // Never dropped: held with the server's answer until the app decides.
+                    try state.markFailed(change, failure: reason, db)
                     settled.rejected.append(RejectedChange(id: result.id, reason: reason))
                 case .conflict(let serverJSON, let version):
                     let server: Model?

@@ -127,19 +127,23 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         {
             deletionVersion = SyncStateStore.DeletionVersion(quotedColumn: column, prefix: versioned.deletionBasePrefix)
         }
-        self.schema = Schema(state: state, primaryKeyColumn: primaryKey.quotedColumn, deletionVersion: deletionVersion)
+        self.schema = Schema(
+            state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
+            deletionVersion: deletionVersion)
     }
 
     /// What opening a repository writes: the model's table, the sync tables and the capture triggers.
     struct Schema: Sendable {
         let state: SyncStateStore
         let primaryKeyColumn: String
+        let columns: [String]
         let deletionVersion: SyncStateStore.DeletionVersion?
 
         func prepare(_ db: Database) throws {
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
-            try state.installCapture(primaryKeyColumn: primaryKeyColumn, deletionVersion: deletionVersion, db)
+            try state.installCapture(
+                primaryKeyColumn: primaryKeyColumn, columns: columns, deletionVersion: deletionVersion, db)
         }
     }
 

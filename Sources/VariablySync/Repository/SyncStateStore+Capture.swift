@@ -15,7 +15,7 @@ import VariablySQLite
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
     /// Bump when the trigger bodies change: older triggers of the table are replaced.
-    static let captureVersion = 2
+    static let captureVersion = 3
 
     /// Where a deletion finds the version the client last saw of the record it deletes.
     struct DeletionVersion: Equatable, Sendable {
@@ -27,7 +27,11 @@ extension SyncStateStore {
 
     /// Creates the capture triggers of the table, replacing those of older versions and those made for
     /// another `deletionVersion`.
-    func installCapture(primaryKeyColumn: String, deletionVersion: DeletionVersion?, _ db: Database) throws {
+    ///
+    /// - Parameter columns: The table's column names, unquoted: an update records which of them changed.
+    func installCapture(
+        primaryKeyColumn: String, columns: [String], deletionVersion: DeletionVersion?, _ db: Database
+    ) throws {
         try db.execute(
             sql: #"""
                 CREATE TABLE IF NOT EXISTS "variably_capture_paused" ("table_name" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID
@@ -48,21 +52,36 @@ extension SyncStateStore {
         let quotedTable = SQL.quote(table)
         let tableLiteral = SQL.literal(.text(table))
         let active = #"NOT EXISTS (SELECT 1 FROM "variably_capture_paused" WHERE "table_name" = \#(tableLiteral))"#
-        let triggers: [(suffix: String, event: String, condition: String, row: String, operation: String)] = [
-            ("insert", "INSERT", active, "NEW", "upsert"),
-            ("update", "UPDATE", active, "NEW", "upsert"),
+        // The names of the columns an update changed, as a JSON array (https://www.sqlite.org/json1.html#jgrouparray).
+        let changed =
+            "(SELECT json_group_array(\"name\") FROM ("
+            + columns.map { "SELECT \(SQL.literal(.text($0))) AS \"name\" WHERE OLD.\(SQL.quote($0)) IS NOT NEW.\(SQL.quote($0))" }
+            .joined(separator: " UNION ALL ") + "))"
+        let triggers: [(suffix: String, event: String, condition: String, row: String, change: Change)] = [
+            ("insert", "INSERT", active, "NEW", .insert),
+            ("update", "UPDATE", active, "NEW", .update(changedColumns: changed)),
             // A changed primary key removes the record under its old key.
-            ("rekey", "UPDATE", "\(active) AND OLD.\(primaryKeyColumn) IS NOT NEW.\(primaryKeyColumn)", "OLD", "delete"),
-            ("delete", "DELETE", active, "OLD", "delete"),
+            ("rekey", "UPDATE", "\(active) AND OLD.\(primaryKeyColumn) IS NOT NEW.\(primaryKeyColumn)", "OLD", .delete),
+            ("delete", "DELETE", active, "OLD", .delete),
         ]
         for trigger in triggers {
+            let recordID = "json_quote(\(trigger.row).\(primaryKeyColumn))"
+            var body = enqueueSQL(
+                recordID: recordID, change: trigger.change,
+                deletion: trigger.change == .delete ? deletionVersion.map { ($0, trigger.row) } : nil)
+            if trigger.change == .delete {
+                // A record created here and deleted before any push of it was sent: the server never
+                // heard of it, so there is nothing to push.
+                body += """
+                    ; DELETE FROM "variably_pending_changes" WHERE "table_name" = \(tableLiteral) AND "record_id" = \(recordID)
+                    AND "is_new" = 1 AND "sent" = 0 AND "superseded_keys" = '[]'
+                    """
+            }
             try db.execute(
                 sql: """
                     CREATE TRIGGER IF NOT EXISTS \(SQL.quote(prefix + trigger.suffix))
                     AFTER \(trigger.event) ON \(quotedTable) WHEN \(trigger.condition)
-                    BEGIN \(enqueueSQL(
-                        recordID: "json_quote(\(trigger.row).\(primaryKeyColumn))", operation: trigger.operation,
-                        deletion: trigger.operation == "delete" ? deletionVersion.map { ($0, trigger.row) } : nil)); END
+                    BEGIN \(body); END
                     """)
         }
     }
@@ -84,7 +103,32 @@ extension SyncStateStore {
     ///
     /// A deletion of a row (`OLD`) whose version `deletion` names is based on that version unless a
     /// later accepted one exists; it also replaces the base of a queued upsert that had no version.
-    private func enqueueSQL(recordID: String, operation: String, deletion: (version: DeletionVersion, row: String)?) -> String {
+    /// What a captured write queues.
+    enum Change: Equatable {
+        /// A row inserted here: new to the server unless a change of it is queued already.
+        case insert
+        /// A row updated here; `changedColumns` is the SQL that lists the changed columns as a JSON array.
+        case update(changedColumns: String)
+        case delete
+    }
+
+    private func enqueueSQL(recordID: String, change: Change, deletion: (version: DeletionVersion, row: String)?) -> String {
+        let operation = change == .delete ? "delete" : "upsert"
+        let isNew = change == .insert ? "1" : "0"
+        let changedColumns: String
+        let mergedColumns: String
+        if case .update(let columns) = change {
+            changedColumns = columns
+            // Accumulated until the push that carries them is accepted; a whole-record change stays whole.
+            mergedColumns = """
+                CASE WHEN "changed_columns" IS NULL OR "is_new" = 1 THEN NULL ELSE (SELECT json_group_array(DISTINCT "value") FROM (
+                    SELECT "value" FROM json_each("changed_columns") UNION SELECT "value" FROM json_each(excluded."changed_columns")))
+                END
+                """
+        } else {
+            changedColumns = "NULL"
+            mergedColumns = "NULL"
+        }
         let table = SQL.literal(.text(table))
         let base = deletion.map { "\(deletionBaseSQL($0.version, row: $0.row)), " } ?? ""
         let rebase = deletion.map { deletion in
@@ -95,13 +139,15 @@ extension SyncStateStore {
         } ?? ""
         return """
             INSERT INTO "variably_pending_changes"
-                ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at")
+                ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at", "is_new",
+                 "changed_columns")
             VALUES (\(table), \(recordID), '\(operation)', lower(hex(randomblob(16))), coalesce(
                 (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
                 \(base)(SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \(table))),
-                (julianday('now') - 2440587.5) * 86400.0)
+                (julianday('now') - 2440587.5) * 86400.0, \(isNew), \(changedColumns))
             ON CONFLICT ("table_name", "record_id") DO UPDATE SET
                 \(rebase)"operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
+                "changed_columns" = \(mergedColumns), "failure" = NULL,
                 "superseded_keys" = CASE WHEN "sent" = 1
                     THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
                 "sent" = 0

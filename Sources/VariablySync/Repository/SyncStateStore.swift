@@ -16,6 +16,12 @@ struct PendingChange: Sendable {
     let baseCursor: SyncCursor?
     /// Keys this change replaced after they had been sent: their outcome may never have arrived.
     let supersededKeys: [String]
+    /// Whether the server has never accepted the record: it was inserted locally and not pushed yet
+    /// (or pushed without an answer). A per-record API creates it (`POST` to the collection).
+    let isNew: Bool
+    /// The columns an update changed since the record's last accepted push; `nil` when the whole record
+    /// is the change (an insert, or an update older than this column).
+    let changedColumns: [String]?
 }
 
 /// The repository's own tables, next to the model's: the cursor of the last applied page per table,
@@ -42,6 +48,9 @@ struct SyncStateStore: Sendable {
             "created_at" REAL NOT NULL,
             "sent" INTEGER NOT NULL DEFAULT 0,
             "superseded_keys" TEXT NOT NULL DEFAULT '[]',
+            "is_new" INTEGER NOT NULL DEFAULT 0,
+            "changed_columns" TEXT,
+            "failure" TEXT,
             UNIQUE ("table_name", "record_id")
         );
         CREATE TABLE IF NOT EXISTS "variably_acknowledged_changes" (
@@ -68,6 +77,15 @@ struct SyncStateStore: Sendable {
         if !columns.contains("superseded_keys") {
             try db.execute(
                 sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "superseded_keys" TEXT NOT NULL DEFAULT '[]'"#)
+        }
+        if !columns.contains("is_new") {
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "is_new" INTEGER NOT NULL DEFAULT 0"#)
+        }
+        if !columns.contains("changed_columns") {
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "changed_columns" TEXT"#)
+        }
+        if !columns.contains("failure") {
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "failure" TEXT"#)
         }
     }
 
@@ -112,13 +130,38 @@ struct SyncStateStore: Sendable {
             arguments: [table, cursor.rawValue, Date().timeIntervalSince1970])
     }
 
+    /// The queued changes to push, oldest first: those the server refused wait for the app
+    /// (see ``failed(_:)``).
     func pending(_ db: Database) throws -> [PendingChange] {
+        try changes(where: #""failure" IS NULL"#, db)
+    }
+
+    /// The queued changes the server refused, with its answer, oldest first.
+    func failed(_ db: Database) throws -> [(change: PendingChange, failure: String)] {
+        let changes = try changes(where: #""failure" IS NOT NULL"#, db)
+        let failures = try db.fetch(
+            sql: #"""
+                SELECT "failure" FROM "variably_pending_changes"
+                WHERE "table_name" = ? AND "failure" IS NOT NULL ORDER BY "sequence"
+                """#,
+            arguments: [table]
+        ).map { if case .text(let text) = $0[0] { text } else { "" } }
+        return Array(zip(changes, failures))
+    }
+
+    /// The queued change of the record with `recordID` (its JSON text), failed or not.
+    func change(of recordID: String, _ db: Database) throws -> PendingChange? {
+        try changes(where: #""record_id" = ?"#, arguments: [.text(recordID)], db).first
+    }
+
+    private func changes(where condition: String, arguments: [SQLValue] = [], _ db: Database) throws -> [PendingChange] {
         let rows = try db.fetch(
             sql: #"""
-                SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys"
-                FROM "variably_pending_changes" WHERE "table_name" = ? ORDER BY "sequence"
+                SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys",
+                    "is_new", "changed_columns"
+                FROM "variably_pending_changes" WHERE "table_name" = ? AND \#(condition) ORDER BY "sequence"
                 """#,
-            arguments: [table])
+            arguments: StatementArguments(([SQLValue.text(table)] + arguments).map { $0 as any SQLValueConvertible }))
         return rows.compactMap { row in
             guard case .integer(let sequence) = row[0], case .text(let recordID) = row[1],
                 case .text(let operation) = row[2], let operation = PendingChange.Operation(rawValue: operation),
@@ -129,10 +172,59 @@ struct SyncStateStore: Sendable {
             if case .text(let json) = row[5] {
                 superseded = (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
             }
+            var changedColumns: [String]?
+            if case .text(let json) = row[7] {
+                changedColumns = try? JSONDecoder().decode([String].self, from: Data(json.utf8))
+            }
             return PendingChange(
                 sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base,
-                supersededKeys: superseded)
+                supersededKeys: superseded, isNew: row[6] == .integer(1), changedColumns: changedColumns)
         }
+    }
+
+    /// Keeps a refused change queued but held: it is not pushed again until the app retries it or
+    /// edits the record again. `failure` is the server's answer, as the report gives it.
+    func markFailed(_ change: PendingChange, failure: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"UPDATE "variably_pending_changes" SET "failure" = ?, "sent" = 0 WHERE "idempotency_key" = ?"#,
+            arguments: [failure, change.idempotencyKey])
+    }
+
+    /// Makes a held change pushable again, under a new key.
+    func clearFailure(of recordID: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                UPDATE "variably_pending_changes" SET "failure" = NULL, "idempotency_key" = lower(hex(randomblob(16)))
+                WHERE "table_name" = ? AND "record_id" = ? AND "failure" IS NOT NULL
+                """#,
+            arguments: [table, recordID])
+    }
+
+    /// Renames a record in the queue and its acknowledgements: the server assigned `newID` (JSON text)
+    /// to the record created here as `oldID`. A change still queued for it is an update now, since the
+    /// server has the record.
+    func rewriteRecordID(from oldID: String, to newID: String, _ db: Database) throws {
+        // OR REPLACE: a change queued under the server's id already (an edit of a pulled copy) gives way
+        // to the one made on the record itself, which is newer.
+        try db.execute(
+            sql: #"""
+                UPDATE OR REPLACE "variably_pending_changes" SET "record_id" = ?, "is_new" = 0
+                WHERE "table_name" = ? AND "record_id" = ?
+                """#,
+            arguments: [newID, table, oldID])
+        try db.execute(
+            sql: #"""
+                UPDATE OR REPLACE "variably_acknowledged_changes" SET "record_id" = ?
+                WHERE "table_name" = ? AND "record_id" = ?
+                """#,
+            arguments: [newID, table, oldID])
+    }
+
+    /// Removes the queued change of a record, whatever its state: the app decided.
+    func discard(recordID: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"DELETE FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
+            arguments: [table, recordID])
     }
 
     /// Marks changes as sent, before the push that carries them: from then on the server may have

@@ -1,0 +1,95 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+// MARK: - Changes the server refused
+
+extension Repository {
+    /// The local changes the server refused, oldest first. Each stays queued, held, with the server's
+    /// answer, until the app retries, reverts or discards it; a new edit of the record retries it too.
+    /// ``SyncReport/rejected`` lists the ones a sync met.
+    ///
+    /// ```swift
+    /// let refused = try await repository.failedChanges()
+    /// if let first = refused.first { print(first.reason) }
+    /// ```
+    ///
+    /// - Throws: `SQLiteError`.
+    public nonisolated func failedChanges() async throws -> [FailedChange<Model.ID>] {
+        let state = self.state
+        let failed = try await database.read { try state.failed($0) }
+        return try failed.map { change, reason in
+            FailedChange(
+                id: try Self.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
+                isNew: change.isNew, reason: reason)
+        }
+    }
+
+    /// Pushes a refused change again with the next sync, as it is now (fix the record first with
+    /// ``save(_:)``, which retries it by itself).
+    ///
+    /// ```swift
+    /// try await repository.retry(failedChangeOf: 42)
+    /// try await repository.sync()
+    /// ```
+    ///
+    /// - Throws: `SQLiteError`, `EncodingError` for an id with no JSON form.
+    public nonisolated func retry(failedChangeOf id: Model.ID) async throws {
+        let state = self.state
+        let recordID = try Self.text(of: id)
+        try await database.write { try state.clearFailure(of: recordID, $0) }
+    }
+
+    /// Gives up a refused change and keeps the local record as it is: the cache and the server may now
+    /// differ for that record until either changes it again.
+    ///
+    /// ```swift
+    /// try await repository.discard(failedChangeOf: 42)
+    /// ```
+    ///
+    /// - Throws: `SQLiteError`, `EncodingError` for an id with no JSON form.
+    public nonisolated func discard(failedChangeOf id: Model.ID) async throws {
+        let state = self.state
+        let recordID = try Self.text(of: id)
+        try await database.write { try state.discard(recordID: recordID, $0) }
+    }
+
+    /// Gives up a refused change and puts the server's copy of the record back in the cache: the record
+    /// is read from the server (``RemoteSource/currentRecord(id:)``), written without being queued, and
+    /// removed when the server has none (a record created here, a record deleted there).
+    ///
+    /// ```swift
+    /// try await repository.revert(failedChangeOf: 42)
+    /// ```
+    ///
+    /// - Throws: The source's error when it cannot read the record (nothing changes then), a decoding
+    ///   error naming the record, `SQLiteError`.
+    public nonisolated func revert(failedChangeOf id: Model.ID) async throws {
+        let state = self.state
+        let recordID = try Self.text(of: id)
+        guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
+        let json = change.isNew ? nil : try await remote.currentRecord(id: id)
+        let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }
+        let primaryKey = self.primaryKey
+        let pulledEntries = self.pulledEntries
+        let key = try primaryKey.sqlValue(of: id)
+        try await database.write { db in
+            try state.withCapturePaused(db) {
+                if let server {
+                    try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
+                } else {
+                    _ = try db.delete(Model.self, primaryKeys: [key])
+                }
+            }
+            try state.discard(recordID: recordID, db)
+        }
+    }
+
+    /// An id as the queue keeps it: its JSON text, as SQLite's `json_quote` writes the stored key.
+    static func text(of id: Model.ID) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let data = try encoder.encode([id])
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+// MARK: - Records the server numbers
+
+extension Repository where Model.ID: FixedWidthInteger & SignedInteger {
+    /// Creates a record whose id the server assigns: `make` gets a provisional local id (negative, below
+    /// every id in the cache and in the queue), and the record is written and queued in one
+    /// transaction. When the server accepts it and answers with the id it assigned, that id replaces
+    /// the provisional one in the row and in every queued change of the record, in one transaction.
+    ///
+    /// ```swift
+    /// let note = try await repository.create { Note(id: $0, title: "Offline draft") }
+    /// try await repository.sync()
+    /// let stored = try await repository.fetch(where: #Predicate { $0.title == "Offline draft" }).first
+    /// print(stored?.id)   // the server's id, e.g. 42
+    /// ```
+    ///
+    /// The collection must be declared as one that creates with `POST` and answers with the record,
+    /// its id among the ``HTTPRecordEndpoints`` read-only fields (see docs/http.md).
+    ///
+    /// - Parameter make: Builds the record from its provisional id; the record's `id` must be that id.
+    /// - Returns: The record as written, with its provisional id.
+    /// - Throws: `SQLiteError`, an encoding error, or what `make` throws; then nothing is written.
+    public nonisolated func create(_ make: @escaping @Sendable (Model.ID) throws -> Model) async throws -> Model {
+        let table = primaryKey.quotedTable
+        let column = primaryKey.quotedColumn
+        let name = primaryKey.table
+        return try await database.write { db in
+            let lowest = try db.fetchValue(
+                sql: """
+                    SELECT min("id") FROM (SELECT min(\(column)) AS "id" FROM \(table) UNION ALL
+                    SELECT min(CAST("record_id" AS INTEGER)) FROM "variably_pending_changes" WHERE "table_name" = ?)
+                    """,
+                arguments: [name])
+            var provisional: Int64 = -1
+            if case .integer(let value)? = lowest, value <= 0 { provisional = value == .min ? value : value - 1 }
+            guard let id = Model.ID(exactly: provisional) else {
+                throw SyncError.invalidResponse("no provisional id is left below \(provisional) for \(Model.self)")
+            }
+            let model = try make(id)
+            precondition(
+                model.id == id,
+                "Repository.create(_:) gave \(id) as the new \(Model.self)'s id, and the closure returned a record "
+                    + "with id \(model.id): build the record with the id it is given.")
+            try db.upsert([model])
+            return model
+        }
+    }
+}
+
+extension Repository {
+    /// Takes the server's copy of a record this device created, in the push's transaction: its id (when
+    /// the server assigned another one) replaces the provisional one in the row and in the queue, and
+    /// its pulled columns are written unless the record was edited again meanwhile.
+    ///
+    /// - Parameter recordID: The provisional id, as the queue keeps it (JSON text).
+    static func adopt(
+        _ server: Model, createdAs recordID: String, state: SyncStateStore, primaryKey: PrimaryKey<Model>,
+        pulledEntries: [Int], _ db: Database
+    ) throws {
+        guard let oldKey = SyncStateStore.primaryKey(fromQueueText: recordID) else { return }
+        let newKey = try primaryKey.sqlValue(of: server.id)
+        try state.withCapturePaused(db) {
+            var newRecordID = recordID
+            if newKey != oldKey {
+                guard case .text(let text)? = try db.fetchValue(sql: "SELECT json_quote(?)", arguments: [newKey]) else { return }
+                newRecordID = text
+                // A pull may have stored the server's row before this answer: the server's id names one
+                // record, so that row gives way (https://www.sqlite.org/lang_conflict.html).
+                try db.execute(
+                    sql: "UPDATE OR REPLACE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? "
+                        + "WHERE \(primaryKey.quotedColumn) = ?",
+                    arguments: [newKey, oldKey])
+                try state.rewriteRecordID(from: recordID, to: newRecordID, db)
+            }
+            // Edited again while the create was on its way: the newer local values stay, queued.
+            guard try state.change(of: newRecordID, db) == nil else { return }
+            try db.upsert([server], primaryKeys: [newKey], updatingEntries: pulledEntries)
+        }
+    }
+}
