@@ -215,7 +215,8 @@ struct HTTPPageAPITests {
         #expect(state.notes.first.map { [$0.title, "\($0.version ?? 0)"] } == ["local edit", "2"])
         #expect(state.notes.last.map { [$0.title, "\($0.version ?? 0)"] } == ["created locally", "1"])
         #expect(try await cachedNotes(repository) == state.notes)
-        let writes = state.requests.filter { $0.method != "GET" }
+        // Sent concurrently: in any order.
+        let writes = state.requests.filter { $0.method != "GET" }.sorted { $0.method > $1.method }
         #expect(
             writes.map { "\($0.method) \($0.path) \($0.status)" } == [
                 "PUT /notes/1 200", "POST /notes 201", "DELETE /notes/2 204",
@@ -366,7 +367,7 @@ struct HTTPPageAPITests {
     }
 
     /// A `POST` answered 404 says the collection is not there (a wrong path), not that the record was
-    /// deleted: the new note stays, queued, and the sync fails.
+    /// deleted: the new note stays, queued and held with the server's answer, and the app decides.
     @Test func createAnsweredNotFoundKeepsTheNewNoteQueued() async throws {
         let server = try ShapedAPIServer()
         defer { server.stop() }
@@ -375,17 +376,17 @@ struct HTTPPageAPITests {
             push: .perRecord(HTTPRecordEndpoints(path: "nowhere", versionField: "version", concurrency: .ifMatch)))
         let repository = try server.makeRepository(wrongPath)
         try await repository.save(Note(id: 1, title: "created locally"))
-        do {
-            try await repository.sync()
-            Issue.record("a create answered 404 should fail the sync")
-        } catch let error as RemoteSourceError {
-            guard case .httpStatus(404, _) = error else {
-                Issue.record("expected HTTP 404, got \(error)")
-                return
-            }
-        }
+        let report = try await repository.sync()
+        #expect(report.rejected.map(\.id) == [1])
+        #expect(report.rejected.first?.reason.hasPrefix("HTTP 404 (no collection at this URL") == true)
         #expect(try await repository.fetch(id: 1)?.title == "created locally")
         #expect(try await repository.pendingChangeCount() == 1)
+        let failed = try await repository.failedChanges()
+        #expect(failed.map(\.id) == [1])
+        #expect(failed.first?.isNew == true)
+        // Held: the next sync does not send it again.
+        _ = try await repository.sync()
+        #expect(try server.state().requests.filter { $0.method == "POST" }.count == 1)
     }
 
     /// The fault hits the first `PUT` and the first `POST`: a lost answer (`truncate`, `slow`) after the

@@ -25,14 +25,15 @@ final class TokenVault: @unchecked Sendable {
     /// The hook for `HTTPRemoteSource(prepare:)`.
     var hook: HTTPRemoteSource<Note>.RequestHook {
         { request, attempt in
-            let token = self.current(refreshing: attempt.isRetryAfterUnauthorized)
+            // Refreshed once for all the requests that met the same expired token.
+            let token = self.current(refreshing: attempt.isRetryAfterUnauthorized, rejected: attempt.rejectedAuthorization)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
     }
 
-    private func current(refreshing: Bool) -> String {
+    private func current(refreshing: Bool, rejected: String?) -> String {
         lock.withLock {
-            if refreshing {
+            if refreshing, rejected == "Bearer \(token)" {
                 count += 1
                 token = refreshed
             }

@@ -222,7 +222,7 @@ private actor LosingFirstResponse: RemoteSource {
         await #expect(try repository.fetch(id: 3)?.nickname == "second")
     }
 
-    @Test func rejectedChangesAreReportedAndDropped() async throws {
+    @Test func rejectedChangesAreReportedAndHeldUntilTheAppDecides() async throws {
         let (server, repository) = try await syncedRepository { account in
             account.email.contains("@") ? nil : "email must contain @"
         }
@@ -232,8 +232,50 @@ private actor LosingFirstResponse: RemoteSource {
         let report = try await repository.sync()
         #expect(report.rejected.map(\.reason) == ["email must contain @"])
         #expect(report.pushed == 0)
-        await #expect(try repository.pendingChangeCount() == 0)
+        // Kept, held: not pushed again, not lost.
+        await #expect(try repository.pendingChangeCount() == 1)
+        let failed = try await repository.failedChanges()
+        #expect(failed.map(\.id) == [account.id])
+        #expect(failed.first?.operation == .save)
+        #expect(failed.first?.reason == "email must contain @")
+        let quiet = try await repository.sync()
+        #expect(quiet.rejected.isEmpty)
         #expect(await server.record(id: 3)?.email == "user2@example.com")
+        await #expect(try repository.fetch(id: account.id)?.email == "nowhere")
+
+        // A new edit retries it by itself.
+        account.email = "fixed@example.com"
+        try await repository.save(account)
+        let fixed = try await repository.sync()
+        #expect(fixed.pushed == 1)
+        #expect(await server.record(id: account.id)?.email == "fixed@example.com")
+        await #expect(try repository.pendingChangeCount() == 0)
+    }
+
+    @Test func aRefusedChangeIsRetriedRevertedOrDiscardedOnlyWhenTheAppSaysSo() async throws {
+        let (server, repository) = try await syncedRepository { account in
+            account.email.contains("@") ? nil : "email must contain @"
+        }
+        var first = Account.sample(1)
+        first.email = "one"
+        var second = Account.sample(2)
+        second.email = "two"
+        var third = Account.sample(3)
+        third.email = "three"
+        try await repository.save([first, second, third])
+        #expect(try await repository.sync().rejected.count == 3)
+
+        // Retry: sent again as it is, refused again, still held.
+        try await repository.retry(failedChangeOf: first.id)
+        #expect(try await repository.sync().rejected.map(\.id) == [first.id])
+        // Revert: the server's copy comes back, the change is gone.
+        try await repository.revert(failedChangeOf: second.id)
+        await #expect(try repository.fetch(id: second.id)?.email == server.record(id: second.id)?.email)
+        // Discard: the local copy stays as it is, the change is gone.
+        try await repository.discard(failedChangeOf: third.id)
+        await #expect(try repository.fetch(id: third.id)?.email == "three")
+        #expect(try await repository.failedChanges().map(\.id) == [first.id])
+        await #expect(try repository.pendingChangeCount() == 1)
     }
 
     @Test func pagesPulledDuringAnEditLeaveTheLocalVersionAlone() async throws {
