@@ -258,6 +258,12 @@ extension HTTPRecordEndpoints.Concurrency {
 extension HTTPRemoteSource: RecordVersionedSource {
     /// The version field of per-record endpoints that send `If-Match`: a deletion sends the version the
     /// client last saw, so that it does not win over a server edit made since.
+    package var recordVersionField: String? {
+        guard case .perRecord(let endpoints) = api.push else { return nil }
+        if case .none = endpoints.concurrency { return nil }
+        return endpoints.versionField
+    }
+
     package var deletionVersionField: String? {
         guard case .perRecord(let endpoints) = api.push, case .ifMatch = endpoints.concurrency else { return nil }
         return endpoints.versionField

@@ -1,14 +1,19 @@
 import VariablyCodable
 
-/// A source whose record deletions are conditional on the record's version, as the client last saw it
-/// (`DELETE /notes/2` with `If-Match: "4"`). A deletion sends no record, so the repository keeps that
-/// version for it: its capture trigger reads it from the deleted row, in the column of the source's
-/// version field, and stores it as the change's base.
+/// A source whose record writes are conditional on the record's version, as the server last sent it
+/// (`PATCH /notes/2/` with `If-Match: "2026-11-26T12:44:56.647898Z"`). Versions are opaque: the
+/// repository keeps the bytes of each pulled record's version field as they came (a timestamp
+/// re-encoded from the model could differ in its last digits and make every push a false conflict),
+/// and a queued change is based on them. A deletion sends no record; when no pulled version is kept,
+/// its capture trigger reads the version from the deleted row, in the column of the version field.
 package protocol RecordVersionedSource {
+    /// The top-level key of the version in the source's records, if writes are conditional on it.
+    var recordVersionField: String? { get }
+
     /// The top-level key of the version in the source's records (`"version"`), if deletions carry it.
     var deletionVersionField: String? { get }
 
-    /// The text that a deletion's ``RemoteChange/baseCursor`` starts with, followed by the version as
+    /// The text that a change's ``RemoteChange/baseCursor`` starts with, followed by the version as
     /// JSON text (`4`, `"a1b2"`), for the source to read back when it pushes the deletion.
     var deletionBasePrefix: String { get }
 }

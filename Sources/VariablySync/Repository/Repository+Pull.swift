@@ -11,6 +11,9 @@ extension Repository {
         let models: [Model]
         let skipped: [SkippedRecord<Model.ID>]
         let recordCount: Int
+        /// Each model's version as the server sent it (JSON text), when the source's writes are
+        /// conditional on one; `nil` otherwise.
+        var versions: [String?]?
     }
 
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
@@ -53,8 +56,8 @@ extension Repository {
             }
             let keys = try fetched.models.map { try primaryKey.sqlValue(of: $0.id) }
             let applied = try await apply(
-                fetched.models, keys: keys, deletedIDs: page.deletedIDs, cursor: page.nextCursor,
-                isCaughtUp: !page.hasMore)
+                fetched.models, keys: keys, versions: fetched.versions, deletedIDs: page.deletedIDs,
+                cursor: page.nextCursor, isCaughtUp: !page.hasMore)
             if fromStart {
                 seen.formUnion(keys)
                 for record in fetched.skipped {
@@ -107,6 +110,7 @@ extension Repository {
         let policy = configuration.retryPolicy
         let broadcaster = self.broadcaster
         let seed = random.next()
+        let versionField = recordVersions?.field
         return Task.detached {
             var random = SplitMix64(seed: seed)
             var attempts = 0
@@ -114,13 +118,34 @@ extension Repository {
             let page = try await Self.retrying(policy: policy, random: &random, retries: &attempts, broadcaster: broadcaster) {
                 try await remote.pull(after: cursor, limit: limit)
             }
-            return try Self.decode(page)
+            var fetched = try Self.decode(page)
+            if let versionField { fetched.versions = Self.versions(in: page.records, field: versionField, of: fetched) }
+            return fetched
         }
     }
 
     /// Decodes a page with the remote key set through the core's `KeySetJSONDecoder` (same values and
     /// errors as `JSONDecoder(source: .remote)`, several times faster): the whole array at once, and only
     /// when a record fails, record by record, so that one bad record is skipped alone.
+    /// The bytes of each decoded record's `field`, in the order of `fetched.models` (records that were
+    /// skipped left out); `nil` for a record without one.
+    ///
+    /// - Complexity: One more walk over the page's bytes, made only for sources with record versions.
+    static func versions(in records: Data, field: String, of fetched: FetchedPage) -> [String?] {
+        guard let body = try? JSONBody(records), let elements = try? body.elements(of: body.root) else {
+            return Array(repeating: nil, count: fetched.models.count)
+        }
+        let skipped = Set(fetched.skipped.map(\.index))
+        var versions: [String?] = []
+        versions.reserveCapacity(fetched.models.count)
+        for (index, element) in elements.enumerated() where !skipped.contains(index) {
+            let range = try? body.member(field, of: element)
+            let text = range.map { String(decoding: body.data($0), as: UTF8.self) }
+            versions.append(text == "null" ? nil : text)
+        }
+        return versions.count == fetched.models.count ? versions : Array(repeating: nil, count: fetched.models.count)
+    }
+
     static func decode(_ page: RemotePage<Model.ID>) throws -> FetchedPage {
         let decoder = KeySetJSONDecoder(source: .remote)
         if let models = try? decoder.decode([Model].self, from: page.records) {
@@ -147,21 +172,29 @@ extension Repository {
     ///   told apart by one indexed lookup per key, never by counting the table, and an existing row's
     ///   indexed columns are written only when they change.
     func apply(
-        _ models: [Model], keys: [SQLValue], deletedIDs: [Model.ID], cursor: SyncCursor, isCaughtUp: Bool
+        _ models: [Model], keys: [SQLValue], versions: [String?]?, deletedIDs: [Model.ID], cursor: SyncCursor,
+        isCaughtUp: Bool
     ) async throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
         let state = self.state
+        let versionPrefix = recordVersions?.prefix
         let pulledEntries = self.pulledEntries
         let deletedKeys = try deletedIDs.map { try primaryKey.sqlValue(of: $0) }
         return try await database.write { db in
             let pending = try state.pendingPrimaryKeys(db)
             var upserts = models
             var upsertKeys = keys
+            var upsertVersions = versions
             var deletions = deletedKeys
             if !pending.isEmpty {
                 let kept = keys.indices.filter { !pending.contains(keys[$0]) }
                 upserts = kept.map { models[$0] }
                 upsertKeys = kept.map { keys[$0] }
+                upsertVersions = versions.map { versions in kept.map { versions[$0] } }
                 deletions = deletedKeys.filter { !pending.contains($0) }
+            }
+            if let versionPrefix, let upsertVersions {
+                try state.setVersions(
+                    Array(zip(upsertKeys, upsertVersions)) + deletions.map { ($0, nil) }, prefix: versionPrefix, db)
             }
             // A page may list a record twice: `inserted` counts distinct keys.
             let (inserted, deleted) = try state.withCapturePaused(db) {

@@ -168,7 +168,9 @@ extension Repository {
                         } else {
                             try db.delete(Model.self, id: result.id)
                         }
-                        try state.complete(change, version: nil, db)
+                        // The server's version is the base of the next edit, as a pull would leave it:
+                        // based on the one the conflict replaced, it would conflict again.
+                        try state.complete(change, version: version, db)
                         outcome = .keptServer
                     case .keepLocal:
                         try state.rebase(change, operation: change.operation, on: version, db)

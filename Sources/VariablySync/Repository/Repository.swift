@@ -33,6 +33,9 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     let primaryKey: PrimaryKey<Model>
     /// The `.sqlite` key set entries a pull overwrites; the others are local-only columns.
     let pulledEntries: [Int]
+    /// Where pulled records carry the version their writes are conditional on, and the text their
+    /// kept versions start with; `nil` for sources without record versions.
+    let recordVersions: (field: String, prefix: String)?
     let broadcaster = ProgressBroadcaster<Model.ID>()
     let recordDecoder = JSONDecoder(source: .remote)
     let recordEncoder = JSONEncoder(source: .remote)
@@ -122,7 +125,9 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
         // A deletion carries the version the client last saw when the source makes deletions conditional.
         var deletionVersion: SyncStateStore.DeletionVersion?
-        if let versioned = remote as? any RecordVersionedSource, let field = versioned.deletionVersionField,
+        let versioned = remote as? any RecordVersionedSource
+        self.recordVersions = versioned.flatMap { source in source.recordVersionField.map { ($0, source.deletionBasePrefix) } }
+        if let versioned, let field = versioned.deletionVersionField,
             let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
         {
             deletionVersion = SyncStateStore.DeletionVersion(quotedColumn: column, prefix: versioned.deletionBasePrefix)

@@ -143,6 +143,7 @@ extension SyncStateStore {
                  "changed_columns")
             VALUES (\(table), \(recordID), '\(operation)', lower(hex(randomblob(16))), coalesce(
                 (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
+                (SELECT "version" FROM "variably_record_versions" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
                 \(base)(SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \(table))),
                 (julianday('now') - 2440587.5) * 86400.0, \(isNew), \(changedColumns))
             ON CONFLICT ("table_name", "record_id") DO UPDATE SET

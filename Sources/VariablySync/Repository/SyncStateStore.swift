@@ -53,6 +53,12 @@ struct SyncStateStore: Sendable {
             "failure" TEXT,
             UNIQUE ("table_name", "record_id")
         );
+        CREATE TABLE IF NOT EXISTS "variably_record_versions" (
+            "table_name" TEXT NOT NULL,
+            "record_id" TEXT NOT NULL,
+            "version" TEXT NOT NULL,
+            PRIMARY KEY ("table_name", "record_id")
+        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS "variably_acknowledged_changes" (
             "table_name" TEXT NOT NULL,
             "record_id" TEXT NOT NULL,
@@ -112,6 +118,25 @@ struct SyncStateStore: Sendable {
                 ON CONFLICT ("table_name") DO UPDATE SET "feed" = excluded."feed"
                 """#,
             arguments: [table, feed])
+    }
+
+    /// Keeps the versions of pulled records as the server sent them (`prefix` and the version's JSON
+    /// text), the base of their next local change; `nil` forgets a record's (deleted, or sent none).
+    func setVersions(_ versions: [(key: SQLValue, version: String?)], prefix: String, _ db: Database) throws {
+        let set = try db.cachedStatement(
+            sql: #"""
+                INSERT OR REPLACE INTO "variably_record_versions" ("table_name", "record_id", "version")
+                VALUES (?, json_quote(?), ?)
+                """#)
+        let remove = try db.cachedStatement(
+            sql: #"DELETE FROM "variably_record_versions" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#)
+        for (key, version) in versions {
+            if let version {
+                try set.execute([table, key, prefix + version])
+            } else {
+                try remove.execute([table, key])
+            }
+        }
     }
 
     /// Forgets the accepted versions: the pull has caught up past them, so the cursor is the base again.
@@ -212,12 +237,11 @@ struct SyncStateStore: Sendable {
                 WHERE "table_name" = ? AND "record_id" = ?
                 """#,
             arguments: [newID, table, oldID])
-        try db.execute(
-            sql: #"""
-                UPDATE OR REPLACE "variably_acknowledged_changes" SET "record_id" = ?
-                WHERE "table_name" = ? AND "record_id" = ?
-                """#,
-            arguments: [newID, table, oldID])
+        for versions in ["variably_acknowledged_changes", "variably_record_versions"] {
+            try db.execute(
+                sql: "UPDATE OR REPLACE \(SQL.quote(versions)) SET \"record_id\" = ? WHERE \"table_name\" = ? AND \"record_id\" = ?",
+                arguments: [newID, table, oldID])
+        }
     }
 
     /// Removes the queued change of a record, whatever its state: the app decided.
