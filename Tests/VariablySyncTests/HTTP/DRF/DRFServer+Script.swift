@@ -1,0 +1,279 @@
+// MARK: - The server's script
+
+extension DRFServer {
+    /// The Python script: `server.py LIFETIME [PYTHON]`, re-executed with `PYTHON` if the python3 that
+    /// started it cannot import Django; a Django project configured in-process (settings, an app
+    /// module in memory, `migrate --run-syncdb` into an SQLite file in the script's folder), served by
+    /// `wsgiref` on an ephemeral port. Prints its port, then answers one line per command.
+    static let script = #"""
+        try:
+            import django
+        except ImportError:   # this python3 lacks Django: run the script with the one that has it
+            if len(sys.argv) < 3:
+                raise
+            os.execv(sys.argv[2], [sys.argv[2], sys.argv[0], sys.argv[1]])
+
+        import datetime, json, signal, types
+        from socketserver import ThreadingMixIn
+        from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+        exit_after(float(sys.argv[1]), "drf")
+        protocol = sys.stdout   # the port, then one JSON answer a line; anything else Django writes goes to stderr
+        sys.stdout = sys.stderr
+
+        # Settings: an in-process Django project whose app, `notes`, is a module in memory.
+
+        from django.apps import AppConfig, apps
+        from django.conf import settings
+
+        FOLDER = os.path.dirname(os.path.abspath(__file__))
+        DATABASE = os.path.join(FOLDER, "notes.sqlite3")
+        if os.path.exists(DATABASE):
+            os.remove(DATABASE)
+
+        class NotesConfig(AppConfig):
+            name = "notes"
+            label = "notes"
+            path = FOLDER
+            default_auto_field = "django.db.models.AutoField"
+
+        notes_app = types.ModuleType("notes")   # the app's module, in memory: no models or migrations modules
+        notes_app.NotesConfig = NotesConfig
+        sys.modules["notes"] = notes_app
+
+        settings.configure(
+            DEBUG=False,
+            SECRET_KEY="drf-test-server",
+            ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+            APPEND_SLASH=True,
+            USE_TZ=True,
+            TIME_ZONE="UTC",   # Django's default is America/Chicago, and DRF writes times in the current zone
+            ROOT_URLCONF=__name__,
+            INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "rest_framework",
+                            "rest_framework.authtoken", "notes.NotesConfig"],
+            MIDDLEWARE=["__main__.RequestLog", "django.middleware.common.CommonMiddleware"],
+            DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATABASE,
+                                   # `transaction.atomic()` takes SQLite's write lock at once: see IfMatchMixin.
+                                   "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"}}},
+            MIGRATION_MODULES={"notes": None},   # `migrate --run-syncdb` creates its table
+            DEFAULT_AUTO_FIELD="django.db.models.AutoField",
+            REST_FRAMEWORK={
+                "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+                "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+                "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+                "DEFAULT_FILTER_BACKENDS": ["rest_framework.filters.OrderingFilter"],
+                "PAGE_SIZE": 100,   # LimitOffsetPagination's limit when none is given
+            },
+            LOGGING={"version": 1, "disable_existing_loggers": False,
+                     "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr"}},
+                     "loggers": {"django": {"handlers": ["stderr"], "level": "ERROR", "propagate": False}}},
+        )
+        django.setup()
+
+        from django.core.management import call_command
+        from django.core.wsgi import get_wsgi_application
+        from django.db import models, transaction
+        from django.urls import include, path
+        from django.utils import timezone
+        from django.utils.dateparse import parse_datetime
+        from rest_framework import pagination, serializers, status, viewsets
+        from rest_framework.exceptions import ValidationError
+        from rest_framework.response import Response
+        from rest_framework.routers import DefaultRouter
+
+        # The model, its serializer, its views: stock DRF.
+
+        class Note(models.Model):
+            title = models.CharField(max_length=200)
+            body = models.TextField(blank=True, default="")
+            rating = models.IntegerField(default=0)
+            deleted = models.BooleanField(default=False)   # a tombstone: DELETE only sets it
+            updated_at = models.DateTimeField(auto_now=True)
+
+            class Meta:
+                app_label = "notes"
+
+        apps.get_app_config("notes").models_module = sys.modules[__name__]   # so that `migrate` sees the app's models
+
+        class NoteSerializer(serializers.ModelSerializer):
+            class Meta:
+                model = Note
+                fields = ["id", "title", "body", "rating", "deleted", "updated_at"]
+                read_only_fields = ["id", "deleted", "updated_at"]
+
+            def validate_title(self, value):
+                if value == "forbidden":
+                    raise serializers.ValidationError("This title is not allowed.")
+                return value
+
+        class NoteViewSet(viewsets.ModelViewSet):
+            """The notes by `(updated_at, id)`; `?updated_since=` lists the changes since then, tombstones included."""
+            serializer_class = NoteSerializer
+            ordering = ("updated_at", "id")
+            ordering_fields = ["updated_at", "id"]
+
+            def get_queryset(self):
+                notes = Note.objects.order_by("updated_at", "id")
+                since = self.request.query_params.get("updated_since")
+                if self.action == "list" and since:
+                    try:
+                        moment = parse_datetime(since)
+                    except ValueError:
+                        moment = None
+                    if moment is None:
+                        raise ValidationError({"updated_since": ["Not an ISO 8601 date and time."]})
+                    if timezone.is_naive(moment):
+                        moment = timezone.make_aware(moment, datetime.timezone.utc)
+                    return notes.filter(updated_at__gte=moment)
+                return notes.filter(deleted=False)
+
+            def perform_destroy(self, instance):
+                instance.deleted = True
+                instance.save()
+
+        class IfMatchMixin:
+            """Optimistic concurrency: a note's ETag is its `updated_at`; a PUT, PATCH or DELETE whose `If-Match`
+            names another version is refused with 412 and the current note. Without `If-Match`, the last write wins."""
+
+            def stale(self, request):
+                """The 412 answer if `If-Match` names another version than the current one, else None."""
+                current = self.get_serializer(self.get_object()).data
+                if_match = request.headers.get("If-Match")
+                if if_match is not None and if_match != '"%s"' % current["updated_at"]:
+                    return Response(current, status=status.HTTP_412_PRECONDITION_FAILED)
+                return None
+
+            def update(self, request, *args, **kwargs):   # PUT and PATCH
+                with transaction.atomic():   # check and write as one (PostgreSQL: also select_for_update())
+                    refusal = self.stale(request)
+                    return refusal if refusal is not None else super().update(request, *args, **kwargs)
+
+            def destroy(self, request, *args, **kwargs):
+                with transaction.atomic():
+                    refusal = self.stale(request)
+                    return refusal if refusal is not None else super().destroy(request, *args, **kwargs)
+
+            def finalize_response(self, request, response, *args, **kwargs):
+                data = getattr(response, "data", None)
+                if isinstance(data, dict) and "updated_at" in data:   # one note: say its version
+                    response["ETag"] = '"%s"' % data["updated_at"]
+                return super().finalize_response(request, response, *args, **kwargs)
+
+        class CursorPages(pagination.CursorPagination):
+            ordering = ("updated_at", "id")
+            page_size = 100
+            page_size_query_param = "limit"
+
+        class NumberedPages(pagination.PageNumberPagination):
+            page_size = 100
+            page_size_query_param = "page_size"
+
+        class CursorNotes(NoteViewSet):
+            pagination_class = CursorPages
+
+        class LimitNotes(NoteViewSet):
+            pagination_class = pagination.LimitOffsetPagination
+
+        class PageNotes(NoteViewSet):
+            pagination_class = NumberedPages
+
+        class CheckedNotes(IfMatchMixin, NoteViewSet):
+            pagination_class = NumberedPages
+
+        def router(viewset):
+            routes = DefaultRouter()
+            routes.register("notes", viewset, basename="note-%s" % viewset.__name__.lower())
+            return include(routes.urls)
+
+        urlpatterns = [
+            path("api/cursor/", router(CursorNotes)),
+            path("api/limit/", router(LimitNotes)),
+            path("api/page/", router(PageNotes)),
+            path("api/checked/", router(CheckedNotes)),
+        ]
+
+        # The request log.
+
+        log_lock = threading.Lock()
+        request_log = []
+
+        class RequestLog:
+            """Middleware, outermost: every request and the status it was answered with (redirects included)."""
+            def __init__(self, get_response):
+                self.get_response = get_response
+
+            def __call__(self, request):
+                response = self.get_response(request)
+                entry = {"method": request.method, "path": request.get_full_path(), "status": response.status_code,
+                         "ifMatch": request.headers.get("If-Match"), "contentType": request.headers.get("Content-Type"),
+                         "idempotencyKey": request.headers.get("Idempotency-Key"),
+                         "authorization": request.headers.get("Authorization")}
+                with log_lock:
+                    request_log.append(entry)
+                return response
+
+        # Start: tables, a user and its token, the server; then the commands, until stdin closes.
+
+        call_command("migrate", run_syncdb=True, verbosity=0, interactive=False)
+        from django.contrib.auth.models import User
+        from rest_framework.authtoken.models import Token
+        TOKEN = Token.objects.create(user=User.objects.create_user("tester", password="tester")).key
+
+        class Server(ThreadingMixIn, WSGIServer):
+            daemon_threads = True
+
+        class QuietHandler(WSGIRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def get_environ(self):
+                environ = super().get_environ()
+                if self.headers.get("Content-Type") is None:
+                    environ.pop("CONTENT_TYPE", None)   # wsgiref would say text/plain
+                return environ
+
+        server = make_server("127.0.0.1", 0, get_wsgi_application(), server_class=Server, handler_class=QuietHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        protocol.write("%d\n" % server.server_address[1])
+        protocol.flush()
+
+        def state():
+            with log_lock:
+                requests = list(request_log)
+            return {"notes": NoteSerializer(Note.objects.order_by("id"), many=True).data, "requests": requests,
+                    "token": TOKEN}
+
+        def control(command):
+            operation = command["op"]
+            if operation == "create":
+                for fields in command["notes"]:
+                    Note.objects.create(**fields)
+            elif operation == "update":
+                note = Note.objects.get(id=command["id"])
+                for name, value in command["fields"].items():
+                    setattr(note, name, value)
+                note.save()
+            elif operation == "delete":
+                note = Note.objects.get(id=command["id"])
+                note.deleted = True
+                note.save()
+            elif operation == "clear_log":
+                with log_lock:
+                    request_log.clear()
+            elif operation != "state":
+                raise ValueError("unknown op %r" % operation)
+            return state()
+
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                answer = control(json.loads(line))
+            except Exception as error:
+                answer = {"error": "%s: %s" % (type(error).__name__, error), "notes": [], "requests": [], "token": ""}
+            protocol.write(json.dumps(answer) + "\n")
+            protocol.flush()
+        os._exit(0)
+        """#
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import VariablyTestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real, unmodified Django REST Framework backend on 127.0.0.1, for tests against the API shapes DRF
+/// users actually have: Django and DRF configured in-process by a python3 script, an SQLite file in the
+/// script's folder, served by `wsgiref` on an ephemeral port.
+///
+/// One model, `Note` (`id` assigned by the server, `title`, `body`, `rating`, `deleted`, `updated_at` with
+/// microseconds, written by DRF as `2026-11-26T12:44:56.647898Z`), one `ModelSerializer` (`id`, `deleted`
+/// and `updated_at` read-only; a `title` of `"forbidden"` is refused with `400 {"title": [...]}`), and
+/// four stock `ModelViewSet`s on it, each on its own `DefaultRouter` (trailing slashes) under ``baseURL``:
+///
+/// | path | pagination | parameters |
+/// | --- | --- | --- |
+/// | `cursor/notes/` | `CursorPagination`, ordering `(updated_at, id)` | `cursor`, `limit` |
+/// | `limit/notes/` | `LimitOffsetPagination` | `limit`, `offset` |
+/// | `page/notes/` | `PageNumberPagination` | `page`, `page_size` |
+/// | `checked/notes/` | as `page/notes/`, plus the `If-Match` mixin below | `page`, `page_size` |
+///
+/// Pages are `{"count": n, "next": url, "previous": url, "results": [...]}` (cursor pages have no
+/// `count`), `next` an absolute URL or `null`; the page after the last answers `404 {"detail": "Invalid page."}`.
+/// Lists are sorted by `(updated_at, id)` (`?ordering=` may change that). Without `updated_since`, lists
+/// leave deleted notes out; `?updated_since=<ISO 8601>` lists the notes with `updated_at >= updated_since`,
+/// tombstones (`"deleted": true`) included; an unreadable one answers 400. `DELETE` only marks the note
+/// deleted (a new `updated_at`) and answers 204; a deleted note is 404 for `GET`, `PUT`, `PATCH`, `DELETE`.
+/// `POST` answers 201 with the note. Every request needs `Authorization: Token <token>` (``token``),
+/// else 401 with `WWW-Authenticate: Token`. A write to a note without the trailing slash, e.g.
+/// `PATCH page/notes/5`, is answered by Django's `CommonMiddleware` with `301` and `Location: /api/page/notes/5/`.
+///
+/// The `If-Match` mixin of `checked/notes/` (the recipe users copy): every answer carrying one note has
+/// `ETag: "<its updated_at as DRF writes it>"`; a `PUT`, `PATCH` or `DELETE` whose `If-Match` is not the
+/// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
+/// one transaction; without `If-Match`, the last write wins.
+///
+/// The test drives the server through its standard input, one JSON command a line, each answered on
+/// standard output with the server's state (see ``State``): server-side writes, as another client would,
+/// and the log of the requests. The script exits after `lifetime` seconds or when its standard input
+/// closes, so a crashed test cannot leave it running.
+final class DRFServer {
+    /// The API's root, e.g. `http://127.0.0.1:41234/api/`; the endpoints are relative to it.
+    let baseURL: URL
+    /// The one token the server accepts, as `Authorization: Token <token>`.
+    let token: String
+    private let server: PythonScriptProcess
+
+    /// A python3 that imports Django and DRF: the tests' own (``PythonScriptProcess/python``) if it does,
+    /// else the first on `PATH` that does (e.g. pyenv's, where `pip install` put them); `nil` if none.
+    /// ``PythonScriptProcess`` starts the script with its own python3, which re-executes the script
+    /// with this one when it lacks Django.
+    static let python: String? = {
+        let onPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
+        var seen: Set<String> = []
+        let candidates = ([PythonScriptProcess.python].compactMap { $0 } + onPath).filter {
+            FileManager.default.isExecutableFile(atPath: $0)
+                && seen.insert(URL(fileURLWithPath: $0).resolvingSymlinksInPath().path).inserted
+        }
+        return candidates.first(where: importsDRF)
+    }()
+
+    /// Whether tests can start the server: a python3 imports Django and DRF (see ``python``).
+    static let isAvailable = python != nil
+
+    /// Whether `python` runs `import django, rest_framework` without an error.
+    private static func importsDRF(_ python: String) -> Bool {
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
+        let silent: Int32? = null >= 0 ? null : nil
+        guard
+            let child = try? ChildProcess(
+                executable: python, arguments: ["-c", "import django, rest_framework"],
+                standardOutput: silent, standardError: silent)
+        else { return false }
+        return child.waitForExit(timeout: .seconds(60)) == .exited(0)
+    }
+
+    /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Comment` (its
+    /// `rawValue` is the text), so that it goes straight into
+    /// `.enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason)`.
+    static let unavailableReason: Comment =
+        "Django REST Framework is not installed: python3 -m pip install django djangorestframework"
+
+    /// One note as the server holds it, written as DRF's serializer writes it.
+    struct ServerNote: Decodable, Equatable {
+        var id: Int64
+        var title: String
+        var body: String
+        var rating: Int
+        var deleted: Bool
+        /// `updated_at` as DRF writes it, e.g. `2026-11-26T12:44:56.647898Z` (no fraction when the
+        /// microseconds are 0); quoted, it is the note's `ETag` on `checked/notes/`.
+        var updatedAt: String
+
+        private enum CodingKeys: String, CodingKey {
+            case id, title, body, rating, deleted
+            case updatedAt = "updated_at"
+        }
+    }
+
+    /// One request as the server saw it, and how it answered.
+    struct Request: Decodable {
+        var method: String
+        /// The path with its query as sent, e.g. `/api/page/notes/?page=2&page_size=10`.
+        var path: String
+        var status: Int
+        var ifMatch: String?
+        var contentType: String?
+        var idempotencyKey: String?
+        var authorization: String?
+    }
+
+    /// What the server holds and has been asked, after a command.
+    struct State {
+        /// Every note, deleted ones included, by id.
+        var notes: [ServerNote]
+        /// Every request since the start or the last ``clearLog()``, oldest first.
+        var requests: [Request]
+    }
+
+    /// Starts the server; it exits by itself after `lifetime` seconds.
+    init(lifetime: Int = 120) throws {
+        guard let python = Self.python else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: Self.unavailableReason.rawValue])
+        }
+        server = try PythonScriptProcess(script: Self.script, arguments: [String(lifetime), python], name: "drf")
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)/api/")!
+        var token = ""
+        do {
+            token = try Self.decode(Self.send(["op": "state"], to: server)).token
+        } catch {
+            server.stop()
+            throw error
+        }
+        self.token = token
+    }
+
+    /// Kills the server and removes its folder (the database with it).
+    func stop() {
+        server.stop()
+    }
+
+    // MARK: - Commands
+
+    /// Creates notes on the server's side, as another client would: each a dictionary of model fields,
+    /// e.g. `["title": "a", "body": "b", "rating": 1]`; the server assigns ids and `updated_at`.
+    @discardableResult
+    func create(_ notes: [[String: Any]]) throws -> State {
+        try command(["op": "create", "notes": notes])
+    }
+
+    /// Sets `fields` of note `id` on the server's side and saves it: a new `updated_at`.
+    @discardableResult
+    func update(id: Int64, fields: [String: Any]) throws -> State {
+        try command(["op": "update", "id": id, "fields": fields])
+    }
+
+    /// Deletes note `id` on the server's side the way the API does: a tombstone with a new `updated_at`.
+    @discardableResult
+    func delete(id: Int64) throws -> State {
+        try command(["op": "delete", "id": id])
+    }
+
+    /// Empties the request log.
+    @discardableResult
+    func clearLog() throws -> State {
+        try command(["op": "clear_log"])
+    }
+
+    /// The server's state.
+    func state() throws -> State {
+        try command(["op": "state"])
+    }
+
+    private func command(_ object: [String: Any]) throws -> State {
+        try Self.decode(Self.send(object, to: server)).state
+    }
+
+    /// Writes `object` as one line to the script and returns the line it answers.
+    private static func send(_ object: [String: Any], to server: PythonScriptProcess) throws -> Data {
+        var line = try JSONSerialization.data(withJSONObject: object)
+        line.append(UInt8(ascii: "\n"))
+        try server.input.write(contentsOf: line)
+        return server.readLine()
+    }
+
+    /// The state and token in an answer; throws the script's error if it answered one.
+    private static func decode(_ answer: Data) throws -> (state: State, token: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
+            let notes = object["notes"], let requests = object["requests"], let token = object["token"] as? String
+        else {
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the DRF server did not answer"])
+        }
+        if let error = object["error"] as? String {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the DRF server: \(error)"])
+        }
+        let decoder = JSONDecoder()
+        let state = State(
+            notes: try decoder.decode([ServerNote].self, from: JSONSerialization.data(withJSONObject: notes)),
+            requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)))
+        return (state, token)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The Django REST Framework server itself, through plain `URLSession` requests (no library code): its
+/// pages, its stock 404 past the last page and 301 for a missing trailing slash, and the `If-Match` mixin.
+@Suite(.timeLimit(.minutes(1)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+struct DRFServerTests {
+    @Test func pagesNeedTheTokenAndEndWithDRFsInvalidPage() async throws {
+        let server = try DRFServer()
+        defer { server.stop() }
+        try server.create((1...5).map { ["title": "note \($0)", "body": "body", "rating": $0] })
+
+        let first = try await send(server, "GET", "page/notes/?page=1&page_size=2")
+        #expect(first.status == 200)
+        let page = try #require(first.json as? [String: Any])
+        #expect(page["count"] as? Int == 5)
+        #expect((page["results"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } == [1, 2])
+        #expect(page["next"] as? String == server.baseURL.absoluteString + "page/notes/?page=2&page_size=2")
+
+        let past = try await send(server, "GET", "page/notes/?page=4&page_size=2")
+        #expect(past.status == 404)
+        #expect(past.json as? [String: String] == ["detail": "Invalid page."])
+
+        let anonymous = try await send(server, "GET", "page/notes/", authorized: false)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.header("WWW-Authenticate") == "Token")
+
+        let log = try server.state().requests
+        #expect(log.map(\.status) == [200, 404, 401])
+        #expect(log.first?.path == "/api/page/notes/?page=1&page_size=2")
+        #expect(log.first?.authorization == "Token \(server.token)")
+    }
+
+    @Test func aWriteWithoutTheTrailingSlashIsRedirected() async throws {
+        let server = try DRFServer()
+        defer { server.stop() }
+        try server.create([["title": "a"]])
+
+        let patch = try await send(server, "PATCH", "page/notes/1", body: ["title": "b"])
+        #expect(patch.status == 301)
+        #expect(patch.header("Location") == "/api/page/notes/1/")
+        #expect(try server.state().notes.first?.title == "a")
+
+        let refused = try await send(server, "PATCH", "page/notes/1/", body: ["title": "forbidden"])
+        #expect(refused.status == 400)
+        #expect(refused.json as? [String: [String]] == ["title": ["This title is not allowed."]])
+    }
+
+    @Test func theCheckedEndpointRefusesAStaleIfMatch() async throws {
+        let server = try DRFServer()
+        defer { server.stop() }
+        let created = try #require(try server.create([["title": "a"]]).notes.first)
+
+        let read = try await send(server, "GET", "checked/notes/1/")
+        #expect(read.header("ETag") == "\"\(created.updatedAt)\"")
+        let edited = try #require(try server.update(id: 1, fields: ["title": "edited on the server"]).notes.first)
+
+        let stale = try await send(
+            server, "PATCH", "checked/notes/1/", body: ["rating": 5], ifMatch: read.header("ETag"))
+        #expect(stale.status == 412)
+        #expect(stale.header("ETag") == "\"\(edited.updatedAt)\"")
+        #expect((stale.json as? [String: Any])?["title"] as? String == "edited on the server")
+
+        let current = try await send(
+            server, "PATCH", "checked/notes/1/", body: ["rating": 5], ifMatch: stale.header("ETag"))
+        #expect(current.status == 200)
+        let updated = try #require(try server.state().notes.first)
+        #expect(updated.rating == 5)
+        #expect(current.header("ETag") == "\"\(updated.updatedAt)\"")
+
+        let deleted = try await send(server, "DELETE", "checked/notes/1/", ifMatch: current.header("ETag"))
+        #expect(deleted.status == 204)
+        #expect(try server.state().notes.first?.deleted == true)
+        #expect(try await send(server, "GET", "checked/notes/1/").status == 404)
+        let changes = try await send(server, "GET", "checked/notes/?updated_since=2000-01-01T00:00:00Z")
+        let listed = (changes.json as? [String: Any])?["results"] as? [[String: Any]]
+        #expect(listed?.map { $0["deleted"] as? Bool } == [true])
+    }
+
+    // MARK: - Requests
+
+    /// An answer: status, headers and the body's JSON, if any.
+    private struct Answer {
+        var response: HTTPURLResponse
+        var json: Any?
+
+        var status: Int { response.statusCode }
+
+        /// The header `name`, in any case.
+        func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+    }
+
+    /// Sends `method` to `path` under the server's root, with the server's token if `authorized`, without
+    /// following redirects.
+    private func send(
+        _ server: DRFServer, _ method: String, _ path: String, body: [String: Any]? = nil, ifMatch: String? = nil,
+        authorized: Bool = true
+    ) async throws -> Answer {
+        var request = URLRequest(url: URL(string: path, relativeTo: server.baseURL)!.absoluteURL, timeoutInterval: 10)
+        request.httpMethod = method
+        if authorized {
+            request.setValue("Token \(server.token)", forHTTPHeaderField: "Authorization")
+        }
+        if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        return Answer(response: http, json: try? JSONSerialization.jsonObject(with: data))
+    }
+}
+
+/// A session delegate that hands redirects to the caller instead of following them.
+private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
