@@ -20,24 +20,24 @@ extension HTTPPullShape {
             }
             return url
         }
-        var query: [(String, String)] = []
+        var parameters = query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         switch paging {
-        case .token(let parameter, _): if let token = state.token { query.append((parameter, token)) }
-        case .page(let parameter, let first): query.append((parameter, String(state.page ?? first)))
-        case .offset(let parameter): query.append((parameter, String(state.offset ?? 0)))
+        case .token(let parameter, _): if let token = state.token { parameters.append((parameter, token)) }
+        case .page(let parameter, let first): parameters.append((parameter, String(state.page ?? first)))
+        case .offset(let parameter): parameters.append((parameter, String(state.offset ?? 0)))
         case .nextLink, .nextURL: break
         }
-        if case .updatedSince(let parameter, _) = changedSince, let since = state.since,
-            let text = try JSONBody.text(of: JSONValue(parsing: since))
-        {
-            query.append((parameter, text))
+        if case .updatedSince(let parameter, _, let lookBack) = changedSince, let since = state.since {
+            let value = try JSONValue(parsing: since)
+            let asked = lookBack > .zero ? try Self.value(value, lookingBack: lookBack) : value
+            if let text = JSONBody.text(of: asked) { parameters.append((parameter, text)) }
         }
-        if let limitParameter { query.append((limitParameter, String(limit))) }
+        if let limitParameter { parameters.append((limitParameter, String(limit))) }
         let collection = path.isEmpty ? base : base.appendingPathComponent(path)
         guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {
             throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
         }
-        let encoded = query.map {
+        let encoded = parameters.map {
             HTTPRequestHead.percentEncodedQueryValue($0.0) + "=" + HTTPRequestHead.percentEncodedQueryValue($0.1)
         }
         let existing = components.percentEncodedQuery.map { [$0] } ?? []
@@ -87,6 +87,8 @@ extension HTTPPullShape {
         var isAtLargest = Set(atLargest)
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
+        let lookBack: Duration = if case .updatedSince(_, _, let lookBack) = changedSince { lookBack } else { .zero }
+        var recent = state.recent ?? []
         for element in elements {
             var isTombstone = false
             // The walk has checked the structure: a literal `true` is these four bytes, nothing to parse per record.
@@ -99,7 +101,7 @@ extension HTTPPullShape {
                 isTombstone = true
             }
             // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
-            if case .updatedSince(_, let field) = changedSince, let valueRange = try body.member(field, of: element),
+            if case .updatedSince(_, let field, _) = changedSince, let valueRange = try body.member(field, of: element),
                 case let value = try body.value(valueRange), value != .null
             {
                 // The id with a digest of the record's bytes: a record written again with the boundary's
@@ -107,8 +109,12 @@ extension HTTPPullShape {
                 let id = try body.member(idKey, of: element).map {
                     String(decoding: body.data($0), as: UTF8.self) + "#" + Self.digest(of: body.bytes[element])
                 }
-                // Pulled at the boundary by the last sync, unchanged: a repeat, not a change.
-                if let since, value == since, let id, seen.contains(id) {
+                if lookBack > .zero, let id, let seconds = Self.seconds(of: value) {
+                    recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
+                }
+                // Pulled at the boundary (or within the look-back window) by the last sync, unchanged: a
+                // repeat, not a change.
+                if let since, value == since || lookBack > .zero, let id, seen.contains(id) {
                     changed = true
                     continue
                 }
@@ -155,21 +161,56 @@ extension HTTPPullShape {
             }
             more = flag
         }
+        if lookBack > .zero {
+            recent = Self.window(recent, endingAt: largest.flatMap(Self.seconds(of:)), lookBack: lookBack)
+        }
         if more {
             next.largest = try largest.map(Self.text(of:))
             next.atLargest = atLargest.isEmpty ? nil : atLargest
+            next.recent = recent.isEmpty ? nil : recent
         } else {
-            // Caught up: the next sync starts a new pull, from the boundary of this one.
-            var caughtUp = HTTPPullState()
-            if case .token = paging { caughtUp.token = next.token }
-            if changedSince != nil {
-                caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
-                caughtUp.seen = largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
-            }
-            next = caughtUp
+            next = try caughtUp(after: state, token: next.token, largest: largest, atLargest: atLargest, recent: recent)
         }
         let recordsData = changed ? body.array(of: kept) : body.data(recordsRange)
         return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+    }
+
+    /// The state of the next sync once a pull caught up: it starts a new pull from the boundary of this
+    /// one (`largest`, the records at it and, with a look-back, those of the window).
+    private func caughtUp(
+        after state: HTTPPullState, token: String?, largest: JSONValue?, atLargest: [String],
+        recent: [HTTPPullState.RecentRecord]
+    ) throws -> HTTPPullState {
+        var caughtUp = HTTPPullState()
+        if case .token = paging { caughtUp.token = token }
+        guard case .updatedSince(_, _, let lookBack) = changedSince else { return caughtUp }
+        let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
+        let seen = Set(state.seen ?? [])
+        caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
+        caughtUp.seen = largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
+        if lookBack > .zero {
+            // Every record of the window, the boundary's among them, is skipped when re-read unchanged.
+            caughtUp.recent = recent.isEmpty ? nil : recent
+            caughtUp.seen = Array(Set(recent.map(\.id)).union(caughtUp.seen ?? [])).sorted()
+        }
+        return caughtUp
+    }
+
+    /// The end of a pull that a `404` for a page after the first ended (``endsOnNotFound``); `nil` when
+    /// the pull is on its first page, where a `404` is an error.
+    func endOfPull<ID: Hashable & Sendable>(after state: HTTPPullState, idType: ID.Type) throws -> RemotePage<ID>? {
+        let isPastFirstPage: Bool
+        switch paging {
+        case .page: isPastFirstPage = state.page != nil
+        case .offset: isPastFirstPage = (state.offset ?? 0) > 0
+        case .nextLink, .nextURL: isPastFirstPage = state.next != nil
+        case .token: isPastFirstPage = false
+        }
+        guard endsOnNotFound, isPastFirstPage else { return nil }
+        let largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
+        let next = try caughtUp(
+            after: state, token: state.token, largest: largest, atLargest: state.atLargest ?? [], recent: state.recent ?? [])
+        return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: next.cursor(shape: self), hasMore: false)
     }
 
     /// A next-page URL as an absolute URL: a relative one (`?page=2`, `/users?page=2`) is relative to the

@@ -13,6 +13,12 @@ public import VariablyCodable
 /// HTTPPullShape(
 ///     path: "users", paging: .nextLink, changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"),
 ///     limitParameter: "per_page")
+///
+/// // Django REST Framework, page numbers: GET /notes/?ordering=updated_at,id&updated_since=…&page=2&page_size=500
+/// HTTPPullShape(
+///     path: "notes/", records: "results", paging: .page(parameter: "page"), deletions: .tombstones(flag: "deleted"),
+///     changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
+///     limitParameter: "page_size", idKey: "id", query: ["ordering": "updated_at,id"], endsOnNotFound: true)
 /// ```
 public struct HTTPPullShape: Sendable {
     /// How the next page of one pull is asked for.
@@ -38,7 +44,13 @@ public struct HTTPPullShape: Sendable {
         /// received (the same id with the same bytes) are skipped: records sharing a timestamp are
         /// neither missed nor pulled again and again, and a record written again within the same
         /// timestamp (a clock of coarse resolution) is pulled.
-        case updatedSince(parameter: String, field: String)
+        ///
+        /// `lookBack` asks from that far before the value instead (a number is taken as seconds), so
+        /// that a write stamped before the last pull's boundary but committed after it (a long
+        /// transaction) is still pulled; the records of that window the last pull already received,
+        /// unchanged, are skipped. A write that commits more than `lookBack` late is missed until a
+        /// ``Repository/resync()``: see docs/http.md, "Late commits".
+        case updatedSince(parameter: String, field: String, lookBack: Duration = .zero)
     }
 
     /// Where deleted records are listed.
@@ -70,6 +82,10 @@ public struct HTTPPullShape: Sendable {
     package var limitParameter: String?
     /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
     package var idKey: String
+    /// Query parameters every page request carries, e.g. an ordering.
+    package var query: [String: String]
+    /// Whether a `404` for a page after the first ends the pull.
+    package var endsOnNotFound: Bool
 
     /// A pull shape; only the paging is required; the records are the whole body (``DataPath/root``) unless placed.
     ///
@@ -88,11 +104,21 @@ public struct HTTPPullShape: Sendable {
     ///     when the API has no such filter (each sync then pulls everything).
     ///   - limitParameter: The query parameter for the page size; `nil` when the API takes none.
     ///   - idKey: The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
+    ///   - query: Query parameters every page request carries (`["ordering": "updated_at,id"]`), sorted by
+    ///     name, before the paging parameters.
+    ///   - endsOnNotFound: Whether a `404` for a page after the first ends the pull, as Django REST
+    ///     Framework's page numbers answer the page after the last (`{"detail": "Invalid page."}`), when
+    ///     the last page was full. A `404` for the first page stays an error.
     public init(
         path: String = "", records: DataPath = .root, paging: Paging, hasMore: DataPath? = nil,
         deletions: Deletions = .none, changedSince: ChangedSince? = nil, limitParameter: String? = "limit",
-        idKey: String = "id"
+        idKey: String = "id", query: [String: String] = [:], endsOnNotFound: Bool = false
     ) {
+        for (name, value) in query {
+            precondition(
+                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty,
+                "HTTPPullShape query parameter \"\(name)\" has an empty name, or a line break or NUL; fix it in `query`.")
+        }
         self.path = path
         self.records = records
         self.paging = paging
@@ -101,5 +127,7 @@ public struct HTTPPullShape: Sendable {
         self.changedSince = changedSince
         self.limitParameter = limitParameter
         self.idKey = idKey
+        self.query = query
+        self.endsOnNotFound = endsOnNotFound
     }
 }

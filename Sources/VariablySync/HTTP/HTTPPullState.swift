@@ -19,6 +19,11 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     var seen: [String]?
     /// During a pull: the largest `changedSince` value met so far, as JSON text.
     var largest: String?
+    /// With a look-back: the records pulled within the look-back window before the largest value,
+    /// each as its value's seconds and its id and digest as in ``seen``, newest last; kept from one
+    /// pull to the next, so that re-read records that did not change are skipped. At most
+    /// ``maximumRecent`` are kept (older ones are applied again if re-read, which is harmless).
+    var recent: [RecentRecord]?
     /// During a pull: the records at `largest`, as in ``seen``.
     var atLargest: [String]?
 
@@ -38,6 +43,17 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     }
 
     init() {}
+
+    /// A record of the look-back window.
+    struct RecentRecord: Codable, Equatable, Sendable {
+        /// The `changedSince` value, as seconds (since 1970 for a timestamp).
+        var seconds: Double
+        /// Its id and digest, as in ``HTTPPullState/seen``.
+        var id: String
+    }
+
+    /// The most records of the look-back window a cursor keeps.
+    static var maximumRecent: Int { 10_000 }
 
     /// Whether the shape's cursor is the paging token alone.
     static func cursorIsToken(_ shape: HTTPPullShape) -> Bool {

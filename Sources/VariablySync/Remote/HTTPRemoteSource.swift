@@ -140,6 +140,9 @@ where Model.ID: Codable & Sendable {
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
         let response = try await exchange(makeRequest(url: url, method: "GET"))
+        if response.head.status == 404, let end = try shape.endOfPull(after: state, idType: Model.ID.self) {
+            return end
+        }
         if let cursor, Self.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }

@@ -33,6 +33,10 @@ public struct SyncCursor: RawRepresentable, Hashable, Sendable, Codable, CustomS
         try container.encode(rawValue)
     }
 
-    /// The server's text for this position.
-    public var description: String { rawValue }
+    /// The cursor's text, cut after 120 characters (a cursor can hold a whole pull state; an error
+    /// message should not): `{"since":"2026-…"}`, or `eyJwIjoi… (36,112 characters)`.
+    public var description: String {
+        guard rawValue.count > 120 else { return rawValue }
+        return String(rawValue.prefix(120)) + "… (\(rawValue.count) characters)"
+    }
 }

@@ -29,7 +29,7 @@ public enum SyncError: Error, CustomStringConvertible {
         case .malformedRecords(let records):
             return "a page held \(records.count) malformed record(s); first: \(records.first.map { "\($0)" } ?? "-")"
         case .cursorDidNotAdvance(let cursor):
-            return "the server answered \"more to come\" with the cursor \(cursor.rawValue) again; stopped instead of looping"
+            return "the server answered \"more to come\" with the cursor \(cursor) again; stopped instead of looping"
         case .invalidResponse(let reason):
             return "the server's answer breaks the sync contract: \(reason)"
         }
