@@ -31,15 +31,15 @@ extension HTTPPullShape {
         }
     }
 
-    /// The records of `recent` within `lookBack` of `end` (all of them without an end), the newest
+    /// The records of `recent` that the next pull asks for again: at or after `largest` moved
+    /// `lookBack` earlier, as the request sends it (all of them without a `largest`); the newest
     /// ``HTTPPullState/maximumRecent`` at most.
     static func window(
-        _ recent: [HTTPPullState.RecentRecord], endingAt end: Double?, lookBack: Duration
+        _ recent: [HTTPPullState.RecentRecord], after largest: JSONValue?, lookBack: Duration
     ) -> [HTTPPullState.RecentRecord] {
         var kept = recent
-        if let end {
-            let seconds = Double(lookBack.components.seconds) + Double(lookBack.components.attoseconds) / 1e18
-            kept.removeAll { $0.seconds < end - seconds }
+        if let largest, let start = (try? value(largest, lookingBack: lookBack)).flatMap(seconds(of:)) {
+            kept.removeAll { $0.seconds < start }
         }
         return kept.count > HTTPPullState.maximumRecent ? Array(kept.suffix(HTTPPullState.maximumRecent)) : kept
     }

@@ -162,7 +162,7 @@ extension HTTPPullShape {
             more = flag
         }
         if lookBack > .zero {
-            recent = Self.window(recent, endingAt: largest.flatMap(Self.seconds(of:)), lookBack: lookBack)
+            recent = Self.window(recent, after: largest, lookBack: lookBack)
         }
         if more {
             next.largest = try largest.map(Self.text(of:))

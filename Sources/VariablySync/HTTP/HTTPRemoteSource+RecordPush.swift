@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import VariablyCodable
 
 // MARK: - Pushing one record at a time
@@ -55,6 +55,24 @@ extension HTTPRemoteSource {
         let answered = results.compactMap { $0 }
         if answered.isEmpty { throw failure }
         throw PartialPush(results: answered, error: failure)
+    }
+
+    /// `GET {base}/{path}/{id}` of the per-record endpoints: the record's JSON, `nil` for `404` or `410`.
+    ///
+    /// ```swift
+    /// let json = try await remote.currentRecord(id: 42)
+    /// ```
+    ///
+    /// - Throws: ``RemoteSourceError/unavailable(_:)`` for an API without per-record endpoints,
+    ///   ``RemoteSourceError/httpStatus(_:body:)`` for another failed answer.
+    public func currentRecord(id: Model.ID) async throws -> Data? {
+        guard case .perRecord(let endpoints) = api.push else {
+            throw RemoteSourceError.unavailable("this API declares no per-record endpoints to read record \(id) from")
+        }
+        let url = try Self.url(of: id, in: Self.collectionURL(baseURL, endpoints), trailingSlash: endpoints.trailingSlash)
+        let response = try await exchange(makeRequest(url: url, method: "GET"))
+        if [404, 410].contains(response.head.status) { return nil }
+        return try Self.successBody(response)
     }
 
     /// Sends one change; returns its outcome and, for an accepted create, the record the server

@@ -121,8 +121,18 @@ final class DRFServer {
         var requests: [Request]
     }
 
-    /// Starts the server; it exits by itself after `lifetime` seconds.
-    init(lifetime: Int = 120) throws {
+    /// Starts the server on a thread of its own and waits for it without holding one of Swift's
+    /// cooperative threads: Django takes a second or more to start, and a test that blocked a
+    /// cooperative thread that long would stall the tests around it. It exits by itself after
+    /// `lifetime` seconds.
+    static func start(lifetime: Int = 120) async throws -> DRFServer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try DRFServer(lifetime: lifetime) }) }.start()
+        }
+    }
+
+    /// Starts the server on the calling thread; see ``start(lifetime:)``.
+    private init(lifetime: Int) throws {
         guard let python = Self.python else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: Self.unavailableReason.rawValue])
         }

@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFServerTests {
     @Test func pagesNeedTheTokenAndEndWithDRFsInvalidPage() async throws {
-        let server = try DRFServer()
+        let server = try await DRFServer.start()
         defer { server.stop() }
         try server.create((1...5).map { ["title": "note \($0)", "body": "body", "rating": $0] })
 
@@ -36,7 +36,7 @@ struct DRFServerTests {
     }
 
     @Test func aWriteWithoutTheTrailingSlashIsRedirected() async throws {
-        let server = try DRFServer()
+        let server = try await DRFServer.start()
         defer { server.stop() }
         try server.create([["title": "a"]])
 
@@ -51,7 +51,7 @@ struct DRFServerTests {
     }
 
     @Test func theCheckedEndpointRefusesAStaleIfMatch() async throws {
-        let server = try DRFServer()
+        let server = try await DRFServer.start()
         defer { server.stop() }
         let created = try #require(try server.create([["title": "a"]]).notes.first)
 

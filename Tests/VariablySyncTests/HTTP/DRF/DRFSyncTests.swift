@@ -1,0 +1,272 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablySync
+
+/// The repository against a real, unmodified Django REST Framework backend (``DRFServer``), declared as
+/// docs/http.md tells a user to: every pagination, every write, server-assigned ids, the `If-Match`
+/// recipe, and no local change ever lost. The server's database is checked after each step.
+// One test at a time: each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+struct DRFSyncTests {
+    private func cached(_ repository: Repository<DRFNote>) async throws -> [DRFServer.Content] {
+        try await repository.fetch(sortedBy: [SortDescriptor(\.id)]).map(\.content)
+    }
+
+    private func seed(_ server: DRFServer, _ count: Int) throws {
+        try server.create((1...count).map { ["title": "note \($0)", "body": "body \($0)", "rating": $0 % 5] })
+    }
+
+    // MARK: - Pulls
+
+    /// 25 notes in pages of 5: the page-number pull ends on DRF's `404 Invalid page.` after the fifth,
+    /// full page; then server-side edits, a deletion (a tombstone) and a create arrive incrementally.
+    @Test(arguments: DRFServer.Pagination.allCases)
+    func firstAndIncrementalSyncsMirrorTheServer(pagination: DRFServer.Pagination) async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 25)
+        let repository = try server.makeRepository(DRFServer.api(pagination))
+
+        let first = try await repository.sync()
+        #expect(first.pulled == 25)
+        #expect(try await cached(repository) == server.liveContents())
+        if pagination == .page {
+            let pages = try server.state().requests.filter { $0.method == "GET" }
+            #expect(pages.last?.status == 404)
+            #expect(pages.allSatisfy { $0.path.contains("ordering=updated_at%2Cid") || $0.path.contains("ordering=updated_at,id") })
+        }
+
+        try server.update(id: 3, fields: ["title": "edited there"])
+        try server.update(id: 7, fields: ["rating": 42])
+        try server.delete(id: 9)
+        try server.create([["title": "new there", "body": "", "rating": 1]])
+        let second = try await repository.sync()
+        #expect(second.deleted == 1)
+        #expect(second.inserted == 1)
+        #expect(second.updated == 2)
+        #expect(try await cached(repository) == server.liveContents())
+
+        let quiet = try await repository.sync()
+        #expect(quiet.inserted + quiet.updated + quiet.deleted == 0)
+        #expect(quiet.pushed == 0)
+    }
+
+    // MARK: - Pushes
+
+    /// `PATCH` with the changed fields leaves a field edited on the server meanwhile alone (last write
+    /// wins per field); `PUT` sends the whole record (last write wins per record).
+    @Test(arguments: [HTTPRecordEndpoints.UpdateMethod.patch, .put])
+    func editsReachTheServer(update: HTTPRecordEndpoints.UpdateMethod) async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 3)
+        let repository = try server.makeRepository(DRFServer.api(.page, update: update))
+        try await repository.sync()
+
+        var note = try #require(try await repository.fetch(id: 2))
+        note.title = "edited here"
+        try await repository.save(note)
+        try server.update(id: 2, fields: ["body": "edited there"])
+        try server.clearLog()
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(report.rejected.isEmpty)
+
+        let stored = try #require(try server.state().notes.first { $0.id == 2 })
+        #expect(stored.title == "edited here")
+        #expect(stored.body == (update == .patch ? "edited there" : "body 2"))
+        let write = try #require(try server.state().requests.first { $0.method != "GET" })
+        #expect(write.method == update.rawValue)
+        #expect(write.path == "/api/page/notes/2/")
+        #expect(write.status == 200)
+        #expect(write.contentType == "application/json")
+        #expect(try await cached(repository) == server.liveContents())
+    }
+
+    @Test func deletionsReachTheServer() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 4)
+        let repository = try server.makeRepository(DRFServer.api(.page))
+        try await repository.sync()
+
+        try await repository.delete(id: 2)
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(try server.state().notes.first { $0.id == 2 }?.deleted == true)
+        #expect(try await cached(repository) == server.liveContents())
+        #expect(try await repository.pendingChangeCount() == 0)
+    }
+
+    /// Notes created on the device are posted to the collection; the ids the server assigns replace
+    /// the provisional ones, and a second sync posts nothing again.
+    @Test func createsTakeTheIDsTheServerAssigns() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 2)
+        let repository = try server.makeRepository(DRFServer.api(.page))
+        try await repository.sync()
+
+        let first = try await repository.create { DRFNote(id: $0, title: "offline 1", rating: 1) }
+        let second = try await repository.create { DRFNote(id: $0, title: "offline 2", rating: 2) }
+        #expect(first.id == -1)
+        #expect(second.id == -2)
+        let report = try await repository.sync()
+        #expect(report.pushed == 2)
+
+        let state = try server.state()
+        #expect(state.notes.map(\.title).sorted() == ["note 1", "note 2", "offline 1", "offline 2"])
+        #expect(state.requests.filter { $0.method == "POST" }.map(\.path) == ["/api/page/notes/", "/api/page/notes/"])
+        #expect(try await cached(repository) == server.liveContents())
+        #expect(try await repository.count(where: #Predicate { $0.id < 0 }) == 0)
+        #expect(try await repository.pendingChangeCount() == 0)
+
+        _ = try await repository.sync()
+        #expect(try server.state().notes.count == 4)
+    }
+
+    /// Created, then edited twice and once more deleted-and-recreated offline: one `POST` with the last
+    /// values, and the server's id everywhere.
+    @Test func aNoteCreatedAndEditedOfflineIsCreatedOnceWithItsLastValues() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let repository = try server.makeRepository(DRFServer.api(.page))
+        try await repository.sync()
+
+        var note = try await repository.create { DRFNote(id: $0, title: "draft") }
+        note.title = "second draft"
+        try await repository.save(note)
+        note.rating = 5
+        try await repository.save(note)
+        // A note created and deleted before any push never reaches the server.
+        let dropped = try await repository.create { DRFNote(id: $0, title: "never sent") }
+        try await repository.delete(id: dropped.id)
+        #expect(try await repository.pendingChangeCount() == 1)
+
+        try await repository.sync()
+        let state = try server.state()
+        #expect(state.requests.filter { $0.method != "GET" }.map(\.method) == ["POST"])
+        #expect(state.notes.map { "\($0.title) \($0.rating)" } == ["second draft 5"])
+        #expect(try await cached(repository) == server.liveContents())
+
+        // Edited after the create was accepted: a PATCH of the server's record.
+        var stored = try #require(try await repository.fetch(where: #Predicate { $0.title == "second draft" }).first)
+        stored.title = "final"
+        try await repository.save(stored)
+        try await repository.sync()
+        #expect(try server.liveContents().map(\.title) == ["final"])
+        #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status) == [200])
+    }
+
+    // MARK: - Conflicts with the If-Match mixin
+
+    /// Edits in a row never conflict with themselves: `If-Match` carries `updated_at` exactly as the
+    /// server wrote it (microseconds), from the pull or from the last accepted push.
+    @Test func noFalseConflictsWithTheIfMatchRecipe() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 3)
+        let repository = try server.makeRepository(DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch))
+        try await repository.sync()
+
+        for round in 1...3 {
+            var note = try #require(try await repository.fetch(id: 1))
+            note.rating = 10 + round
+            try await repository.save(note)
+            // The second edit of a round goes out on the version the first one was answered with.
+            let report = try await repository.sync()
+            #expect(report.conflicts.isEmpty, "round \(round): \(report.conflicts)")
+            #expect(report.pushed == 1)
+        }
+        try await repository.delete(id: 2)
+        #expect(try await repository.sync().conflicts.isEmpty)
+
+        let state = try server.state()
+        let writes = state.requests.filter { $0.method != "GET" }
+        #expect(writes.map(\.status) == [200, 200, 200, 204])
+        #expect(writes.allSatisfy { $0.ifMatch?.contains(".") == true })
+        #expect(state.notes.first { $0.id == 1 }?.rating == 13)
+        #expect(try await cached(repository) == server.liveContents())
+    }
+
+    @Test(arguments: ["serverWins", "clientWins"])
+    func aStaleEditIsAConflictSettledByThePolicy(policy: String) async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 2)
+        let repository = try server.makeRepository(
+            DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch),
+            conflicts: policy == "serverWins" ? .serverWins : .clientWins)
+        try await repository.sync()
+
+        var note = try #require(try await repository.fetch(id: 1))
+        note.rating = 99
+        try await repository.save(note)
+        try server.update(id: 1, fields: ["title": "edited there"])
+        let report = try await repository.sync()
+        #expect(report.conflicts.map(\.id) == [1])
+
+        let stored = try #require(try server.state().notes.first { $0.id == 1 })
+        #expect(stored.title == "edited there")
+        #expect(stored.rating == (policy == "serverWins" ? 1 : 99))
+        #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status)
+            == (policy == "serverWins" ? [412] : [412, 200]))
+        #expect(try await cached(repository) == server.liveContents())
+        #expect(try await repository.pendingChangeCount() == 0)
+    }
+
+    // MARK: - Refusals are kept
+
+    /// A validation error (400) keeps the edit, held and reported; the server is unchanged; a fixed edit
+    /// goes through.
+    @Test func aRefusedEditIsKeptAndReported() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 2)
+        let repository = try server.makeRepository(DRFServer.api(.page))
+        try await repository.sync()
+
+        var note = try #require(try await repository.fetch(id: 1))
+        note.title = "forbidden"
+        try await repository.save(note)
+        let report = try await repository.sync()
+        #expect(report.rejected.map(\.id) == [1])
+        #expect(report.rejected.first?.reason.hasPrefix("HTTP 400") == true)
+        #expect(try server.state().notes.first { $0.id == 1 }?.title == "note 1")
+        #expect(try await repository.fetch(id: 1)?.title == "forbidden")
+        #expect(try await repository.failedChanges().map(\.id) == [1])
+
+        note.title = "allowed"
+        try await repository.save(note)
+        #expect(try await repository.sync().pushed == 1)
+        #expect(try server.state().notes.first { $0.id == 1 }?.title == "allowed")
+        #expect(try await repository.failedChanges().isEmpty)
+    }
+
+    /// Declared without DRF's trailing slash, a write meets Django's `301`: it is not followed (it would
+    /// turn the write into a `GET`), and the change is held with the redirect in its reason, not lost.
+    @Test func aWriteRedirectedByAMissingSlashIsHeldNotLost() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 2)
+        let repository = try server.makeRepository(DRFServer.api(.page, trailingSlash: false))
+        try await repository.sync()
+
+        var note = try #require(try await repository.fetch(id: 2))
+        note.title = "edited here"
+        try await repository.save(note)
+        let report = try await repository.sync()
+        #expect(report.pushed == 0)
+        let reason = try #require(report.rejected.first?.reason)
+        #expect(reason.hasPrefix("HTTP 301 (a redirect to /api/page/notes/2/"))
+        #expect(try server.state().notes.first { $0.id == 2 }?.title == "note 2")
+        #expect(try await repository.fetch(id: 2)?.title == "edited here")
+        #expect(try await repository.pendingChangeCount() == 1)
+
+        // Discarding is the app's decision; reverting takes the server's copy back.
+        try await repository.revert(failedChangeOf: 2)
+        #expect(try await cached(repository) == server.liveContents())
+        #expect(try await repository.pendingChangeCount() == 0)
+    }
+}
