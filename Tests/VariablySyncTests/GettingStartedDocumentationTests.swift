@@ -79,6 +79,9 @@ extension User: Equatable {}
         print(report)
         #expect(report.inserted == 100)
 
+        let configuration = SyncConfiguration<User>(pageSize: 500, conflictPolicy: .newestWins(by: \.updatedAt))
+        #expect(configuration.pageSize == 500)
+
         // 5. Query the cache
         let firstTen = try await repository.fetch(
             where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)

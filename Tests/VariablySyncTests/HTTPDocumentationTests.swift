@@ -53,5 +53,31 @@ private actor Session {
         var request = URLRequest(url: notes.baseURL)
         try await notes.prepare?(&request, HTTPRequestAttempt(isRetryAfterUnauthorized: true))
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
+
+        let everyArgument = HTTPPullShape(
+            path: "notes/", records: "results", paging: .page(parameter: "page", first: 1), hasMore: nil,
+            deletions: .tombstones(flag: "deleted"),
+            changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
+            limitParameter: "page_size", idKey: "id", query: ["ordering": "updated_at,id"], endsOnNotFound: true)
+        #expect(everyArgument.endsOnNotFound)
+    }
+
+    /// docs/http.md, "4. Django REST Framework"; DRFSyncTests syncs this declaration with a real DRF.
+    @Test func theDjangoRESTFrameworkRecipe() {
+        let drfAPI = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "notes/", records: "results", paging: .page(parameter: "page"),
+                deletions: .tombstones(flag: "deleted"),
+                changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
+                limitParameter: "page_size", query: ["ordering": "updated_at,id"], endsOnNotFound: true),
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "notes", trailingSlash: true, update: .patch, body: .changedFields,
+                    readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)))
+        let drf = HTTPRemoteSource<User>(
+            baseURL: URL(string: "https://api.example.com/api/")!, api: drfAPI,
+            headers: ["Authorization": "Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"])
+        #expect(drf.acceptsPushes)
+        #expect(drf.recordVersionField == "updated_at")
     }
 }

@@ -52,6 +52,45 @@ struct DRFSyncTests {
         #expect(quiet.pushed == 0)
     }
 
+    /// The declaration of docs/http.md, as written there, against the `checked` endpoint (with the
+    /// `If-Match` mixin): pull, edit, create, delete, and a second client's edit, in a round trip.
+    @Test func theDocumentedDeclarationSyncsWithAStockServer() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try seed(server, 10)
+        let drfAPI = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "notes/", records: "results", paging: .page(parameter: "page"),
+                deletions: .tombstones(flag: "deleted"),
+                changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
+                limitParameter: "page_size", query: ["ordering": "updated_at,id"], endsOnNotFound: true),
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "notes", trailingSlash: true, update: .patch, body: .changedFields,
+                    readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)))
+        let remote = HTTPRemoteSource<DRFNote>(
+            baseURL: server.baseURL.appendingPathComponent("checked/"), api: drfAPI,
+            headers: ["Authorization": "Token \(server.token)"])
+        let repository = try Repository(
+            database: .inMemory(), remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+        #expect(try await repository.sync().inserted == 10)
+
+        var note = try #require(try await repository.fetch(id: 4))
+        note.rating = 40
+        try await repository.save(note)
+        _ = try await repository.create { DRFNote(id: $0, title: "from the device") }
+        try await repository.delete(id: 5)
+        try server.update(id: 6, fields: ["title": "from another client"])
+        let report = try await repository.sync()
+        #expect(report.pushed == 3)
+        #expect(report.conflicts.isEmpty)
+        #expect(report.rejected.isEmpty)
+        #expect(try await cached(repository) == server.liveContents())
+        #expect(try server.liveContents().contains { $0.title == "from another client" })
+        #expect(try server.liveContents().contains { $0.title == "from the device" })
+        #expect(try await repository.pendingChangeCount() == 0)
+    }
+
     // MARK: - Pushes
 
     /// `PATCH` with the changed fields leaves a field edited on the server meanwhile alone (last write
@@ -157,6 +196,30 @@ struct DRFSyncTests {
         try await repository.sync()
         #expect(try server.liveContents().map(\.title) == ["final"])
         #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status) == [200])
+    }
+
+    /// README.md, "No local change is lost", against the real server.
+    @Test func theReadmeExample() async throws {
+        typealias Note = DRFNote
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let notes = try server.makeRepository(DRFServer.api(.page))
+        let refused = try await notes.create { Note(id: $0, title: "forbidden") }
+
+        let note = try await notes.create { Note(id: $0, title: "Written offline") }   // a provisional id
+        let report = try await notes.sync()                     // POSTed; the server's id replaces the provisional one
+        for failure in try await notes.failedChanges() {        // refused changes wait for the app
+            print(failure)                                      // 7: save refused: HTTP 400: {"title": [...]}
+            try await notes.revert(failedChangeOf: failure.id)  // or retry(failedChangeOf:), discard(failedChangeOf:)
+        }
+
+        #expect(note.id == -2)
+        #expect(report.pushed == 1)
+        #expect(report.rejected.map(\.id) == [refused.id])
+        // Reverted: a record the server never had leaves the cache.
+        #expect(try await notes.fetch(id: refused.id) == nil)
+        #expect(try await cached(notes) == server.liveContents())
+        #expect(try server.liveContents().map(\.title) == ["Written offline"])
     }
 
     // MARK: - Conflicts with the If-Match mixin
