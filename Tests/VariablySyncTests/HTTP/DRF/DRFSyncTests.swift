@@ -253,14 +253,20 @@ struct DRFSyncTests {
         #expect(try await cached(repository) == server.liveContents())
     }
 
-    @Test(arguments: ["serverWins", "clientWins"])
+    @Test(arguments: ["serverWins", "clientWins", "merge"])
     func aStaleEditIsAConflictSettledByThePolicy(policy: String) async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server, 2)
+        // The merge takes the server's title and the local rating.
+        let merge = ConflictPolicy<DRFNote>.custom { conflict in
+            guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
+            merged.rating = local.rating
+            return .merged(merged)
+        }
         let repository = try server.makeRepository(
             DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch),
-            conflicts: policy == "serverWins" ? .serverWins : .clientWins)
+            conflicts: policy == "serverWins" ? .serverWins : policy == "clientWins" ? .clientWins : merge)
         try await repository.sync()
 
         var note = try #require(try await repository.fetch(id: 1))
@@ -271,6 +277,7 @@ struct DRFSyncTests {
         #expect(report.conflicts.map(\.id) == [1])
 
         let stored = try #require(try server.state().notes.first { $0.id == 1 })
+        // With PATCH of the changed fields, the client's win keeps the server's title too.
         #expect(stored.title == "edited there")
         #expect(stored.rating == (policy == "serverWins" ? 1 : 99))
         #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status)

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import VariablySync
+
+/// The pull options a Django-style API needs, without a server: fixed query parameters, the end of a
+/// pull on a `404` past the last page, the look-back window of `updatedSince`, and bounded cursors in
+/// errors.
+@Suite struct HTTPPullShapeWindowTests {
+    private let base = URL(string: "http://127.0.0.1:1/api/")!
+    private let pageURL = URL(string: "http://127.0.0.1:1/api/notes/?page=1")!
+
+    private func windowShape(lookBack: Duration) -> HTTPPullShape {
+        HTTPPullShape(
+            path: "notes/", paging: .nextLink,
+            changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: lookBack),
+            limitParameter: nil)
+    }
+
+    private func page(_ shape: HTTPPullShape, _ body: String, from state: HTTPPullState = HTTPPullState()) throws
+        -> RemotePage<Int64>
+    {
+        try shape.page(body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
+    }
+
+    @Test func fixedQueryParametersComeFirstSortedByName() throws {
+        let shape = HTTPPullShape(
+            path: "notes/", records: "results", paging: .page(parameter: "page"), limitParameter: "page_size",
+            query: ["ordering": "updated_at,id", "format": "json"])
+        let url = try shape.url(base: base, state: HTTPPullState(), limit: 50)
+        #expect(url.absoluteString == "http://127.0.0.1:1/api/notes/?format=json&ordering=updated_at%2Cid&page=1&page_size=50")
+    }
+
+    @Test func aNotFoundPageEndsThePullOnlyAfterTheFirstPageAndOnlyWhenDeclared() throws {
+        let declared = HTTPPullShape(records: "results", paging: .page(parameter: "page"), endsOnNotFound: true)
+        let undeclared = HTTPPullShape(records: "results", paging: .page(parameter: "page"))
+        var second = HTTPPullState()
+        second.page = 2
+        let end = try #require(try declared.endOfPull(after: second, idType: Int64.self))
+        #expect(!end.hasMore)
+        #expect(String(decoding: end.records, as: UTF8.self) == "[]")
+        #expect(try declared.endOfPull(after: HTTPPullState(), idType: Int64.self) == nil)
+        #expect(try undeclared.endOfPull(after: second, idType: Int64.self) == nil)
+    }
+
+    @Test func aLookBackAsksFromEarlierInWholeSeconds() throws {
+        let shape = windowShape(lookBack: .seconds(5))
+        var state = HTTPPullState()
+        state.since = #""2026-11-26T12:44:56.647898Z""#
+        let url = try shape.url(base: base, state: state, limit: 10)
+        #expect(url.query == "updated_since=2026-11-26T12%3A44%3A51Z")
+        state.since = "1000.5"
+        #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=995.5")
+        state.since = #""2026-11-26T13:44:56.5+01:00""#
+        #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=2026-11-26T12%3A44%3A51Z")
+        state.since = #""yesterday""#
+        #expect(throws: RemoteSourceError.self) { try shape.url(base: base, state: state, limit: 10) }
+    }
+
+    /// A write stamped inside the window but committed after the last pull is pulled; the records of
+    /// the window the last pull already had, byte for byte, are not applied again.
+    @Test func aLateCommitInsideTheWindowIsPulledAndUnchangedRecordsAreSkipped() throws {
+        let shape = windowShape(lookBack: .seconds(5))
+        let first = try page(
+            shape,
+            #"[{"id": 1, "updated_at": "2026-11-26T12:00:01Z"}, {"id": 2, "updated_at": "2026-11-26T12:00:03Z"}]"#)
+        let state = try HTTPPullState(cursor: first.nextCursor, shape: shape)
+        #expect(state.since == #""2026-11-26T12:00:03Z""#)
+
+        // Asked from 11:59:58: both come again, and note 3, stamped 12:00:02 but committed late.
+        let second = try page(
+            shape,
+            #"[{"id": 1, "updated_at": "2026-11-26T12:00:01Z"}, {"id": 3, "updated_at": "2026-11-26T12:00:02Z"}, "#
+                + #"{"id": 2, "updated_at": "2026-11-26T12:00:03Z"}]"#,
+            from: state)
+        #expect(String(decoding: second.records, as: UTF8.self) == #"[{"id": 3, "updated_at": "2026-11-26T12:00:02Z"}]"#)
+
+        let after = try HTTPPullState(cursor: second.nextCursor, shape: shape)
+        let quiet = try page(
+            shape,
+            #"[{"id": 1, "updated_at": "2026-11-26T12:00:01Z"}, {"id": 3, "updated_at": "2026-11-26T12:00:02Z"}, "#
+                + #"{"id": 2, "updated_at": "2026-11-26T12:00:03Z"}]"#,
+            from: after)
+        #expect(String(decoding: quiet.records, as: UTF8.self) == "[]")
+    }
+
+    @Test func withoutALookBackAnEarlierLateCommitIsMissed() throws {
+        let shape = windowShape(lookBack: .zero)
+        let first = try page(shape, #"[{"id": 2, "updated_at": "2026-11-26T12:00:03Z"}]"#)
+        let state = try HTTPPullState(cursor: first.nextCursor, shape: shape)
+        let url = try shape.url(base: base, state: state, limit: 10)
+        #expect(url.query == "updated_since=2026-11-26T12%3A00%3A03Z")
+    }
+
+    @Test func theWindowKeepsAtMostItsBoundOfRecords() {
+        let recent = (0..<(HTTPPullState.maximumRecent + 5)).map { HTTPPullState.RecentRecord(seconds: 100, id: "\($0)#x") }
+        let kept = HTTPPullShape.window(recent, after: .int(100), lookBack: .seconds(5))
+        #expect(kept.count == HTTPPullState.maximumRecent)
+        #expect(kept.last?.id == "\(HTTPPullState.maximumRecent + 4)#x")
+        #expect(HTTPPullShape.window(recent, after: .int(200), lookBack: .seconds(5)).isEmpty)
+    }
+
+    @Test func timestampsReadWithAnyFractionAndOffset() {
+        #expect(HTTPPullShape.timestamp("1970-01-01T00:00:01.5Z")?.timeIntervalSince1970 == 1.5)
+        #expect(HTTPPullShape.timestamp("1970-01-01T01:00:00+01:00")?.timeIntervalSince1970 == 0)
+        #expect(HTTPPullShape.timestamp("2026-11-26T12:44:56.647898Z").map(HTTPPullShape.wholeSecondsText) == "2026-11-26T12:44:56Z")
+        #expect(HTTPPullShape.timestamp("2026-11-26") == nil)
+        #expect(HTTPPullShape.timestamp("2026-13-26T12:44:56Z") == nil)
+    }
+
+    @Test func aLongCursorPrintsBounded() {
+        let cursor = SyncCursor(rawValue: String(repeating: "x", count: 36_000))
+        #expect(cursor.description.count < 160)
+        #expect(cursor.description.hasSuffix("(36000 characters)"))
+        #expect("\(SyncError.cursorDidNotAdvance(cursor))".count < 300)
+    }
+}

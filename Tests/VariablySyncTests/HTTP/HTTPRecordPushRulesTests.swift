@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import VariablySync
+
+/// The rules of per-record pushes that hold on every transport: which redirects a request follows, and
+/// that a failure in one record's request never sends an answered record again.
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPRecordPushRulesTests {
+    private typealias Source = HTTPRemoteSource<Note>
+
+    private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/notes/2") -> HTTPRequestHead {
+        HTTPRequestHead(method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
+    }
+
+    private func answer(_ status: Int, location: String?) -> Source.Response {
+        (HTTPResponseParser.Head(status: status, headers: location.map { ["location": $0] } ?? [:]), Data())
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func readsFollowEveryRedirectOnTheirOrigin(status: Int) throws {
+        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/notes/2/")))
+        #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/notes/2/")
+        #expect(next.method == "GET")
+    }
+
+    /// A write redirected by `301`, `302` or `303` would become a `GET` that reads as success: not
+    /// followed (the change is then held with the answer); `307` and `308` keep method and body.
+    @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
+    func writesFollowOnlyRedirectsThatKeepTheirMethod(method: String) throws {
+        for status in [301, 302, 303] {
+            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/notes/2/")) == nil)
+        }
+        for status in [307, 308] {
+            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/notes/2/")))
+            #expect(next.method == method)
+            #expect(next.body == Data("{}".utf8))
+        }
+    }
+
+    @Test func noRedirectLeavesTheOriginOrFollowsWithoutALocation() {
+        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/notes/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/notes/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/notes/2/")) == nil)
+    }
+
+    /// Three creates pushed at once, two of them answered 500 at first: the answered one is settled
+    /// and never sent again while the others are retried.
+    @Test func aFailedRequestDoesNotSendAnAnsweredRecordAgain() async throws {
+        let server = try ShapedAPIServer()
+        defer { server.stop() }
+        try server.fault("500", method: "POST", path: "/notes", skip: 1, times: 4)
+        let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
+        for id in Int64(1)...3 { try await repository.save(Note(id: id, title: "created \(id)")) }
+        let report = try await repository.sync()
+        #expect(report.pushed == 3)
+
+        let state = try server.state()
+        #expect(state.notes.map(\.id) == [1, 2, 3])
+        let posts = state.requests.filter { $0.method == "POST" }
+        for key in Set(posts.compactMap(\.idempotencyKey)) {
+            let sent = posts.filter { $0.idempotencyKey == key }
+            let firstSuccess = try #require(sent.firstIndex { (200...299).contains($0.status) })
+            #expect(firstSuccess == sent.count - 1, "\(key) was sent again after it was answered")
+        }
+        #expect(Set(posts.compactMap(\.idempotencyKey)).count == 3)
+        #expect(try await repository.pendingChangeCount() == 0)
+    }
+}
