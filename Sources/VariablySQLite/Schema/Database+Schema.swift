@@ -54,8 +54,32 @@ extension Database {
             }
             for sql in statements { try execute(sql: sql) }
             try verifyIndexes(mapping)
+            try verifyReferences(mapping)
             return statements
         }
+    }
+
+    /// Checks that every declared reference is on the table as declared: a table created before the
+    /// reference was declared lacks it, and only rebuilding the table adds it.
+    private func verifyReferences<Model>(_ mapping: TableMapping<Model>) throws {
+        guard !mapping.references.isEmpty else { return }
+        // https://www.sqlite.org/pragma.html#pragma_foreign_key_list
+        let rows = try fetch(
+            sql: #"SELECT "from", "table", "to", "on_update", "on_delete" FROM pragma_foreign_key_list(?)"#,
+            arguments: [mapping.tableName])
+        var problems: [SchemaMismatchError.Problem] = []
+        for reference in mapping.references {
+            let found = rows.contains { row in
+                row[0] == .text(reference.column) && row[1] == .text(reference.parentTable)
+                    && row[2] == .text(reference.parentColumn) && row[3] == .text("CASCADE")
+                    && row[4] == .text(reference.onDelete.sql)
+            }
+            if !found {
+                problems.append(
+                    .referenceDiffers(column: reference.column, parent: "\(SQL.quote(reference.parentTable)) (\(SQL.quote(reference.parentColumn)))"))
+            }
+        }
+        if !problems.isEmpty { throw SchemaMismatchError(table: mapping.tableName, problems: problems) }
     }
 
     /// Checks that every declared index exists on the table, with the declared columns in order and

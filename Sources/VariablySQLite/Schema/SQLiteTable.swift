@@ -1,8 +1,8 @@
 public import Foundation
 public import VariablyCodable
 
-/// The SQLite side of a model: table name, primary key, and the indexes and column options that a
-/// key set cannot say.
+/// The SQLite side of a model: table name, primary key, and the indexes, references and column options
+/// that a key set cannot say.
 ///
 /// ```swift
 /// SQLiteTable<User>("users", primaryKey: \.id, [
@@ -11,6 +11,7 @@ public import VariablyCodable
 ///     .dateEncoding(\.createdAt, .millisecondsSince1970),
 ///     .defaultValue(\.score, 0),
 /// ])
+/// SQLiteTable<Post>("posts", primaryKey: \.id, [.references(\.authorID, User.self, onDelete: .cascade)])
 /// ```
 public struct SQLiteTable<Model>: Sendable {
     /// The table's name; always quoted in SQL, so any name works.
@@ -65,6 +66,10 @@ public struct TableElement<Model>: Sendable {
         case index(keyPaths: [any PartialKeyPath<Model> & Sendable], name: String?, isUnique: Bool)
         case dateEncoding(keyPath: any PartialKeyPath<Model> & Sendable, DateEncoding)
         case defaultValue(keyPath: any PartialKeyPath<Model> & Sendable, SQLValue)
+        /// The parent's table and primary key column, resolved when the child's table is first used.
+        case reference(
+            keyPath: any PartialKeyPath<Model> & Sendable, parent: @Sendable () -> (table: String, column: String),
+            onDelete: ReferenceAction)
     }
 
     let kind: Kind
@@ -116,5 +121,72 @@ public struct TableElement<Model>: Sendable {
             precondition(!real.isNaN, "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
         }
         return TableElement(kind: .defaultValue(keyPath: keyPath, value))
+    }
+
+    /// A reference to another model's row: the column holds the parent's primary key. Declared once,
+    /// it makes the column a foreign key (https://www.sqlite.org/foreignkeys.html), checked when the
+    /// transaction commits (`DEFERRABLE INITIALLY DEFERRED`), so that a parent and its children may be
+    /// written in any order inside one transaction; a parent's id that changes (a server-assigned id
+    /// replacing a provisional one) changes in its children too (`ON UPDATE CASCADE`); `onDelete` says
+    /// what deleting the parent does to them. A sync orders its pushes by these references.
+    ///
+    /// ```swift
+    /// .references(\.authorID, User.self, onDelete: .cascade)
+    /// .references(\.replyTo, Comment.self, onDelete: .setNull)   // a self-reference, optional
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: The child's property holding the parent's id; optional for ``ReferenceAction/setNull``
+    ///     and for references that may be empty (a cycle is broken by a `nil` written first).
+    ///   - parent: The parent model.
+    ///   - onDelete: What deleting the parent does to its children; ``ReferenceAction/restrict`` by default.
+    #if compiler(>=6.2)
+    public static func references<Parent: SQLiteStorable & SendableMetatype>(
+        _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type, onDelete: ReferenceAction = .restrict
+    ) -> TableElement {
+        TableElement(kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+    }
+    #else
+    public static func references<Parent: SQLiteStorable>(
+        _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type, onDelete: ReferenceAction = .restrict
+    ) -> TableElement {
+        TableElement(kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+    }
+    #endif
+}
+
+/// What deleting a parent row does to the rows that reference it (see ``TableElement/references(_:_:onDelete:)``).
+public enum ReferenceAction: Sendable, Equatable {
+    /// The children are deleted with it.
+    case cascade
+    /// The children's reference becomes `NULL` (the property must be optional).
+    case setNull
+    /// The parent cannot be deleted while children reference it: the transaction fails when it
+    /// commits, unless the children were deleted or moved by then.
+    case restrict
+
+    /// The SQL of the action: `restrict` is `NO ACTION`, which a deferred key checks at commit, where
+    /// `RESTRICT` would refuse at once (https://www.sqlite.org/foreignkeys.html#fk_actions).
+    var sql: String {
+        switch self {
+        case .cascade: "CASCADE"
+        case .setNull: "SET NULL"
+        case .restrict: "NO ACTION"
+        }
+    }
+}
+
+extension SQLiteTable where Model: SQLiteStorable {
+    /// The table's name and its primary key column's name, read from the declaration and the key set
+    /// alone, without the table's mapping: a reference resolves its parent while the child's mapping
+    /// is built, which may be the parent's own (a self-reference) or one the parent's needs (a cycle).
+    var referenceTarget: (table: String, column: String) {
+        guard let keySet = Model.keySets[source],
+            let entry = keySet.index(of: primaryKey)
+                ?? primaryKeyPropertyName.flatMap({ name in keySet.entries.firstIndex { $0.propertyName == name } })
+        else {
+            preconditionFailure("The primary key \(primaryKey) of \(Model.self) has no key in its \(source) key set: add it.")
+        }
+        return (name, keySet.entries[entry].columnName)
     }
 }

@@ -25,6 +25,9 @@ public struct SchemaMismatchError: Error, CustomStringConvertible, Sendable {
         /// A declared index is missing from the table, or an index of its name covers other columns or
         /// differs in uniqueness (`found` is empty when there is none on this table).
         case indexDiffers(name: String, columns: [String], isUnique: Bool, found: [String])
+        /// A declared reference is missing from the table, or the table's reference of that column names
+        /// another parent or action: SQLite adds foreign keys only when it creates a table.
+        case referenceDiffers(column: String, parent: String)
 
         public var description: String {
             switch self {
@@ -44,6 +47,9 @@ public struct SchemaMismatchError: Error, CustomStringConvertible, Sendable {
                     + (found.isEmpty
                         ? "is missing (an index of that name may belong to another table)"
                         : "exists on (\(found.joined(separator: ", "))) or with another uniqueness: rename one, or drop the old one in a migrator step")
+            case .referenceDiffers(let column, let parent):
+                "column \(SQL.quote(column)) must reference \(parent) as declared (deferred, ON UPDATE CASCADE): "
+                    + "rebuild the table in a migrator step"
             }
         }
     }

@@ -17,15 +17,18 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         /// Whether a value transform stands between the property and the column: SQL then sees the
         /// encoded values, which it cannot compare or sort as the property's.
         let isTransformed: Bool
+        /// The parent this column references, if declared.
+        let reference: TableReference?
 
         var sqlType: String { kind.sqlType }
 
-        /// `"name" TYPE [PRIMARY KEY] [NOT NULL] [DEFAULT x]`.
+        /// `"name" TYPE [PRIMARY KEY] [NOT NULL] [DEFAULT x] [REFERENCES …]`.
         var definition: String {
             var text = quotedName + " " + sqlType
             if isPrimaryKey { text += " PRIMARY KEY" }
             if !isOptional { text += " NOT NULL" }
             if let defaultValue { text += " DEFAULT " + SQL.literal(defaultValue) }
+            if let reference { text += " " + reference.clause }
             return text
         }
     }
@@ -65,6 +68,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     /// The columns' names, in entry order (for errors).
     let columnNames: [String]
     let indexes: [Index]
+    /// The declared references to parent tables, in column order.
+    let references: [TableReference]
     /// The entries of indexed columns other than the primary key, in groups that share no index: a
     /// change to one group's columns touches none of the other groups' indexes. Groups and their
     /// entries are in entry order.
@@ -112,16 +117,14 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         var dateEncodings: [Int: DateEncoding] = [:]
         var defaults: [Int: SQLValue] = [:]
         var indexes: [Index] = []
+        var references: [Int: TableReference] = [:]
         func entryIndex(_ keyPath: AnyKeyPath, _ role: String) -> Int {
             guard let index = keySet.index(of: keyPath) else {
                 preconditionFailure("The \(role) on \(keyPath) of \(Model.self) names a property without a \(table.source) key.")
             }
             return index
         }
-        func columnName(_ entry: KeyEntry<Model>) -> String {
-            // A nested path ("address.city") is a flattened column, "address_city".
-            entry.key.primary.keys.joined(separator: "_")
-        }
+        func columnName(_ entry: KeyEntry<Model>) -> String { entry.columnName }
         for element in table.elements {
             switch element.kind {
             case .dateEncoding(let keyPath, let encoding):
@@ -136,6 +139,16 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                     !indexes.contains { SQL.identifierKey($0.name) == SQL.identifierKey(name) },
                     "\(Model.self) declares two indexes named \(SQL.quote(name)): give one another name.")
                 indexes.append(Index(name: name, columns: names, entries: entries, isUnique: isUnique))
+            case .reference(let keyPath, let parent, let onDelete):
+                let entry = entryIndex(keyPath, "reference")
+                let target = parent()
+                precondition(
+                    onDelete != .setNull || keySet.entries[entry].coder.isOptional,
+                    "The reference \(keyPath) of \(Model.self) sets NULL when its parent is deleted: make the property optional, "
+                        + "or choose .cascade or .restrict.")
+                references[entry] = TableReference(
+                    column: columnName(keySet.entries[entry]), parentTable: target.table, parentColumn: target.column,
+                    onDelete: onDelete)
             }
         }
         // A date strategy on the key or key set of this source is the column's encoding: declared both
@@ -181,7 +194,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                 Column(
                     name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
                     isPrimaryKey: index == primaryKeyEntry, defaultValue: defaults[index],
-                    storedType: storedType, isTransformed: transform != nil))
+                    storedType: storedType, isTransformed: transform != nil, reference: references[index]))
         }
         self.tableName = table.name
         self.isNamedAfterType = table.isNamedAfterType
@@ -192,6 +205,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         self.columns = columns
         self.columnNames = columns.map(\.name)
         self.indexes = indexes
+        self.references = columns.compactMap(\.reference)
         self.indexGroups = IndexGroup.groups(of: indexes, excluding: primaryKeyEntry)
         self.primaryKeyEntry = primaryKeyEntry
 
@@ -274,4 +288,26 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     static var shared: TableMapping<Model> {
         MappingCache.shared.mapping(for: Model.self) { TableMapping(table: Model.sqliteTable) }
     }
+}
+
+/// A column that references a parent table's primary key (``TableElement/references(_:_:onDelete:)``).
+package struct TableReference: Sendable, Equatable {
+    /// The child's column, unquoted.
+    package let column: String
+    /// The parent's table, unquoted.
+    package let parentTable: String
+    /// The parent's primary key column, unquoted.
+    package let parentColumn: String
+    package let onDelete: ReferenceAction
+
+    /// The column constraint (https://www.sqlite.org/foreignkeys.html#fk_deferred).
+    var clause: String {
+        "REFERENCES \(SQL.quote(parentTable)) (\(SQL.quote(parentColumn))) ON UPDATE CASCADE ON DELETE \(onDelete.sql) "
+            + "DEFERRABLE INITIALLY DEFERRED"
+    }
+}
+
+extension KeyEntry {
+    /// The entry's column: its key, a nested path (`address.city`) flattened as `address_city`.
+    var columnName: String { key.primary.keys.joined(separator: "_") }
 }
