@@ -44,6 +44,11 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
 
     /// The positions of the key set's entries whose columns a pull may overwrite: those `source` also
     /// has a key for. The others are local-only columns.
+    /// The table's declared references to parent tables.
+    package var references: [TableReference] {
+        TableMapping<Model>.shared.references
+    }
+
     /// The table's column names, unquoted, in the key set's order.
     package var columnNames: [String] {
         TableMapping<Model>.shared.columns.map(\.name)

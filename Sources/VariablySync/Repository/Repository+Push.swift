@@ -7,13 +7,30 @@ import VariablySQLite
 extension Repository {
     /// Pushes the queue in batches. The queue is read in one statement per round, and the records of a
     /// batch in one indexed query per 500 changes.
-    func pushPendingChanges(into report: inout SyncReport<Model.ID>) async throws {
+    ///
+    /// A change of a record that references a record the server does not have yet (created here, its
+    /// create not accepted) is held: it goes once that create is accepted, in the same sync when it
+    /// comes first (a self-reference, or a parent table pushed before), and is reported in
+    /// ``SyncReport/held`` otherwise, with the parent's refusal when there is one.
+    ///
+    /// - Parameter operations: The operations pushed: a ``SyncStore`` pushes creates and updates
+    ///   parents first, then deletions children first.
+    func pushPendingChanges(
+        into report: inout SyncReport<Model.ID>, operations: Set<PendingChange.Operation> = [.upsert, .delete]
+    ) async throws {
         // A read-only source: local changes stay queued (pendingChangeCount tells how many).
         guard remote.acceptsPushes else { return }
-        for round in 0...max(configuration.maxConflictRounds, 0) {
+        var round = 0
+        while round <= max(configuration.maxConflictRounds, 0) {
             let state = self.state
-            let queue = try await database.read { try state.pending($0) }
+            let primaryKey = self.primaryKey
+            let (pending, held) = try await database.read { db in
+                try (state.pending(db), state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db))
+            }
+            let queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
+            report.held = try held.sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value) }
             guard !queue.isEmpty else { return }
+            let pushedBefore = report.pushed
             var rebased = false
             var start = 0
             while start < queue.count {
@@ -51,7 +68,12 @@ extension Repository {
                     rebased = try await applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
                 }
             }
-            if !rebased { return }
+            if rebased {
+                round += 1
+            } else if held.isEmpty || report.pushed == pushedBefore {
+                // Nothing held, or nothing accepted that could free what is.
+                return
+            }
         }
     }
 

@@ -63,8 +63,15 @@ extension Repository {
         let isResync: Bool
     }
 
-    private func start(fromStart: Bool) async throws -> SyncReport<Model.ID> {
-        let task = Task { try await self.performSync(fromStart: fromStart) }
+    /// Runs one part of a sync, after the sync running now if there is one: a ``SyncStore`` pushes its
+    /// repositories' creates and updates parents first, their deletions children first, then pulls.
+    package func sync(_ phase: SyncPhase) async throws -> SyncReport<Model.ID> {
+        while let running { _ = try? await running.task.value }
+        return try await start(fromStart: false, phase: phase)
+    }
+
+    private func start(fromStart: Bool, phase: SyncPhase = .all) async throws -> SyncReport<Model.ID> {
+        let task = Task { try await self.performSync(fromStart: fromStart, phase: phase) }
         running = RunningSync(task: task, isResync: fromStart)
         defer { running = nil }
         return try await join(task)
@@ -79,7 +86,7 @@ extension Repository {
         }
     }
 
-    func performSync(fromStart: Bool = false) async throws -> SyncReport<Model.ID> {
+    func performSync(fromStart: Bool = false, phase: SyncPhase = .all) async throws -> SyncReport<Model.ID> {
         let clock = ContinuousClock()
         let start = clock.now
         var report = SyncReport<Model.ID>()
@@ -88,19 +95,21 @@ extension Repository {
             let feed = remote.feedIdentifier
             let (pendingCount, lastFeed) = try await database.read { try (state.pendingCount($0), state.feed($0)) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
-            try await pushPendingChanges(into: &report)
-            // A cursor of another feed means nothing to this one: start over, as a resync does.
-            let feedChanged = lastFeed != nil && lastFeed != feed
-            if feedChanged && !fromStart { report.resyncReason = .feedChanged }
-            do {
-                try await pullChanges(into: &report, fromStart: fromStart || feedChanged)
-            } catch RemoteSourceError.invalidCursor
-                where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
-            {
-                report.resyncReason = .unknownCursor
-                try await pullChanges(into: &report, fromStart: true)
+            if !phase.pushes.isEmpty { try await pushPendingChanges(into: &report, operations: phase.pushes) }
+            if phase.pulls {
+                // A cursor of another feed means nothing to this one: start over, as a resync does.
+                let feedChanged = lastFeed != nil && lastFeed != feed
+                if feedChanged && !fromStart { report.resyncReason = .feedChanged }
+                do {
+                    try await pullChanges(into: &report, fromStart: fromStart || feedChanged)
+                } catch RemoteSourceError.invalidCursor
+                    where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
+                {
+                    report.resyncReason = .unknownCursor
+                    try await pullChanges(into: &report, fromStart: true)
+                }
+                if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
             }
-            if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
         } catch {
             // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
             report.duration = start.duration(to: clock.now)
@@ -115,4 +124,30 @@ extension Repository {
         return report
     }
 
+}
+
+/// The parts of a sync: all of it, or one of the steps a ``SyncStore`` runs across its repositories.
+package enum SyncPhase: Sendable {
+    case all
+    /// Creates and updates only.
+    case pushSaves
+    /// Deletions only.
+    case pushDeletions
+    case pull
+
+    var pushes: Set<PendingChange.Operation> {
+        switch self {
+        case .all: [.upsert, .delete]
+        case .pushSaves: [.upsert]
+        case .pushDeletions: [.delete]
+        case .pull: []
+        }
+    }
+
+    var pulls: Bool {
+        switch self {
+        case .all, .pull: true
+        case .pushSaves, .pushDeletions: false
+        }
+    }
 }

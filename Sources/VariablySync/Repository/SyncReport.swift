@@ -23,6 +23,10 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var pushed = 0
     /// Local changes the server refused, with its reasons; they are removed from the queue.
     public var rejected: [RejectedChange<ID>] = []
+    /// Local changes not sent because a record they reference (`SQLiteTable` references) has not
+    /// reached the server: its create was refused (the reason quotes the refusal) or is still queued.
+    /// They stay queued and go once the parent's create is accepted.
+    public var held: [RejectedChange<ID>] = []
     /// Conflicts met while pushing and how each was settled.
     public var conflicts: [ConflictReport<ID>] = []
     /// Server records that did not decode and were not applied.
@@ -61,6 +65,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         var text = "pulled \(pulled) in \(pages) page\(pages == 1 ? "" : "s") "
         text += "(\(inserted) inserted, \(updated) updated, \(deleted) deleted), pushed \(pushed)"
         if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
+        if !held.isEmpty { text += ", \(held.count) held" }
         text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if !conflicts.isEmpty {
             let outcomes = Dictionary(grouping: conflicts, by: \.resolution.description).map { "\($1.count) \($0)" }

@@ -207,6 +207,42 @@ struct SyncStateStore: Sendable {
         }
     }
 
+    /// The queued creates and updates of this table's records that reference a record the server does
+    /// not have yet (queued as new in its own table, this one included), by record id (JSON text),
+    /// each with why: the parent's refusal, or that it waits for it.
+    ///
+    /// - Parameters:
+    ///   - primaryKeyColumn: This table's primary key column, quoted.
+    ///   - references: This table's declared references.
+    /// - Complexity: Two indexed look-ups per queued change and reference
+    ///   (https://www.sqlite.org/json1.html#jex reads the queued id back as the key's value).
+    func heldChanges(primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> [String: String] {
+        guard !references.isEmpty else { return [:] }
+        var held: [String: String] = [:]
+        for reference in references {
+            let rows = try db.fetch(
+                sql: #"""
+                    SELECT child."record_id", parent."record_id", parent."failure"
+                    FROM "variably_pending_changes" AS child
+                    JOIN \#(SQL.quote(table)) AS row ON row.\#(primaryKeyColumn) = json_extract(child."record_id", '$')
+                    JOIN "variably_pending_changes" AS parent ON parent."table_name" = ?
+                        AND parent."record_id" = json_quote(row.\#(SQL.quote(reference.column)))
+                        AND parent."is_new" = 1 AND parent."operation" = 'upsert'
+                    WHERE child."table_name" = ? AND child."operation" = 'upsert'
+                        AND NOT (parent."table_name" = child."table_name" AND parent."record_id" = child."record_id")
+                    """#,
+                arguments: [reference.parentTable, table])
+            for row in rows {
+                guard case .text(let child) = row[0], case .text(let parent) = row[1], held[child] == nil else { continue }
+                let failure: String? = if case .text(let text) = row[2] { text } else { nil }
+                held[child] =
+                    "held: it references \(reference.parentTable) \(parent), which the server "
+                    + (failure.map { "refused: \($0)" } ?? "does not have yet")
+            }
+        }
+        return held
+    }
+
     /// Keeps a refused change queued but held: it is not pushed again until the app retries it or
     /// edits the record again. `failure` is the server's answer, as the report gives it.
     func markFailed(_ change: PendingChange, failure: String, _ db: Database) throws {

@@ -1,0 +1,54 @@
+/// What a ``SyncStore/sync()`` did, one ``SyncReport`` per model.
+///
+/// ```swift
+/// let report = try await store.sync()
+/// print(report.for(Comment.self)?.pushed ?? 0)
+/// ```
+public struct SyncStoreReport: Sendable, CustomStringConvertible {
+    let reports: [ObjectIdentifier: any SyncReportMerging]
+
+    /// The report of `model`'s repository, or `nil` when the store has none.
+    ///
+    /// ```swift
+    /// let posts = report.for(Post.self)
+    /// ```
+    public func `for`<Model: Identifiable>(_ model: Model.Type) -> SyncReport<Model.ID>? {
+        reports[ObjectIdentifier(model)] as? SyncReport<Model.ID>
+    }
+
+    /// One line per model.
+    public var description: String {
+        reports.values.map { "\($0)" }.sorted().joined(separator: "\n")
+    }
+}
+
+/// A report that adds up the phases of a store's sync.
+protocol SyncReportMerging: Sendable, CustomStringConvertible {
+    /// This report followed by `later`, of the same model.
+    func merged(with later: any SyncReportMerging) -> any SyncReportMerging
+}
+
+extension SyncReport: SyncReportMerging {
+    func merged(with later: any SyncReportMerging) -> any SyncReportMerging {
+        guard let later = later as? SyncReport<ID> else { return self }
+        var merged = self
+        merged.pulled += later.pulled
+        merged.pages += later.pages
+        merged.inserted += later.inserted
+        merged.updated += later.updated
+        merged.deleted += later.deleted
+        merged.pushed += later.pushed
+        merged.rejected += later.rejected
+        // What is still held after the saves were pushed; a later phase pushes none.
+        if !later.held.isEmpty || later.pushed > 0 { merged.held = later.held }
+        merged.conflicts += later.conflicts
+        merged.skipped += later.skipped
+        merged.keptLocal += later.keptLocal
+        merged.retries += later.retries
+        merged.cursor = later.cursor ?? cursor
+        merged.duration += later.duration
+        merged.resyncReason = later.resyncReason ?? resyncReason
+        merged.isComplete = isComplete && later.isComplete
+        return merged
+    }
+}

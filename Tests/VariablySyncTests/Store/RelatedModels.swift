@@ -1,0 +1,136 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// Three related models for the store's tests: writers, their essays (deleted with them), and remarks
+/// on essays (deleted with them) that may reply to another remark (set to nil when it goes).
+struct Writer: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var name: String
+
+    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+    init(from container: DecodingContainer<Writer>) throws {
+        id = try container.decode(\.id)
+        name = try container.decode(\.name)
+    }
+
+    static let keySets = KeySets<Writer>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<Writer>("store_writers", primaryKey: \.id)
+}
+
+struct Essay: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var writerID: Int64
+    var title: String
+
+    init(id: Int64, writerID: Int64, title: String) { (self.id, self.writerID, self.title) = (id, writerID, title) }
+    init(from container: DecodingContainer<Essay>) throws {
+        id = try container.decode(\.id)
+        writerID = try container.decode(\.writerID)
+        title = try container.decode(\.title)
+    }
+
+    static let keySets = KeySets<Essay>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.writerID, "writer_id"); Key(\.title, "title") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<Essay>(
+        "store_essays", primaryKey: \.id, [.references(\.writerID, Writer.self, onDelete: .cascade)])
+}
+
+struct Remark: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var essayID: Int64
+    var replyTo: Int64?
+    var text: String
+
+    init(id: Int64, essayID: Int64, replyTo: Int64? = nil, text: String) {
+        (self.id, self.essayID, self.replyTo, self.text) = (id, essayID, replyTo, text)
+    }
+    init(from container: DecodingContainer<Remark>) throws {
+        id = try container.decode(\.id)
+        essayID = try container.decode(\.essayID)
+        replyTo = try container.decode(\.replyTo)
+        text = try container.decode(\.text)
+    }
+
+    static let keySets = KeySets<Remark>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.essayID, "essay_id"); Key(\.replyTo, "reply_to"); Key(\.text, "text") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<Remark>(
+        "store_remarks", primaryKey: \.id,
+        [.references(\.essayID, Essay.self, onDelete: .cascade), .references(\.replyTo, Remark.self, onDelete: .setNull)])
+}
+
+/// Every push that reached a server, in order, across the store's sources: `"<table> <operation> <id>"`.
+actor PushLog {
+    private(set) var entries: [String] = []
+
+    func append(_ entries: [String]) { self.entries += entries }
+}
+
+/// A source that logs each push to a shared ``PushLog``, then hands it to its simulated server; with
+/// `numbering`, the server assigns ids to new records from that value up, as a database sequence does,
+/// and answers each create with the stored record.
+struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSource where Model.ID == Int64 {
+    let server: SimulatedServer<Model>
+    let log: PushLog
+    let table: String
+    let numbering: Numbering?
+
+    /// The ids a server assigns, and the JSON of the records it received, by the id it assigned.
+    actor Numbering {
+        private var next: Int64
+        private(set) var received: [Int64: Data] = [:]
+
+        init(from first: Int64) { next = first }
+
+        /// `json` (an object) stored under the next id: the stored record's JSON and its id.
+        func assign(_ json: Data) throws -> (record: Data, id: Int64) {
+            guard var object = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+                throw CocoaError(.coderReadCorrupt)
+            }
+            let id = next
+            next += 1
+            received[id] = json
+            object["id"] = id
+            return (try JSONSerialization.data(withJSONObject: object), id)
+        }
+    }
+
+    init(_ server: SimulatedServer<Model>, log: PushLog, table: String, numbering: Numbering? = nil) {
+        (self.server, self.log, self.table, self.numbering) = (server, log, table, numbering)
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
+        await log.append(changes.map { "\(table) \($0.operation == .delete ? "delete" : "save") \($0.id)" })
+        guard let numbering else { return try await server.push(changes) }
+        var results: [PushResult<Int64>] = []
+        for change in changes {
+            guard change.isNew, case .upsert(let json) = change.operation else {
+                results += try await server.push([change])
+                continue
+            }
+            let (data, id) = try await numbering.assign(json)
+            let applied = try await server.push([
+                RemoteChange(idempotencyKey: change.idempotencyKey, id: id, operation: .upsert(data), baseCursor: nil)
+            ])
+            results.append(
+                PushResult(
+                    idempotencyKey: change.idempotencyKey, id: change.id, outcome: applied[0].outcome, serverRecord: data))
+        }
+        return results
+    }
+
+    var feedIdentifier: String { table }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// Writers, essays and remarks synced as one graph: pushes follow the references, a refused parent
+/// holds its children, and a server-assigned id reaches the children before they are sent.
+@Suite struct SyncStoreTests {
+    struct Fixture {
+        let database: SQLiteDatabase
+        let log = PushLog()
+        let writers: Repository<Writer>
+        let essays: Repository<Essay>
+        let remarks: Repository<Remark>
+        let writerServer: SimulatedServer<Writer>
+        let essayServer: SimulatedServer<Essay>
+        let remarkServer: SimulatedServer<Remark>
+        let store: SyncStore
+
+        /// One writer (1) with one essay (10) and one remark (100) on both sides; writers named
+        /// "refused" are refused by the server.
+        init(numbering: LoggingRemote<Writer>.Numbering? = nil) async throws {
+            database = try SQLiteDatabase.inMemory()
+            writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1) {
+                $0.name == "refused" ? "this name is refused" : nil
+            }
+            essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
+            remarkServer = try SimulatedServer(records: [Remark(id: 100, essayID: 10, text: "nice")], seed: 3)
+            let configuration = SyncConfiguration<Writer>(retryPolicy: quickRetries)
+            writers = try Repository(
+                database: database, remote: LoggingRemote(writerServer, log: log, table: "writers", numbering: numbering),
+                configuration: configuration)
+            essays = try Repository(
+                database: database, remote: LoggingRemote(essayServer, log: log, table: "essays"),
+                configuration: SyncConfiguration(retryPolicy: quickRetries))
+            remarks = try Repository(
+                database: database, remote: LoggingRemote(remarkServer, log: log, table: "remarks"),
+                configuration: SyncConfiguration(retryPolicy: quickRetries))
+            // Given children first: the store orders them.
+            store = SyncStore(remarks, essays, writers)
+            try await store.sync()
+        }
+    }
+
+    @Test func savesGoParentsFirstAndDeletionsChildrenFirst() async throws {
+        let fixture = try await Fixture()
+        // Written children first, in one transaction: the references are checked when it commits.
+        try await fixture.database.write { db in
+            try db.upsert([Remark(id: 200, essayID: 20, text: "reply"), Remark(id: 201, essayID: 20, replyTo: 200, text: "re")])
+            try db.upsert(Essay(id: 20, writerID: 2, title: "second"))
+            try db.upsert(Writer(id: 2, name: "grace"))
+        }
+        // Deleting the first essay deletes its remark too (cascade): both deletions are queued.
+        try await fixture.essays.delete(id: 10)
+        #expect(try await fixture.remarks.fetch(id: 100) == nil)
+
+        let report = try await fixture.store.sync()
+        let log = await fixture.log.entries
+        #expect(
+            log == [
+                "writers save 2", "essays save 20", "remarks save 200", "remarks save 201", "remarks delete 100",
+                "essays delete 10",
+            ])
+        #expect(report.for(Writer.self)?.pushed == 1)
+        #expect(report.for(Essay.self)?.pushed == 2)
+        #expect(report.for(Remark.self)?.pushed == 3)
+        #expect(await fixture.remarkServer.record(id: 201)?.replyTo == 200)
+        #expect(await fixture.essayServer.record(id: 10) == nil)
+        #expect(await fixture.remarkServer.record(id: 100) == nil)
+        #expect(try await fixture.remarks.pendingChangeCount() == 0)
+    }
+
+    /// A writer the server refuses holds its essay, and the essay its remark: neither is sent nor
+    /// deleted, both are reported with the writer's refusal, and they go once the writer is fixed.
+    @Test func aRefusedParentHoldsItsChildren() async throws {
+        let fixture = try await Fixture()
+        try await fixture.database.write { db in
+            try db.upsert(Writer(id: 3, name: "refused"))
+            try db.upsert(Essay(id: 30, writerID: 3, title: "held"))
+            try db.upsert(Remark(id: 300, essayID: 30, text: "held too"))
+        }
+        let report = try await fixture.store.sync()
+        #expect(report.for(Writer.self)?.rejected.map(\.reason) == ["this name is refused"])
+        let held = try #require(report.for(Essay.self)?.held.first)
+        #expect(held.id == 30)
+        #expect(held.reason == "held: it references store_writers 3, which the server refused: this name is refused")
+        #expect(report.for(Remark.self)?.held.map(\.id) == [300])
+        #expect(await fixture.log.entries == ["writers save 3"])
+        #expect(try await fixture.essays.fetch(id: 30) != nil)
+        #expect(try await fixture.remarks.pendingChangeCount() == 1)
+
+        try await fixture.writers.save(Writer(id: 3, name: "fixed"))
+        let fixed = try await fixture.store.sync()
+        #expect(fixed.for(Essay.self)?.held.isEmpty == true)
+        #expect(await fixture.log.entries == ["writers save 3", "writers save 3", "essays save 30", "remarks save 300"])
+        #expect(await fixture.remarkServer.record(id: 300)?.text == "held too")
+    }
+
+    /// A reply to a remark created in the same sync: the repository alone sends the remark first.
+    @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
+        let fixture = try await Fixture()
+        try await fixture.database.write { db in
+            try db.upsert(Remark(id: 402, essayID: 10, replyTo: 401, text: "second"))
+            try db.upsert(Remark(id: 401, essayID: 10, replyTo: 400, text: "first"))
+            try db.upsert(Remark(id: 400, essayID: 10, text: "root"))
+        }
+        let report = try await fixture.remarks.sync()
+        #expect(report.pushed == 3)
+        #expect(report.held.isEmpty)
+        #expect(await fixture.log.entries == ["remarks save 400", "remarks save 401", "remarks save 402"])
+    }
+
+    /// A writer created here with a provisional id: the server's id replaces it in the essay before the
+    /// essay is sent, and the essay's server copy names the writer by the server's id.
+    @Test func aServerAssignedIDReachesTheChildrenBeforeTheyAreSent() async throws {
+        let numbering = LoggingRemote<Writer>.Numbering(from: 500)
+        let fixture = try await Fixture(numbering: numbering)
+        let writer = try await fixture.writers.create { Writer(id: $0, name: "new") }
+        #expect(writer.id == -1)
+        try await fixture.essays.save(Essay(id: 50, writerID: writer.id, title: "by a new writer"))
+        // Synced alone, the essay waits for its writer.
+        let alone = try await fixture.essays.sync()
+        #expect(alone.held.map(\.id) == [50])
+        #expect(alone.held.first?.reason == "held: it references store_writers -1, which the server does not have yet")
+
+        try await fixture.store.sync()
+        #expect(await fixture.essayServer.record(id: 50)?.writerID == 500)
+        #expect(try await fixture.writers.fetch(id: 500)?.name == "new")
+        #expect(try await fixture.writers.fetch(id: -1) == nil)
+        #expect(try await fixture.essays.fetch(id: 50)?.writerID == 500)
+        #expect(try await fixture.essays.pendingChangeCount() == 0)
+        #expect(try await fixture.writers.pendingChangeCount() == 0)
+    }
+}
