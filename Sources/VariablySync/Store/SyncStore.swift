@@ -17,9 +17,9 @@ public import VariablySQLite
 /// (`ON UPDATE CASCADE`). Each repository stays usable on its own; a ``Repository`` synced alone is
 /// the one-table case of the same engine, and holds its records the same way.
 ///
-/// A store pulls each table in its own transactions, one after the other: a child pulled before a
-/// parent written on the server after that parent's pull waits for the next sync (the foreign key
-/// refuses the page until then).
+/// A store pulls each table in its own transactions, parents first. The foreign keys never let an
+/// orphan in: a child page whose parent the server wrote after this sync pulled the parent's table
+/// fails its transaction and is pulled again after the parents are, up to three times.
 public actor SyncStore {
     /// One repository, type-erased: its table, the tables it references, and its sync phases.
     struct Member: Sendable {
@@ -31,6 +31,9 @@ public actor SyncStore {
 
     /// The repositories in push order: each after the tables it references.
     let members: [Member]
+
+    /// How many times a pull refused for a missing parent is tried again, its parents pulled first.
+    static var maximumPullPasses: Int { 3 }
 
     /// A store of `repositories`, on one database, in any order: the order of the sync comes from
     /// their tables' references.
@@ -63,11 +66,25 @@ public actor SyncStore {
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
         var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        let steps = members.map { ($0, SyncPhase.pushSaves) } + members.reversed().map { ($0, SyncPhase.pushDeletions) }
-            + members.map { ($0, SyncPhase.pull) }
-        for (member, phase) in steps {
+        let pushes = members.map { ($0, SyncPhase.pushSaves) } + members.reversed().map { ($0, SyncPhase.pushDeletions) }
+        for (member, phase) in pushes {
             let report = try await member.run(phase)
             reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+        }
+        // A child page whose parent the server wrote after this sync pulled the parent's table fails its
+        // transaction (the deferred key), which leaves the child's cursor before it: the parents are
+        // pulled again, then the child, a few times at most.
+        for pass in 1...Self.maximumPullPasses {
+            var isRefused = false
+            for member in members {
+                do {
+                    let report = try await member.run(.pull)
+                    reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+                } catch let error as SQLiteError where error.code == .constraintForeignKey && pass < Self.maximumPullPasses {
+                    isRefused = true
+                }
+            }
+            if !isRefused { break }
         }
         return SyncStoreReport(reports: reports)
     }

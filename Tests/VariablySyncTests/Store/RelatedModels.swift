@@ -83,6 +83,8 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
     let log: PushLog
     let table: String
     let numbering: Numbering?
+    /// Runs before each pull: a server-side write between two tables' pulls.
+    let beforePull: (@Sendable () async throws -> Void)?
 
     /// The ids a server assigns, and the JSON of the records it received, by the id it assigned.
     actor Numbering {
@@ -104,12 +106,16 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
         }
     }
 
-    init(_ server: SimulatedServer<Model>, log: PushLog, table: String, numbering: Numbering? = nil) {
-        (self.server, self.log, self.table, self.numbering) = (server, log, table, numbering)
+    init(
+        _ server: SimulatedServer<Model>, log: PushLog, table: String, numbering: Numbering? = nil,
+        beforePull: (@Sendable () async throws -> Void)? = nil
+    ) {
+        (self.server, self.log, self.table, self.numbering, self.beforePull) = (server, log, table, numbering, beforePull)
     }
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        try await server.pull(after: cursor, limit: limit)
+        try await beforePull?()
+        return try await server.pull(after: cursor, limit: limit)
     }
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {

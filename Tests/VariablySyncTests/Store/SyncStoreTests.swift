@@ -97,6 +97,38 @@ import VariablySyncTesting
         #expect(await fixture.remarkServer.record(id: 300)?.text == "held too")
     }
 
+    /// Another client writes a writer and its essay after this sync pulled the writers and before it
+    /// pulls the essays: the essay's page is refused (no orphan is ever committed), the writers are
+    /// pulled again, then the essays.
+    @Test func aChildPulledBeforeItsParentWaitsForIt() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let log = PushLog()
+        let writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
+        let essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
+        let raced = Once()
+        let writers = try Repository(
+            database: database, remote: LoggingRemote(writerServer, log: log, table: "writers"),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let essays = try Repository(
+            database: database,
+            remote: LoggingRemote(essayServer, log: log, table: "essays") {
+                guard await raced.first() else { return }
+                _ = try await writerServer.upsert(Writer(id: 7, name: "late"))
+                _ = try await essayServer.upsert(Essay(id: 70, writerID: 7, title: "by a late writer"))
+            },
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let store = SyncStore(essays, writers)
+        let report = try await store.sync()
+        #expect(try await essays.fetch(id: 70)?.writerID == 7)
+        #expect(try await writers.fetch(id: 7)?.name == "late")
+        #expect(report.for(Essay.self)?.inserted == 2)
+        #expect(report.for(Writer.self)?.inserted == 2)
+        // Synced alone, a child table whose parent is missing fails and keeps its cursor.
+        _ = try await essayServer.upsert(Essay(id: 71, writerID: 8, title: "orphan on the server"))
+        await #expect(throws: SQLiteError.self) { try await essays.sync() }
+        #expect(try await essays.fetch(id: 71) == nil)
+    }
+
     /// A reply to a remark created in the same sync: the repository alone sends the remark first.
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()
@@ -131,5 +163,15 @@ import VariablySyncTesting
         #expect(try await fixture.essays.fetch(id: 50)?.writerID == 500)
         #expect(try await fixture.essays.pendingChangeCount() == 0)
         #expect(try await fixture.writers.pendingChangeCount() == 0)
+    }
+}
+
+/// True the first time only.
+actor Once {
+    private var isUsed = false
+
+    func first() -> Bool {
+        defer { isUsed = true }
+        return !isUsed
     }
 }
