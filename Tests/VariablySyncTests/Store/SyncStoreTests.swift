@@ -129,6 +129,28 @@ import VariablySyncTesting
         #expect(try await essays.fetch(id: 71) == nil)
     }
 
+    /// docs/relationships.md, "Syncing the graph", on a file in a temporary folder.
+    @Test func theRelationshipsPageExample() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let databasePath = folder.appendingPathComponent("blog.sqlite").path
+        let writersRemote = try SimulatedServer(records: [Writer(id: 1, name: "ada")])
+        let essaysRemote = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")])
+        let remarksRemote = try SimulatedServer(records: [Remark(id: 100, essayID: 10, text: "nice")])
+
+        let database = try SQLiteDatabase(path: databasePath)
+        let writers = try Repository<Writer>(database: database, remote: writersRemote)
+        let essays = try Repository<Essay>(database: database, remote: essaysRemote)
+        let remarks = try Repository<Remark>(database: database, remote: remarksRemote)
+        let store = SyncStore(remarks, essays, writers)   // any order: the references give it
+        let report = try await store.sync()
+        print(report.for(Essay.self)?.held ?? [])
+
+        #expect(report.for(Remark.self)?.inserted == 1)
+        #expect(try await remarks.fetch(id: 100)?.essayID == 10)
+    }
+
     /// A reply to a remark created in the same sync: the repository alone sends the remark first.
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()
