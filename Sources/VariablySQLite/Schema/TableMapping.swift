@@ -148,7 +148,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                         + "or choose .cascade or .restrict.")
                 references[entry] = TableReference(
                     column: columnName(keySet.entries[entry]), parentTable: target.table, parentColumn: target.column,
-                    onDelete: onDelete)
+                    onDelete: onDelete, isOptional: keySet.entries[entry].coder.isOptional)
             }
         }
         // A date strategy on the key or key set of this source is the column's encoding: declared both
@@ -299,6 +299,8 @@ package struct TableReference: Sendable, Equatable {
     /// The parent's primary key column, unquoted.
     package let parentColumn: String
     package let onDelete: ReferenceAction
+    /// Whether the column may be `NULL`: a record may exist before its parent does.
+    package let isOptional: Bool
 
     /// The column constraint (https://www.sqlite.org/foreignkeys.html#fk_deferred).
     var clause: String {

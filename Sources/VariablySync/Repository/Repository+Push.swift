@@ -27,8 +27,20 @@ extension Repository {
             let (pending, held) = try await database.read { db in
                 try (state.pending(db), state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db))
             }
-            let queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
-            report.held = try held.sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value) }
+            var queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
+            // A cycle of new records (each waits for another through an optional reference): the
+            // oldest is created with those references empty, and completed by an update once they exist.
+            var withoutReferences: [String: Set<String>] = [:]
+            if queue.isEmpty, operations.contains(.upsert),
+                let first = pending.first(where: { change in
+                    change.isNew && change.operation == .upsert && held[change.recordID].map { !$0.isBlockedByRequired } == true
+                }), let hold = held[first.recordID]
+            {
+                withoutReferences[first.idempotencyKey] = hold.optionalColumns
+                queue = [first]
+            }
+            report.held = try held.filter { entry in !queue.contains { $0.recordID == entry.key } }
+                .sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason) }
             guard !queue.isEmpty else { return }
             let pushedBefore = report.pushed
             var rebased = false
@@ -37,7 +49,7 @@ extension Repository {
                 try Task.checkCancellation()
                 let batch = Array(queue[start..<min(start + configuration.pushBatchSize, queue.count)])
                 start += batch.count
-                let (changes, sent) = try await makeChanges(batch)
+                let (changes, sent) = try await makeChanges(batch, withoutReferences: withoutReferences)
                 guard !changes.isEmpty else { continue }
                 try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
@@ -65,7 +77,10 @@ extension Repository {
                         unanswered = remaining
                         report.retries += 1
                     }
-                    rebased = try await applyPushResults(results, for: sent, isLastRound: isLastRound, into: &report) || rebased
+                    rebased =
+                        try await applyPushResults(
+                            results, for: sent, withoutReferences: Set(withoutReferences.keys), isLastRound: isLastRound,
+                            into: &report) || rebased
                 }
             }
             if rebased {
@@ -79,7 +94,12 @@ extension Repository {
 
     /// The remote changes for queued ones; upserts carry the cached record in the remote key set,
     /// read for the whole batch at once.
-    func makeChanges(_ batch: [PendingChange]) async throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
+    ///
+    /// - Parameter withoutReferences: By idempotency key, the columns sent empty (`null`): references to
+    ///   records the server does not have yet, in a cycle.
+    func makeChanges(
+        _ batch: [PendingChange], withoutReferences: [String: Set<String>] = [:]
+    ) async throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
         let primaryKey = self.primaryKey
         let upsertKeys = batch.compactMap { $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil }
         let cached = try await database.read { try $0.fetch(Model.self, primaryKeys: upsertKeys) }
@@ -101,7 +121,11 @@ extension Repository {
                     vanished.append(change)
                     continue
                 }
-                operation = .upsert(try recordEncoder.encode(model))
+                var json = try recordEncoder.encode(model)
+                if let columns = withoutReferences[change.idempotencyKey] {
+                    json = try Self.nulling(primaryKey.topLevelKeys(ofColumns: columns, in: .remote), in: json)
+                }
+                operation = .upsert(json)
             }
             let changedKeys = change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }
             changes.append(
@@ -132,8 +156,8 @@ extension Repository {
 
     /// Settles each pushed change in one transaction; returns whether a change stays queued for another round.
     func applyPushResults(
-        _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], isLastRound: Bool,
-        into report: inout SyncReport<Model.ID>
+        _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String> = [],
+        isLastRound: Bool, into report: inout SyncReport<Model.ID>
     ) async throws -> Bool {
         let state = self.state
         let policy = configuration.conflictPolicy
@@ -160,10 +184,14 @@ extension Repository {
                         created = server
                     }
                     try state.complete(change, version: version, db)
+                    var recordID = change.recordID
                     if let created {
-                        try Self.adopt(created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
+                        recordID = try Self.adopt(
+                            created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
                             pulledEntries: pulledEntries, db)
                     }
+                    // Created with references left empty: an update sends them once their records exist.
+                    if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }
                     settled.accepted += 1
                 case .rejected(let reason):
                     // Never dropped: held with the server's answer until the app decides.

@@ -56,16 +56,20 @@ extension Repository {
     /// its pulled columns are written unless the record was edited again meanwhile.
     ///
     /// - Parameter recordID: The provisional id, as the queue keeps it (JSON text).
+    /// - Returns: The record's id as the queue keeps it now.
+    @discardableResult
     static func adopt(
         _ server: Model, createdAs recordID: String, state: SyncStateStore, primaryKey: PrimaryKey<Model>,
         pulledEntries: [Int], _ db: Database
-    ) throws {
-        guard let oldKey = SyncStateStore.primaryKey(fromQueueText: recordID) else { return }
+    ) throws -> String {
+        guard let oldKey = SyncStateStore.primaryKey(fromQueueText: recordID) else { return recordID }
         let newKey = try primaryKey.sqlValue(of: server.id)
-        try state.withCapturePaused(db) {
+        return try state.withCapturePaused(db) {
             var newRecordID = recordID
             if newKey != oldKey {
-                guard case .text(let text)? = try db.fetchValue(sql: "SELECT json_quote(?)", arguments: [newKey]) else { return }
+                guard case .text(let text)? = try db.fetchValue(sql: "SELECT json_quote(?)", arguments: [newKey]) else {
+                    return recordID
+                }
                 newRecordID = text
                 // A pull may have stored the server's row before this answer: the server's id names one
                 // record, so that row gives way (https://www.sqlite.org/lang_conflict.html).
@@ -76,8 +80,27 @@ extension Repository {
                 try state.rewriteRecordID(from: recordID, to: newRecordID, db)
             }
             // Edited again while the create was on its way: the newer local values stay, queued.
-            guard try state.change(of: newRecordID, db) == nil else { return }
+            guard try state.change(of: newRecordID, db) == nil else { return newRecordID }
             try db.upsert([server], primaryKeys: [newKey], updatingEntries: pulledEntries)
+            return newRecordID
         }
+    }
+
+    /// `json` (an object) with the members `keys` set to `null`, byte for byte elsewhere.
+    static func nulling(_ keys: Set<String>, in json: Data) throws -> Data {
+        guard !keys.isEmpty, let body = try? JSONBody(json), let members = try body.members(of: body.root) else { return json }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for member in members {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += body.bytes[member.key]
+            out.append(UInt8(ascii: ":"))
+            if case .string(let key) = try body.value(member.key), keys.contains(key) {
+                out += Array("null".utf8)
+            } else {
+                out += body.bytes[member.value]
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+        return Data(out)
     }
 }

@@ -216,9 +216,9 @@ struct SyncStateStore: Sendable {
     ///   - references: This table's declared references.
     /// - Complexity: Two indexed look-ups per queued change and reference
     ///   (https://www.sqlite.org/json1.html#jex reads the queued id back as the key's value).
-    func heldChanges(primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> [String: String] {
+    func heldChanges(primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> [String: Hold] {
         guard !references.isEmpty else { return [:] }
-        var held: [String: String] = [:]
+        var held: [String: Hold] = [:]
         for reference in references {
             let rows = try db.fetch(
                 sql: #"""
@@ -233,14 +233,41 @@ struct SyncStateStore: Sendable {
                     """#,
                 arguments: [reference.parentTable, table])
             for row in rows {
-                guard case .text(let child) = row[0], case .text(let parent) = row[1], held[child] == nil else { continue }
+                guard case .text(let child) = row[0], case .text(let parent) = row[1] else { continue }
                 let failure: String? = if case .text(let text) = row[2] { text } else { nil }
-                held[child] =
-                    "held: it references \(reference.parentTable) \(parent), which the server "
-                    + (failure.map { "refused: \($0)" } ?? "does not have yet")
+                var hold = held[child] ?? Hold(
+                    reason: "held: it references \(reference.parentTable) \(parent), which the server "
+                        + (failure.map { "refused: \($0)" } ?? "does not have yet"))
+                if reference.isOptional { hold.optionalColumns.insert(reference.column) } else { hold.isBlockedByRequired = true }
+                held[child] = hold
             }
         }
         return held
+    }
+
+    /// Why a queued change waits, from ``heldChanges(primaryKeyColumn:references:_:)``.
+    struct Hold: Sendable {
+        /// The first parent it waits for, and its refusal if any.
+        var reason: String
+        /// The optional columns that reference a record the server does not have yet.
+        var optionalColumns: Set<String> = []
+        /// Whether a required column does: then it cannot be sent before that record.
+        var isBlockedByRequired = false
+    }
+
+    /// Queues a record again as an update of its whole content: it was created on the server with
+    /// some references empty (a cycle), which the update now fills.
+    func requeueWhole(_ recordID: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                INSERT INTO "variably_pending_changes"
+                    ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at", "is_new")
+                VALUES (?, ?, 'upsert', lower(hex(randomblob(16))),
+                    (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = ? AND "record_id" = ?),
+                    (julianday('now') - 2440587.5) * 86400.0, 0)
+                ON CONFLICT ("table_name", "record_id") DO UPDATE SET "changed_columns" = NULL
+                """#,
+            arguments: [table, recordID, table, recordID])
     }
 
     /// Keeps a refused change queued but held: it is not pushed again until the app retries it or

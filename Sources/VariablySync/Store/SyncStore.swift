@@ -24,7 +24,10 @@ public actor SyncStore {
     /// One repository, type-erased: its table, the tables it references, and its sync phases.
     struct Member: Sendable {
         let table: String
+        /// The other tables it references through required columns.
         let parents: Set<String>
+        /// The other tables it references through optional columns only: a cycle may go through them.
+        let optionalParents: Set<String>
         let type: ObjectIdentifier
         let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
     }
@@ -66,9 +69,21 @@ public actor SyncStore {
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
         var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        let pushes = members.map { ($0, SyncPhase.pushSaves) } + members.reversed().map { ($0, SyncPhase.pushDeletions) }
-        for (member, phase) in pushes {
-            let report = try await member.run(phase)
+        // Saves, parents first; again while a pass sent something and something is still held (a
+        // record completed after a cycle, a parent table's record freed by a child's create).
+        for _ in 0...members.count {
+            var sent = 0
+            var held = 0
+            for member in members {
+                let report = try await member.run(.pushSaves)
+                reports[member.type] = reports[member.type].map { $0.merged(with: report).holding(as: report) } ?? report
+                sent += report.pushedCount
+                held += report.heldCount
+            }
+            if sent == 0 || held == 0 { break }
+        }
+        for member in members.reversed() {
+            let report = try await member.run(.pushDeletions)
             reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
         }
         // A child page whose parent the server wrote after this sync pulled the parent's table fails its
@@ -89,15 +104,18 @@ public actor SyncStore {
         return SyncStoreReport(reports: reports)
     }
 
-    /// `members` with each after the tables it references (a self-reference aside); members of a cycle
-    /// keep the order they were given in.
+    /// `members` with each after the tables it references; in a cycle, references through optional
+    /// columns give way first (a record is created with them empty and completed later), and members
+    /// still in a cycle keep the order they were given in.
     static func ordered(_ members: [Member]) -> [Member] {
         var placed: [Member] = []
         var remaining = members
         while !remaining.isEmpty {
             let tables = Set(remaining.map(\.table))
-            let ready = remaining.firstIndex { member in member.parents.allSatisfy { $0 == member.table || !tables.contains($0) } }
-            placed.append(remaining.remove(at: ready ?? 0))
+            let ready =
+                remaining.firstIndex { $0.parents.union($0.optionalParents).isDisjoint(with: tables) }
+                ?? remaining.firstIndex { $0.parents.isDisjoint(with: tables) } ?? 0
+            placed.append(remaining.remove(at: ready))
         }
         return placed
     }
@@ -107,7 +125,9 @@ extension SyncStore.Member {
     init<Model>(_ repository: Repository<Model>) {
         let key = PrimaryKey<Model>()
         table = key.table
-        parents = Set(key.references.map(\.parentTable))
+        let others = key.references.filter { $0.parentTable != key.table }
+        parents = Set(others.filter { !$0.isOptional }.map(\.parentTable))
+        optionalParents = Set(others.filter(\.isOptional).map(\.parentTable)).subtracting(parents)
         type = ObjectIdentifier(Model.self)
         run = { phase in try await repository.sync(phase) }
     }

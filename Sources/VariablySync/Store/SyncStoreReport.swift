@@ -24,11 +24,28 @@ public struct SyncStoreReport: Sendable, CustomStringConvertible {
 
 /// A report that adds up the phases of a store's sync.
 protocol SyncReportMerging: Sendable, CustomStringConvertible {
-    /// This report followed by `later`, of the same model.
+    /// The changes the server accepted.
+    var pushedCount: Int { get }
+    /// The changes held for a parent.
+    var heldCount: Int { get }
+
+    /// This report followed by `later`, of the same model; ``SyncReport/held`` stays this one's.
     func merged(with later: any SyncReportMerging) -> any SyncReportMerging
+    /// This report with the held changes of `report`, of the same model.
+    func holding(as report: any SyncReportMerging) -> any SyncReportMerging
 }
 
 extension SyncReport: SyncReportMerging {
+    var pushedCount: Int { pushed }
+    var heldCount: Int { held.count }
+
+    func holding(as report: any SyncReportMerging) -> any SyncReportMerging {
+        guard let report = report as? SyncReport<ID> else { return self }
+        var copy = self
+        copy.held = report.held
+        return copy
+    }
+
     func merged(with later: any SyncReportMerging) -> any SyncReportMerging {
         guard let later = later as? SyncReport<ID> else { return self }
         var merged = self
@@ -39,8 +56,7 @@ extension SyncReport: SyncReportMerging {
         merged.deleted += later.deleted
         merged.pushed += later.pushed
         merged.rejected += later.rejected
-        // What is still held after the saves were pushed; a later phase pushes none.
-        if !later.held.isEmpty || later.pushed > 0 { merged.held = later.held }
+        // Held: what the last push of saves left (see SyncStore.sync()).
         merged.conflicts += later.conflicts
         merged.skipped += later.skipped
         merged.keptLocal += later.keptLocal

@@ -9,18 +9,24 @@ import VariablySyncTesting
 struct Writer: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var name: String
+    /// A cycle through an optional reference: a writer's favourite essay, an essay's writer.
+    var favoriteEssayID: Int64?
 
-    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+    init(id: Int64, name: String, favoriteEssayID: Int64? = nil) {
+        (self.id, self.name, self.favoriteEssayID) = (id, name, favoriteEssayID)
+    }
     init(from container: DecodingContainer<Writer>) throws {
         id = try container.decode(\.id)
         name = try container.decode(\.name)
+        favoriteEssayID = try container.decode(\.favoriteEssayID)
     }
 
     static let keySets = KeySets<Writer>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name") }
+        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name"); Key(\.favoriteEssayID, "favorite_essay_id") }
         KeySet(.sqlite, style: .snakeCase)
     }
-    static let sqliteTable = SQLiteTable<Writer>("store_writers", primaryKey: \.id)
+    static let sqliteTable = SQLiteTable<Writer>(
+        "store_writers", primaryKey: \.id, [.references(\.favoriteEssayID, Essay.self, onDelete: .setNull)])
 }
 
 struct Essay: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {

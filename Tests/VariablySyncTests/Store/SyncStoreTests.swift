@@ -151,6 +151,24 @@ import VariablySyncTesting
         #expect(try await remarks.fetch(id: 100)?.essayID == 10)
     }
 
+    /// A writer and an essay created offline that reference each other: the writer is created with its
+    /// favourite empty, then the essay, then the writer's favourite is set.
+    @Test func aCycleThroughAnOptionalReferenceIsCreatedEmptyThenCompleted() async throws {
+        let fixture = try await Fixture()
+        try await fixture.database.write { db in
+            try db.upsert(Writer(id: 5, name: "cyclic", favoriteEssayID: 50))
+            try db.upsert(Essay(id: 50, writerID: 5, title: "favourite"))
+        }
+        let report = try await fixture.store.sync()
+        #expect(await fixture.log.entries == ["writers save 5", "essays save 50", "writers save 5"])
+        #expect(report.for(Writer.self)?.held.isEmpty == true)
+        #expect(report.for(Essay.self)?.held.isEmpty == true)
+        #expect(await fixture.writerServer.record(id: 5)?.favoriteEssayID == 50)
+        #expect(await fixture.essayServer.record(id: 50)?.writerID == 5)
+        #expect(try await fixture.writers.pendingChangeCount() == 0)
+        #expect(try await fixture.writers.fetch(id: 5)?.favoriteEssayID == 50)
+    }
+
     /// A reply to a remark created in the same sync: the repository alone sends the remark first.
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()
