@@ -44,6 +44,12 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
 
     /// The positions of the key set's entries whose columns a pull may overwrite: those `source` also
     /// has a key for. The others are local-only columns.
+    /// The reference declared on `keyPath`'s column, if any.
+    package func reference(at keyPath: AnyKeyPath) -> TableReference? {
+        guard let column = TableMapping<Model>.shared.column(for: keyPath) else { return nil }
+        return column.column.reference
+    }
+
     /// The table's declared references to parent tables.
     package var references: [TableReference] {
         TableMapping<Model>.shared.references
@@ -103,13 +109,21 @@ extension Database {
     ///
     /// - Complexity: O(k log n) for k keys in a table of n rows.
     package func fetch<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> [Model] {
+        try fetch(type, whereColumn: PrimaryKey<Model>().quotedColumn, in: keys)
+    }
+
+    /// The rows whose `quotedColumn` holds one of `keys`, in chunks of 500 bound values, each chunk's in
+    /// primary key order.
+    package func fetch<Model: SQLiteStorable>(
+        _ type: Model.Type, whereColumn quotedColumn: String, in keys: [SQLValue]
+    ) throws -> [Model] {
         let mapping = TableMapping<Model>.shared
-        let key = PrimaryKey<Model>()
         var models: [Model] = []
         for chunk in keys.chunked(by: 500) {
             let sql =
-                mapping.selectSQL + " WHERE \(key.quotedColumn) IN ("
-                + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ")"
+                mapping.selectSQL + " WHERE \(quotedColumn) IN ("
+                + Array(repeating: "?", count: chunk.count).joined(separator: ",") + ") ORDER BY "
+                + mapping.columns[mapping.primaryKeyEntry].quotedName
             models += try fetch(sql, arguments: StatementArguments(chunk), mapping: mapping, slots: mapping.readSlots)
         }
         return models

@@ -169,6 +169,23 @@ import VariablySyncTesting
         #expect(try await fixture.writers.fetch(id: 5)?.favoriteEssayID == 50)
     }
 
+    /// Essays with their remarks in one snapshot, through the declared reference.
+    @Test func essaysComeWithTheirRemarks() async throws {
+        let fixture = try await Fixture()
+        try await fixture.database.write { db in
+            try db.upsert(Essay(id: 11, writerID: 1, title: "second"))
+            try db.upsert([Remark(id: 103, essayID: 10, text: "c"), Remark(id: 102, essayID: 10, replyTo: 103, text: "b")])
+        }
+        let feed = try await fixture.essays.fetch(
+            where: #Predicate { $0.writerID == 1 }, sortedBy: [SortDescriptor(\.id)], including: Remark.self, by: \.essayID)
+        for entry in feed { print(entry.parent.title, entry.children.count) }
+        #expect(feed.map(\.parent.id) == [10, 11])
+        #expect(feed.map { $0.children.map(\.id) } == [[100, 102, 103], []])
+        // Through an optional reference: the replies of each remark.
+        let threads = try await fixture.remarks.fetch(including: Remark.self, by: \.replyTo)
+        #expect(threads.first { $0.parent.id == 103 }?.children.map(\.id) == [102])
+    }
+
     /// A reply to a remark created in the same sync: the repository alone sends the remark first.
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()

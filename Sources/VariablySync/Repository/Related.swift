@@ -1,0 +1,14 @@
+/// A record with the records of another table that reference it, from
+/// ``Repository/fetch(where:sortedBy:limit:including:by:)``.
+///
+/// ```swift
+/// for entry in try await essays.fetch(including: Remark.self, by: \.essayID) {
+///     print(entry.parent.title, entry.children.count)
+/// }
+/// ```
+public struct Related<Parent: Sendable, Child: Sendable>: Sendable {
+    /// The record.
+    public let parent: Parent
+    /// The records that reference it, by their primary key.
+    public let children: [Child]
+}
