@@ -176,7 +176,8 @@ import VariablySyncTesting
             try db.upsert(Essay(id: 11, writerID: 1, title: "second"))
             try db.upsert([Remark(id: 103, essayID: 10, text: "c"), Remark(id: 102, essayID: 10, replyTo: 103, text: "b")])
         }
-        let feed = try await fixture.essays.fetch(
+        let essays = fixture.essays
+        let feed = try await essays.fetch(
             where: #Predicate { $0.writerID == 1 }, sortedBy: [SortDescriptor(\.id)], including: Remark.self, by: \.essayID)
         for entry in feed { print(entry.parent.title, entry.children.count) }
         #expect(feed.map(\.parent.id) == [10, 11])
