@@ -58,3 +58,9 @@ if configuration.variant == nil,
 {
     try SyncScaling(configuration: configuration).run()
 }
+
+if configuration.variant == nil,
+    configuration.filter.map({ PushConcurrency.name.localizedCaseInsensitiveContains($0) }) ?? true
+{
+    try PushConcurrency(configuration: configuration).run()
+}
