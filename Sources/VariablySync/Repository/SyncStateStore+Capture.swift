@@ -10,7 +10,7 @@ import VariablySQLite
 /// conflicts, stale records of a resync), inside the same transaction, so that the server's own data
 /// is never pushed back.
 ///
-/// A pause is a row in `variably_capture_paused`, inserted and deleted within the transaction that
+/// A pause is a row (`'*'`, every synced table) in `variably_capture_paused`, inserted and deleted within the transaction that
 /// applies server data: no other connection ever sees it, and a rollback removes it with the rest
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
@@ -51,7 +51,7 @@ extension SyncStateStore {
 
         let quotedTable = SQL.quote(table)
         let tableLiteral = SQL.literal(.text(table))
-        let active = #"NOT EXISTS (SELECT 1 FROM "variably_capture_paused" WHERE "table_name" = \#(tableLiteral))"#
+        let active = #"NOT EXISTS (SELECT 1 FROM "variably_capture_paused" WHERE "table_name" = '*')"#
         // The names of the columns an update changed, as a JSON array (https://www.sqlite.org/json1.html#jgrouparray).
         let changed =
             "(SELECT json_group_array(\"name\") FROM ("
@@ -86,11 +86,15 @@ extension SyncStateStore {
         }
     }
 
-    /// Runs `body` (inside a write transaction) without queueing its writes to the table.
+    /// Runs `body` (inside a write transaction) without queueing its writes: to this table, and to the
+    /// tables that reference it, whose rows its foreign keys' actions change (a server's deletion of a
+    /// parent cascades to the children here as it did there, and is not pushed back). Pauses nest: an
+    /// inner one leaves the outer one's pause in place.
     func withCapturePaused<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        try db.execute(sql: #"INSERT OR IGNORE INTO "variably_capture_paused" ("table_name") VALUES (?)"#, arguments: [table])
+        try db.execute(sql: #"INSERT OR IGNORE INTO "variably_capture_paused" ("table_name") VALUES ('*')"#)
+        let isOutermost = db.changesCount > 0
         let result = try body()
-        try db.execute(sql: #"DELETE FROM "variably_capture_paused" WHERE "table_name" = ?"#, arguments: [table])
+        if isOutermost { try db.execute(sql: #"DELETE FROM "variably_capture_paused" WHERE "table_name" = '*'"#) }
         return result
     }
 

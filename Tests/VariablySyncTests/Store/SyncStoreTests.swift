@@ -169,6 +169,19 @@ import VariablySyncTesting
         #expect(try await fixture.writers.fetch(id: 5)?.favoriteEssayID == 50)
     }
 
+    /// The server deletes an essay (and its remarks, as declared): the pull's deletion cascades to the
+    /// cached remarks, and nothing of it is pushed back.
+    @Test func aServerDeletionCascadesHereWithoutBeingPushedBack() async throws {
+        let fixture = try await Fixture()
+        await fixture.essayServer.delete(id: 10)
+        await fixture.remarkServer.delete(id: 100)
+        try await fixture.essays.sync()
+        #expect(try await fixture.remarks.fetch(id: 100) == nil)
+        #expect(try await fixture.remarks.pendingChangeCount() == 0)
+        try await fixture.store.sync()
+        #expect(await fixture.log.entries.isEmpty)
+    }
+
     /// Essays with their remarks in one snapshot, through the declared reference.
     @Test func essaysComeWithTheirRemarks() async throws {
         let fixture = try await Fixture()
