@@ -112,6 +112,10 @@ do {
     let matching = try await repository.count(where: #Predicate { $0.isActive && $0.age > 30 })
     print("  \(grouped(matching)) of \(grouped(total)) cached users match")
 
+    // 6. Related models: posts and comments, synced with the users as one graph.
+    step(6, "Posts and comments beside the users: pushed parents first, a refused author holds its post")
+    try await syncPostsAndComments(users: repository, userServer: server, needsResync: needsResync)
+
     let elapsed = started.duration(to: clock.now)
     print("\nDone in \(seconds(elapsed)) s. Run it again to reuse \(options.databasePath), or see --help.")
 } catch {

@@ -1,0 +1,119 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// A user's post: deleted with its author.
+struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var authorID: Int64
+    var title: String
+
+    init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
+    init(from container: DecodingContainer<Post>) throws {
+        id = try container.decode(\.id)
+        authorID = try container.decode(\.authorID)
+        title = try container.decode(\.title)
+    }
+
+    static let keySets = KeySets<Post>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<Post>(
+        "posts", primaryKey: \.id, [.references(\.authorID, User.self, onDelete: .cascade), .index(\.authorID)])
+
+    /// Post `index`, by one of `authors`.
+    static func generated(_ index: Int, authors: [Int64]) -> Post {
+        Post(id: Int64(index + 1), authorID: authors[index * 10 % authors.count], title: "Post \(index + 1)")
+    }
+}
+
+/// A comment on a post: deleted with the post; its author may leave (then `nil`).
+struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var postID: Int64
+    var authorID: Int64?
+    var body: String
+
+    init(id: Int64, postID: Int64, authorID: Int64?, body: String) {
+        (self.id, self.postID, self.authorID, self.body) = (id, postID, authorID, body)
+    }
+    init(from container: DecodingContainer<Comment>) throws {
+        id = try container.decode(\.id)
+        postID = try container.decode(\.postID)
+        authorID = try container.decode(\.authorID)
+        body = try container.decode(\.body)
+    }
+
+    static let keySets = KeySets<Comment>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.authorID, "author_id"); Key(\.body, "body") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<Comment>(
+        "comments", primaryKey: \.id,
+        [
+            .references(\.postID, Post.self, onDelete: .cascade), .references(\.authorID, User.self, onDelete: .setNull),
+            .index(\.postID),
+        ])
+
+    /// Comment `index`, on post `index / 2 + 1`, by one of `authors`.
+    static func generated(_ index: Int, authors: [Int64]) -> Comment {
+        Comment(
+            id: Int64(index + 1), postID: Int64(index / 2 + 1), authorID: authors[(index * 7) % authors.count],
+            body: "Comment \(index + 1)")
+    }
+}
+
+/// Step 6: posts and comments beside the users, synced as one graph.
+func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<User>, needsResync: Bool) async throws {
+    // The servers' posts and comments are by users the user server has.
+    let authors = await userServer.allRecords().map(\.id).sorted()
+    let postCount = max(1, options.users / 10)
+    let postServer = try SimulatedServer(records: (0..<postCount).map { Post.generated($0, authors: authors) }, seed: 11)
+    let commentServer = try SimulatedServer(
+        records: (0..<(postCount * 2)).map { Comment.generated($0, authors: authors) }, seed: 12)
+    let posts = try await Repository<Post>.open(database: users.database, remote: postServer)
+    let comments = try await Repository<Comment>.open(database: users.database, remote: commentServer)
+    if needsResync {
+        // This run's servers are new: parents first, as the store would.
+        try await posts.resync()
+        try await comments.resync()
+    }
+    let store = SyncStore(comments, posts, users)
+    let first = try await store.sync()
+    print("  posts:    \(first.for(Post.self).map { "\($0)" } ?? "-")")
+    print("  comments: \(first.for(Comment.self).map { "\($0)" } ?? "-")")
+
+    // Offline: a post by user 42 with two comments, and a post by a new user the server will refuse
+    // (its email has no @): that post and its comment are held, not sent, not lost.
+    let nextPost = try await (posts.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
+    let nextComment = try await (comments.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
+    let newcomer = User(
+        id: Int64(options.users + 1_000_000), userName: "newcomer", email: "no-at-sign", age: 30, isActive: true,
+        score: 0, updatedAt: Date(timeIntervalSince1970: 1_800_000_000), tags: [], nickname: nil)
+    try await users.database.write { db in
+        try db.upsert(Post(id: nextPost, authorID: 42, title: "Written offline"))
+        try db.upsert(Comment(id: nextComment, postID: nextPost, authorID: 42, body: "first!"))
+        try db.upsert(Comment(id: nextComment + 1, postID: nextPost, authorID: nil, body: "anonymous"))
+        try db.upsert(newcomer)
+        try db.upsert(Post(id: nextPost + 1, authorID: newcomer.id, title: "By a newcomer"))
+        try db.upsert(Comment(id: nextComment + 2, postID: nextPost + 1, authorID: 42, body: "welcome"))
+    }
+    let pushed = try await store.sync()
+    print("  pushed: \(pushed.for(User.self)?.pushed ?? 0) user(s), \(pushed.for(Post.self)?.pushed ?? 0) post(s), "
+        + "\(pushed.for(Comment.self)?.pushed ?? 0) comment(s), parents first")
+    for refusal in pushed.for(User.self)?.rejected ?? [] { print("  refused user \(refusal)") }
+    for held in (pushed.for(Post.self)?.held ?? []).map({ "post \($0)" }) + (pushed.for(Comment.self)?.held ?? []).map({ "comment \($0)" }) {
+        print("  held \(held)")
+    }
+    print("  the server has post \(nextPost): \(await postServer.record(id: nextPost) != nil)")
+
+    // User 42's posts with their comments, in one snapshot.
+    let feed = try await posts.fetch(
+        where: #Predicate { $0.authorID == 42 }, sortedBy: [SortDescriptor(\.id)], including: Comment.self, by: \.postID)
+    for entry in feed.suffix(3) {
+        print("  \(entry.parent.title): \(entry.children.map(\.body).joined(separator: ", "))")
+    }
+}
