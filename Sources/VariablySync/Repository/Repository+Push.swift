@@ -49,7 +49,10 @@ extension Repository {
                 try Task.checkCancellation()
                 let batch = Array(queue[start..<min(start + configuration.pushBatchSize, queue.count)])
                 start += batch.count
-                let (changes, sent) = try await makeChanges(batch, withoutReferences: withoutReferences)
+                let (changes, sent, vanished) = try await makeChanges(batch, withoutReferences: withoutReferences)
+                report.conflicts += vanished.map {
+                    ConflictReport(id: $0, policy: "deleted on the server with its parent", resolution: .keptServer)
+                }
                 guard !changes.isEmpty else { continue }
                 try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
@@ -99,7 +102,7 @@ extension Repository {
     ///   records the server does not have yet, in a cycle.
     func makeChanges(
         _ batch: [PendingChange], withoutReferences: [String: Set<String>] = [:]
-    ) async throws -> ([RemoteChange<Model.ID>], [String: PendingChange]) {
+    ) async throws -> (changes: [RemoteChange<Model.ID>], sent: [String: PendingChange], vanished: [Model.ID]) {
         let primaryKey = self.primaryKey
         let upsertKeys = batch.compactMap { $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil }
         let cached = try await database.read { try $0.fetch(Model.self, primaryKeys: upsertKeys) }
@@ -117,7 +120,8 @@ extension Repository {
                 operation = .delete
             case .upsert:
                 guard let key = SyncStateStore.primaryKey(fromQueueText: change.recordID), let model = records[key] else {
-                    // Saved, then removed from the cache by a tombstone the push had not settled: nothing to send.
+                    // Saved, then removed from the cache by the server's data: its parent's deletion, pulled
+                    // and cascaded here. Nothing to send; reported as a conflict the server won.
                     vanished.append(change)
                     continue
                 }
@@ -139,7 +143,7 @@ extension Repository {
             let settled = vanished
             try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
         }
-        return (changes, sent)
+        return (changes, sent, try vanished.map { try Self.id(fromText: $0.recordID) })
     }
 
     /// A push is answered with one result per change sent, for exactly those changes: anything else

@@ -182,6 +182,20 @@ import VariablySyncTesting
         #expect(await fixture.log.entries.isEmpty)
     }
 
+    /// A remark edited here whose essay the server deleted, pulled first: the cascade removed it, and
+    /// its queued edit is reported as a conflict the server won, not dropped silently.
+    @Test func anEditCascadedAwayByAPulledDeletionIsReported() async throws {
+        let fixture = try await Fixture()
+        try await fixture.remarks.save(Remark(id: 100, essayID: 10, text: "edited here"))
+        await fixture.essayServer.delete(id: 10)
+        try await fixture.essays.sync()
+        #expect(try await fixture.remarks.fetch(id: 100) == nil)
+        let report = try await fixture.remarks.sync()
+        #expect(report.conflicts.map(\.id) == [100])
+        #expect(report.conflicts.first?.resolution == .keptServer)
+        #expect(try await fixture.remarks.pendingChangeCount() == 0)
+    }
+
     /// Essays with their remarks in one snapshot, through the declared reference.
     @Test func essaysComeWithTheirRemarks() async throws {
         let fixture = try await Fixture()
