@@ -115,3 +115,68 @@ extension DRFServer {
             configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries, conflictPolicy: conflicts))
     }
 }
+
+/// An author of the DRF server's `graph/` endpoints; the server assigns its id.
+struct DRFAuthor: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var name: String
+
+    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+    init(from container: DecodingContainer<DRFAuthor>) throws {
+        id = try container.decode(\.id)
+        name = try container.decode(\.name)
+    }
+
+    static let keySets = KeySets<DRFAuthor>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<DRFAuthor>("drf_authors", primaryKey: \.id)
+}
+
+/// An article of the DRF server's `graph/` endpoints: `author` is its author's id.
+struct DRFArticle: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+    var id: Int64
+    var authorID: Int64
+    var title: String
+
+    init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
+    init(from container: DecodingContainer<DRFArticle>) throws {
+        id = try container.decode(\.id)
+        authorID = try container.decode(\.authorID)
+        title = try container.decode(\.title)
+    }
+
+    static let keySets = KeySets<DRFArticle>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author"); Key(\.title, "title") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<DRFArticle>(
+        "drf_articles", primaryKey: \.id, [.references(\.authorID, DRFAuthor.self, onDelete: .cascade)])
+}
+
+extension DRFServer {
+    /// The API of one `graph/` collection: page numbers, tombstones, creates posted, ids read-only.
+    static func graphAPI(_ collection: String) -> HTTPAPI {
+        HTTPAPI(
+            pull: HTTPPullShape(
+                path: "graph/\(collection)/", records: "results", paging: .page(parameter: "page"),
+                deletions: .tombstones(flag: "deleted"),
+                changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(2)),
+                limitParameter: "page_size", endsOnNotFound: true),
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "graph/\(collection)", trailingSlash: true, update: .patch, body: .changedFields,
+                    readOnlyFields: ["id", "updated_at", "deleted"])))
+    }
+
+    /// A repository of `graph/` records on `database`, with this server's token.
+    func makeGraphRepository<Model: SQLiteStorable & Identifiable & Sendable>(
+        _ type: Model.Type, _ collection: String, database: SQLiteDatabase
+    ) throws -> Repository<Model> where Model.ID: Codable & Sendable {
+        let remote = HTTPRemoteSource<Model>(
+            baseURL: baseURL, api: Self.graphAPI(collection), headers: ["Authorization": "Token \(token)"], timeout: 10)
+        return try Repository(
+            database: database, remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+    }
+}

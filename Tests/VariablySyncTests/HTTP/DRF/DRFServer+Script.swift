@@ -160,6 +160,78 @@ extension DRFServer {
                     response["ETag"] = '"%s"' % data["updated_at"]
                 return super().finalize_response(request, response, *args, **kwargs)
 
+        # Two related models: authors, and articles that reference them (deleted with them).
+
+        class Author(models.Model):
+            name = models.CharField(max_length=200)
+            deleted = models.BooleanField(default=False)
+            updated_at = models.DateTimeField(auto_now=True)
+
+            class Meta:
+                app_label = "notes"
+
+        class Article(models.Model):
+            author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="articles")
+            title = models.CharField(max_length=200)
+            deleted = models.BooleanField(default=False)
+            updated_at = models.DateTimeField(auto_now=True)
+
+            class Meta:
+                app_label = "notes"
+
+        class AuthorSerializer(serializers.ModelSerializer):
+            class Meta:
+                model = Author
+                fields = ["id", "name", "deleted", "updated_at"]
+                read_only_fields = ["id", "deleted", "updated_at"]
+
+            def validate_name(self, value):
+                if value == "forbidden":
+                    raise serializers.ValidationError("This name is not allowed.")
+                return value
+
+        class ArticleSerializer(serializers.ModelSerializer):
+            author = serializers.PrimaryKeyRelatedField(queryset=Author.objects.filter(deleted=False))
+
+            class Meta:
+                model = Article
+                fields = ["id", "author", "title", "deleted", "updated_at"]
+                read_only_fields = ["id", "deleted", "updated_at"]
+
+        def changed_since(view, rows):
+            """The list's rows by (updated_at, id); `?updated_since=` the changes since then, tombstones included."""
+            rows = rows.order_by("updated_at", "id")
+            since = view.request.query_params.get("updated_since")
+            if view.action == "list" and since:
+                moment = parse_datetime(since)
+                if moment is None:
+                    raise ValidationError({"updated_since": ["Not an ISO 8601 date and time."]})
+                return rows.filter(updated_at__gte=moment)
+            return rows.filter(deleted=False)
+
+        class AuthorViewSet(viewsets.ModelViewSet):
+            serializer_class = AuthorSerializer
+
+            def get_queryset(self):
+                return changed_since(self, Author.objects.all())
+
+            def perform_destroy(self, instance):
+                instance.deleted = True
+                instance.save()
+                for article in instance.articles.all():
+                    article.deleted = True
+                    article.save()
+
+        class ArticleViewSet(viewsets.ModelViewSet):
+            serializer_class = ArticleSerializer
+
+            def get_queryset(self):
+                return changed_since(self, Article.objects.all())
+
+            def perform_destroy(self, instance):
+                instance.deleted = True
+                instance.save()
+
         class CursorPages(pagination.CursorPagination):
             ordering = ("updated_at", "id")
             page_size = 100
@@ -181,6 +253,16 @@ extension DRFServer {
         class CheckedNotes(IfMatchMixin, NoteViewSet):
             pagination_class = NumberedPages
 
+        class PagedAuthors(AuthorViewSet):
+            pagination_class = NumberedPages
+
+        class PagedArticles(ArticleViewSet):
+            pagination_class = NumberedPages
+
+        graph = DefaultRouter()
+        graph.register("authors", PagedAuthors, basename="author")
+        graph.register("articles", PagedArticles, basename="article")
+
         def router(viewset):
             routes = DefaultRouter()
             routes.register("notes", viewset, basename="note-%s" % viewset.__name__.lower())
@@ -191,6 +273,7 @@ extension DRFServer {
             path("api/limit/", router(LimitNotes)),
             path("api/page/", router(PageNotes)),
             path("api/checked/", router(CheckedNotes)),
+            path("api/graph/", include(graph.urls)),
         ]
 
         # The request log.
@@ -242,6 +325,8 @@ extension DRFServer {
             with log_lock:
                 requests = list(request_log)
             return {"notes": NoteSerializer(Note.objects.order_by("id"), many=True).data, "requests": requests,
+                    "authors": AuthorSerializer(Author.objects.order_by("id"), many=True).data,
+                    "articles": ArticleSerializer(Article.objects.order_by("id"), many=True).data,
                     "token": TOKEN}
 
         def control(command):

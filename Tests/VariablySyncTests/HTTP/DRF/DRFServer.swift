@@ -37,6 +37,11 @@ import VariablyTestSupport
 /// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
 /// one transaction; without `If-Match`, the last write wins.
 ///
+/// Two related models under `graph/` (page-number pagination, `updated_since`, tombstones): `authors/`
+/// (`id`, `name`, a `name` of `"forbidden"` refused with 400) and `articles/` (`id`, `author` — the
+/// author's id, a foreign key that DRF validates — and `title`); deleting an author marks its articles
+/// deleted too.
+///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side writes, as another client would,
 /// and the log of the requests. The script exits after `lifetime` seconds or when its standard input
@@ -119,6 +124,25 @@ final class DRFServer {
         var notes: [ServerNote]
         /// Every request since the start or the last ``clearLog()``, oldest first.
         var requests: [Request]
+        /// The authors of `graph/authors/`, deleted ones included, by id.
+        var authors: [ServerAuthor] = []
+        /// The articles of `graph/articles/`, each referencing an author, deleted ones included, by id.
+        var articles: [ServerArticle] = []
+    }
+
+    /// An author as the server stores it.
+    struct ServerAuthor: Decodable, Equatable {
+        var id: Int64
+        var name: String
+        var deleted: Bool
+    }
+
+    /// An article as the server stores it: `author` is the author's id (a foreign key).
+    struct ServerArticle: Decodable, Equatable {
+        var id: Int64
+        var author: Int64
+        var title: String
+        var deleted: Bool
     }
 
     /// Starts the server on a thread of its own and waits for it without holding one of Swift's
@@ -211,7 +235,10 @@ final class DRFServer {
         let decoder = JSONDecoder()
         let state = State(
             notes: try decoder.decode([ServerNote].self, from: JSONSerialization.data(withJSONObject: notes)),
-            requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)))
+            requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
+            authors: try decoder.decode([ServerAuthor].self, from: JSONSerialization.data(withJSONObject: object["authors"] ?? [])),
+            articles: try decoder.decode(
+                [ServerArticle].self, from: JSONSerialization.data(withJSONObject: object["articles"] ?? [])))
         return (state, token)
     }
 }
