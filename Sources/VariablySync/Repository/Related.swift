@@ -12,3 +12,5 @@ public struct Related<Parent: Sendable, Child: Sendable>: Sendable {
     /// The records that reference it, by their primary key.
     public let children: [Child]
 }
+
+extension Related: Equatable where Parent: Equatable, Child: Equatable {}

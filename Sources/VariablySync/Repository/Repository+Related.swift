@@ -28,24 +28,70 @@ extension Repository {
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) async throws -> [Related<Model, Child>] {
-        let childKey = PrimaryKey<Child>()
-        guard let declared = childKey.reference(at: reference), declared.parentTable == primaryKey.table else {
-            preconditionFailure(
-                "\(reference) of \(Child.self) is not a declared reference to \(Model.self)'s table \"\(primaryKey.table)\": "
-                    + "declare `.references(\(reference), \(Model.self).self)` in \(Child.self).sqliteTable.")
-        }
+        let related = Self.relation(of: child, by: reference)
         let primaryKey = self.primaryKey
         return try await database.read { db in
-            let parents = try db.fetch(Model.self, where: predicate, sortedBy: sortDescriptors, limit: limit)
-            let keys = try parents.map { try primaryKey.sqlValue(of: $0.id) }
-            let children = try db.fetch(Child.self, whereColumn: SQL.quote(declared.column), in: keys)
-            var byParent: [SQLValue: [Child]] = [:]
-            for child in children {
-                guard let value = child[keyPath: reference] as? any Encodable else { continue }
-                byParent[try primaryKey.sqlValue(of: value), default: []].append(child)
-            }
-            // A parent's children come from one query, in their primary key's order.
-            return zip(parents, keys).map { Related(parent: $0, children: byParent[$1] ?? []) }
+            try Self.fetch(
+                where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
+                primaryKey: primaryKey, db)
         }
+    }
+
+    /// The same records with their children, now and after every committed write to either table, when
+    /// they differ from the last ones: a screen of posts with their comments stays current without a
+    /// query of its own per child table.
+    ///
+    /// ```swift
+    /// for try await feed in essays.observe(where: #Predicate { $0.writerID == 1 }, including: Remark.self, by: \.essayID) {
+    ///     print(feed.map { "\($0.parent.title): \($0.children.count)" })
+    /// }
+    /// ```
+    ///
+    /// - Parameters: As ``fetch(where:sortedBy:limit:including:by:)``.
+    /// - Returns: An asynchronous sequence of results; it ends with the error of a query that fails.
+    public nonisolated func observe<Child: SQLiteStorable & Sendable & Equatable>(
+        where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
+    ) -> AsyncThrowingStream<[Related<Model, Child>], any Error> where Model: Equatable {
+        let related = Self.relation(of: child, by: reference)
+        let primaryKey = self.primaryKey
+        let tables: Set<String> = [primaryKey.table, PrimaryKey<Child>().table]
+        return database.observe(tables: tables) { db in
+            try Self.fetch(
+                where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
+                primaryKey: primaryKey, db)
+        }
+    }
+
+    /// The reference of `child` declared on `reference` to this model's table; a missing declaration is a
+    /// programming error and traps.
+    private static func relation<Child: SQLiteStorable>(
+        of child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
+    ) -> TableReference {
+        let table = PrimaryKey<Model>().table
+        guard let declared = PrimaryKey<Child>().reference(at: reference), declared.parentTable == table else {
+            preconditionFailure(
+                "\(reference) of \(Child.self) is not a declared reference to \(Model.self)'s table \"\(table)\": "
+                    + "declare `.references(\(reference), \(Model.self).self)` in \(Child.self).sqliteTable.")
+        }
+        return declared
+    }
+
+    /// The models and, from the same transaction, their children through `reference`.
+    private static func fetch<Child: SQLiteStorable & Sendable>(
+        where predicate: Predicate<Model>?, sortedBy sortDescriptors: [SortDescriptor<Model>], limit: Int?,
+        including reference: TableReference, by keyPath: any PartialKeyPath<Child> & Sendable,
+        primaryKey: PrimaryKey<Model>, _ db: Database
+    ) throws -> [Related<Model, Child>] {
+        let parents = try db.fetch(Model.self, where: predicate, sortedBy: sortDescriptors, limit: limit)
+        let keys = try parents.map { try primaryKey.sqlValue(of: $0.id) }
+        let children: [Child] = try db.fetch(Child.self, whereColumn: SQL.quote(reference.column), in: keys)
+        var byParent: [SQLValue: [Child]] = [:]
+        for child in children {
+            guard let value = child[keyPath: keyPath] as? any Encodable else { continue }
+            byParent[try primaryKey.sqlValue(of: value), default: []].append(child)
+        }
+        // A parent's children come from one query, in their primary key's order.
+        return zip(parents, keys).map { Related(parent: $0, children: byParent[$1] ?? []) }
     }
 }

@@ -214,6 +214,19 @@ import VariablySyncTesting
         #expect(threads.first { $0.parent.id == 103 }?.children.map(\.id) == [102])
     }
 
+    /// An observed feed of essays with their remarks: a new remark on one of them is a new value.
+    @Test func anObservedFeedFollowsItsChildren() async throws {
+        let fixture = try await Fixture()
+        let essays = fixture.essays
+        var updates = essays.observe(where: #Predicate { $0.writerID == 1 }, including: Remark.self, by: \.essayID)
+            .makeAsyncIterator()
+        let first = try #require(try await updates.next())
+        #expect(first.map { $0.children.map(\.id) } == [[100]])
+        try await fixture.remarks.save(Remark(id: 101, essayID: 10, text: "another"))
+        let second = try #require(try await updates.next())
+        #expect(second.map { $0.children.map(\.id) } == [[100, 101]])
+    }
+
     /// A reply to a remark created in the same sync: the repository alone sends the remark first.
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()
