@@ -104,7 +104,8 @@ import Testing
         #expect(HTTPPullShape.timestamp("1970-01-01T00:00:01.5Z")?.timeIntervalSince1970 == 1.5)
         #expect(HTTPPullShape.timestamp("1970-01-01T01:00:00+01:00")?.timeIntervalSince1970 == 0)
         #expect(HTTPPullShape.timestamp("2026-11-26T12:44:56.647898Z").map(HTTPPullShape.wholeSecondsText) == "2026-11-26T12:44:56Z")
-        #expect(HTTPPullShape.timestamp("2026-11-26") == nil)
+        #expect(HTTPPullShape.timestamp("2026-11-26")?.timeIntervalSince1970 == 1_795_651_200)
+        #expect(HTTPPullShape.timestamp("yesterday") == nil)
         #expect(HTTPPullShape.timestamp("2026-13-26T12:44:56Z") == nil)
     }
 

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// The byte-level parsing and formatting behind ``DateCodingStrategy``: pure functions, no formatter
 /// objects, so they are fast and safe from any thread.
-enum FlexibleDateParser {
+package enum FlexibleDateParser {
     private static let zero = UInt8(ascii: "0")
 
     /// `-?digits(.digits)?` as a number, or `nil`.
@@ -23,7 +23,7 @@ enum FlexibleDateParser {
     }
 
     /// `yyyy-MM-dd`, optionally followed by `T`/space, `HH:mm[:ss[.fraction]]` and a zone.
-    static func date(in bytes: UnsafeBufferPointer<UInt8>, defaultTimeZone: TimeZone) -> Date? {
+    package static func date(in bytes: UnsafeBufferPointer<UInt8>, defaultTimeZone: TimeZone) -> Date? {
         var index = 0
         guard let year = year(bytes, &index), expect(bytes, &index, "-"),
             let month = digits(bytes, &index, count: 2), expect(bytes, &index, "-"),
@@ -169,7 +169,7 @@ enum FlexibleDateParser {
     }
 
     /// `2024-05-01T12:30:00Z` or `2024-05-01T12:30:00.250Z`.
-    static func iso8601String(from date: Date, fractionalSeconds: Bool) -> String {
+    package static func iso8601String(from date: Date, fractionalSeconds: Bool) -> String {
         // A `Date` rarely holds a millisecond exactly (07.010 is 07.00999...): round to the nearest
         // millisecond when writing them, so what was read writes back the same; whole seconds truncate.
         let scaled = clamped(date.timeIntervalSince1970 * 1000)
