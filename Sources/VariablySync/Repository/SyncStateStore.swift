@@ -292,14 +292,26 @@ struct SyncStateStore: Sendable {
     /// to the record created here as `oldID`. A change still queued for it is an update now, since the
     /// server has the record.
     func rewriteRecordID(from oldID: String, to newID: String, _ db: Database) throws {
-        // OR REPLACE: a change queued under the server's id already (an edit of a pulled copy) gives way
-        // to the one made on the record itself, which is newer.
+        // A change queued under the server's id already (an edit of a pulled copy, should the server's
+        // record have been pulled first) becomes the one change of the record: the row holds this
+        // device's values, and a push reads the row, so one change of the whole record says it all.
         try db.execute(
             sql: #"""
-                UPDATE OR REPLACE "variably_pending_changes" SET "record_id" = ?, "is_new" = 0
+                UPDATE "variably_pending_changes" SET "changed_columns" = NULL, "failure" = NULL
                 WHERE "table_name" = ? AND "record_id" = ?
+                    AND EXISTS (SELECT 1 FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?)
                 """#,
-            arguments: [newID, table, oldID])
+            arguments: [table, newID, table, oldID])
+        if db.changesCount > 0 {
+            try discard(recordID: oldID, db)
+        } else {
+            try db.execute(
+                sql: #"""
+                    UPDATE "variably_pending_changes" SET "record_id" = ?, "is_new" = 0
+                    WHERE "table_name" = ? AND "record_id" = ?
+                    """#,
+                arguments: [newID, table, oldID])
+        }
         for versions in ["variably_acknowledged_changes", "variably_record_versions"] {
             try db.execute(
                 sql: "UPDATE OR REPLACE \(SQL.quote(versions)) SET \"record_id\" = ? WHERE \"table_name\" = ? AND \"record_id\" = ?",
