@@ -39,7 +39,8 @@ extension Repository {
                 withoutReferences[first.idempotencyKey] = hold.optionalColumns
                 queue = [first]
             }
-            report.held = try held.filter { entry in !queue.contains { $0.recordID == entry.key } }
+            let sending = Set(queue.map(\.recordID))
+            report.held = try held.filter { !sending.contains($0.key) }
                 .sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason) }
             guard !queue.isEmpty else { return }
             let pushedBefore = report.pushed
