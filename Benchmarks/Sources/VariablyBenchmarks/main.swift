@@ -64,3 +64,9 @@ if configuration.variant == nil,
 {
     try PushConcurrency(configuration: configuration).run()
 }
+
+if configuration.variant == nil,
+    configuration.filter.map({ RelatedModelsBenchmark.name.localizedCaseInsensitiveContains($0) }) ?? true
+{
+    try RelatedModelsBenchmark(configuration: configuration).run()
+}

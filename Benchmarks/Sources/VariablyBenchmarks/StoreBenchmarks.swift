@@ -1,0 +1,190 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// The "Related models" group: a full sync of N rows split across three related types (authors, their
+/// posts, the posts' comments; deferred foreign keys on, pulled through a `SyncStore`) against the
+/// single-model sync of N users, at two sizes, and an incremental sync of 250 mixed changes (edits and
+/// new rows of all three types) at each size. Both sides pull from simulated servers, whose page
+/// building counts on both.
+///
+/// Full mode: 100,000 and 1,000,000 rows, median of 3 interleaved rounds (one at 1M); `--quick`:
+/// 30,000 rows, one round.
+struct RelatedModelsBenchmark {
+    static let name = "Related models"
+
+    let sizes: [Int]
+    let rounds: Int
+
+    init(configuration: Configuration) {
+        sizes = configuration.isQuick ? [30_000] : [100_000, 1_000_000]
+        rounds = configuration.isQuick ? 1 : min(configuration.rounds, 3)
+    }
+
+    func run() throws {
+        print("")
+        print("| \(Self.name) | rows | single model (rows/s) | three related types (rows/s) | ratio | 250 mixed changes (s) |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for size in sizes {
+            var single: [Double] = []
+            var related: [Double] = []
+            var incremental: [Double] = []
+            let rounds = size >= 1_000_000 ? 1 : self.rounds
+            for round in 0..<rounds {
+                // Alternate which side goes first: drift on a shared machine hits both alike.
+                if round % 2 == 0 {
+                    single.append(try syncSingle(size))
+                    let (rate, changes) = try syncRelated(size)
+                    related.append(rate)
+                    incremental.append(changes)
+                } else {
+                    let (rate, changes) = try syncRelated(size)
+                    related.append(rate)
+                    incremental.append(changes)
+                    single.append(try syncSingle(size))
+                }
+            }
+            let (a, b) = (median(single), median(related))
+            print(
+                String(
+                    format: "| full sync | %d | %.0fk | %.0fk | %.2f | %.3f |", size, a / 1e3, b / 1e3, b / a,
+                    median(incremental)))
+            FileHandle.standardError.write(Data("measured \(Self.name) at \(size)\n".utf8))
+        }
+    }
+
+    /// Rows per second of a full sync of `size` users into an empty file.
+    private func syncSingle(_ size: Int) throws -> Double {
+        let server = try SimulatedServer(records: (0..<size).lazy.map(BenchUser.make), seed: 5)
+        let file = try TemporaryDatabase()
+        let repository = try Repository<BenchUser>(database: try SQLiteDatabase(path: file.path), remote: server)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let report = try runBlocking { try await repository.sync() }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard report.inserted == size else { throw BenchmarkError("synced \(report.inserted) of \(size)") }
+        return Double(size) / seconds
+    }
+
+    /// Rows per second of a full sync of `size` rows across the three types, and the seconds of a sync of
+    /// 250 mixed changes after it.
+    private func syncRelated(_ size: Int) throws -> (Double, Double) {
+        let third = size / 3
+        let authors = try SimulatedServer(records: (0..<third).lazy.map(BenchAuthor.make), seed: 6)
+        let posts = try SimulatedServer(records: (0..<third).lazy.map { BenchPost.make($0, authors: third) }, seed: 7)
+        let comments = try SimulatedServer(
+            records: (0..<(size - 2 * third)).lazy.map { BenchComment.make($0, posts: third) }, seed: 8)
+        let file = try TemporaryDatabase()
+        let database = try SQLiteDatabase(path: file.path)
+        let store = SyncStore(
+            try Repository(database: database, remote: comments), try Repository(database: database, remote: posts),
+            try Repository(database: database, remote: authors))
+        let start = DispatchTime.now().uptimeNanoseconds
+        let report = try runBlocking { try await store.sync() }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let inserted =
+            (report.for(BenchAuthor.self)?.inserted ?? 0) + (report.for(BenchPost.self)?.inserted ?? 0)
+            + (report.for(BenchComment.self)?.inserted ?? 0)
+        guard inserted == size else { throw BenchmarkError("synced \(inserted) of \(size) related rows") }
+
+        // 250 mixed changes: edits of each type, new posts with comments.
+        _ = try runBlocking {
+            try await authors.simulateOtherClients(edits: 50) { author, _ in author.name += "!" }
+            let newPosts = (0..<50).map { BenchPost.make(third + $0, authors: third) }
+            try await posts.simulateOtherClients(edits: 50, insertions: newPosts) { post, _ in post.score += 1 }
+            let newComments = (0..<50).map { BenchComment(id: Int64(size + $0 + 1), postID: Int64(third + $0 + 1), body: "new", score: 0) }
+            return try await comments.simulateOtherClients(edits: 50, insertions: newComments) { comment, _ in comment.score += 1 }
+        }
+        let changesStart = DispatchTime.now().uptimeNanoseconds
+        let changes = try runBlocking { try await store.sync() }
+        let changesSeconds = Double(DispatchTime.now().uptimeNanoseconds - changesStart) / 1e9
+        let pulled =
+            (changes.for(BenchAuthor.self)?.pulled ?? 0) + (changes.for(BenchPost.self)?.pulled ?? 0)
+            + (changes.for(BenchComment.self)?.pulled ?? 0)
+        guard pulled == 250 else { throw BenchmarkError("pulled \(pulled) of 250 mixed changes") }
+        return (Double(size) / seconds, changesSeconds)
+    }
+}
+
+/// An author: the parent of posts.
+struct BenchAuthor: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+    var id: Int64
+    var name: String
+    var email: String
+    var score: Double
+
+    init(id: Int64, name: String, email: String, score: Double) { (self.id, self.name, self.email, self.score) = (id, name, email, score) }
+    init(from container: DecodingContainer<BenchAuthor>) throws {
+        id = try container.decode(\.id)
+        name = try container.decode(\.name)
+        email = try container.decode(\.email)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<BenchAuthor>(defaultSource: .remote) {
+        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.name); Key(\.email); Key(\.score) }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<BenchAuthor>("bench_authors", primaryKey: \.id)
+
+    static func make(_ index: Int) -> BenchAuthor {
+        BenchAuthor(id: Int64(index + 1), name: "author \(index)", email: "author\(index)@example.com", score: Double(index % 100))
+    }
+}
+
+/// A post by an author, deleted with it.
+struct BenchPost: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+    var id: Int64
+    var authorID: Int64
+    var title: String
+    var score: Double
+
+    init(id: Int64, authorID: Int64, title: String, score: Double) {
+        (self.id, self.authorID, self.title, self.score) = (id, authorID, title, score)
+    }
+    init(from container: DecodingContainer<BenchPost>) throws {
+        id = try container.decode(\.id)
+        authorID = try container.decode(\.authorID)
+        title = try container.decode(\.title)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<BenchPost>(defaultSource: .remote) {
+        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.authorID, "author_id"); Key(\.title); Key(\.score) }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<BenchPost>(
+        "bench_posts", primaryKey: \.id, [.references(\.authorID, BenchAuthor.self, onDelete: .cascade), .index(\.authorID)])
+
+    static func make(_ index: Int, authors: Int) -> BenchPost {
+        BenchPost(id: Int64(index + 1), authorID: Int64(index % authors + 1), title: "post \(index)", score: 0)
+    }
+}
+
+/// A comment on a post, deleted with it.
+struct BenchComment: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+    var id: Int64
+    var postID: Int64
+    var body: String
+    var score: Double
+
+    init(id: Int64, postID: Int64, body: String, score: Double) { (self.id, self.postID, self.body, self.score) = (id, postID, body, score) }
+    init(from container: DecodingContainer<BenchComment>) throws {
+        id = try container.decode(\.id)
+        postID = try container.decode(\.postID)
+        body = try container.decode(\.body)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<BenchComment>(defaultSource: .remote) {
+        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.postID, "post_id"); Key(\.body); Key(\.score) }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<BenchComment>(
+        "bench_comments", primaryKey: \.id, [.references(\.postID, BenchPost.self, onDelete: .cascade), .index(\.postID)])
+
+    static func make(_ index: Int, posts: Int) -> BenchComment {
+        BenchComment(id: Int64(index + 1), postID: Int64(index % posts + 1), body: "comment \(index)", score: 0)
+    }
+}
