@@ -15,8 +15,9 @@ public import VariablyCodable
 /// throws ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` and is moved aside for
 /// inspection; it is never silently replaced by an empty value. A file replaced by a writer while it
 /// was being read is read again, not moved aside. Through a symbolic link, the file it points to is
-/// replaced and the link kept. A write removes the temporary files that killed writers left behind
-/// (those older than ten minutes). A file larger than `maximumFileSize` is refused before it is read
+/// replaced and the link kept. Every read and write first removes the temporary files that dead
+/// writers left behind (killed between writing and renaming), and only those: a temporary file names
+/// its writer's process id and stays locked while its writer lives (see `FileCache+TemporaryFiles.swift`). A file larger than `maximumFileSize` is refused before it is read
 /// (``FileCacheError/tooLarge(file:size:limit:)``) and left as it is; so is a value whose encoding
 /// would be larger, so that the cache never writes a file it would refuse to read.
 ///
@@ -150,35 +151,19 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         // Through a symbolic link, the file it points to is replaced and the link stays.
         let target = url.resolvingSymlinksInPath()
         let folder = target.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
+        var temporary: (url: URL, descriptor: Int32)?
+        // Closed after the rename: the lock on the temporary file is held until it is in place.
+        defer { if let temporary { close(temporary.descriptor) } }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            removeAbandonedTemporaryFiles(of: target)
-            try data.write(to: temporary)
+            Self.removeAbandonedTemporaryFiles(of: target)
+            let written = try Self.makeLockedTemporaryFile(for: target, data: data)
+            temporary = written
             // rename(2) replaces the destination atomically on the same file system.
-            guard rename(temporary.path, target.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
+            guard rename(written.url.path, target.path) == 0 else { throw Self.lastPOSIXError() }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            if let temporary { unlink(temporary.url.path) }
             throw FileCacheError.writeFailed(file: url, underlying: error)
-        }
-    }
-
-    /// How old a writer's temporary file must be before a later write removes it as abandoned (its
-    /// writer was killed between writing and renaming): far longer than any write takes.
-    static var abandonedTemporaryFileAge: TimeInterval { 600 }
-
-    /// Removes `.<name>.tmp-*` files that killed writers left beside `target`.
-    private func removeAbandonedTemporaryFiles(of target: URL) {
-        let folder = target.deletingLastPathComponent()
-        let prefix = ".\(target.lastPathComponent).tmp-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        let cutoff = Date().addingTimeInterval(-Self.abandonedTemporaryFileAge)
-        for name in names where name.hasPrefix(prefix) {
-            let file = folder.appendingPathComponent(name)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
-            if let modified, modified < cutoff { try? FileManager.default.removeItem(at: file) }
         }
     }
 
@@ -190,6 +175,7 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     }
 
     private func read<Value: Decodable>(_ type: Value.Type, attempts: Int = 3) throws -> Value? {
+        Self.removeAbandonedTemporaryFiles(of: url.resolvingSymlinksInPath())
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let data: Data
         let identity = Self.identity(of: url.resolvingSymlinksInPath())
