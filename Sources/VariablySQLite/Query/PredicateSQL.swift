@@ -151,11 +151,15 @@ enum PredicateSQL {
         return String(escaped)
     }
 
-    /// `contains` and `starts(with:)` on text. `contains` compares the UTF-8 bytes with `instr`: `LIKE`
-    /// stops at a NUL in the stored text (and `LIKE '%x%'` cannot use an index anyway). A prefix from a
-    /// captured value stays `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after
-    /// the prefix does not change its answer. Other prefixes are `instr(...) = 1`: `substr` of an
-    /// empty BLOB is NULL, not an empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
+    /// `contains` and `starts(with:)` on text, with Swift's answers: a byte search keeps what could
+    /// match (sound since text is stored and bound in NFC), then `variably_contains` /
+    /// `variably_starts_with` decide by `Character`, as `#Predicate` does (see ``SwiftTextSearch``).
+    ///
+    /// The byte search: `contains` compares the UTF-8 bytes with `instr` (`LIKE` stops at a NUL in the
+    /// stored text, and `LIKE '%x%'` cannot use an index anyway). A prefix from a captured value stays
+    /// `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after the prefix does not
+    /// change its answer. Other prefixes are `instr(...) = 1`: `substr` of an empty BLOB is NULL, not an
+    /// empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
     static func textSearch(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try translate(base, in: context)
         let right = try translate(other, in: context)
@@ -168,31 +172,35 @@ enum PredicateSQL {
                     reason: "contains and starts(with:) translate for String values only.")
             }
         }
+        let function = prefixOnly ? "variably_starts_with" : "variably_contains"
         if case .value(let value) = right {
-            guard let text = value as? String else {
+            guard let captured = value as? String else {
                 throw QueryTranslationError(
                     expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
             }
-            let l = try left.render(hint: .string, inside: .equality)
+            let text = TextNormalization.nfc(captured)
+            let l = try left.render(hint: .string, inside: .and)
+            let filter: (sql: String, argument: SQLValue)
             if prefixOnly, !text.utf8.contains(0) {
-                return .expression(
-                    sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(escapeLike(text) + "%")],
-                    kind: .bool, isNullable: left.isNullable, precedence: .like)
+                filter = ("\(l.sql) LIKE ? ESCAPE '\\'", .text(escapeLike(text) + "%"))
+            } else {
+                // A prefix with a NUL: LIKE stops at a NUL in its pattern (which would then match far more rows).
+                filter = ("instr(CAST(\(l.sql) AS BLOB), ?) \(prefixOnly ? "= 1" : "> 0")", .blob(Data(text.utf8)))
             }
-            // A prefix with a NUL: LIKE stops at a NUL in its pattern (which would then match far more rows).
             return .expression(
-                sql: "instr(CAST(\(l.sql) AS BLOB), ?) \(prefixOnly ? "= 1" : "> 0")",
-                arguments: l.arguments + [.blob(Data(text.utf8))], kind: .bool, isNullable: left.isNullable,
-                precedence: .like)
+                sql: "\(filter.sql) AND \(function)(\(l.sql), ?)",
+                arguments: l.arguments + [filter.argument] + l.arguments + [.text(text)], kind: .bool,
+                isNullable: left.isNullable, precedence: .and)
         }
         // Two columns (or a captured text and a column): no pattern to escape; compare the bytes too
         // (text `length` stops at a NUL).
         let l = try left.render(hint: .string)
         let r = try right.render(hint: .string)
         return .expression(
-            sql: "instr(CAST(\(l.sql) AS BLOB), CAST(\(r.sql) AS BLOB)) \(prefixOnly ? "= 1" : "> 0")",
-            arguments: l.arguments + r.arguments, kind: .bool, isNullable: left.isNullable || right.isNullable,
-            precedence: .like)
+            sql: "instr(CAST(\(l.sql) AS BLOB), CAST(\(r.sql) AS BLOB)) \(prefixOnly ? "= 1" : "> 0") "
+                + "AND \(function)(\(l.sql), \(r.sql))",
+            arguments: l.arguments + r.arguments + l.arguments + r.arguments, kind: .bool,
+            isNullable: left.isNullable || right.isNullable, precedence: .and)
     }
 }
 
