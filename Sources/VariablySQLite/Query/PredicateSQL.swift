@@ -48,7 +48,23 @@ enum PredicateSQL {
         let right = try translate(rhs, in: context)
         try checkOrderable(left, node: node)
         try checkOrderable(right, node: node)
+        try checkNormalizedText(left, node: node)
+        try checkNormalizedText(right, node: node)
         return try combine(left, op, right, precedence: .comparison, resultKind: .bool, node: node)
+    }
+
+    /// Swift's `<` on strings is the byte order of their NFC forms when both are in NFC, as stored text
+    /// is; with a string that is not, it can disagree with that order and even with its own `==`
+    /// (`"\u{212B}" < "\u{C5}d"` is false). Such a captured string is compared in memory only.
+    static func checkNormalizedText(_ term: SQLTerm, node: Any) throws {
+        guard case .value(let value) = term, let text = value as? String,
+            !TextNormalization.nfc(text).unicodeScalars.elementsEqual(text.unicodeScalars)
+        else { return }
+        throw QueryTranslationError(
+            expression: typeName(node),
+            reason: "<, <=, > and >= against a captured text that is not in NFC (Unicode Normalization Form C) order "
+                + "differently in Swift than the stored text, which is in NFC; pass "
+                + "`text.precomposedStringWithCanonicalMapping`, or fetch with `ifUntranslatable: .evaluateInMemory`.")
     }
 
     static func equality(
@@ -178,6 +194,7 @@ enum PredicateSQL {
                 throw QueryTranslationError(
                     expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
             }
+            // The filter looks for the NFC bytes, as stored; Swift's search gets the text as captured.
             let text = TextNormalization.nfc(captured)
             let l = try left.render(hint: .string, inside: .and)
             let filter: (sql: String, argument: SQLValue)
@@ -189,7 +206,7 @@ enum PredicateSQL {
             }
             return .expression(
                 sql: "\(filter.sql) AND \(function)(\(l.sql), ?)",
-                arguments: l.arguments + [filter.argument] + l.arguments + [.text(text)], kind: .bool,
+                arguments: l.arguments + [filter.argument] + l.arguments + [.text(captured)], kind: .bool,
                 isNullable: left.isNullable, precedence: .and)
         }
         // Two columns (or a captured text and a column): no pattern to escape; compare the bytes too
