@@ -37,6 +37,7 @@ public final class Database {
         self.isReadOnly = isReadOnly
         self.statementCacheCapacity = max(1, configuration.statementCacheCapacity)
         sqlite3_extended_result_codes(handle, 1)
+        SwiftTextSearch.register(on: handle)
         if let trace = configuration.trace {
             let box = TraceBox(trace)
             self.traceBox = box

@@ -48,7 +48,23 @@ enum PredicateSQL {
         let right = try translate(rhs, in: context)
         try checkOrderable(left, node: node)
         try checkOrderable(right, node: node)
+        try checkNormalizedText(left, node: node)
+        try checkNormalizedText(right, node: node)
         return try combine(left, op, right, precedence: .comparison, resultKind: .bool, node: node)
+    }
+
+    /// Swift's `<` on strings is the byte order of their NFC forms when both are in NFC, as stored text
+    /// is; with a string that is not, it can disagree with that order and even with its own `==`
+    /// (`"\u{212B}" < "\u{C5}d"` is false). Such a captured string is compared in memory only.
+    static func checkNormalizedText(_ term: SQLTerm, node: Any) throws {
+        guard case .value(let value) = term, let text = value as? String,
+            !TextNormalization.nfc(text).unicodeScalars.elementsEqual(text.unicodeScalars)
+        else { return }
+        throw QueryTranslationError(
+            expression: typeName(node),
+            reason: "<, <=, > and >= against a captured text that is not in NFC (Unicode Normalization Form C) order "
+                + "differently in Swift than the stored text, which is in NFC; pass "
+                + "`text.precomposedStringWithCanonicalMapping`, or fetch with `ifUntranslatable: .evaluateInMemory`.")
     }
 
     static func equality(
@@ -151,11 +167,15 @@ enum PredicateSQL {
         return String(escaped)
     }
 
-    /// `contains` and `starts(with:)` on text. `contains` compares the UTF-8 bytes with `instr`: `LIKE`
-    /// stops at a NUL in the stored text (and `LIKE '%x%'` cannot use an index anyway). A prefix from a
-    /// captured value stays `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after
-    /// the prefix does not change its answer. Other prefixes are `instr(...) = 1`: `substr` of an
-    /// empty BLOB is NULL, not an empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
+    /// `contains` and `starts(with:)` on text, with Swift's answers: a byte search keeps what could
+    /// match (sound since text is stored and bound in NFC), then `variably_contains` /
+    /// `variably_starts_with` decide by `Character`, as `#Predicate` does (see ``SwiftTextSearch``).
+    ///
+    /// The byte search: `contains` compares the UTF-8 bytes with `instr` (`LIKE` stops at a NUL in the
+    /// stored text, and `LIKE '%x%'` cannot use an index anyway). A prefix from a captured value stays
+    /// `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after the prefix does not
+    /// change its answer. Other prefixes are `instr(...) = 1`: `substr` of an empty BLOB is NULL, not an
+    /// empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
     static func textSearch(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
         let left = try translate(base, in: context)
         let right = try translate(other, in: context)
@@ -168,31 +188,36 @@ enum PredicateSQL {
                     reason: "contains and starts(with:) translate for String values only.")
             }
         }
+        let function = prefixOnly ? "variably_starts_with" : "variably_contains"
         if case .value(let value) = right {
-            guard let text = value as? String else {
+            guard let captured = value as? String else {
                 throw QueryTranslationError(
                     expression: typeName(other), reason: "contains and starts(with:) translate for String values only.")
             }
-            let l = try left.render(hint: .string, inside: .equality)
+            // The filter looks for the NFC bytes, as stored; Swift's search gets the text as captured.
+            let text = TextNormalization.nfc(captured)
+            let l = try left.render(hint: .string, inside: .and)
+            let filter: (sql: String, argument: SQLValue)
             if prefixOnly, !text.utf8.contains(0) {
-                return .expression(
-                    sql: "\(l.sql) LIKE ? ESCAPE '\\'", arguments: l.arguments + [.text(escapeLike(text) + "%")],
-                    kind: .bool, isNullable: left.isNullable, precedence: .like)
+                filter = ("\(l.sql) LIKE ? ESCAPE '\\'", .text(escapeLike(text) + "%"))
+            } else {
+                // A prefix with a NUL: LIKE stops at a NUL in its pattern (which would then match far more rows).
+                filter = ("instr(CAST(\(l.sql) AS BLOB), ?) \(prefixOnly ? "= 1" : "> 0")", .blob(Data(text.utf8)))
             }
-            // A prefix with a NUL: LIKE stops at a NUL in its pattern (which would then match far more rows).
             return .expression(
-                sql: "instr(CAST(\(l.sql) AS BLOB), ?) \(prefixOnly ? "= 1" : "> 0")",
-                arguments: l.arguments + [.blob(Data(text.utf8))], kind: .bool, isNullable: left.isNullable,
-                precedence: .like)
+                sql: "\(filter.sql) AND \(function)(\(l.sql), ?)",
+                arguments: l.arguments + [filter.argument] + l.arguments + [.text(captured)], kind: .bool,
+                isNullable: left.isNullable, precedence: .and)
         }
         // Two columns (or a captured text and a column): no pattern to escape; compare the bytes too
         // (text `length` stops at a NUL).
         let l = try left.render(hint: .string)
         let r = try right.render(hint: .string)
         return .expression(
-            sql: "instr(CAST(\(l.sql) AS BLOB), CAST(\(r.sql) AS BLOB)) \(prefixOnly ? "= 1" : "> 0")",
-            arguments: l.arguments + r.arguments, kind: .bool, isNullable: left.isNullable || right.isNullable,
-            precedence: .like)
+            sql: "instr(CAST(\(l.sql) AS BLOB), CAST(\(r.sql) AS BLOB)) \(prefixOnly ? "= 1" : "> 0") "
+                + "AND \(function)(\(l.sql), \(r.sql))",
+            arguments: l.arguments + r.arguments + l.arguments + r.arguments, kind: .bool,
+            isNullable: left.isNullable || right.isNullable, precedence: .and)
     }
 }
 

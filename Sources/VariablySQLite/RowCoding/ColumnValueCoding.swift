@@ -6,8 +6,12 @@ import VariablyCodable
 enum ColumnValueCoding {
     // MARK: - Encoding
 
+    /// The value as stored; text in NFC (see ``TextNormalization``), so that SQL compares it as Swift
+    /// compares strings.
     static func encode(_ value: any Encodable, kind: ColumnKind) throws -> SQLValue {
-        try encodeOpened(value, kind: kind)
+        let encoded = try encodeOpened(value, kind: kind)
+        guard case .text(let text) = encoded else { return encoded }
+        return .text(TextNormalization.nfc(text))
     }
 
     private static func encodeOpened<Value: Encodable>(_ value: Value, kind: ColumnKind) throws -> SQLValue {

@@ -58,12 +58,13 @@ struct FastColumnReader: Sendable {
             let value = base.load(fromByteOffset: offset, as: Double.self)
             // SQLite would bind NaN as NULL: the general path reports it.
             return value.isNaN ? Self.notBound : sqlite3_bind_double(handle, index, value)
-        case .string: return statement.bindText(base.load(fromByteOffset: offset, as: String.self), at: index)
+        // Text in NFC, as every record path binds it (see `TextNormalization`).
+        case .string: return statement.bindText(TextNormalization.nfc(base.load(fromByteOffset: offset, as: String.self)), at: index)
         case .optionalString:
             guard let value = base.load(fromByteOffset: offset, as: String?.self) else {
                 return sqlite3_bind_null(handle, index)
             }
-            return statement.bindText(value, at: index)
+            return statement.bindText(TextNormalization.nfc(value), at: index)
         case .optionalInt:
             guard let value = base.load(fromByteOffset: offset, as: Int?.self) else {
                 return sqlite3_bind_null(handle, index)
@@ -74,7 +75,7 @@ struct FastColumnReader: Sendable {
                 handle, index, base.load(fromByteOffset: offset, as: Date.self).timeIntervalSince1970)
         case .strings:
             return statement.bindText(
-                ScalarArrayJSON.encode(base.load(fromByteOffset: offset, as: [String].self)), at: index)
+                TextNormalization.nfc(ScalarArrayJSON.encode(base.load(fromByteOffset: offset, as: [String].self))), at: index)
         }
     }
 }

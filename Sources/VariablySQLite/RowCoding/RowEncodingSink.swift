@@ -2,7 +2,8 @@ internal import CSQLite
 import Foundation
 import VariablyCodable
 
-/// Binds the entries of a key set to a statement's parameters, by parameter index.
+/// Binds the entries of a key set to a statement's parameters, by parameter index. Text is bound in
+/// NFC (see ``TextNormalization``).
 ///
 /// One sink serves every model bound to a statement: the entry -> parameter table is built once.
 final class RowEncodingSink: KeySetEncodingSink {
@@ -38,12 +39,13 @@ final class RowEncodingSink: KeySetEncodingSink {
                 // SQLite binds NaN as NULL; the general path throws for it.
                 if !double.isNaN { code = sqlite3_bind_double(handle, parameter, double) }
             case .string:
-                code = statement.bindText(unsafeBitCast(value, to: String.self), at: parameter)
+                code = statement.bindText(TextNormalization.nfc(unsafeBitCast(value, to: String.self)), at: parameter)
             case .date(.secondsSince1970):
                 code = sqlite3_bind_double(
                     handle, parameter, unsafeBitCast(value, to: Date.self).timeIntervalSince1970)
             case .stringArray:
-                code = statement.bindText(ScalarArrayJSON.encode(unsafeBitCast(value, to: [String].self)), at: parameter)
+                code = statement.bindText(
+                    TextNormalization.nfc(ScalarArrayJSON.encode(unsafeBitCast(value, to: [String].self))), at: parameter)
             default:
                 break
             }

@@ -113,12 +113,20 @@ public struct TableElement<Model>: Sendable {
     /// The column's `DEFAULT`, which also lets automatic migration add it as `NOT NULL` to a table
     /// that has rows (https://www.sqlite.org/lang_altertable.html#altertabaddcol).
     ///
+    /// A real default must be one SQLite gives back: NaN (stored as `NULL`) and `-0.0` (a `REAL` column
+    /// keeps integral values as integers, so the sign is lost:
+    /// https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes) trap here, where they are
+    /// declared.
+    ///
     /// ```swift
     /// .defaultValue(\.score, 0)
     /// ```
     public static func defaultValue(_ keyPath: any PartialKeyPath<Model> & Sendable, _ value: SQLValue) -> TableElement {
         if case .real(let real) = value {
             precondition(!real.isNaN, "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
+            precondition(
+                !(real == 0 && real.sign == .minus),
+                "The default value of \(keyPath) is -0.0, which a REAL column stores as 0.0: declare 0 instead.")
         }
         return TableElement(kind: .defaultValue(keyPath: keyPath, value))
     }

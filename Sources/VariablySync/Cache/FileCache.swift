@@ -15,8 +15,11 @@ public import VariablyCodable
 /// throws ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` and is moved aside for
 /// inspection; it is never silently replaced by an empty value. A file replaced by a writer while it
 /// was being read is read again, not moved aside. Through a symbolic link, the file it points to is
-/// replaced and the link kept. A write removes the temporary files that killed writers left behind
-/// (those older than ten minutes).
+/// replaced and the link kept. Every read and write first removes the temporary files that dead
+/// writers left behind (killed between writing and renaming), and only those: a temporary file names
+/// its writer's process id and stays locked while its writer lives (see `FileCache+TemporaryFiles.swift`). A file larger than `maximumFileSize` is refused before it is read
+/// (``FileCacheError/tooLarge(file:size:limit:)``) and left as it is; so is a value whose encoding
+/// would be larger, so that the cache never writes a file it would refuse to read.
 ///
 /// ```swift
 /// let cache = FileCache<User>(url: folder.appendingPathComponent("current-user.json"))
@@ -38,6 +41,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     package let format: Format
     /// The key set the file uses.
     package let source: CodingSource
+    /// The largest file read or written, in bytes.
+    package let maximumFileSize: Int
 
     /// Creates a cache for the file at `url`; nothing is read or written yet.
     ///
@@ -49,10 +54,14 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     ///   - url: The file.
     ///   - format: JSON or a property list.
     ///   - source: The key set to use; ``CodingSource/local`` by default.
-    public init(url: URL, format: Format = .json, source: CodingSource = .local) {
+    ///   - maximumFileSize: The largest file read or written, in bytes (256 MiB by default): a larger file
+    ///     throws ``FileCacheError/tooLarge(file:size:limit:)`` before any of it is read into memory.
+    public init(url: URL, format: Format = .json, source: CodingSource = .local, maximumFileSize: Int = 256 << 20) {
+        precondition(maximumFileSize > 0, "FileCache needs a maximumFileSize of at least one byte.")
         self.url = url
         self.format = format
         self.source = source
+        self.maximumFileSize = maximumFileSize
     }
 
     // MARK: - Reading and writing
@@ -63,7 +72,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// try cache.store(currentUser)
     /// ```
     ///
-    /// - Throws: ``FileCacheError/writeFailed(file:underlying:)`` or the model's encoding error.
+    /// - Throws: ``FileCacheError/writeFailed(file:underlying:)``, ``FileCacheError/tooLarge(file:size:limit:)``
+    ///   (the previous file is left as it is) or the model's encoding error.
     public func store(_ value: Model) throws {
         try write(value)
     }
@@ -74,7 +84,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// try cache.store(recentUsers)
     /// ```
     ///
-    /// - Throws: ``FileCacheError/writeFailed(file:underlying:)`` or the models' encoding error.
+    /// - Throws: ``FileCacheError/writeFailed(file:underlying:)``, ``FileCacheError/tooLarge(file:size:limit:)``
+    ///   (the previous file is left as it is) or the models' encoding error.
     /// - Complexity: O(n).
     public func store(_ values: [Model]) throws {
         try write(values)
@@ -87,7 +98,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// ```
     ///
     /// - Throws: ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` after moving the file
-    ///   aside, or ``FileCacheError/readFailed(file:underlying:)``.
+    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` without reading the file, or
+    ///   ``FileCacheError/readFailed(file:underlying:)``.
     public func load() throws -> Model? {
         try read(Model.self)
     }
@@ -99,7 +111,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// ```
     ///
     /// - Throws: ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` after moving the file
-    ///   aside, or ``FileCacheError/readFailed(file:underlying:)``.
+    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` without reading the file, or
+    ///   ``FileCacheError/readFailed(file:underlying:)``.
     /// - Complexity: O(n).
     public func loadAll() throws -> [Model] {
         try read([Model].self) ?? []
@@ -132,38 +145,25 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             encoder.outputFormat = .binary
             data = try encoder.encode(value)
         }
+        guard data.count <= maximumFileSize else {
+            throw FileCacheError.tooLarge(file: url, size: data.count, limit: maximumFileSize)
+        }
         // Through a symbolic link, the file it points to is replaced and the link stays.
         let target = url.resolvingSymlinksInPath()
         let folder = target.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(UUID().uuidString)")
+        var temporary: (url: URL, descriptor: Int32)?
+        // Closed after the rename: the lock on the temporary file is held until it is in place.
+        defer { if let temporary { close(temporary.descriptor) } }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            removeAbandonedTemporaryFiles(of: target)
-            try data.write(to: temporary)
+            Self.removeAbandonedTemporaryFiles(of: target)
+            let written = try Self.makeLockedTemporaryFile(for: target, data: data)
+            temporary = written
             // rename(2) replaces the destination atomically on the same file system.
-            guard rename(temporary.path, target.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
+            guard rename(written.url.path, target.path) == 0 else { throw Self.lastPOSIXError() }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            if let temporary { unlink(temporary.url.path) }
             throw FileCacheError.writeFailed(file: url, underlying: error)
-        }
-    }
-
-    /// How old a writer's temporary file must be before a later write removes it as abandoned (its
-    /// writer was killed between writing and renaming): far longer than any write takes.
-    static var abandonedTemporaryFileAge: TimeInterval { 600 }
-
-    /// Removes `.<name>.tmp-*` files that killed writers left beside `target`.
-    private func removeAbandonedTemporaryFiles(of target: URL) {
-        let folder = target.deletingLastPathComponent()
-        let prefix = ".\(target.lastPathComponent).tmp-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        let cutoff = Date().addingTimeInterval(-Self.abandonedTemporaryFileAge)
-        for name in names where name.hasPrefix(prefix) {
-            let file = folder.appendingPathComponent(name)
-            let modified = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date
-            if let modified, modified < cutoff { try? FileManager.default.removeItem(at: file) }
         }
     }
 
@@ -175,14 +175,11 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     }
 
     private func read<Value: Decodable>(_ type: Value.Type, attempts: Int = 3) throws -> Value? {
+        Self.removeAbandonedTemporaryFiles(of: url.resolvingSymlinksInPath())
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let data: Data
         let identity = Self.identity(of: url.resolvingSymlinksInPath())
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw FileCacheError.readFailed(file: url, underlying: error)
-        }
+        data = try readBytes()
         do {
             switch format {
             case .json: return try JSONDecoder(source: source).decode(type, from: data)
@@ -199,6 +196,30 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             throw FileCacheError.corrupt(
                 file: url, keptAt: keptAt, codingPath: FileCacheError.codingPath(of: error), underlying: error)
         }
+    }
+
+    /// The file's bytes. A file larger than ``maximumFileSize`` is refused before any byte is read; one
+    /// that grows meanwhile, or that has no size (a device), is refused one byte past the limit.
+    private func readBytes() throws -> Data {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        if fstat(descriptor, &status) == 0, Int64(status.st_size) > Int64(maximumFileSize) {
+            throw FileCacheError.tooLarge(file: url, size: Int(status.st_size), limit: maximumFileSize)
+        }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+        } catch {
+            throw FileCacheError.readFailed(file: url, underlying: error)
+        }
+        guard data.count <= maximumFileSize else {
+            throw FileCacheError.tooLarge(file: url, size: data.count, limit: maximumFileSize)
+        }
+        return data
     }
 
     /// Moves the unreadable file to `<name>.corrupt-<n>`, with the first `n` not taken, if it still is

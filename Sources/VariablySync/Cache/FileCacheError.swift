@@ -18,11 +18,26 @@ public enum FileCacheError: Error, CustomStringConvertible {
     case readFailed(file: URL, underlying: any Error)
     /// The file could not be written (or removed); the previous file, if any, is unchanged.
     case writeFailed(file: URL, underlying: any Error)
+    /// The file on disk, or the encoding of a value to store, is `size` bytes, more than the cache's
+    /// `maximumFileSize` (`limit`). Nothing was read into memory beyond the limit and nothing was moved
+    /// or written: the file on disk is left as it is. `size` is at least `limit + 1` for a file that
+    /// grew while it was read or has no size (a device).
+    ///
+    /// ```swift
+    /// let cache = FileCache<User>(url: url, maximumFileSize: 1 << 20)
+    /// do {
+    ///     _ = try cache.loadAll()
+    /// } catch let FileCacheError.tooLarge(file, size, limit) {
+    ///     print("\(file.lastPathComponent): \(size) bytes, the limit is \(limit)")
+    /// }
+    /// ```
+    case tooLarge(file: URL, size: Int, limit: Int)
 
     /// The file concerned.
     public var file: URL {
         switch self {
-        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _): return file
+        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _), .tooLarge(let file, _, _):
+            return file
         }
     }
 
@@ -35,6 +50,9 @@ public enum FileCacheError: Error, CustomStringConvertible {
             return "cannot read \(file.path): \(underlying)"
         case .writeFailed(let file, let underlying):
             return "cannot write \(file.path): \(underlying)"
+        case .tooLarge(let file, let size, let limit):
+            return "\(file.path): \(size) bytes, more than the cache's limit of \(limit) bytes (maximumFileSize); "
+                + "the file on disk is left as it is"
         }
     }
 

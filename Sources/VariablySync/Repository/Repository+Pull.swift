@@ -124,9 +124,6 @@ extension Repository {
         }
     }
 
-    /// Decodes a page with the remote key set through the core's `KeySetJSONDecoder` (same values and
-    /// errors as `JSONDecoder(source: .remote)`, several times faster): the whole array at once, and only
-    /// when a record fails, record by record, so that one bad record is skipped alone.
     /// The bytes of each decoded record's `field`, in the order of `fetched.models` (records that were
     /// skipped left out); `nil` for a record without one.
     ///
@@ -146,12 +143,26 @@ extension Repository {
         return versions.count == fetched.models.count ? versions : Array(repeating: nil, count: fetched.models.count)
     }
 
+    /// Decodes a page with the remote key set through the core's `KeySetJSONDecoder` (same values and
+    /// errors as `JSONDecoder(source: .remote)`, several times faster): the whole array at once, and only
+    /// when a record fails, record by record, so that one bad record is skipped alone. A record whose
+    /// text the decoder refuses (invalid UTF-8) fails with the decoder's error like any other, never
+    /// repaired.
     static func decode(_ page: RemotePage<Model.ID>) throws -> FetchedPage {
         let decoder = KeySetJSONDecoder(source: .remote)
         if let models = try? decoder.decode([Model].self, from: page.records) {
             return FetchedPage(page: page, models: models, skipped: [], recordCount: models.count)
         }
-        let records = try decoder.decode([PageRecord<Model>].self, from: page.records)
+        let records: [PageRecord<Model>]
+        do {
+            records = try decoder.decode([PageRecord<Model>].self, from: page.records)
+        } catch {
+            // A record that is not even JSON (invalid UTF-8 in a string) makes the whole page unparsable;
+            // split, the error is that record's alone and the others are applied.
+            guard let split = PageRecord<Model>.decodeOneByOne(page.records, refusedWith: error, decoder: decoder)
+            else { throw error }
+            records = split
+        }
         var models: [Model] = []
         models.reserveCapacity(records.count)
         var skipped: [SkippedRecord<Model.ID>] = []

@@ -105,9 +105,9 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(percentAcute) }, [2, 5])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains(underscoreAcute) }, [3])
         let query = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: percentAcute) })
-        #expect(query.arguments == [.text("\\%\u{301}%")])
+        #expect(query.arguments == [.text("\\%\u{301}%"), .text(percentAcute)])
         let underscore = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: underscoreAcute) })
-        #expect(underscore.arguments == [.text("\\_\u{301}%")])
+        #expect(underscore.arguments == [.text("\\_\u{301}%"), .text(underscoreAcute)])
     }
 }
 
@@ -139,8 +139,8 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.contains($0.prefix) }, [1, 2, 3, 6, 7])
         try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.contains("a") }, [3, 4, 7])
         let query = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.contains("bc") })
-        #expect(query.sql == #"instr(CAST("body" AS BLOB), ?) > 0"#)
-        #expect(query.arguments == [.blob(Data("bc".utf8))])
+        #expect(query.sql == #"instr(CAST("body" AS BLOB), ?) > 0 AND variably_contains("body", ?)"#)
+        #expect(query.arguments == [.blob(Data("bc".utf8)), "bc"])
     }
 
     @Test func startsWithComparesTheStoredBytesPastANul() throws {
@@ -157,14 +157,14 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: $0.prefix) }, [4, 5, 8])
         try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: "a\u{0}") }, [2, 3, 4, 6, 7, 8])
         let columns = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: $0.prefix) })
-        #expect(columns.sql == #"instr(CAST("body" AS BLOB), CAST("prefix" AS BLOB)) = 1"#)
+        #expect(columns.sql == #"instr(CAST("body" AS BLOB), CAST("prefix" AS BLOB)) = 1 AND variably_starts_with("body", "prefix")"#)
         let nulPrefix = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: "a\u{0}") })
-        #expect(nulPrefix.sql == #"instr(CAST("body" AS BLOB), ?) = 1"#)
-        #expect(nulPrefix.arguments == [.blob(Data("a\u{0}".utf8))])
-        // A captured prefix without a NUL stays a LIKE, which can use an index.
+        #expect(nulPrefix.sql == #"instr(CAST("body" AS BLOB), ?) = 1 AND variably_starts_with("body", ?)"#)
+        #expect(nulPrefix.arguments == [.blob(Data("a\u{0}".utf8)), "a\u{0}"])
+        // A captured prefix without a NUL stays a LIKE, which can use an index; Swift's starts(with:) decides.
         let captured = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: "ab") })
-        #expect(captured.sql == #""body" LIKE ? ESCAPE '\'"#)
-        #expect(captured.arguments == ["ab%"])
+        #expect(captured.sql == #""body" LIKE ? ESCAPE '\' AND variably_starts_with("body", ?)"#)
+        #expect(captured.arguments == ["ab%", "ab"])
     }
 }
 
@@ -492,7 +492,7 @@ extension PredicateAgreementTests {
         // Operators that give NULL on NULL keep their plain SQL.
         try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody?.contains("b") == false }, [4])
         let plain = try SQLQuery.condition(#Predicate<AgreementNote> { $0.optBody?.contains("b") == false })
-        #expect(plain.sql == #"(instr(CAST("opt_body" AS BLOB), ?) > 0) IS ?"#)
+        #expect(plain.sql == #"(instr(CAST("opt_body" AS BLOB), ?) > 0 AND variably_contains("opt_body", ?)) IS ?"#)
         try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0 == "b" } == false }, [3, 4])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.starts(with: "a") } == nil }, [1])
     }

@@ -71,18 +71,20 @@ private func makePredicateCases() -> [PredicateCase] {
         arguments: [10, 3, 2, 0], predicate: #Predicate { $0.age / 10 == 3 && $0.age % 2 == 0 }))
     cases.append(PredicateCase(name: "float division", condition: #""score" / ? > ?"#, arguments: [2.0, 40.0],
         predicate: #Predicate { $0.score / 2 > 40 }))
-    cases.append(PredicateCase(name: "string contains", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0"#,
-        arguments: [.blob(Data("ab".utf8))], predicate: #Predicate { $0.userName.contains("ab") }))
-    cases.append(PredicateCase(name: "contains is case-sensitive like Swift", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0"#,
-        arguments: [.blob(Data("Ab".utf8))], predicate: #Predicate { $0.userName.contains("Ab") }))
-    cases.append(PredicateCase(name: "contains matches percent literally", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0"#,
-        arguments: [.blob(Data("c%".utf8))], predicate: #Predicate { $0.userName.contains("c%") }))
+    cases.append(PredicateCase(name: "string contains", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0 AND variably_contains("user_name", ?)"#,
+        arguments: [.blob(Data("ab".utf8)), "ab"], predicate: #Predicate { $0.userName.contains("ab") }))
+    cases.append(PredicateCase(name: "contains is case-sensitive like Swift", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0 AND variably_contains("user_name", ?)"#,
+        arguments: [.blob(Data("Ab".utf8)), "Ab"], predicate: #Predicate { $0.userName.contains("Ab") }))
+    cases.append(PredicateCase(name: "contains matches percent literally", condition: #"instr(CAST("user_name" AS BLOB), ?) > 0 AND variably_contains("user_name", ?)"#,
+        arguments: [.blob(Data("c%".utf8)), "c%"], predicate: #Predicate { $0.userName.contains("c%") }))
     cases.append(PredicateCase(name: "contains matches underscore and backslash literally",
-        condition: #"instr(CAST("user_name" AS BLOB), ?) > 0"#, arguments: [.blob(Data("d_e\\".utf8))],
+        condition: #"instr(CAST("user_name" AS BLOB), ?) > 0 AND variably_contains("user_name", ?)"#, arguments: [.blob(Data("d_e\\".utf8)), "d_e\\"],
         predicate: #Predicate { $0.userName.contains("d_e\\") }))
-    cases.append(PredicateCase(name: "starts with", condition: #""user_name" LIKE ? ESCAPE '\'"#, arguments: ["ab%"],
+    cases.append(PredicateCase(name: "starts with", condition: #""user_name" LIKE ? ESCAPE '\' AND variably_starts_with("user_name", ?)"#,
+        arguments: ["ab%", "ab"],
         predicate: #Predicate { $0.userName.starts(with: "ab") }))
-    cases.append(PredicateCase(name: "starts with a wildcard", condition: #""user_name" LIKE ? ESCAPE '\'"#, arguments: [#"\_%"#],
+    cases.append(PredicateCase(name: "starts with a wildcard", condition: #""user_name" LIKE ? ESCAPE '\' AND variably_starts_with("user_name", ?)"#,
+        arguments: [#"\_%"#, "_"],
         predicate: #Predicate { $0.userName.starts(with: "_") }))
     cases.append(PredicateCase(name: "captured collection contains", condition: #""user_name" IN (?, ?, ?, ?)"#,
         arguments: ["ab", "x", "fo", "Abab"], predicate: #Predicate { names.contains($0.userName) }))
@@ -94,8 +96,8 @@ private func makePredicateCases() -> [PredicateCase] {
         predicate: #Predicate { ($0.isActive ? $0.age : 0) > 40 }))
     cases.append(PredicateCase(name: "unary minus", condition: #"-"age" < ?"#, arguments: [-50],
         predicate: #Predicate { -$0.age < -50 }))
-    cases.append(PredicateCase(name: "optional chaining", condition: #"(instr(CAST("nickname" AS BLOB), ?) > 0) IS ?"#,
-        arguments: [.blob(Data("1".utf8)), 1], predicate: #Predicate { $0.nickname.flatMap { $0.contains("1") } == true }))
+    cases.append(PredicateCase(name: "optional chaining", condition: #"(instr(CAST("nickname" AS BLOB), ?) > 0 AND variably_contains("nickname", ?)) IS ?"#,
+        arguments: [.blob(Data("1".utf8)), "1", 1], predicate: #Predicate { $0.nickname.flatMap { $0.contains("1") } == true }))
     cases.append(PredicateCase(name: "if let", condition: #"COALESCE("nickname" = ?, ?)"#, arguments: ["ab", 0],
         predicate: #Predicate { if let nickname = $0.nickname { nickname == "ab" } else { false } }))
     return cases

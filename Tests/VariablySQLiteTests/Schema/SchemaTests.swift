@@ -270,6 +270,26 @@ private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
         }
         #expect(try db.read { try $0.count(Measurement.self) } == 3)
     }
+
+    /// SQLite keeps a REAL column's integral values as integers on disk, so `-0.0` reads back as `0.0`
+    /// (https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes): a declared `DEFAULT -0.0`
+    /// could never give a row its sign, and is refused where it is declared, as NaN is.
+    @Test func negativeZeroDefaultIsRefusedWhereItIsDeclared() async {
+        await #expect(processExitsWith: .failure) {
+            _ = TableElement<Measurement>.defaultValue(\Measurement.ceiling, .real(-0.0))
+        }
+    }
+
+    /// The same storage makes a written `-0.0` read back as `0.0`, which compares equal: the documented
+    /// default for values.
+    @Test func aWrittenNegativeZeroReadsBackAsZero() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { try $0.migrate(Measurement.self) }
+        try db.write { try $0.insert(Measurement(id: 1, value: -0.0, reading: -0.0, ceiling: -0.0)) }
+        let read = try #require(try db.read { try $0.fetch(Measurement.self, id: 1) })
+        #expect([read.value.sign, read.reading?.sign, read.ceiling.sign] == [.plus, .plus, .plus])
+        #expect(read == Measurement(id: 1, value: -0.0, reading: -0.0, ceiling: -0.0))
+    }
 }
 
 // MARK: - Misdeclared tables trap when first used

@@ -176,6 +176,68 @@ import VariablyTestSupport
         #expect(try cache.loadAll() == User.samples(3))
     }
 
+    // MARK: - Size limit
+
+    /// The file, size and limit of the `FileCacheError.tooLarge` that `body` throws.
+    private func tooLarge(_ body: () throws -> some Any) -> (file: URL, size: Int, limit: Int)? {
+        do {
+            _ = try body()
+        } catch FileCacheError.tooLarge(let file, let size, let limit) {
+            return (file, size, limit)
+        } catch {
+            Issue.record("expected FileCacheError.tooLarge, got \(error)")
+        }
+        return nil
+    }
+
+    /// Every `.corrupt-` file beside the cache's.
+    private func keptAside(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".corrupt-") }
+    }
+
+    @Test func aFileLargerThanTheLimitIsRefusedBeforeItIsReadAndKept() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.json"))
+        // 2 GiB, sparse: no disk is used, and reading it would take 2 GiB of memory.
+        let size = 2 << 30
+        #expect(FileManager.default.createFile(atPath: cache.url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: cache.url)
+        try handle.truncate(atOffset: UInt64(size))
+        try handle.close()
+        for refused in [tooLarge { try cache.loadAll() }, tooLarge { try cache.load() }] {
+            #expect(refused?.file == cache.url && refused?.size == size && refused?.limit == 256 << 20)
+        }
+        let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
+        #expect("\(error)".contains("users.json: 2147483648 bytes, more than the cache's limit of 268435456 bytes"))
+        #expect(try FileManager.default.attributesOfItem(atPath: cache.url.path)[.size] as? Int == size)
+        #expect(try keptAside(in: folder).isEmpty, "a file too large is not corrupt: it stays where it is")
+    }
+
+    @Test func anEndlessFileIsReadOneBytePastTheLimitOnly() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("users.json")
+        try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/zero")
+        let cache = FileCache<User>(url: url, maximumFileSize: 1 << 20)
+        let refused = tooLarge { try cache.loadAll() }
+        #expect(refused?.size == (1 << 20) + 1 && refused?.limit == 1 << 20)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: url.path) == "/dev/zero")
+    }
+
+    @Test func aValueLargerThanTheLimitIsNotWritten() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = FileCache<User>(url: folder.appendingPathComponent("users.json"), maximumFileSize: 4_096)
+        try cache.store(User.samples(2))
+        let refused = tooLarge { try cache.store(User.samples(100)) }
+        #expect(refused?.file == cache.url && refused.map { $0.size > 4_096 } == true && refused?.limit == 4_096)
+        #expect(try cache.loadAll() == User.samples(2))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["users.json"])
+    }
+
+    // MARK: - Temporary files
+
     @Test func aWriteRemovesTemporaryFilesOfKilledWritersOnly() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -272,6 +272,30 @@ struct HTTPHostileServerTests {
         await #expect(try inProcess.fetch(id: account.id) == repository.fetch(id: account.id))
     }
 
+    // MARK: - 7. Invalid UTF-8
+
+    @Test func invalidUTF8InARecordSkipsItWithTheDecodersError() async throws {
+        var accounts = Account.samples(3)
+        accounts[1].userName = "a@@b"
+        var records = Data(try Self.records(accounts).utf8)
+        records.replaceSubrange(try #require(records.range(of: Data("@@".utf8))), with: [0xFF])
+        let server = try HostileHTTPServer(["page"], recordBytes: records)
+        defer { server.stop() }
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        #expect(try await remote.pull(after: nil, limit: 10).records == records, "the records are the server's bytes")
+        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
+        let report = try await repository.sync()
+        #expect(report.inserted == 2)
+        let skipped = try #require(report.skipped.first)
+        #expect(skipped.id == accounts[1].id)
+        guard case DecodingError.dataCorrupted(let context) = skipped.error else {
+            Issue.record("expected DecodingError.dataCorrupted, got \(skipped.error)")
+            return
+        }
+        #expect((context.underlyingError as? JSONSyntaxError)?.reason == .invalidUTF8)
+        await #expect(try repository.fetch(id: accounts[1].id) == nil)
+    }
+
     // MARK: - Retry-After
 
     @Test func retryAfterInSecondsOrAsADateIsCarried() async throws {

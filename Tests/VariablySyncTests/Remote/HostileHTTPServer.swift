@@ -42,9 +42,17 @@ final class HostileHTTPServer {
     private let server: PythonScriptProcess
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
-    init(_ modes: [String], records: String = "[]", lifetime: Int = 120) throws {
+    convenience init(_ modes: [String], records: String = "[]", lifetime: Int = 120) throws {
+        try self.init(modes, recordBytes: Data(records.utf8), lifetime: lifetime)
+    }
+
+    /// Starts the server; `recordBytes` are the bytes of the `records` array that `page` serves, sent
+    /// as they are (they reach the script in hex, so that bytes no `String` holds, such as invalid
+    /// UTF-8, go through).
+    init(_ modes: [String], recordBytes: Data, lifetime: Int = 120) throws {
+        let hex = recordBytes.map { String(format: "%02x", $0) }.joined()
         server = try PythonScriptProcess(
-            script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), records], name: "hostile-http")
+            script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), hex], name: "hostile-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
     }
 
@@ -60,7 +68,7 @@ final class HostileHTTPServer {
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
         modes = sys.argv[1].split(",")
         lifetime = float(sys.argv[2])
-        records = sys.argv[3]
+        records = bytes.fromhex(sys.argv[3])
         exit_after(lifetime, "hostile-http " + sys.argv[1])
         lock = threading.Lock()
         served = [0]
@@ -86,8 +94,8 @@ final class HostileHTTPServer {
             return head.decode("latin-1")
 
         def page(cursor="ab+c/d=="):
-            return ('{"records": %s, "deleted": [], "next_cursor": %s, "has_more": false}'
-                    % (records, json.dumps(cursor))).encode()
+            return (b'{"records": ' + records
+                    + (', "deleted": [], "next_cursor": %s, "has_more": false}' % json.dumps(cursor)).encode())
 
         def head(status, length=None, extra=()):
             text = "HTTP/1.1 %s\r\nContent-Type: application/json\r\n" % status
