@@ -213,20 +213,26 @@ extension Repository {
                     }
                     let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
                     let resolution = policy.resolve(SyncConflict(id: result.id, local: local, server: server))
-                    let outcome: ConflictReport<Model.ID>.Resolution
+                    var outcome: ConflictReport<Model.ID>.Resolution
                     switch resolution {
                     case .keepServer:
+                        outcome = .keptServer
                         if let server {
-                            try db.upsert(
-                                [server], primaryKeys: [try primaryKey.sqlValue(of: server.id)],
-                                updatingEntries: pulledEntries)
+                            let key = try primaryKey.sqlValue(of: server.id)
+                            try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
+                            // Its parent deleted here, with that deletion still to push (children go
+                            // first): stored, it would fail the transaction at commit and every push
+                            // after it. The parent's deletion takes it on the server too.
+                            if try state.isOrphan(key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db) {
+                                _ = try db.delete(Model.self, primaryKeys: [key])
+                                outcome = .unresolved
+                            }
                         } else {
                             try db.delete(Model.self, id: result.id)
                         }
                         // The server's version is the base of the next edit, as a pull would leave it:
                         // based on the one the conflict replaced, it would conflict again.
                         try state.complete(change, version: version, db)
-                        outcome = .keptServer
                     case .keepLocal:
                         try state.rebase(change, operation: change.operation, on: version, db)
                         outcome = isLastRound ? .unresolved : .keptLocal

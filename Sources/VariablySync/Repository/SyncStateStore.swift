@@ -245,6 +245,24 @@ struct SyncStateStore: Sendable {
         return held
     }
 
+    /// Whether the row with primary key `key` references a parent row that is not in the cache.
+    ///
+    /// - Complexity: One indexed look-up per reference.
+    func isOrphan(_ key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> Bool {
+        for reference in references {
+            let column = SQL.quote(reference.column)
+            let found = try db.fetchValue(
+                sql: """
+                    SELECT 1 FROM \(SQL.quote(table)) AS child WHERE child.\(primaryKeyColumn) = ? AND child.\(column) IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM \(SQL.quote(reference.parentTable)) AS parent
+                        WHERE parent.\(SQL.quote(reference.parentColumn)) = child.\(column))
+                    """,
+                arguments: [key])
+            if found != nil { return true }
+        }
+        return false
+    }
+
     /// Why a queued change waits, from ``heldChanges(primaryKeyColumn:references:_:)``.
     struct Hold: Sendable {
         /// The first parent it waits for, and its refusal if any.
