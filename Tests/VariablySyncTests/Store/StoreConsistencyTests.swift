@@ -192,6 +192,12 @@ struct StoreConsistencyTests {
 
         let writersMatch = Set(try await writers.fetch()) == Set(await writerServer.allRecords())
         let essaysMatch = Set(try await essays.fetch()) == Set(await essayServer.allRecords())
+        if !essaysMatch, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
+            let local = Set(try await essays.fetch()), remote = Set(await essayServer.allRecords())
+            print("essays only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
+            print("writers here", try await writers.fetch().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
+            print("writers there", await writerServer.allRecords().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
+        }
         let remarksMatch = Set(try await remarks.fetch()) == Set(await remarkServer.allRecords())
         if !remarksMatch {
             let local = Set(try await remarks.fetch()), remote = Set(await remarkServer.allRecords())
@@ -268,6 +274,10 @@ struct CascadingRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
             }
         }
         return results
+    }
+
+    func currentRecord(id: Int64) async throws -> Data? {
+        try await server.currentRecord(id: id)
     }
 
     var feedIdentifier: String { String(describing: Model.self) }
