@@ -82,6 +82,17 @@ extension Database {
         _ type: Model.Type, among keys: [SQLValue]
     ) throws -> Set<SQLValue> {
         let key = PrimaryKey<Model>()
+        if let smallest = Self.smallestInteger(in: keys) {
+            // A table whose largest key sorts below every key asked about holds none of them: for
+            // integer keys appended in order (a first sync), one read of the index's last entry
+            // replaces the lookups (https://www.sqlite.org/optoverview.html#minmax; SQLite sorts
+            // numbers before text and blobs, so a largest key that is not an integer settles nothing).
+            switch try fetchValue(sql: "SELECT max(\(key.quotedColumn)) FROM \(key.quotedTable)") {
+            case nil, .null?: return []
+            case .integer(let largest)? where largest < smallest: return []
+            default: break
+            }
+        }
         var found = Set<SQLValue>()
         for chunk in Array(Set(keys)).chunked(by: 500) {
             let statement = try cachedStatement(
@@ -91,6 +102,16 @@ extension Database {
             while try statement.step() { found.insert(statement.value(at: 0)) }
         }
         return found
+    }
+
+    /// The smallest of `keys` when they are all integers and there is at least one; `nil` otherwise.
+    private static func smallestInteger(in keys: [SQLValue]) -> Int64? {
+        var smallest: Int64?
+        for key in keys {
+            guard case .integer(let value) = key else { return nil }
+            smallest = Swift.min(smallest ?? value, value)
+        }
+        return smallest
     }
 
     /// The models whose primary keys are `keys`, in one indexed query per 500 keys; missing keys are

@@ -86,10 +86,12 @@ extension SyncStateStore {
         }
     }
 
-    /// Runs `body` (inside a write transaction) without queueing its writes to the table.
+    /// Runs `body` (inside a write transaction) without queueing its writes to the table. When the
+    /// capture triggers are the only triggers its writes could start, they are turned off for `body`,
+    /// so that server data costs no trigger per row; the pause row keeps them silent otherwise.
     func withCapturePaused<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try db.execute(sql: #"INSERT OR IGNORE INTO "variably_capture_paused" ("table_name") VALUES (?)"#, arguments: [table])
-        let result = try body()
+        let result = try db.withoutOwnTriggers(on: table, ownTriggerPrefix: "variably_capture_", body)
         try db.execute(sql: #"DELETE FROM "variably_capture_paused" WHERE "table_name" = ?"#, arguments: [table])
         return result
     }
