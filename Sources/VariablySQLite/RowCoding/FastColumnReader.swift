@@ -73,8 +73,9 @@ struct FastColumnReader: Sendable {
             return sqlite3_bind_double(
                 handle, index, base.load(fromByteOffset: offset, as: Date.self).timeIntervalSince1970)
         case .strings:
-            return statement.bindText(
-                ScalarArrayJSON.encode(base.load(fromByteOffset: offset, as: [String].self)), at: index)
+            return ScalarArrayJSON.withEncodedBytes(base.load(fromByteOffset: offset, as: [String].self)) {
+                statement.bindText(bytes: $0, at: index)
+            }
         }
     }
 }
