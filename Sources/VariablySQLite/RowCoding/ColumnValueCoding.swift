@@ -7,7 +7,15 @@ enum ColumnValueCoding {
     // MARK: - Encoding
 
     static func encode(_ value: any Encodable, kind: ColumnKind) throws -> SQLValue {
-        try encodeOpened(value, kind: kind)
+        // The usual primary key types first (a pull encodes a key per record): a cast to a concrete
+        // type costs a fraction of the protocol casts below, and gives the same value.
+        switch kind {
+        case .int64: if let integer = value as? Int64 { return .integer(integer) }
+        case .int: if let integer = value as? Int { return .integer(Int64(integer)) }
+        case .string: if let string = value as? String { return .text(string) }
+        default: break
+        }
+        return try encodeOpened(value, kind: kind)
     }
 
     private static func encodeOpened<Value: Encodable>(_ value: Value, kind: ColumnKind) throws -> SQLValue {
