@@ -31,6 +31,15 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         try TableMapping<Model>.shared.primaryKeyValue(id)
     }
 
+    /// `ids` as the primary key column stores them, in order, with the table's mapping looked up once.
+    ///
+    /// - Throws: An encoding error if an id does not fit the column.
+    /// - Complexity: O(n) in the ids.
+    package func sqlValues<ID: Encodable>(of ids: [ID]) throws -> [SQLValue] {
+        let mapping = TableMapping<Model>.shared
+        return try ids.map { try mapping.primaryKeyValue($0) }
+    }
+
     /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such
     /// as a server's `"version"` field; `nil` when `source` has no such key or the table no column for it.
     package func quotedColumn(forTopLevelKey key: String, in source: CodingSource) -> String? {

@@ -123,7 +123,7 @@ extension Repository {
                 try await remote.pull(after: cursor, limit: limit)
             }
             var fetched = try Self.decode(page)
-            fetched.keys = try fetched.models.map { try primaryKey.sqlValue(of: $0.id) }
+            fetched.keys = try primaryKey.sqlValues(of: fetched.models.map(\.id))
             if let versionField { fetched.versions = Self.versions(in: page.records, field: versionField, of: fetched) }
             return fetched
         }
