@@ -14,6 +14,8 @@ extension Database {
     /// nothing to do for `body`'s writes (the capture triggers of a sync, while it writes the server's
     /// data) skips that cost, as long as no other trigger could fire: none other on `table`, and no
     /// foreign key of another table refers to `table` (its actions could reach that table's triggers).
+    /// TEMP triggers keep firing: since SQLite 3.35.0 the option leaves them on, and before that
+    /// version triggers are never turned off here.
     /// The answer is kept per connection until the schema changes (`PRAGMA schema_version`).
     ///
     /// Turning the option on or off expires the connection's prepared statements, which SQLite
@@ -23,7 +25,9 @@ extension Database {
     /// - Throws: What `body` throws, or ``SQLiteError``.
     /// - Complexity: O(1) while the schema is unchanged; one read of the schema after a change.
     package func withoutOwnTriggers<T>(on table: String, ownTriggerPrefix: String, _ body: () throws -> T) throws -> T {
-        guard try onlyOwnTriggers(on: table, ownTriggerPrefix: ownTriggerPrefix) else { return try body() }
+        // Before 3.35.0 the option also turned TEMP triggers off, which this check does not look for.
+        guard sqlite3_libversion_number() >= 3_035_000, try onlyOwnTriggers(on: table, ownTriggerPrefix: ownTriggerPrefix)
+        else { return try body() }
         guard variably_sqlite_enable_triggers(handle, 0) == 0 else { return try body() }
         defer { _ = variably_sqlite_enable_triggers(handle, 1) }
         return try body()

@@ -48,6 +48,21 @@ import VariablySQLite
         }
     }
 
+    @Test func aTemporaryTriggerStillFiresInsideTheBody() throws {
+        // A connection's own TEMP triggers are left on (SQLite 3.35.0 and later; before, nothing is
+        // turned off).
+        try SQLiteDatabase.inMemory().write { db in
+            try makeItems(trigger: "own_log", db)
+            try db.execute(
+                sql: """
+                    CREATE TEMP TRIGGER "session_log" AFTER INSERT ON "main"."items"
+                    BEGIN INSERT INTO "log" VALUES ('session_log', NEW."id"); END
+                    """)
+            try db.withoutOwnTriggers(on: "items", ownTriggerPrefix: "own_") { try insert(1, db) }
+            #expect(try logged(db) == ["session_log 1"])
+        }
+    }
+
     @Test func aForeignKeyToTheTableKeepsEveryTriggerOn() throws {
         // A cascade from the table could reach the other table's triggers.
         try SQLiteDatabase.inMemory().write { db in
