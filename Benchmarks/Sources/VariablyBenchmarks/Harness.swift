@@ -44,6 +44,8 @@ struct Group {
     let variants: [Variant]
     /// Minimum ratio per variant name, from the issues; `nil` when a row has no target.
     let targets: [String: Double]
+    /// Ratios to another variant than the first, reported as extra rows: (variant, baseline, minimum).
+    var comparisons: [(variant: String, baseline: String, minimum: Double?)] = []
 }
 
 struct ResultRow {
@@ -76,11 +78,20 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
         }
     }
     let rates = zip(seconds, counts).map { Double($1) / median($0) }
-    return group.variants.indices.map { index in
+    let rows = group.variants.indices.map { index in
         ResultRow(
             group: group.name, variant: group.variants[index].name, recordsPerSecond: rates[index],
             ratio: rates[index] / rates[0], target: group.targets[group.variants[index].name])
     }
+    let names = group.variants.map(\.name)
+    return rows
+        + group.comparisons.compactMap { comparison in
+            guard let variant = names.firstIndex(of: comparison.variant), let baseline = names.firstIndex(of: comparison.baseline)
+            else { return nil }
+            return ResultRow(
+                group: group.name + ", ratio to " + comparison.baseline, variant: comparison.variant,
+                recordsPerSecond: rates[variant], ratio: rates[variant] / rates[baseline], target: comparison.minimum)
+        }
 }
 
 func median(_ values: [Double]) -> Double {

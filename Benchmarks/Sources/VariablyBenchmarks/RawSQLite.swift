@@ -64,6 +64,32 @@ final class RawDatabase {
         return users.count
     }
 
+    /// Inserts `pages` with one statement prepared once and reused, one transaction per page.
+    func insert(pages: [[BenchUser]]) throws -> Int {
+        let statement = try prepare(Self.insertSQL)
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var count = 0
+        for users in pages {
+            try execute("BEGIN IMMEDIATE")
+            for user in users {
+                sqlite3_bind_int64(statement, 1, user.id)
+                sqlite3_bind_text(statement, 2, user.userName, -1, transient)
+                sqlite3_bind_text(statement, 3, user.email, -1, transient)
+                sqlite3_bind_int64(statement, 4, Int64(user.age))
+                sqlite3_bind_int64(statement, 5, user.isActive ? 1 : 0)
+                sqlite3_bind_double(statement, 6, user.score)
+                sqlite3_bind_double(statement, 7, user.createdAt.timeIntervalSince1970)
+                sqlite3_bind_text(statement, 8, RawDatabase.jsonArray(user.tags), -1, transient)
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
+                sqlite3_reset(statement)
+            }
+            try execute("COMMIT")
+            count += users.count
+        }
+        return count
+    }
+
     /// Reads rows of `sql` by column index.
     func fetch(_ sql: String) throws -> [BenchUser] {
         let statement = try prepare(sql)

@@ -20,6 +20,9 @@ public final class Database {
     private var statements: [String: Statement] = [:]
     private let statementCacheCapacity: Int
     private var savepointDepth = 0
+    /// Per table and trigger prefix, whether only those triggers can fire, and the schema version
+    /// that answer holds for (see `withoutOwnTriggers(on:ownTriggerPrefix:_:)`).
+    var triggerChecks: [String: (schemaVersion: SQLValue?, isOnlyOwn: Bool)] = [:]
     private let traceBox: TraceBox?
     /// The cancellable async job running on this connection, if any (see ``DatabaseJob``).
     var currentJob: DatabaseJob?

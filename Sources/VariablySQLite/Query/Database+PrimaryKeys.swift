@@ -31,6 +31,15 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         try TableMapping<Model>.shared.primaryKeyValue(id)
     }
 
+    /// `ids` as the primary key column stores them, in order, with the table's mapping looked up once.
+    ///
+    /// - Throws: An encoding error if an id does not fit the column.
+    /// - Complexity: O(n) in the ids.
+    package func sqlValues<ID: Encodable>(of ids: [ID]) throws -> [SQLValue] {
+        let mapping = TableMapping<Model>.shared
+        return try ids.map { try mapping.primaryKeyValue($0) }
+    }
+
     /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such
     /// as a server's `"version"` field; `nil` when `source` has no such key or the table no column for it.
     package func quotedColumn(forTopLevelKey key: String, in source: CodingSource) -> String? {
@@ -93,6 +102,17 @@ extension Database {
         _ type: Model.Type, among keys: [SQLValue]
     ) throws -> Set<SQLValue> {
         let key = PrimaryKey<Model>()
+        if let smallest = Self.smallestInteger(in: keys) {
+            // A table whose largest key sorts below every key asked about holds none of them: for
+            // integer keys appended in order (a first sync), one read of the index's last entry
+            // replaces the lookups (https://www.sqlite.org/optoverview.html#minmax; SQLite sorts
+            // numbers before text and blobs, so a largest key that is not an integer settles nothing).
+            switch try fetchValue(sql: "SELECT max(\(key.quotedColumn)) FROM \(key.quotedTable)") {
+            case nil, .null?: return []
+            case .integer(let largest)? where largest < smallest: return []
+            default: break
+            }
+        }
         var found = Set<SQLValue>()
         for chunk in Array(Set(keys)).chunked(by: 500) {
             let statement = try cachedStatement(
@@ -102,6 +122,16 @@ extension Database {
             while try statement.step() { found.insert(statement.value(at: 0)) }
         }
         return found
+    }
+
+    /// The smallest of `keys` when they are all integers and there is at least one; `nil` otherwise.
+    private static func smallestInteger(in keys: [SQLValue]) -> Int64? {
+        var smallest: Int64?
+        for key in keys {
+            guard case .integer(let value) = key else { return nil }
+            smallest = Swift.min(smallest ?? value, value)
+        }
+        return smallest
     }
 
     /// The models whose primary keys are `keys`, in one indexed query per 500 keys; missing keys are

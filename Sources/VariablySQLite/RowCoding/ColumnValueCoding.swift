@@ -9,6 +9,14 @@ enum ColumnValueCoding {
     /// The value as stored; text in NFC (see ``TextNormalization``), so that SQL compares it as Swift
     /// compares strings.
     static func encode(_ value: any Encodable, kind: ColumnKind) throws -> SQLValue {
+        // The usual primary key types first (a pull encodes a key per record): a cast to a concrete
+        // type costs a fraction of the protocol casts below, and gives the same value.
+        switch kind {
+        case .int64: if let integer = value as? Int64 { return .integer(integer) }
+        case .int: if let integer = value as? Int { return .integer(Int64(integer)) }
+        case .string: if let string = value as? String { return .text(TextNormalization.nfc(string)) }
+        default: break
+        }
         let encoded = try encodeOpened(value, kind: kind)
         guard case .text(let text) = encoded else { return encoded }
         return .text(TextNormalization.nfc(text))

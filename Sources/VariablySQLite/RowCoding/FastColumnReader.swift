@@ -74,8 +74,13 @@ struct FastColumnReader: Sendable {
             return sqlite3_bind_double(
                 handle, index, base.load(fromByteOffset: offset, as: Date.self).timeIntervalSince1970)
         case .strings:
-            return statement.bindText(
-                TextNormalization.nfc(ScalarArrayJSON.encode(base.load(fromByteOffset: offset, as: [String].self))), at: index)
+            return ScalarArrayJSON.withEncodedBytes(base.load(fromByteOffset: offset, as: [String].self)) { bytes in
+                // Text already in NFC (Latin) is bound as encoded; other text is normalized first.
+                if TextNormalization.isLatin(bytes.assumingMemoryBound(to: UInt8.self), allowingCRLF: true) {
+                    return statement.bindText(bytes: bytes, at: index)
+                }
+                return statement.bindText(TextNormalization.nfc(String(decoding: bytes, as: UTF8.self)), at: index)
+            }
         }
     }
 }

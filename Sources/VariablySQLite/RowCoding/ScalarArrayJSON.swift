@@ -15,6 +15,56 @@ enum ScalarArrayJSON {
         return out
     }
 
+    /// Calls `body` with the bytes of `encode(strings)`, written into a temporary buffer: binding a
+    /// column this way makes no `String` per row.
+    static func withEncodedBytes<R>(_ strings: [String], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var length = 1 + Swift.max(strings.count, 1)  // brackets and commas
+        for string in strings {
+            length += 2
+            for byte in string.utf8 { length += escapedLength(byte) }
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
+            var position = 0
+            func put(_ byte: UInt8) {
+                buffer[position] = byte
+                position += 1
+            }
+            put(UInt8(ascii: "["))
+            for (offset, string) in strings.enumerated() {
+                if offset > 0 { put(UInt8(ascii: ",")) }
+                put(UInt8(ascii: "\""))
+                for byte in string.utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(byte)
+                    case UInt8(ascii: "\n"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
+                    case UInt8(ascii: "\r"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
+                    case UInt8(ascii: "\t"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
+                    case ..<0x20:
+                        let hex = Array("0123456789abcdef".utf8)
+                        for character in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] {
+                            put(character)
+                        }
+                        put(hex[Int(byte >> 4)])
+                        put(hex[Int(byte & 0xF)])
+                    default: put(byte)
+                    }
+                }
+                put(UInt8(ascii: "\""))
+            }
+            put(UInt8(ascii: "]"))
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<position])))
+        }
+    }
+
+    /// How many bytes `appendQuoted` writes for `byte` of a string's UTF-8.
+    private static func escapedLength(_ byte: UInt8) -> Int {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): 2
+        case ..<0x20: 6
+        default: 1
+        }
+    }
+
     static func encode<T>(_ values: [T], _ describe: (T) -> String) -> String {
         "[" + values.map(describe).joined(separator: ",") + "]"
     }

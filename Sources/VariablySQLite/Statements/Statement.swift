@@ -117,6 +117,14 @@ package final class Statement {
         throw SQLiteError(code: .range, message: "No parameter named \(name).", sql: sql)
     }
 
+    /// Binds UTF-8 `bytes` (at least one) as text; SQLite copies them.
+    @inline(__always)
+    func bindText(bytes: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
+        sqlite3_bind_text(
+            handle, index, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
+            variably_sqlite_transient())
+    }
+
     @inline(__always)
     func bindText(_ value: String, at index: Int32) -> Int32 {
         var value = value

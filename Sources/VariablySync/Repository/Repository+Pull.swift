@@ -11,6 +11,9 @@ extension Repository {
         let models: [Model]
         let skipped: [SkippedRecord<Model.ID>]
         let recordCount: Int
+        /// The models' primary keys as the table stores them, in the same order: worked out with the
+        /// decoding, off the writer.
+        var keys: [SQLValue] = []
         /// Each model's version as the server sent it (JSON text), when the source's writes are
         /// conditional on one; `nil` otherwise.
         var versions: [String?]?
@@ -54,7 +57,7 @@ extension Repository {
                 }
                 prefetch = startFetch(after: page.nextCursor, retries: retries)
             }
-            let keys = try fetched.models.map { try primaryKey.sqlValue(of: $0.id) }
+            let keys = fetched.keys
             let applied = try await apply(
                 fetched.models, keys: keys, versions: fetched.versions, deletedIDs: page.deletedIDs,
                 cursor: page.nextCursor, isCaughtUp: !page.hasMore)
@@ -111,6 +114,7 @@ extension Repository {
         let broadcaster = self.broadcaster
         let seed = random.next()
         let versionField = recordVersions?.field
+        let primaryKey = self.primaryKey
         return Task.detached {
             var random = SplitMix64(seed: seed)
             var attempts = 0
@@ -119,6 +123,7 @@ extension Repository {
                 try await remote.pull(after: cursor, limit: limit)
             }
             var fetched = try Self.decode(page)
+            fetched.keys = try primaryKey.sqlValues(of: fetched.models.map(\.id))
             if let versionField { fetched.versions = Self.versions(in: page.records, field: versionField, of: fetched) }
             return fetched
         }

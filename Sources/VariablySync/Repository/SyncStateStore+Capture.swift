@@ -89,11 +89,13 @@ extension SyncStateStore {
     /// Runs `body` (inside a write transaction) without queueing its writes: to this table, and to the
     /// tables that reference it, whose rows its foreign keys' actions change (a server's deletion of a
     /// parent cascades to the children here as it did there, and is not pushed back). Pauses nest: an
-    /// inner one leaves the outer one's pause in place.
+    /// inner one leaves the outer one's pause in place. When the capture triggers are the only triggers
+    /// its writes could start, they are turned off for `body`, so that server data costs no trigger per
+    /// row; the pause row keeps them silent otherwise.
     func withCapturePaused<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try db.execute(sql: #"INSERT OR IGNORE INTO "variably_capture_paused" ("table_name") VALUES ('*')"#)
         let isOutermost = db.changesCount > 0
-        let result = try body()
+        let result = try db.withoutOwnTriggers(on: table, ownTriggerPrefix: "variably_capture_", body)
         if isOutermost { try db.execute(sql: #"DELETE FROM "variably_capture_paused" WHERE "table_name" = '*'"#) }
         return result
     }

@@ -25,4 +25,16 @@ import VariablySQLite
         try db.write { try $0.execute(sql: "UPDATE all_types SET strings = ?", arguments: [foundation]) }
         #expect(try db.read { try $0.fetch(AllTypes.self, id: Int64(7))?.strings } == strings)
     }
+
+    @Test func storedTextEscapesQuotesBackslashesAndControlCharacters() throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(AllTypes.self)
+            var value = AllTypes.full
+            value.strings = ["\n\r\t\u{1}\u{1F}", "q\"b\\", "é😀", ""]
+            try db.insert(value)
+        }
+        let stored = try db.read { try $0.fetchValue(sql: "SELECT strings FROM all_types") }
+        #expect(stored == .text(#"["\n\r\t\u0001\u001f","q\"b\\","é😀",""]"#))
+    }
 }

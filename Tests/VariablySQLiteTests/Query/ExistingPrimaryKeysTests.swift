@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablyTestSupport
+
+@Suite struct ExistingPrimaryKeysTests {
+    private func lookups(_ recorder: SQLRecorder) -> [String] {
+        recorder.recorded.filter { $0.contains(" IN (") }
+    }
+
+    @Test func integerKeysAboveTheLargestAreNewWithoutALookupPerKey() throws {
+        let (database, recorder) = try TestDatabase.users(10)
+        recorder.reset()
+        let found = try database.read { try $0.existingPrimaryKeys(User.self, among: (11...20).map { .integer($0) }) }
+        #expect(found.isEmpty)
+        #expect(lookups(recorder).isEmpty)
+    }
+
+    @Test func anEmptyTableHoldsNoKey() throws {
+        let (database, recorder) = try TestDatabase.users(0)
+        recorder.reset()
+        let found = try database.read { try $0.existingPrimaryKeys(User.self, among: [.integer(-5), .integer(3)]) }
+        #expect(found.isEmpty)
+        #expect(lookups(recorder).isEmpty)
+    }
+
+    @Test func keysAmongOrBelowTheStoredOnesAreLookedUp() throws {
+        let (database, recorder) = try TestDatabase.users(10)
+        try database.write { try $0.execute(sql: #"DELETE FROM "users" WHERE "id" = 4"#) }
+        recorder.reset()
+        let keys: [SQLValue] = [.integer(0), .integer(3), .integer(4), .integer(10), .integer(11)]
+        let found = try database.read { try $0.existingPrimaryKeys(User.self, among: keys) }
+        #expect(found == [.integer(3), .integer(10)])
+        #expect(lookups(recorder).count == 1)
+    }
+}
