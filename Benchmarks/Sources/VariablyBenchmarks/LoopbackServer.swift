@@ -37,23 +37,9 @@ final class LoopbackServer: @unchecked Sendable {
         self.pages = pages
         isGzipped = gzip
 
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try listenOnLoopback(backlog: 64)
         self.listener = listener
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else { throw BenchmarkError("cannot listen on 127.0.0.1") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/users")!
+        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -116,4 +102,27 @@ extension Array where Element: Equatable {
     fileprivate func ends(with suffix: [Element]) -> Bool {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
+}
+
+/// A socket listening on a free port of 127.0.0.1, and that port.
+func listenOnLoopback(backlog: Int32) throws -> (socket: Int32, port: UInt16) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var yes: Int32 = 1
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0, listen(listener, backlog) == 0 else {
+        close(listener)
+        throw BenchmarkError("cannot listen on 127.0.0.1")
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+    }
+    return (listener, UInt16(bigEndian: address.sin_port))
 }

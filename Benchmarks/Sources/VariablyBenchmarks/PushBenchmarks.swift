@@ -171,23 +171,9 @@ final class PushServer: @unchecked Sendable {
     /// Listens on a free port of 127.0.0.1.
     init(latency: Double) throws {
         self.latency = latency
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try listenOnLoopback(backlog: 128)
         self.listener = listener
-        var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 128) == 0 else { throw BenchmarkError("cannot listen on 127.0.0.1") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        baseURL = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/")!
+        baseURL = URL(string: "http://127.0.0.1:\(port)/")!
         Thread { [self] in acceptLoop() }.start()
     }
 
