@@ -69,14 +69,7 @@ final class LoopbackServer: @unchecked Sendable {
         let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""
         var response = Data("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n\(coding)Content-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
         response.append(body)
-        response.withUnsafeBytes { raw in
-            var sent = 0
-            while sent < raw.count {
-                let count = send(connection, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
-                if count <= 0 { return }
-                sent += count
-            }
-        }
+        sendAll(response, to: connection)
     }
 }
 
@@ -125,4 +118,16 @@ func listenOnLoopback(backlog: Int32) throws -> (socket: Int32, port: UInt16) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
     }
     return (listener, UInt16(bigEndian: address.sin_port))
+}
+
+/// Writes all of `data` to `connection`, stopping early if the peer is gone.
+func sendAll(_ data: Data, to connection: Int32) {
+    data.withUnsafeBytes { raw in
+        var sent = 0
+        while sent < raw.count {
+            let count = send(connection, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+            if count <= 0 { return }
+            sent += count
+        }
+    }
 }

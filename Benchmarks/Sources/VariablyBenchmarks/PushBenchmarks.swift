@@ -212,14 +212,7 @@ final class PushServer: @unchecked Sendable {
         var response = Data(
             "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(reply.count)\r\nConnection: close\r\n\r\n".utf8)
         response.append(reply)
-        response.withUnsafeBytes { raw in
-            var sent = 0
-            while sent < raw.count {
-                let count = send(connection, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
-                if count <= 0 { return }
-                sent += count
-            }
-        }
+        sendAll(response, to: connection)
     }
 
     /// The method, the target and the body of the request on `connection`; `nil` if it closes first.

@@ -47,42 +47,37 @@ final class RawDatabase {
         let statement = try prepare(sql)
         defer { sqlite3_finalize(statement) }
         try execute("BEGIN IMMEDIATE")
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for user in users {
-            sqlite3_bind_int64(statement, 1, user.id)
-            sqlite3_bind_text(statement, 2, user.userName, -1, transient)
-            sqlite3_bind_text(statement, 3, user.email, -1, transient)
-            sqlite3_bind_int64(statement, 4, Int64(user.age))
-            sqlite3_bind_int64(statement, 5, user.isActive ? 1 : 0)
-            sqlite3_bind_double(statement, 6, user.score)
-            sqlite3_bind_double(statement, 7, user.createdAt.timeIntervalSince1970)
-            sqlite3_bind_text(statement, 8, RawDatabase.jsonArray(user.tags), -1, transient)
-            guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
-            sqlite3_reset(statement)
+            try step(statement, binding: user)
         }
         try execute("COMMIT")
         return users.count
+    }
+
+    /// Binds `user`'s eight columns to `statement`, steps it and resets it.
+    private func step(_ statement: OpaquePointer, binding user: BenchUser) throws {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_int64(statement, 1, user.id)
+        sqlite3_bind_text(statement, 2, user.userName, -1, transient)
+        sqlite3_bind_text(statement, 3, user.email, -1, transient)
+        sqlite3_bind_int64(statement, 4, Int64(user.age))
+        sqlite3_bind_int64(statement, 5, user.isActive ? 1 : 0)
+        sqlite3_bind_double(statement, 6, user.score)
+        sqlite3_bind_double(statement, 7, user.createdAt.timeIntervalSince1970)
+        sqlite3_bind_text(statement, 8, RawDatabase.jsonArray(user.tags), -1, transient)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
+        sqlite3_reset(statement)
     }
 
     /// Inserts `pages` with one statement prepared once and reused, one transaction per page.
     func insert(pages: [[BenchUser]]) throws -> Int {
         let statement = try prepare(Self.insertSQL)
         defer { sqlite3_finalize(statement) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         var count = 0
         for users in pages {
             try execute("BEGIN IMMEDIATE")
             for user in users {
-                sqlite3_bind_int64(statement, 1, user.id)
-                sqlite3_bind_text(statement, 2, user.userName, -1, transient)
-                sqlite3_bind_text(statement, 3, user.email, -1, transient)
-                sqlite3_bind_int64(statement, 4, Int64(user.age))
-                sqlite3_bind_int64(statement, 5, user.isActive ? 1 : 0)
-                sqlite3_bind_double(statement, 6, user.score)
-                sqlite3_bind_double(statement, 7, user.createdAt.timeIntervalSince1970)
-                sqlite3_bind_text(statement, 8, RawDatabase.jsonArray(user.tags), -1, transient)
-                guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
-                sqlite3_reset(statement)
+                try step(statement, binding: user)
             }
             try execute("COMMIT")
             count += users.count
