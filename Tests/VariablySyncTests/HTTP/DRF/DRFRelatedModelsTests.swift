@@ -8,15 +8,20 @@ import VariablySync
 // One test at a time: each starts its own Django, which takes a core for a second or more.
 @Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFRelatedModelsTests {
+    /// The authors' and articles' repositories on one in-memory cache, and their store.
+    static func graph(on server: DRFServer) throws -> (Repository<DRFAuthor>, Repository<DRFArticle>, SyncStore) {
+        let database = try SQLiteDatabase.inMemory()
+        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
+        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        return (authors, articles, SyncStore(articles, authors))
+    }
+
     /// An author and two articles created offline: the author is posted first, the id DRF assigns
     /// replaces the provisional one in the articles, and DRF accepts them (it checks the foreign key).
     @Test func offlineParentsAndChildrenReachTheServerWithItsIDs() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        let database = try SQLiteDatabase.inMemory()
-        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
-        let store = SyncStore(articles, authors)
+        let (authors, articles, store) = try Self.graph(on: server)
         try await store.sync()
 
         let author = try await authors.create { DRFAuthor(id: $0, name: "ada") }
@@ -44,10 +49,7 @@ struct DRFRelatedModelsTests {
     @Test func aRefusedAuthorHoldsItsArticle() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        let database = try SQLiteDatabase.inMemory()
-        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
-        let store = SyncStore(articles, authors)
+        let (authors, articles, store) = try Self.graph(on: server)
 
         var author = try await authors.create { DRFAuthor(id: $0, name: "forbidden") }
         let authorID = author.id
@@ -73,10 +75,7 @@ struct DRFRelatedModelsTests {
     @Test func aCascadedLocalDeletionGoesChildrenFirst() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        let database = try SQLiteDatabase.inMemory()
-        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
-        let store = SyncStore(articles, authors)
+        let (authors, articles, store) = try Self.graph(on: server)
         let author = try await authors.create { DRFAuthor(id: $0, name: "ada") }
         _ = try await articles.create { DRFArticle(id: $0, authorID: author.id, title: "one") }
         try await store.sync()
