@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite"], swiftSettings: strict),
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
         // The in-process simulated server: for tests, demos and benchmarks, not linked by apps.
-        .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySync"], swiftSettings: strict),
+        .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"], swiftSettings: strict),
         .executableTarget(
             name: "UserSync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync", "VariablySyncTesting"],
             path: "Samples/UserSync", swiftSettings: strict),

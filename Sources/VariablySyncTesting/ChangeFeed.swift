@@ -24,6 +24,13 @@ struct ChangeFeed<ID: Hashable & Sendable>: Sendable {
     private(set) var logIDs: [ID] = []
     /// The version of the latest write.
     private(set) var clock: Int64 = 0
+    /// The clock several servers share, so that their writes have one order (``SimulatedChangeFeed``);
+    /// `nil` when the server numbers its writes alone.
+    let sharedClock: SimulatedClock?
+
+    init(sharedClock: SimulatedClock? = nil) {
+        self.sharedClock = sharedClock
+    }
 
     /// Makes room for `count` more records.
     mutating func reserveCapacity(_ count: Int) {
@@ -35,7 +42,7 @@ struct ChangeFeed<ID: Hashable & Sendable>: Sendable {
 
     /// Writes the record with `id` as `json`, or a tombstone for `nil`: O(1).
     mutating func write(_ json: Data?, for id: ID) {
-        clock += 1
+        clock = sharedClock?.next() ?? clock + 1
         if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: id) {
             if earlier.isLive != (json != nil) { liveCount += json != nil ? 1 : -1 }
         } else {

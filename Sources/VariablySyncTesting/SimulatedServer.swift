@@ -56,7 +56,9 @@ where Model.ID: Codable & Sendable {
     /// What the server has done so far.
     public internal(set) var statistics = Statistics()
 
-    var feed = ChangeFeed<Model.ID>()
+    var feed: ChangeFeed<Model.ID>
+    /// The clock the server shares with others, if any.
+    nonisolated let clock: SimulatedClock?
     var random: SeededRandomNumberGenerator
     var appliedChanges: [String: PushResult<Model.ID>] = [:]
     /// The idempotency key of the pushed change that last wrote each record (absent after other writes).
@@ -83,12 +85,17 @@ where Model.ID: Codable & Sendable {
     ///   - seed: Seeds every random choice (faults, other clients' edits).
     ///   - faults: Faults to inject; see ``setFaults(_:)``.
     ///   - validate: Returns a reason to reject a pushed record, or `nil` to accept it.
+    ///   - clock: A clock shared with other servers, whose writes then have one order: several servers
+    ///     on one clock are served as one feed by ``SimulatedChangeFeed``. `nil`: the server numbers its
+    ///     writes alone.
     /// - Throws: ``VariablyCodingError`` if a record cannot be encoded with the remote key set.
     /// - Complexity: O(n): one pass, encoding batches of records on every core.
     public init(
         records: some Sequence<Model>, seed: UInt64 = 0, faults: SimulatedFaults = SimulatedFaults(),
-        validate: (@Sendable (Model) -> String?)? = nil
+        validate: (@Sendable (Model) -> String?)? = nil, clock: SimulatedClock? = nil
     ) throws {
+        self.clock = clock
+        self.feed = ChangeFeed(sharedClock: clock)
         self.random = SeededRandomNumberGenerator(seed: seed)
         self.faults = faults
         self.validate = validate

@@ -209,6 +209,15 @@ public final class Database {
     /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
     package var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Whether the open transaction has broken a deferred foreign key that is not mended yet: its commit
+    /// would fail (https://www.sqlite.org/c3ref/c_dbstatus_options.html#sqlitedbstatusdeferredfks).
+    package var hasUnresolvedForeignKeys: Bool {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_DEFERRED_FKS, &current, &highest, 0)
+        return current > 0
+    }
+
     // MARK: - Transactions
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.

@@ -180,47 +180,20 @@ extension Repository {
         return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count)
     }
 
-    /// Applies one page and its cursor in one transaction. Records with a queued local change are
-    /// left alone: the push decides about them. Existing rows keep their local-only columns.
+    /// Applies one page and its cursor in one transaction (see ``PageApplier``).
     ///
     /// - Parameter keys: The models' primary keys, in the same order.
-    /// - Complexity: O(p log n) for a page of p records on a table of n rows: new and existing rows are
-    ///   told apart by one indexed lookup per key, never by counting the table, and an existing row's
-    ///   indexed columns are written only when they change.
     func apply(
         _ models: [Model], keys: [SQLValue], versions: [String?]?, deletedIDs: [Model.ID], cursor: SyncCursor,
         isCaughtUp: Bool
-    ) async throws -> (inserted: Int, updated: Int, deleted: Int, keptLocal: Int) {
-        let state = self.state
-        let versionPrefix = recordVersions?.prefix
-        let pulledEntries = self.pulledEntries
+    ) async throws -> PageApplier<Model>.Counts {
+        let applier = pageApplier
         let deletedKeys = try deletedIDs.map { try primaryKey.sqlValue(of: $0) }
         return try await database.write { db in
-            let pending = try state.pendingPrimaryKeys(db)
-            var upserts = models
-            var upsertKeys = keys
-            var upsertVersions = versions
-            var deletions = deletedKeys
-            if !pending.isEmpty {
-                let kept = keys.indices.filter { !pending.contains(keys[$0]) }
-                upserts = kept.map { models[$0] }
-                upsertKeys = kept.map { keys[$0] }
-                upsertVersions = versions.map { versions in kept.map { versions[$0] } }
-                deletions = deletedKeys.filter { !pending.contains($0) }
-            }
-            if let versionPrefix, let upsertVersions {
-                try state.setVersions(
-                    Array(zip(upsertKeys, upsertVersions)) + deletions.map { ($0, nil) }, prefix: versionPrefix, db)
-            }
-            // A page may list a record twice: `inserted` counts distinct keys.
-            let (inserted, deleted) = try state.withCapturePaused(db) {
-                let inserted = try db.upsert(upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries)
-                return (inserted, try db.delete(Model.self, primaryKeys: deletions))
-            }
-            try state.setCursor(cursor, db)
-            if isCaughtUp { try state.forgetAcknowledgements(db) }
-            let keptLocal = (models.count - upserts.count) + (deletedIDs.count - deletions.count)
-            return (inserted, upserts.count - inserted, deleted, keptLocal)
+            let counts = try applier.apply(models, keys: keys, versions: versions, deletedKeys: deletedKeys, db)
+            try applier.state.setCursor(cursor, db)
+            if isCaughtUp { try applier.state.forgetAcknowledgements(db) }
+            return counts
         }
     }
 }

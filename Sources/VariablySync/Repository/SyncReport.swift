@@ -33,6 +33,10 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var skipped: [SkippedRecord<ID>] = []
     /// Records of pulled pages left alone because a local change to them is waiting to be pushed.
     public var keptLocal = 0
+    /// Pulled records set aside because a record they reference has not arrived yet (a ``SyncStore``
+    /// pulling a ``RemoteChangeFeed``): kept in the database, never shown without their parent, and
+    /// applied by the checkpoint the parent arrives in.
+    public var waitingForParents = 0
     /// Requests retried after transient failures.
     public var retries = 0
     /// The cursor the cache is at after the sync.
@@ -66,6 +70,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         text += "(\(inserted) inserted, \(updated) updated, \(deleted) deleted), pushed \(pushed)"
         if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
         if !held.isEmpty { text += ", \(held.count) held" }
+        if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
         text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if !conflicts.isEmpty {
             let outcomes = Dictionary(grouping: conflicts, by: \.resolution.description).map { "\($1.count) \($0)" }

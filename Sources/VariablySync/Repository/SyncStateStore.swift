@@ -59,6 +59,13 @@ struct SyncStateStore: Sendable {
             "version" TEXT NOT NULL,
             PRIMARY KEY ("table_name", "record_id")
         ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS "variably_held_records" (
+            "table_name" TEXT NOT NULL,
+            "record_id" TEXT NOT NULL,
+            "record" BLOB NOT NULL,
+            "version" TEXT,
+            PRIMARY KEY ("table_name", "record_id")
+        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS "variably_acknowledged_changes" (
             "table_name" TEXT NOT NULL,
             "record_id" TEXT NOT NULL,

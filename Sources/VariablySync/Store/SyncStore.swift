@@ -1,3 +1,4 @@
+import Foundation
 public import VariablySQLite
 
 /// Repositories of related models on one database, synced as one graph: local changes are pushed in
@@ -30,10 +31,21 @@ public actor SyncStore {
         let optionalParents: Set<String>
         let type: ObjectIdentifier
         let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
+        /// Decodes the table's part of a feed page, off the writer.
+        let decodeFeed: @Sendable (RemoteFeedChanges, SyncCursor) throws -> any Sendable
+        /// The table's share of a checkpoint, from its decoded parts, inside the writer's transaction.
+        let checkpoint: @Sendable ([any Sendable], Database) throws -> any TableCheckpointing
+        let database: SQLiteDatabase
     }
 
     /// The repositories in push order: each after the tables it references.
     let members: [Member]
+    /// Where a pull reads every table's changes at once, or `nil` to pull each repository's own source.
+    let feed: (any RemoteChangeFeed)?
+    /// How the feed is pulled.
+    let feedConfiguration: ChangeFeedConfiguration
+    /// Draws the retries' jitter.
+    var random: SplitMix64
 
     /// How many times a pull refused for a missing parent is tried again, its parents pulled first.
     static var maximumPullPasses: Int { 3 }
@@ -51,7 +63,43 @@ public actor SyncStore {
         for repository in repeat each repositories {
             members.append(Member(repository))
         }
+        self.init(members: members, feed: nil, configuration: ChangeFeedConfiguration())
+    }
+
+    /// A store of `repositories` that pulls every table from one `feed`, in checkpoints: each applied
+    /// with all its tables and the feed's cursor in one transaction, so that no reader ever sees half
+    /// of one, or a child without its parent. Pushes still go to each repository's own source.
+    ///
+    /// ```swift
+    /// let feed = HTTPRemoteFeed(baseURL: URL(string: "https://api.example.com/v1")!, api: .changeFeed)
+    /// let store = SyncStore(users, posts, comments, feed: feed)
+    /// try await store.sync()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - repositories: One repository per model, all on the same database.
+    ///   - feed: The server's changes to every table, in its order.
+    ///   - configuration: Page and checkpoint sizes, retries.
+    public init<each Model: SQLiteStorable & Identifiable & Sendable>(
+        _ repositories: repeat Repository<each Model>, feed: some RemoteChangeFeed,
+        configuration: ChangeFeedConfiguration = ChangeFeedConfiguration()
+    ) {
+        var members: [Member] = []
+        for repository in repeat each repositories {
+            members.append(Member(repository))
+        }
+        self.init(members: members, feed: feed, configuration: configuration)
+    }
+
+    private init(members: [Member], feed: (any RemoteChangeFeed)?, configuration: ChangeFeedConfiguration) {
+        precondition(!members.isEmpty, "A SyncStore needs at least one repository.")
+        precondition(
+            Set(members.map { ObjectIdentifier($0.database) }).count == 1,
+            "The repositories of a SyncStore share one SQLiteDatabase: the foreign keys and checkpoints span its tables.")
         self.members = Self.ordered(members)
+        self.feed = feed
+        self.feedConfiguration = configuration
+        self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
     }
 
     /// Pushes every repository's local changes in dependency order, then pulls every table, parents
@@ -85,6 +133,10 @@ public actor SyncStore {
         for member in members.reversed() {
             let report = try await member.run(.pushDeletions)
             reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+        }
+        if let feed {
+            try await pullFeed(feed, into: &reports)
+            return SyncStoreReport(reports: reports)
         }
         // A child page whose parent the server wrote after this sync pulled the parent's table fails its
         // transaction (the deferred key), which leaves the child's cursor before it: the parents are
@@ -130,5 +182,33 @@ extension SyncStore.Member {
         optionalParents = Set(others.filter(\.isOptional).map(\.parentTable)).subtracting(parents)
         type = ObjectIdentifier(Model.self)
         run = { phase in try await repository.sync(phase) }
+        database = repository.database
+        let primaryKey = key
+        let versionField = repository.recordVersions?.field
+        let failsPages = repository.configuration.malformedRecords == .failPage
+        let table = key.table
+        decodeFeed = { changes, cursor in
+            let ids: [Model.ID]
+            do {
+                ids = try JSONDecoder().decode([Model.ID].self, from: JSONEncoder().encode(changes.deletedIDs))
+            } catch {
+                throw RemoteSourceError.invalidResponse("the deletions of \(table) are not ids of \(Model.self): \(error)")
+            }
+            let records = changes.records.isEmpty ? Data("[]".utf8) : changes.records
+            var fetched = try Repository<Model>.decode(
+                RemotePage(records: records, deletedIDs: ids, nextCursor: cursor, hasMore: true))
+            if failsPages, !fetched.skipped.isEmpty { throw SyncError.malformedRecords(fetched.skipped) }
+            fetched.keys = try primaryKey.sqlValues(of: fetched.models.map(\.id))
+            if let versionField {
+                fetched.versions = Repository<Model>.versions(in: records, field: versionField, of: fetched)
+            }
+            return fetched
+        }
+        let applier = repository.pageApplier
+        checkpoint = { parts, db in
+            try TableCheckpoint<Model>(
+                pages: parts.compactMap { $0 as? Repository<Model>.FetchedPage }, applier: applier,
+                versioned: versionField != nil, db)
+        }
     }
 }

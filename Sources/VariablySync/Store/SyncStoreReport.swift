@@ -60,6 +60,8 @@ extension SyncReport: SyncReportMerging {
         merged.conflicts += later.conflicts
         merged.skipped += later.skipped
         merged.keptLocal += later.keptLocal
+        // Held pulled records: what the last checkpoint left.
+        merged.waitingForParents = later.waitingForParents
         merged.retries += later.retries
         merged.cursor = later.cursor ?? cursor
         merged.duration += later.duration

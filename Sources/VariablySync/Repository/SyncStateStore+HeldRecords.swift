@@ -1,0 +1,62 @@
+import Foundation
+import VariablySQLite
+
+// MARK: - Pulled records waiting for their parents
+
+/// Records a ``SyncStore`` pulled before the records they reference (`variably_held_records`): kept as
+/// the server's JSON, with their version, in the transaction of the checkpoint that brought them, and
+/// applied by the checkpoint their parent arrives in.
+extension SyncStateStore {
+    /// A held record: its id (JSON text), its JSON in the remote key set, its version as the server sent it.
+    struct HeldRecord: Sendable {
+        let recordID: String
+        let record: Data
+        let version: String?
+    }
+
+    /// This table's held records, oldest first.
+    ///
+    /// - Complexity: O(h) in the held records of the table (an index range).
+    func heldRecords(_ db: Database) throws -> [HeldRecord] {
+        try db.fetch(
+            sql: #"SELECT "record_id", "record", "version" FROM "variably_held_records" WHERE "table_name" = ?"#,
+            arguments: [table]
+        ).compactMap { row in
+            guard case .text(let id) = row[0] else { return nil }
+            let record: Data
+            switch row[1] {
+            case .blob(let bytes): record = bytes
+            case .text(let text): record = Data(text.utf8)
+            default: return nil
+            }
+            let version: String? = if case .text(let text) = row[2] { text } else { nil }
+            return HeldRecord(recordID: id, record: record, version: version)
+        }
+    }
+
+    /// Sets records aside, replacing an older held copy of the same record.
+    func hold(_ records: [HeldRecord], _ db: Database) throws {
+        for record in records {
+            try db.execute(
+                sql: #"""
+                    INSERT OR REPLACE INTO "variably_held_records" ("table_name", "record_id", "record", "version")
+                    VALUES (?, ?, ?, ?)
+                    """#,
+                arguments: [table, record.recordID, SQLValue.blob(record.record), record.version.map { SQLValue.text($0) } ?? .null])
+        }
+    }
+
+    /// Removes every held record of this table: a checkpoint takes them, and holds again those still
+    /// waiting.
+    func releaseHeldRecords(_ db: Database) throws {
+        try db.execute(sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ?"#, arguments: [table])
+    }
+
+    /// How many of this table's records are held.
+    func heldRecordCount(_ db: Database) throws -> Int {
+        let value = try db.fetchValue(
+            sql: #"SELECT count(*) FROM "variably_held_records" WHERE "table_name" = ?"#, arguments: [table])
+        if case .integer(let count)? = value { return Int(count) }
+        return 0
+    }
+}

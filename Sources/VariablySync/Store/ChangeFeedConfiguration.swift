@@ -1,0 +1,38 @@
+/// How a ``SyncStore`` pulls its ``RemoteChangeFeed``.
+///
+/// ```swift
+/// var configuration = ChangeFeedConfiguration()
+/// configuration.pageSize = 2_000
+/// configuration.checkpointSize = 100_000
+/// let store = SyncStore(users, posts, feed: feed, configuration: configuration)
+/// ```
+public struct ChangeFeedConfiguration: Sendable {
+    /// The most changes asked for per page.
+    public var pageSize: Int
+    /// How many records a checkpoint gathers before it is applied: pages are applied together, with the
+    /// cursor of the last, in one transaction, until the feed is caught up or this many records are
+    /// waiting. A sync that brings fewer changes is one checkpoint, so readers see all of it or none;
+    /// a first sync of a million records is applied in steps of this size, each a server position of
+    /// its own.
+    public var checkpointSize: Int
+    /// How failed page requests are retried.
+    public var retryPolicy: RetryPolicy
+
+    /// A configuration; the defaults suit most apps.
+    ///
+    /// ```swift
+    /// let configuration = ChangeFeedConfiguration(pageSize: 500)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - pageSize: The most changes asked for per page (at least 1).
+    ///   - checkpointSize: How many records a checkpoint gathers before it is applied (at least 1).
+    ///   - retryPolicy: How failed page requests are retried.
+    public init(pageSize: Int = 1_000, checkpointSize: Int = 50_000, retryPolicy: RetryPolicy = RetryPolicy()) {
+        precondition(pageSize > 0, "ChangeFeedConfiguration needs a page size of at least 1")
+        precondition(checkpointSize > 0, "ChangeFeedConfiguration needs a checkpoint size of at least 1")
+        self.pageSize = pageSize
+        self.checkpointSize = checkpointSize
+        self.retryPolicy = retryPolicy
+    }
+}
