@@ -42,4 +42,19 @@ public struct HTTPAPI: Sendable {
             path: "changes", records: "records", paging: .token(parameter: "after", next: "next_cursor"),
             hasMore: "has_more", deletions: .ids(at: "deleted")),
         push: .changesEnvelope(path: "changes"))
+
+    /// The package's feed of several tables, for a ``SyncStore`` (``HTTPRemoteFeed``):
+    /// `GET {base}/changes?after=&limit=` answering
+    /// `{"tables": {"users": {"records": [...], "deleted": [...]}, ...}, "next_cursor": "...", "has_more": true}`,
+    /// each page the changes of every table up to one position of the server, in its order. Pushes go
+    /// to each table's own ``HTTPRemoteSource``.
+    ///
+    /// ```swift
+    /// HTTPRemoteFeed(baseURL: base, api: .changeFeed)
+    /// ```
+    public static let changeFeed = HTTPAPI(
+        pull: HTTPPullShape(
+            path: "changes", records: "tables.{table}.records", paging: .token(parameter: "after", next: "next_cursor"),
+            hasMore: "has_more", deletions: .ids(at: "tables.{table}.deleted")),
+        push: .none)
 }

@@ -65,7 +65,13 @@ extension HTTPPullShape {
     private func readPage<ID: Decodable & Hashable & Sendable>(
         body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int
     ) throws -> RemotePage<ID> {
-        guard let recordsRange = try body.range(at: records), let elements = try body.elements(of: recordsRange) else {
+        let elements: [Range<Int>]
+        let recordsRange = try body.range(at: records)
+        if let recordsRange, let found = try body.elements(of: recordsRange) {
+            elements = found
+        } else if recordsMayBeAbsent, recordsRange == nil {
+            elements = []
+        } else {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
         }
         let decoder = KeySetJSONDecoder()
@@ -171,7 +177,7 @@ extension HTTPPullShape {
         } else {
             next = try caughtUp(after: state, token: next.token, largest: largest, atLargest: atLargest, recent: recent)
         }
-        let recordsData = changed ? body.array(of: kept) : body.data(recordsRange)
+        let recordsData = changed ? body.array(of: kept) : recordsRange.map { body.data($0) } ?? body.array(of: kept)
         return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
     }
 

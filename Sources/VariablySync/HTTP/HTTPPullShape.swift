@@ -86,6 +86,9 @@ public struct HTTPPullShape: Sendable {
     package var query: [String: String]
     /// Whether a `404` for a page after the first ends the pull.
     package var endsOnNotFound: Bool
+    /// Whether a page without records at ``records`` has none (a feed's table with deletions only, or
+    /// none at all), rather than being an error.
+    var recordsMayBeAbsent = false
 
     /// A pull shape; only the paging is required; the records are the whole body (``DataPath/root``) unless placed.
     ///

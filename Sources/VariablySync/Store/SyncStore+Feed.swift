@@ -11,6 +11,8 @@ extension SyncStore {
         let nextCursor: SyncCursor
         let hasMore: Bool
         let recordCount: Int
+        /// Requests of the page retried after transient failures.
+        let retries: Int
     }
 
     /// Orphans found while a checkpoint was applied: the keys of each table to hold back.
@@ -38,7 +40,9 @@ extension SyncStore {
     /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``): the
     /// pages of a checkpoint are decoded while the network fetches the next, then applied, every table
     /// and the feed's cursor, in one transaction.
-    func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws {
+    ///
+    /// - Returns: The feed's requests retried after transient failures.
+    func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws -> Int {
         let state = feedState
         let database = members[0].database
         let (stored, lastFeed) = try await database.read { try (state.cursor($0), state.feed($0)) }
@@ -46,6 +50,7 @@ extension SyncStore {
         var cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
         var waiting: [DecodedFeedPage] = []
         var waitingRecords = 0
+        var retries = 0
         var repeats = (cursor: cursor, count: 0)
         var prefetch: Task<DecodedFeedPage, any Error>? = startFeedFetch(feed, after: cursor)
         defer { prefetch?.cancel() }
@@ -60,6 +65,7 @@ extension SyncStore {
                 continue
             }
             prefetch = nil
+            retries += page.retries
             try Task.checkCancellation()
             if page.hasMore {
                 repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
@@ -78,6 +84,7 @@ extension SyncStore {
                 waitingRecords = 0
             }
         }
+        return retries
     }
 
     /// Pulls the page after `cursor` and decodes each member table's part, off the actor.
@@ -99,7 +106,8 @@ extension SyncStore {
                 records += (part as? any FeedPart)?.recordCount ?? 0
                 parts[member.table] = part
             }
-            return DecodedFeedPage(parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records)
+            return DecodedFeedPage(
+                parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records, retries: retries)
         }
     }
 

@@ -135,8 +135,8 @@ public actor SyncStore {
             reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
         }
         if let feed {
-            try await pullFeed(feed, into: &reports)
-            return SyncStoreReport(reports: reports)
+            let retries = try await pullFeed(feed, into: &reports)
+            return SyncStoreReport(reports: reports, feedRetries: retries)
         }
         // A child page whose parent the server wrote after this sync pulled the parent's table fails its
         // transaction (the deferred key), which leaves the child's cursor before it: the parents are

@@ -6,6 +6,14 @@
 /// ```
 public struct SyncStoreReport: Sendable, CustomStringConvertible {
     let reports: [ObjectIdentifier: any SyncReportMerging]
+    /// Requests to the store's ``RemoteChangeFeed`` retried after transient failures; 0 for a store that
+    /// pulls each repository's own source (each report counts its own).
+    public let feedRetries: Int
+
+    init(reports: [ObjectIdentifier: any SyncReportMerging], feedRetries: Int = 0) {
+        self.reports = reports
+        self.feedRetries = feedRetries
+    }
 
     /// The report of `model`'s repository, or `nil` when the store has none.
     ///

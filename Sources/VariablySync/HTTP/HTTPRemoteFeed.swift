@@ -1,0 +1,144 @@
+public import Foundation
+import VariablyCodable
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// A ``RemoteChangeFeed`` over HTTP: one request answers the changes of every table, up to one
+/// position of the server, as an ``HTTPAPI`` declares them. Its pull shape names each table's records
+/// (and deletions) with a `{table}` placeholder in their paths; the tables are the keys of the object
+/// the placeholder stands in.
+///
+/// ```swift
+/// // GET /v1/changes?after=812&limit=1000 →
+/// // {"tables": {"users": {"records": [...], "deleted": [3]}, "posts": {"records": [...], "deleted": []}},
+/// //  "next_cursor": "1204", "has_more": false}
+/// let feed = HTTPRemoteFeed(baseURL: URL(string: "https://api.example.com/v1")!, api: .changeFeed)
+/// let store = SyncStore(users, posts, feed: feed)
+/// ```
+///
+/// Requests go through the same exchange as an ``HTTPRemoteSource``'s: the deadline, the response size
+/// limit, compression, redirects, the request hook and its `401` retry. A table the store does not
+/// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL);
+/// ``HTTPPullShape/ChangedSince`` filters are per table and do not apply to a feed.
+public struct HTTPRemoteFeed: RemoteChangeFeed {
+    /// The requests' exchange.
+    let source: HTTPRemoteSource<FeedRequests>
+    /// The path of the object whose keys are the tables, and the key paths after the placeholder.
+    let tablesPath: DataPath
+
+    /// A feed at `baseURL`, read as `api` declares.
+    ///
+    /// ```swift
+    /// let feed = HTTPRemoteFeed(
+    ///     baseURL: URL(string: "https://api.example.com/v1")!, api: .changeFeed,
+    ///     headers: ["Authorization": "Bearer …"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - baseURL: The API's URL; the pull path of `api` is appended.
+    ///   - api: The feed's shape: its records path (and its deletions path, for ``HTTPPullShape/Deletions/ids(at:)``)
+    ///     hold `{table}` once, after the path of an object keyed by table; a misuse traps.
+    ///   - headers: Headers for every request.
+    ///   - timeout: Seconds one request may take as a whole.
+    ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
+    ///   - prepare: Called before every request is sent (a fresh token).
+    public init(
+        baseURL: URL, api: HTTPAPI = .changeFeed, headers: [String: String] = [:], timeout: TimeInterval = 30,
+        maximumResponseSize: Int = 64 << 20,
+        prepare: (@Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void)? = nil
+    ) {
+        let keys = api.pull.records.keys
+        guard let placeholder = keys.firstIndex(of: Self.placeholder), keys.filter({ $0 == Self.placeholder }).count == 1 else {
+            preconditionFailure(
+                "HTTPRemoteFeed needs the records path of its pull shape to name the table once, as `{table}` "
+                    + "(\"tables.{table}.records\"); it is \"\(api.pull.records)\".")
+        }
+        precondition(
+            api.pull.changedSince == nil,
+            "HTTPRemoteFeed pages by its cursor alone: a changedSince filter is per table, declare none.")
+        tablesPath = DataPath(Array(keys[..<placeholder]))
+        source = HTTPRemoteSource(
+            baseURL: baseURL, api: api, headers: headers, timeout: timeout, maximumResponseSize: maximumResponseSize,
+            prepare: prepare)
+    }
+
+    /// The placeholder of a table's name in the pull shape's paths.
+    static var placeholder: String { "{table}" }
+
+    /// Asks for the page after `cursor` and reads each table's records and deletions.
+    ///
+    /// ```swift
+    /// let page = try await feed.pull(after: nil, limit: 1_000)
+    /// ```
+    ///
+    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared shape.
+    public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
+        let shape = source.api.pull
+        let state = try HTTPPullState(cursor: cursor, shape: shape)
+        let url = try shape.url(base: source.baseURL, state: state, limit: limit)
+        let response = try await source.exchange(source.makeRequest(url: url, method: "GET"))
+        if let cursor, HTTPRemoteSource<FeedRequests>.isUnknownCursor(status: response.head.status, body: response.body) {
+            throw RemoteSourceError.invalidCursor(cursor)
+        }
+        let body = try HTTPRemoteSource<FeedRequests>.successBody(response)
+        let tables: [String]
+        do {
+            let parsed = try JSONBody(body)
+            guard let range = try parsed.range(at: tablesPath), let members = try parsed.members(of: range) else {
+                throw RemoteSourceError.invalidResponse("the feed's answer has no object of tables at \(tablesPath)")
+            }
+            tables = try members.map { member in
+                guard case .string(let name) = try parsed.value(member.key) else {
+                    throw RemoteSourceError.invalidResponse("a table name at \(tablesPath) is not text")
+                }
+                return name
+            }
+        } catch let error as JSONBodyError {
+            throw RemoteSourceError.invalidResponse("the feed's answer is not JSON: \(error)")
+        }
+        var changes: [String: RemoteFeedChanges] = [:]
+        // With no table in the answer, a name no table has: the paging alone says where to go on.
+        var last: RemotePage<JSONValue>?
+        for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
+            let page = try shape.naming(table ?? "\u{0}").page(
+                body: body, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: JSONValue.self)
+            if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
+            last = page
+        }
+        guard let last else { throw RemoteSourceError.invalidResponse("the feed's answer could not be read") }
+        return RemoteFeedPage(tables: changes, nextCursor: last.nextCursor, hasMore: last.hasMore)
+    }
+
+    /// The base URL and the pull path, as an ``HTTPRemoteSource`` names its feed.
+    public var feedIdentifier: String { source.feedIdentifier }
+}
+
+extension HTTPPullShape {
+    /// This shape with `{table}` in its records and deletions paths replaced by `table`.
+    func naming(_ table: String) -> HTTPPullShape {
+        var shape = self
+        func replaced(_ path: DataPath) -> DataPath {
+            DataPath(path.keys.map { $0 == HTTPRemoteFeed.placeholder ? table : $0 })
+        }
+        shape.records = replaced(records)
+        shape.recordsMayBeAbsent = true
+        if case .ids(let path) = deletions { shape.deletions = .ids(at: replaced(path)) }
+        return shape
+    }
+}
+
+/// The record type of an ``HTTPRemoteFeed``'s exchange: a feed's pages hold records of several models,
+/// which the store's repositories decode themselves, so the exchange never decodes one of these.
+struct FeedRequests: VariablyCodable, Identifiable, Sendable {
+    var id: Int64
+
+    init(from container: DecodingContainer<FeedRequests>) throws {
+        id = try container.decode(\.id)
+    }
+
+    static let keySets = KeySets<FeedRequests>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id") }
+    }
+}
