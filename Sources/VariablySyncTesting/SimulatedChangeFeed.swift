@@ -29,7 +29,7 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
     let members: [Member]
     let clock: SimulatedClock
     /// The faults of the feed's pages.
-    public var faults: SimulatedFaults
+    public private(set) var faults: SimulatedFaults
     /// Pages asked for.
     public private(set) var pulls = 0
     var random: SeededRandomNumberGenerator
@@ -62,6 +62,15 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
         self.clock = clock
         self.faults = faults
         self.random = SeededRandomNumberGenerator(seed: seed)
+    }
+
+    /// Injects `faults` into the feed's pages from now on.
+    ///
+    /// ```swift
+    /// await feed.setFaults(SimulatedFaults())   // no more faults
+    /// ```
+    public func setFaults(_ faults: SimulatedFaults) {
+        self.faults = faults
     }
 
     /// Up to `limit` changes of every table after `cursor`, oldest first, up to the clock's position when

@@ -5,7 +5,8 @@ import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
-/// Randomized runs over writers, essays and remarks with 20% transient faults (half of the failed
+/// Randomized runs over writers, essays and remarks, pulled table by table or (odd seeds) as one feed
+/// in checkpoints, with 20% transient faults (half of the failed
 /// pushes applied with their answer lost) and duplicated pages: local creates (references to new
 /// records included), edits and deletions (cascading), server-side edits, creates and leaf deletions,
 /// and a store sync after each round, while an observer reads the cache. The simulated servers get the
@@ -57,12 +58,18 @@ struct StoreConsistencyTests {
         let database = try SQLiteDatabase(path: folder.appendingPathComponent("cache.sqlite").path)
 
         let faults = SimulatedFaults(transientErrorRate: 0.2, duplicatePageRate: 0.1)
-        let writerServer = try SimulatedServer(records: (1...5).map { Writer(id: $0, name: "w\($0)") }, seed: seed, faults: faults)
+        let clock = SimulatedClock()
+        let writerServer = try SimulatedServer(
+            records: (1...5).map { Writer(id: $0, name: "w\($0)") }, seed: seed, faults: faults, clock: clock)
         let essayServer = try SimulatedServer(
-            records: (1...10).map { Essay(id: 100 + $0, writerID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1, faults: faults)
+            records: (1...10).map { Essay(id: 100 + $0, writerID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1, faults: faults,
+            clock: clock)
         let remarkServer = try SimulatedServer(
             records: (1...20).map { Remark(id: 1_000 + $0, essayID: 100 + ($0 % 10) + 1, text: "r\($0)") }, seed: seed &+ 2,
-            faults: faults)
+            faults: faults, clock: clock)
+        // Odd seeds pull one feed of the three tables, in checkpoints of two pages; even seeds each table.
+        let usesFeed = seed % 2 == 1
+        let feed = SimulatedChangeFeed(writerServer, essayServer, remarkServer, seed: seed &+ 3, faults: faults)
         let retries = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: seed)
         // The servers' own foreign keys: a pushed deletion cascades there as it did here.
         let cascade = ServerCascade(writers: writerServer, essays: essayServer, remarks: remarkServer)
@@ -75,7 +82,12 @@ struct StoreConsistencyTests {
         let remarks = try Repository(
             database: database, remote: CascadingRemote(remarkServer, cascade: cascade),
             configuration: SyncConfiguration(pageSize: 4, retryPolicy: retries))
-        let store = SyncStore(remarks, essays, writers)
+        let store =
+            usesFeed
+            ? SyncStore(
+                remarks, essays, writers, feed: feed,
+                configuration: ChangeFeedConfiguration(pageSize: 4, checkpointSize: 8, retryPolicy: retries))
+            : SyncStore(remarks, essays, writers)
 
         // The observer: orphans in any snapshot it reads.
         let observer = Task.detached { () -> (orphans: Int, reads: Int) in
@@ -165,6 +177,7 @@ struct StoreConsistencyTests {
         for server in [writerServer] as [SimulatedServer<Writer>] { await server.setFaults(SimulatedFaults()) }
         await essayServer.setFaults(SimulatedFaults())
         await remarkServer.setFaults(SimulatedFaults())
+        await feed.setFaults(SimulatedFaults())
         var finalError: (any Error)?
         for _ in 0..<4 {
             do { try await store.sync() } catch { finalError = error }
