@@ -220,12 +220,18 @@ extension Repository {
                         if let server {
                             let key = try primaryKey.sqlValue(of: server.id)
                             try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
-                            // Its parent deleted here, with that deletion still to push (children go
-                            // first): stored, it would fail the transaction at commit and every push
-                            // after it. The parent's deletion takes it on the server too.
-                            if try state.isOrphan(key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db) {
+                            // A record it references was deleted here, with that deletion still to push:
+                            // stored as it is, it would fail the transaction at commit and every push after
+                            // it. The reference's delete rule does here what the pushed deletion will do
+                            // there: an optional reference is emptied (the row stays, and so do its own
+                            // children); a required one takes the record with it, as the server will.
+                            let dangling = try state.danglingReferences(
+                                of: key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+                            if dangling.contains(where: { $0.onDelete != .setNull }) {
                                 _ = try db.delete(Model.self, primaryKeys: [key])
                                 outcome = .unresolved
+                            } else if !dangling.isEmpty {
+                                try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
                             }
                         } else {
                             try db.delete(Model.self, id: result.id)

@@ -63,6 +63,24 @@ extension SyncStateStore {
         return false
     }
 
+    /// The references of the row with primary key `key` whose parent row is not in the cache.
+    ///
+    /// - Complexity: One indexed look-up per reference.
+    func danglingReferences(
+        of key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database
+    ) throws -> [TableReference] {
+        try references.filter { try isOrphan(key, primaryKeyColumn: primaryKeyColumn, references: [$0], db) }
+    }
+
+    /// Sets the columns of `references` to `NULL` in the row with primary key `key`, as their
+    /// `ON DELETE SET NULL` rule does when the parent goes.
+    func emptyReferences(_ references: [TableReference], of key: SQLValue, primaryKeyColumn: String, _ db: Database) throws {
+        guard !references.isEmpty else { return }
+        let assignments = references.map { "\(SQL.quote($0.column)) = NULL" }.joined(separator: ", ")
+        try db.execute(
+            sql: "UPDATE \(SQL.quote(table)) SET \(assignments) WHERE \(primaryKeyColumn) = ?", arguments: [key])
+    }
+
     /// Why a queued change waits, from ``heldChanges(primaryKeyColumn:references:_:)``.
     struct Hold: Sendable {
         /// The first parent it waits for, and its refusal if any.

@@ -16,7 +16,8 @@ import VariablySyncTesting
 ///
 /// Checked: an observer never sees an orphan; after the faults stop, the cache and every server hold
 /// the same records (no local change lost, none applied twice, nothing left queued).
-/// `VARIABLY_STORE_RUNS=10000 swift test --filter StoreConsistencyTests` runs more seeds.
+/// `VARIABLY_STORE_RUNS=10000 swift test --filter StoreConsistencyTests` runs more seeds;
+/// `VARIABLY_STORE_SEED=n` runs one, and `VARIABLY_STORE_TRACE=1` prints each of its syncs.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct StoreConsistencyTests {
     static let runs: [UInt64] = {
@@ -170,7 +171,12 @@ struct StoreConsistencyTests {
             if let remark = await remarkServer.allRecords().map(\.id).randomElement(using: &random) {
                 try await cascade.deleteRemark(remark)
             }
-            do { try await store.sync() } catch { failedSyncs += 1 }
+            do {
+                let report = try await store.sync()
+                if ProcessInfo.processInfo.environment["VARIABLY_STORE_TRACE"] != nil {
+                    print("sync:", report, report.for(Writer.self)?.conflicts ?? [], report.for(Essay.self)?.conflicts ?? [])
+                }
+            } catch { failedSyncs += 1 }
         }
 
         // The faults stop; syncs until nothing is left to push.

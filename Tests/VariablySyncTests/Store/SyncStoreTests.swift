@@ -97,6 +97,40 @@ import VariablySyncTesting
         #expect(await fixture.remarkServer.record(id: 300)?.text == "held too")
     }
 
+    /// The server wins a conflict over a writer whose favourite essay was deleted here, that deletion
+    /// still to push: the writer's copy comes back with its favourite emptied (what the deletion does
+    /// there too), and the writer's other essays stay: dropping the writer would have taken them with it.
+    @Test func aServerCopyReferencingARecordDeletedHereKeepsTheOtherChildren() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
+        let essayServer = try SimulatedServer(
+            records: [Essay(id: 10, writerID: 1, title: "first"), Essay(id: 11, writerID: 1, title: "favourite")], seed: 2)
+        let remarkServer = try SimulatedServer(records: [Remark(id: 100, essayID: 10, text: "nice")], seed: 3)
+        // The servers' own foreign keys: the essay's deletion empties the writer's favourite there.
+        let cascade = ServerCascade(writers: writerServer, essays: essayServer, remarks: remarkServer)
+        let configuration = SyncConfiguration<Writer>(retryPolicy: quickRetries)
+        let writers = try Repository(database: database, remote: CascadingRemote(writerServer, cascade: cascade), configuration: configuration)
+        let essays = try Repository(database: database, remote: CascadingRemote(essayServer, cascade: cascade))
+        let remarks = try Repository(database: database, remote: CascadingRemote(remarkServer, cascade: cascade))
+        let store = SyncStore(remarks, essays, writers)
+        try await store.sync()
+        try await writerServer.update(id: 1) { $0.favoriteEssayID = 11 }
+        try await store.sync()
+        #expect(try await writers.fetch(id: 1)?.favoriteEssayID == 11)
+
+        try await writers.save(Writer(id: 1, name: "edited here", favoriteEssayID: 11))
+        try await essays.delete(id: 11)
+        try await writerServer.update(id: 1) { $0.name = "renamed there" }
+        let report = try await store.sync()
+        #expect(report.for(Writer.self)?.conflicts.map(\.resolution) == [.keptServer])
+        #expect(try await writers.fetch(id: 1) == Writer(id: 1, name: "renamed there"))
+        #expect(try await essays.fetch(id: 10)?.title == "first")
+        #expect(try await remarks.fetch(id: 100) != nil)
+        #expect(await essayServer.record(id: 11) == nil)
+        #expect(Set(try await writers.fetch()) == Set(await writerServer.allRecords()))
+        #expect(Set(try await essays.fetch()) == Set(await essayServer.allRecords()))
+    }
+
     /// Another client writes a writer and its essay after this sync pulled the writers and before it
     /// pulls the essays: the essay's page is refused (no orphan is ever committed), the writers are
     /// pulled again, then the essays.
