@@ -57,6 +57,25 @@ struct HTTPRemoteFeedTests {
         }
     }
 
+    /// docs/relationships.md, "One feed, one checkpoint".
+    @Test func theDocumentedFeed() async throws {
+        let server = try PythonFeedServer()
+        defer { server.stop() }
+        let apiURL = server.baseURL
+        let database = try SQLiteDatabase.inMemory()
+        try await server.write("store_essays", id: 70, record: ["id": 70, "writer_id": 7, "title": "hi"])
+        try await server.write("store_writers", id: 7, record: ["id": 7, "name": "ada"])
+        let writers = try Repository<Writer>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_writers")))
+        let essays = try Repository<Essay>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_essays")))
+        let remarks = try Repository<Remark>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_remarks")))
+        let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
+        let store = SyncStore(remarks, essays, writers, feed: feed)
+        let report = try await store.sync()
+        print(report.for(Essay.self)?.waitingForParents ?? 0)
+        #expect(report.for(Essay.self)?.waitingForParents == 0)
+        #expect(try await essays.fetch(id: 70)?.writerID == 7)
+    }
+
     @Test func everyTableArrivesThroughOneFeed() async throws {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
