@@ -5,7 +5,8 @@ import VariablySync
 // MARK: - Entries of a shared feed
 
 extension SimulatedServer {
-    /// One change as a ``SimulatedChangeFeed`` serves it: the record's JSON, or `nil` for a deletion.
+    /// One change as a ``SimulatedChangeFeed`` serves it: the record's JSON, or `nil` for a deletion of
+    /// the record `id` (`null` for a record: its JSON holds it).
     struct FeedEntry: Sendable {
         let version: Int64
         let id: JSONValue
@@ -26,7 +27,8 @@ extension SimulatedServer {
             let id = feed.logIDs[index]
             index += 1
             guard let row = feed.rows[id], row.version == entryVersion else { continue }  // superseded
-            let idValue = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(id))
+            // The id is only read for a deletion: a record carries it in its JSON.
+            let idValue = row.json == nil ? try JSONDecoder().decode(JSONValue.self, from: encoder.encode(id)) : .null
             entries.append(FeedEntry(version: entryVersion, id: idValue, json: served(row.json)))
         }
         return entries

@@ -5,10 +5,11 @@ import VariablySync
 import VariablySyncTesting
 
 /// The "Related models" group: a full sync of N rows split across three related types (authors, their
-/// posts, the posts' comments; deferred foreign keys on, pulled through a `SyncStore`) against the
-/// single-model sync of N users, at two sizes, and an incremental sync of 250 mixed changes (edits and
-/// new rows of all three types) at each size. Both sides pull from simulated servers, whose page
-/// building counts on both.
+/// posts, the posts' comments; deferred foreign keys on, pulled through a `SyncStore` table by table,
+/// and through one feed in checkpoints) against the single-model sync of N rows of the same width
+/// (`BenchFlat`: four fields, one indexed integer column, no reference), at two sizes, and an
+/// incremental sync of 250 mixed changes (edits and new rows of all three types) at each size. Every
+/// side pulls from simulated servers, whose page building counts on all of them.
 ///
 /// Full mode: 100,000 and 1,000,000 rows, median of 3 interleaved rounds (one at 1M); `--quick`:
 /// 30,000 rows, one round.
@@ -25,41 +26,41 @@ struct RelatedModelsBenchmark {
 
     func run() throws {
         print("")
-        print("| \(Self.name) | rows | single model (rows/s) | three related types (rows/s) | ratio | 250 mixed changes (s) |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        print(
+            "| \(Self.name) | rows | single model (rows/s) | related, per table (rows/s) | ratio | related, one feed (rows/s) | ratio "
+                + "| 250 mixed changes, per table / feed (s) |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for size in sizes {
             var single: [Double] = []
-            var related: [Double] = []
-            var incremental: [Double] = []
+            var perTable: [(Double, Double)] = []
+            var feed: [(Double, Double)] = []
             let rounds = size >= 1_000_000 ? 1 : self.rounds
             for round in 0..<rounds {
-                // Alternate which side goes first: drift on a shared machine hits both alike.
-                if round % 2 == 0 {
-                    single.append(try syncSingle(size))
-                    let (rate, changes) = try syncRelated(size)
-                    related.append(rate)
-                    incremental.append(changes)
-                } else {
-                    let (rate, changes) = try syncRelated(size)
-                    related.append(rate)
-                    incremental.append(changes)
-                    single.append(try syncSingle(size))
+                // Rotate which side goes first: drift on a shared machine hits all alike.
+                let order = [0, 1, 2].map { ($0 + round) % 3 }
+                for side in order {
+                    switch side {
+                    case 0: single.append(try syncSingle(size))
+                    case 1: perTable.append(try syncRelated(size, throughFeed: false))
+                    default: feed.append(try syncRelated(size, throughFeed: true))
+                    }
                 }
             }
-            let (a, b) = (median(single), median(related))
+            let a = median(single)
+            let (b, c) = (median(perTable.map(\.0)), median(feed.map(\.0)))
             print(
                 String(
-                    format: "| full sync | %d | %.0fk | %.0fk | %.2f | %.3f |", size, a / 1e3, b / 1e3, b / a,
-                    median(incremental)))
+                    format: "| full sync | %d | %.0fk | %.0fk | %.2f | %.0fk | %.2f | %.3f / %.3f |", size, a / 1e3, b / 1e3, b / a,
+                    c / 1e3, c / a, median(perTable.map(\.1)), median(feed.map(\.1))))
             FileHandle.standardError.write(Data("measured \(Self.name) at \(size)\n".utf8))
         }
     }
 
-    /// Rows per second of a full sync of `size` users into an empty file.
+    /// Rows per second of a full sync of `size` rows of one type, as wide as the related ones.
     private func syncSingle(_ size: Int) throws -> Double {
-        let server = try SimulatedServer(records: (0..<size).lazy.map(BenchUser.make), seed: 5)
+        let server = try SimulatedServer(records: (0..<size).lazy.map(BenchFlat.make), seed: 5)
         let file = try TemporaryDatabase()
-        let repository = try Repository<BenchUser>(database: try SQLiteDatabase(path: file.path), remote: server)
+        let repository = try Repository<BenchFlat>(database: try SQLiteDatabase(path: file.path), remote: server)
         let start = DispatchTime.now().uptimeNanoseconds
         let report = try runBlocking { try await repository.sync() }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -67,19 +68,25 @@ struct RelatedModelsBenchmark {
         return Double(size) / seconds
     }
 
-    /// Rows per second of a full sync of `size` rows across the three types, and the seconds of a sync of
-    /// 250 mixed changes after it.
-    private func syncRelated(_ size: Int) throws -> (Double, Double) {
+    /// Rows per second of a full sync of `size` rows across the three types, table by table or through
+    /// one feed, and the seconds of a sync of 250 mixed changes after it.
+    private func syncRelated(_ size: Int, throughFeed: Bool) throws -> (Double, Double) {
         let third = size / 3
-        let authors = try SimulatedServer(records: (0..<third).lazy.map(BenchAuthor.make), seed: 6)
-        let posts = try SimulatedServer(records: (0..<third).lazy.map { BenchPost.make($0, authors: third) }, seed: 7)
+        let clock = SimulatedClock()
+        let authors = try SimulatedServer(records: (0..<third).lazy.map(BenchAuthor.make), seed: 6, clock: clock)
+        let posts = try SimulatedServer(records: (0..<third).lazy.map { BenchPost.make($0, authors: third) }, seed: 7, clock: clock)
         let comments = try SimulatedServer(
-            records: (0..<(size - 2 * third)).lazy.map { BenchComment.make($0, posts: third) }, seed: 8)
+            records: (0..<(size - 2 * third)).lazy.map { BenchComment.make($0, posts: third) }, seed: 8, clock: clock)
         let file = try TemporaryDatabase()
         let database = try SQLiteDatabase(path: file.path)
-        let store = SyncStore(
+        let repositories = (
             try Repository(database: database, remote: comments), try Repository(database: database, remote: posts),
-            try Repository(database: database, remote: authors))
+            try Repository(database: database, remote: authors)
+        )
+        let store =
+            throughFeed
+            ? SyncStore(repositories.0, repositories.1, repositories.2, feed: SimulatedChangeFeed(authors, posts, comments))
+            : SyncStore(repositories.0, repositories.1, repositories.2)
         let start = DispatchTime.now().uptimeNanoseconds
         let report = try runBlocking { try await store.sync() }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -104,6 +111,35 @@ struct RelatedModelsBenchmark {
             + (changes.for(BenchComment.self)?.pulled ?? 0)
         guard pulled == 250 else { throw BenchmarkError("pulled \(pulled) of 250 mixed changes") }
         return (Double(size) / seconds, changesSeconds)
+    }
+}
+
+/// One type as wide as each related one (an id, an indexed integer, a text, a number) without a
+/// reference: the single-model side of the "Related models" comparison.
+struct BenchFlat: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+    var id: Int64
+    var groupID: Int64
+    var title: String
+    var score: Double
+
+    init(id: Int64, groupID: Int64, title: String, score: Double) {
+        (self.id, self.groupID, self.title, self.score) = (id, groupID, title, score)
+    }
+    init(from container: DecodingContainer<BenchFlat>) throws {
+        id = try container.decode(\.id)
+        groupID = try container.decode(\.groupID)
+        title = try container.decode(\.title)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<BenchFlat>(defaultSource: .remote) {
+        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.groupID, "group_id"); Key(\.title); Key(\.score) }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<BenchFlat>("bench_flat", primaryKey: \.id, [.index(\.groupID)])
+
+    static func make(_ index: Int) -> BenchFlat {
+        BenchFlat(id: Int64(index + 1), groupID: Int64(index % 1_000 + 1), title: "post \(index)", score: 0)
     }
 }
 

@@ -37,9 +37,9 @@ extension SyncStore {
         return try await members[0].database.read { try state.cursor($0) }
     }
 
-    /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``): the
-    /// pages of a checkpoint are decoded while the network fetches the next, then applied, every table
-    /// and the feed's cursor, in one transaction.
+    /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``): pages
+    /// are fetched and decoded ahead, up to a checkpoint's worth, while the writer applies the last
+    /// checkpoint, every table and the feed's cursor in one transaction.
     ///
     /// - Returns: The feed's requests retried after transient failures.
     func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws -> Int {
@@ -47,68 +47,94 @@ extension SyncStore {
         let database = members[0].database
         let (stored, lastFeed) = try await database.read { try (state.cursor($0), state.feed($0)) }
         // A cursor of another feed means nothing to this one: start over.
-        var cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
+        let cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
+        let buffer = FeedPrefetcher<DecodedFeedPage>(capacity: feedConfiguration.checkpointSize)
+        let producer = startProducing(feed, after: cursor, into: buffer)
+        defer { producer.cancel() }
         var waiting: [DecodedFeedPage] = []
         var waitingRecords = 0
         var retries = 0
-        var repeats = (cursor: cursor, count: 0)
-        var prefetch: Task<DecodedFeedPage, any Error>? = startFeedFetch(feed, after: cursor)
-        defer { prefetch?.cancel() }
-        while let task = prefetch {
-            let page: DecodedFeedPage
-            do {
-                page = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-            } catch RemoteSourceError.invalidCursor where cursor != nil && waiting.isEmpty {
-                // The server forgot the position: every table starts over from the feed's beginning.
-                cursor = nil
-                prefetch = startFeedFetch(feed, after: nil)
-                continue
-            }
-            prefetch = nil
-            retries += page.retries
-            try Task.checkCancellation()
-            if page.hasMore {
-                repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
-                if repeats.count > Self.maximumCursorRepeats { throw SyncError.cursorDidNotAdvance(page.nextCursor) }
-                prefetch = startFeedFetch(feed, after: page.nextCursor)
-            }
-            waiting.append(page)
-            waitingRecords += page.recordCount
-            if !page.hasMore || waitingRecords >= feedConfiguration.checkpointSize {
-                let applied = try await applyCheckpoint(waiting, feed: feed.feedIdentifier)
-                for (type, report) in applied {
-                    reports[type] = reports[type].map { $0.merged(with: report) } ?? report
+        do {
+            while let page = try await withTaskCancellationHandler(
+                operation: { try await buffer.next() }, onCancel: { producer.cancel() })
+            {
+                try Task.checkCancellation()
+                retries += page.retries
+                waiting.append(page)
+                waitingRecords += page.recordCount
+                if !page.hasMore || waitingRecords >= feedConfiguration.checkpointSize {
+                    let applied = try await applyCheckpoint(waiting, feed: feed.feedIdentifier)
+                    for (type, report) in applied {
+                        reports[type] = reports[type].map { $0.merged(with: report) } ?? report
+                    }
+                    waiting = []
+                    waitingRecords = 0
                 }
-                cursor = page.nextCursor
-                waiting = []
-                waitingRecords = 0
             }
+        } catch {
+            await buffer.close()
+            throw error
         }
+        await buffer.close()
         return retries
     }
 
-    /// Pulls the page after `cursor` and decodes each member table's part, off the actor.
-    private func startFeedFetch(_ feed: any RemoteChangeFeed, after cursor: SyncCursor?) -> Task<DecodedFeedPage, any Error> {
+    /// Starts the task that pulls the pages after `cursor` one after the other, decodes each member
+    /// table's part, and hands them to `buffer`, off the actor, until the feed is caught up or the
+    /// buffer is closed. A cursor the server no longer knows starts the feed over from its beginning.
+    private func startProducing(
+        _ feed: any RemoteChangeFeed, after cursor: SyncCursor?, into buffer: FeedPrefetcher<DecodedFeedPage>
+    ) -> Task<Void, Never> {
         let members = self.members
         let configuration = feedConfiguration
         let seed = random.next()
         return Task.detached {
             var random = SplitMix64(seed: seed)
-            var retries = 0
-            let page = try await configuration.retryPolicy.retrying(random: &random, retries: &retries, onRetry: { _, _, _ in }) {
-                try await feed.pull(after: cursor, limit: configuration.pageSize)
+            var cursor = cursor
+            var delivered = false
+            var repeats = (cursor: cursor, count: 0)
+            do {
+                while true {
+                    let page: DecodedFeedPage
+                    do {
+                        page = try await Self.fetch(feed, after: cursor, members: members, configuration: configuration, random: &random)
+                    } catch RemoteSourceError.invalidCursor where cursor != nil && !delivered {
+                        cursor = nil
+                        continue
+                    }
+                    try Task.checkCancellation()
+                    delivered = true
+                    guard await buffer.put(page, records: page.recordCount), page.hasMore else { break }
+                    repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
+                    if repeats.count > Self.maximumCursorRepeats { throw SyncError.cursorDidNotAdvance(page.nextCursor) }
+                    cursor = page.nextCursor
+                }
+                await buffer.finish(.success(()))
+            } catch {
+                await buffer.finish(.failure(error))
             }
-            var parts: [String: any Sendable] = [:]
-            var records = 0
-            for member in members {
-                guard let changes = page.tables[member.table] else { continue }
-                let part = try member.decodeFeed(changes, page.nextCursor)
-                records += (part as? any FeedPart)?.recordCount ?? 0
-                parts[member.table] = part
-            }
-            return DecodedFeedPage(
-                parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records, retries: retries)
         }
+    }
+
+    /// Pulls the page after `cursor`, retrying transient failures, and decodes each member table's part.
+    private static func fetch(
+        _ feed: any RemoteChangeFeed, after cursor: SyncCursor?, members: [Member], configuration: ChangeFeedConfiguration,
+        random: inout SplitMix64
+    ) async throws -> DecodedFeedPage {
+        var retries = 0
+        let page = try await configuration.retryPolicy.retrying(random: &random, retries: &retries, onRetry: { _, _, _ in }) {
+            try await feed.pull(after: cursor, limit: configuration.pageSize)
+        }
+        var parts: [String: any Sendable] = [:]
+        var records = 0
+        for member in members {
+            guard let changes = page.tables[member.table] else { continue }
+            let part = try member.decodeFeed(changes, page.nextCursor)
+            records += (part as? any FeedPart)?.recordCount ?? 0
+            parts[member.table] = part
+        }
+        return DecodedFeedPage(
+            parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records, retries: retries)
     }
 
     /// Applies `pages` and the last one's cursor in one transaction: the saves of every table parents
