@@ -24,16 +24,17 @@ struct ChangeFeed<ID: Hashable & Sendable>: Sendable {
     private(set) var logIDs: [ID] = []
     /// The version of the latest write.
     private(set) var clock: Int64 = 0
-    /// The clock several servers share, so that their writes have one order (``SimulatedChangeFeed``);
-    /// `nil` when the server numbers its writes alone.
-    let sharedClock: SimulatedClock?
+    /// The clock several servers share, so that their writes have one order (``SimulatedChangeFeed``),
+    /// and this server's number on it; `nil` when the server numbers its writes alone.
+    let sharedClock: (clock: SimulatedClock, server: Int32)?
 
-    init(sharedClock: SimulatedClock? = nil) {
+    init(sharedClock: (clock: SimulatedClock, server: Int32)? = nil) {
         self.sharedClock = sharedClock
     }
 
     /// Makes room for `count` more records.
     mutating func reserveCapacity(_ count: Int) {
+        sharedClock?.clock.reserveCapacity(count)
         rows.reserveCapacity(rows.count + count)
         insertionOrder.reserveCapacity(insertionOrder.count + count)
         logVersions.reserveCapacity(logVersions.count + count)
@@ -42,7 +43,7 @@ struct ChangeFeed<ID: Hashable & Sendable>: Sendable {
 
     /// Writes the record with `id` as `json`, or a tombstone for `nil`: O(1).
     mutating func write(_ json: Data?, for id: ID) {
-        clock = sharedClock?.next() ?? clock + 1
+        clock = sharedClock.map { $0.clock.next(server: $0.server, index: logVersions.count) } ?? clock + 1
         if let earlier = rows.updateValue(Row(json: json, version: clock), forKey: id) {
             if earlier.isLive != (json != nil) { liveCount += json != nil ? 1 : -1 }
         } else {

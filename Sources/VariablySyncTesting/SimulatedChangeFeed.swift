@@ -20,10 +20,11 @@ public import VariablySync
 /// their own pulls and pushes; the feed's faults (``SimulatedFaults/latency`` and
 /// ``SimulatedFaults/transientErrorRate``) to its pages.
 public actor SimulatedChangeFeed: RemoteChangeFeed {
-    /// One server, type-erased: its table and its entries.
+    /// One server, type-erased: its table, its number on the clock, and its entries.
     struct Member: Sendable {
         let table: String
-        let entries: @Sendable (_ after: Int64, _ top: Int64, _ limit: Int) async throws -> [(Int64, String, JSONValue, Data?)]
+        let number: Int32
+        let entries: @Sendable (_ indices: [Int32]) async throws -> [(Int64, String, JSONValue, Data?)]
     }
 
     let members: [Member]
@@ -73,8 +74,8 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
         self.faults = faults
     }
 
-    /// Up to `limit` changes of every table after `cursor`, oldest first, up to the clock's position when
-    /// the page was asked for.
+    /// The changes of every table among the next `limit` writes after `cursor`, oldest first (a write
+    /// replaced by a later one of the same record shows at the later one only, so a page may hold fewer).
     ///
     /// ```swift
     /// let page = try await feed.pull(after: nil, limit: 500)
@@ -82,7 +83,7 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
     ///
     /// - Throws: ``RemoteSourceError/invalidCursor(_:)`` for a cursor the clock has not reached, and the
     ///   injected faults.
-    /// - Complexity: O(tables × limit) plus the servers' look-ups.
+    /// - Complexity: O(limit).
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
         precondition(limit > 0, "pull(after:limit:) needs a limit of at least 1")
         pulls += 1
@@ -98,12 +99,18 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
             }
             after = version
         }
+        // The next `limit` writes of every server, in the clock's order; each server reads its own.
+        let (slice, last) = clock.entries(after: after, limit: limit)
+        var indices: [Int32: [Int32]] = [:]
+        for entry in slice { indices[entry.server, default: []].append(entry.index) }
         var entries: [(Int64, String, JSONValue, Data?)] = []
-        // One more than a page from each: then more than `limit` in all means more to come.
-        for member in members { entries += try await member.entries(after, top, limit + 1) }
+        for member in members {
+            guard let wanted = indices[member.number] else { continue }
+            entries += try await member.entries(wanted)
+        }
         entries.sort { $0.0 < $1.0 }
-        let hasMore = entries.count > limit
-        let page = entries.prefix(limit)
+        let hasMore = last < clock.now
+        let page = entries[...]
         var records: [String: Data] = [:]
         var deleted: [String: [JSONValue]] = [:]
         for (_, table, id, json) in page {
@@ -119,8 +126,7 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
             let array = records[table].map { $0 + Data("]".utf8) } ?? Data("[]".utf8)
             tables[table] = RemoteFeedChanges(records: array, deletedIDs: deleted[table] ?? [])
         }
-        let position = hasMore ? page.last?.0 ?? after : top
-        return RemoteFeedPage(tables: tables, nextCursor: SyncCursor(rawValue: String(position)), hasMore: hasMore)
+        return RemoteFeedPage(tables: tables, nextCursor: SyncCursor(rawValue: String(last)), hasMore: hasMore)
     }
 
     /// The feed's name: the servers' tables.
@@ -133,8 +139,9 @@ extension SimulatedChangeFeed.Member {
     init<Model: SQLiteStorable & Identifiable & Sendable>(_ server: SimulatedServer<Model>) {
         let table = PrimaryKey<Model>().table
         self.table = table
-        entries = { after, top, limit in
-            try await server.feedEntries(after: after, through: top, limit: limit).map { ($0.version, table, $0.id, $0.json) }
+        number = server.clockNumber
+        entries = { indices in
+            try await server.feedEntries(at: indices).map { ($0.version, table, $0.id, $0.json) }
         }
     }
 }

@@ -13,23 +13,21 @@ extension SimulatedServer {
         let json: Data?
     }
 
-    /// Up to `limit` current changes written after `version` and at most at `top`, oldest first: a
-    /// record written again later shows at its latest write only.
+    /// The changes at `indices` of the server's log that are still current (a record written again
+    /// later shows at its latest write only), in the order given.
     ///
-    /// - Complexity: O(log n + entries looked at).
-    func feedEntries(after version: Int64, through top: Int64, limit: Int) throws -> [FeedEntry] {
+    /// - Complexity: O(indices).
+    func feedEntries(at indices: [Int32]) throws -> [FeedEntry] {
         var entries: [FeedEntry] = []
-        var index = firstLogIndex(after: version)
+        entries.reserveCapacity(indices.count)
         let encoder = JSONEncoder()
-        while index < feed.logVersions.count, entries.count < limit {
-            let entryVersion = feed.logVersions[index]
-            guard entryVersion <= top else { break }
+        for index in indices.map(Int.init) where index < feed.logVersions.count {
+            let version = feed.logVersions[index]
             let id = feed.logIDs[index]
-            index += 1
-            guard let row = feed.rows[id], row.version == entryVersion else { continue }  // superseded
+            guard let row = feed.rows[id], row.version == version else { continue }  // superseded
             // The id is only read for a deletion: a record carries it in its JSON.
             let idValue = row.json == nil ? try JSONDecoder().decode(JSONValue.self, from: encoder.encode(id)) : .null
-            entries.append(FeedEntry(version: entryVersion, id: idValue, json: served(row.json)))
+            entries.append(FeedEntry(version: version, id: idValue, json: served(row.json)))
         }
         return entries
     }

@@ -57,8 +57,9 @@ where Model.ID: Codable & Sendable {
     public internal(set) var statistics = Statistics()
 
     var feed: ChangeFeed<Model.ID>
-    /// The clock the server shares with others, if any.
+    /// The clock the server shares with others, if any, and the server's number on it.
     nonisolated let clock: SimulatedClock?
+    nonisolated let clockNumber: Int32
     var random: SeededRandomNumberGenerator
     var appliedChanges: [String: PushResult<Model.ID>] = [:]
     /// The idempotency key of the pushed change that last wrote each record (absent after other writes).
@@ -95,7 +96,9 @@ where Model.ID: Codable & Sendable {
         validate: (@Sendable (Model) -> String?)? = nil, clock: SimulatedClock? = nil
     ) throws {
         self.clock = clock
-        self.feed = ChangeFeed(sharedClock: clock)
+        let number = clock?.register() ?? 0
+        self.clockNumber = number
+        self.feed = ChangeFeed(sharedClock: clock.map { ($0, number) })
         self.random = SeededRandomNumberGenerator(seed: seed)
         self.faults = faults
         self.validate = validate

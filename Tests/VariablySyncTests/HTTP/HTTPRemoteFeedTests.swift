@@ -135,6 +135,47 @@ struct HTTPRemoteFeedTests {
         #expect(report.for(Essay.self)?.pulled == 1)
     }
 
+    /// A writer the server refuses holds its essay and the essay's remark: neither is sent, both stay,
+    /// and they go once the writer is fixed.
+    @Test func aRefusedParentHoldsItsChildren() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.server.stop() }
+        try await fixture.database.write { db in
+            try db.upsert(Writer(id: 3, name: "refused"))
+            try db.upsert(Essay(id: 30, writerID: 3, title: "held"))
+            try db.upsert(Remark(id: 300, essayID: 30, text: "held too"))
+        }
+        let report = try await fixture.store.sync()
+        #expect(report.for(Writer.self)?.rejected.map(\.reason) == ["this name is refused"])
+        #expect(report.for(Essay.self)?.held.map(\.id) == [30])
+        #expect(report.for(Remark.self)?.held.map(\.id) == [300])
+        #expect(try await fixture.server.rows("store_essays").isEmpty)
+        #expect(try await fixture.essays.fetch(id: 30) != nil)
+
+        try await fixture.writers.save(Writer(id: 3, name: "fixed"))
+        let fixed = try await fixture.store.sync()
+        #expect(fixed.for(Remark.self)?.pushed == 1)
+        #expect(try await fixture.server.rows("store_remarks")[300]?["text"] as? String == "held too")
+        #expect(try await fixture.orphans() == 0)
+    }
+
+    /// A writer and its favourite essay created together (a cycle through an optional reference): the
+    /// writer goes without its favourite, then the essay, then the writer's favourite.
+    @Test func aCycleIsCompletedOverHTTP() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.server.stop() }
+        try await fixture.database.write { db in
+            try db.upsert(Essay(id: 40, writerID: 4, title: "loved"))
+            try db.upsert(Writer(id: 4, name: "four", favoriteEssayID: 40))
+        }
+        try await fixture.store.sync()
+        let writer = try #require(try await fixture.server.rows("store_writers")[4])
+        #expect((writer["favorite_essay_id"] as? NSNumber)?.int64Value == 40)
+        #expect(try await fixture.server.rows("store_essays")[40] != nil)
+        #expect(try await fixture.writers.pendingChangeCount() == 0)
+        #expect(try await fixture.writers.fetch(id: 4)?.favoriteEssayID == 40)
+    }
+
     /// A fifth of the feed's requests answer 503: the pages are asked again, nothing is missing or orphaned.
     @Test func transientFailuresOfTheFeedAreRetried() async throws {
         let fixture = try await Fixture(failureRate: 0.2, pageSize: 3, checkpointSize: 6)

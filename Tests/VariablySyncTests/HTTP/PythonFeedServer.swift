@@ -7,7 +7,8 @@ import Foundation
 /// A real HTTP server on 127.0.0.1 serving several tables as one feed (``HTTPAPI/changeFeed``) and each
 /// table's pushes (``HTTPAPI/changesEnvelope`` at `/{table}/changes`): Python's `http.server` over
 /// in-memory tables on one clock, as one database orders their writes. `/admin/write` writes as
-/// another client would; `/admin/rows` lists a table. With `failureRate`, that share of feed requests
+/// another client would; `/admin/rows` lists a table. A pushed record named `"refused"` is rejected, as a
+/// validation error. With `failureRate`, that share of feed requests
 /// answers `503`, chosen by a seeded generator.
 final class PythonFeedServer {
     let baseURL: URL
@@ -133,8 +134,11 @@ final class PythonFeedServer {
                         key = change["idempotency_key"]
                         if key not in applied:
                             record = change.get("record") if change["operation"] == "upsert" else None
-                            write(table, change["id"], record)
-                            applied[key] = {"idempotency_key": key, "status": "accepted", "version": str(clock[0])}
+                            if record is not None and record.get("name") == "refused":
+                                applied[key] = {"idempotency_key": key, "status": "rejected", "reason": "this name is refused"}
+                            else:
+                                write(table, change["id"], record)
+                                applied[key] = {"idempotency_key": key, "status": "accepted", "version": str(clock[0])}
                         results.append(applied[key])
                 self.reply(200, {"results": results})
 
