@@ -12,8 +12,9 @@ extension Database {
     /// trigger's program in a new frame per row and gives the statement a statement journal
     /// (https://www.sqlite.org/lang_createtrigger.html). A caller that knows its own triggers have
     /// nothing to do for `body`'s writes (the capture triggers of a sync, while it writes the server's
-    /// data) skips that cost, as long as no other trigger could fire: none other on `table`, and no
-    /// foreign key of another table refers to `table` (its actions could reach that table's triggers).
+    /// data) skips that cost, as long as no other trigger could fire: there is none other in the schema,
+    /// or none other on `table` and no foreign key of another table refers to `table` (its actions could
+    /// reach that table's triggers). Foreign key actions (a cascade) still run with triggers off.
     /// TEMP triggers keep firing: since SQLite 3.35.0 the option leaves them on, and before that
     /// version triggers are never turned off here.
     /// The answer is kept per connection until the schema changes (`PRAGMA schema_version`).
@@ -38,6 +39,18 @@ extension Database {
         let version = try fetchValue(sql: "PRAGMA schema_version")
         let key = table + "\u{0}" + ownTriggerPrefix
         if let known = triggerChecks[key], known.schemaVersion == version { return known.isOnlyOwn }
+        // With no trigger but the caller's own in the whole schema, nothing else can fire, whatever a
+        // foreign key's action reaches (the actions themselves are not triggers: they run with the
+        // option off).
+        let foreign = try fetch(
+            sql: #"""
+                SELECT 1 FROM "sqlite_master" WHERE "type" = 'trigger' AND substr("name", 1, length(?1)) IS NOT ?1 LIMIT 1
+                """#,
+            arguments: [ownTriggerPrefix])
+        if foreign.isEmpty {
+            triggerChecks[key] = (version, true)
+            return true
+        }
         // https://www.sqlite.org/schematab.html, https://www.sqlite.org/pragma.html#pragfunc
         let others = try fetch(
             sql: #"""

@@ -63,14 +63,35 @@ import VariablySQLite
         }
     }
 
-    @Test func aForeignKeyToTheTableKeepsEveryTriggerOn() throws {
-        // A cascade from the table could reach the other table's triggers.
+    @Test func aForeignKeyToTheTableKeepsEveryTriggerOnWhenAnotherTriggerCouldFire() throws {
+        // A cascade from the table could reach the other table's trigger, which is not the caller's.
         try SQLiteDatabase.inMemory().write { db in
             try makeItems(trigger: "own_log", db)
             try db.execute(
                 sql: #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#)
+            try db.execute(sql: #"CREATE TRIGGER "app_parts" AFTER DELETE ON "parts" BEGIN SELECT 1; END"#)
             try db.withoutOwnTriggers(on: "items", ownTriggerPrefix: "own_") { try insert(1, db) }
             #expect(try logged(db) == ["own_log 1"])
+        }
+    }
+
+    /// With only the caller's triggers in the schema, a parent table's writes skip them too, and its
+    /// foreign keys' actions still run: a deletion cascades to the children.
+    @Test func aParentTableSkipsOwnTriggersAndItsCascadesStillRun() throws {
+        try SQLiteDatabase.inMemory().write { db in
+            try makeItems(trigger: "own_log", db)
+            try db.execute(
+                sql: #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#)
+            try db.execute(
+                sql: #"CREATE TRIGGER "own_parts" AFTER DELETE ON "parts" BEGIN INSERT INTO "log" VALUES ('own_parts', OLD."id"); END"#)
+            try insert(1, db)
+            try db.execute(sql: #"INSERT INTO "parts" VALUES (10, 1)"#)
+            try db.withoutOwnTriggers(on: "items", ownTriggerPrefix: "own_") {
+                try insert(2, db)
+                try db.execute(sql: #"DELETE FROM "items" WHERE "id" = 1"#)
+            }
+            #expect(try logged(db) == ["own_log 1"])
+            #expect(try db.fetchValue(sql: #"SELECT count(*) FROM "parts""#) == .integer(0))
         }
     }
 
