@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 import VariablySQLite
 
 /// What applying pulled records needs of a repository, as a value the database's writer runs: for one
@@ -44,6 +45,10 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
             upsertVersions = versions.map { versions in kept.map { versions[$0] } }
             deletions = deletedKeys.filter { !pending.contains($0) }
         }
+        // A newer copy (or the deletion) of a record set aside for its parent replaces the one set aside.
+        if try state.heldRecordCount(db) > 0 {
+            try state.forgetHeldRecords(withKeys: upsertKeys + deletions, db)
+        }
         if let versionPrefix, let upsertVersions {
             try state.setVersions(
                 Array(zip(upsertKeys, upsertVersions)) + deletions.map { ($0, nil) }, prefix: versionPrefix, db)
@@ -59,6 +64,41 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
 }
 
 extension Repository {
+    /// Applies the table's held records whose parents are in the cache now (server copies set aside
+    /// by a conflict, see ``SyncStateStore/hold(_:_:)``), each alone, and keeps the others held.
+    ///
+    /// - Returns: How many stay held.
+    /// - Complexity: O(h) look-ups for h held records; nothing when none is held.
+    func applyHeldRecords() async throws -> Int {
+        let applier = pageApplier
+        let primaryKey = self.primaryKey
+        return try await database.write { db in
+            guard try applier.state.heldRecordCount(db) > 0 else { return 0 }
+            let decoder = KeySetJSONDecoder(source: .remote)
+            var waiting = 0
+            for held in try applier.state.heldRecords(db) {
+                guard let model = try? decoder.decode(Model.self, from: held.record) else {
+                    try applier.state.forgetHeldRecord(held.recordID, db)
+                    continue
+                }
+                let key = try primaryKey.sqlValue(of: model.id)
+                do {
+                    try db.inSavepoint {
+                        _ = try applier.apply([model], keys: [key], versions: nil, deletedKeys: [], db)
+                        if try applier.state.isOrphan(
+                            key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+                        {
+                            throw SyncStateStore.StillWaiting()
+                        }
+                    }
+                } catch is SyncStateStore.StillWaiting {
+                    waiting += 1
+                }
+            }
+            return waiting
+        }
+    }
+
     /// How this repository applies pulled records.
     nonisolated var pageApplier: PageApplier<Model> {
         PageApplier(state: state, pulledEntries: pulledEntries, versionPrefix: recordVersions?.prefix)

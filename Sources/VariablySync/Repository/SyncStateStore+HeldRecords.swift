@@ -3,9 +3,12 @@ import VariablySQLite
 
 // MARK: - Pulled records waiting for their parents
 
-/// Records a ``SyncStore`` pulled before the records they reference (`variably_held_records`): kept as
-/// the server's JSON, with their version, in the transaction of the checkpoint that brought them, and
-/// applied by the checkpoint their parent arrives in.
+/// Server records set aside until the records they reference are in the cache (`variably_held_records`):
+/// those a ``SyncStore`` pulled from a feed before their parents, and the server's copies that won a
+/// conflict while a record they reference is deleted here with that deletion still to push. Kept as the
+/// server's JSON, with their version, in the transaction that set them aside; applied by the
+/// checkpoint (or, for a repository's own pull, the end of the pull) that finds their parents, unless a
+/// newer copy or a deletion of the same record came first.
 extension SyncStateStore {
     /// A held record: its id (JSON text), its JSON in the remote key set, its version as the server sent it.
     struct HeldRecord: Sendable {
@@ -51,6 +54,27 @@ extension SyncStateStore {
     func releaseHeldRecords(_ db: Database) throws {
         try db.execute(sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ?"#, arguments: [table])
     }
+
+    /// Forgets the held copies of the records with primary keys `keys`: newer copies, or deletions, were
+    /// applied. (`json_quote` gives a key's JSON text, as the record ids are kept.)
+    ///
+    /// - Complexity: O(k log h).
+    func forgetHeldRecords(withKeys keys: [SQLValue], _ db: Database) throws {
+        for key in keys {
+            try db.execute(
+                sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
+                arguments: [table, key])
+        }
+    }
+
+    /// Forgets the held record with `recordID` (JSON text).
+    func forgetHeldRecord(_ recordID: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ? AND "record_id" = ?"#, arguments: [table, recordID])
+    }
+
+    /// Thrown inside a savepoint to roll back a held record that still lacks its parent.
+    struct StillWaiting: Error {}
 
     /// How many of this table's records are held.
     func heldRecordCount(_ db: Database) throws -> Int {

@@ -169,6 +169,9 @@ extension SyncStore {
                         }
                         try state.setCursor(last.nextCursor, db)
                         try state.setFeed(feed, db)
+                        // Each table's local changes are based on the position the cache is at: the server
+                        // tells a conflict from it (a table's own cursor is what its queued changes carry).
+                        for checkpoint in checkpoints { try checkpoint.setPosition(last.nextCursor, db) }
                         if !last.hasMore { for checkpoint in checkpoints { try checkpoint.caughtUp(db) } }
                     }
                     break

@@ -20,6 +20,8 @@ protocol TableCheckpointing: AnyObject {
     func remove(_ keys: Set<SQLValue>, _ db: Database) throws
     /// Forgets what the table's pushes acknowledged: the feed is caught up.
     func caughtUp(_ db: Database) throws
+    /// Records `cursor` as the table's position: the base of the local changes queued from now on.
+    func setPosition(_ cursor: SyncCursor, _ db: Database) throws
     /// What the checkpoint did to the table, as a report of its model.
     func report(pages: Int) -> any SyncReportMerging
 }
@@ -122,6 +124,10 @@ where Model.ID: Codable & Sendable {
 
     func caughtUp(_ db: Database) throws {
         try applier.state.forgetAcknowledgements(db)
+    }
+
+    func setPosition(_ cursor: SyncCursor, _ db: Database) throws {
+        try applier.state.setCursor(cursor, db)
     }
 
     func report(pages: Int) -> any SyncReportMerging {

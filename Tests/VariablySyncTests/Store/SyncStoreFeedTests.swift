@@ -75,8 +75,8 @@ import VariablySyncTesting
         #expect(report.for(Essay.self)?.inserted == 6)
         #expect(report.for(Remark.self)?.pulled == 6)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "15"))
-        // The repositories' own cursors are not the feed's: they stay unset.
-        #expect(try await fixture.essays.cursor() == nil)
+        // Each table is at the feed's position: the base of the changes queued from now on.
+        #expect(try await fixture.essays.cursor() == SyncCursor(rawValue: "15"))
         let again = try await fixture.store.sync()
         #expect(again.for(Essay.self)?.pulled == 0)
         #expect(await fixture.feed.pulls == 5)  // 4 pages of 4, 4, 4, 3, then one empty page
@@ -194,6 +194,20 @@ import VariablySyncTesting
         #expect(merged?.title == "mine" || merged?.title == "theirs")
         #expect(try await fixture.essays.pendingChangeCount() == 0)
         #expect(await fixture.essayServer.record(id: 10)?.title == merged?.title)
+    }
+
+    /// A local edit made before the server's edit of the same essay was pulled is a conflict: the
+    /// queued change is based on the feed's position, which the server's version is after.
+    @Test func aLocalEditBasedOnAnOlderPositionIsAConflict() async throws {
+        let fixture = try Fixture(configuration: Self.quickFeed)
+        defer { fixture.remove() }
+        try await fixture.store.sync()
+        try await fixture.essayServer.update(id: 10) { $0.title = "theirs" }
+        try await fixture.essays.save(Essay(id: 10, writerID: 1, title: "mine"))
+        let report = try await fixture.store.sync()
+        #expect(report.for(Essay.self)?.conflicts.map(\.id) == [10])
+        #expect(try await fixture.essays.fetch(id: 10)?.title == "theirs")
+        #expect(await fixture.essayServer.record(id: 10)?.title == "theirs")
     }
 
     @Test func transientFaultsOfTheFeedAreRetried() async throws {
