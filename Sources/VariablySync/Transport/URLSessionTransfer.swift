@@ -8,12 +8,21 @@ import Foundation
 /// streams the body, counting its bytes against the limit; whichever of the answer, a failure or a
 /// cancellation comes first ends it, and a failure cancels the task.
 ///
+/// FoundationNetworking's `dataTask(with:)`, `resume()` and `cancel()` each wait for the session's
+/// work queue, which a server sending as fast as loopback allows keeps busy for seconds (seen under
+/// load: every cooperative thread stuck in `dataTask(with:)` behind one such transfer). So none of
+/// them runs on a caller's thread: they run on a serial queue of the transfer's own, on dispatch's
+/// overcommitting threads, and the caller is answered (a deadline, a cancellation, the size limit)
+/// without waiting for them.
+///
 /// `@unchecked Sendable`: every mutable property is only touched while holding `lock` (the delegate's
 /// queue, the caller's cancellation and the body's consumer are different threads); the rest is
 /// immutable.
 final class URLSessionTransfer: @unchecked Sendable {
     private let lock = NSLock()
-    private let task: URLSessionDataTask
+    /// Where the task is made, resumed and cancelled, in that order.
+    private let control = DispatchQueue(label: "VariablySync.URLSessionTransfer")
+    private var task: URLSessionDataTask?
     private let summary: String
     private let maximumResponseSize: Int
     private let body: AsyncThrowingStream<Data, any Error>
@@ -22,8 +31,7 @@ final class URLSessionTransfer: @unchecked Sendable {
     private var received = 0
     private var isFinished = false
 
-    init(task: URLSessionDataTask, summary: String, maximumResponseSize: Int) {
-        self.task = task
+    init(summary: String, maximumResponseSize: Int) {
         self.summary = summary
         self.maximumResponseSize = maximumResponseSize
         (body, bodyContinuation) = AsyncThrowingStream.makeStream(of: Data.self)
@@ -32,7 +40,12 @@ final class URLSessionTransfer: @unchecked Sendable {
         }
     }
 
-    func start(_ continuation: CheckedContinuation<HTTPTransportResponse, any Error>) {
+    /// Makes the task in `session` (whose delegate is `router`) and starts it, unless the transfer
+    /// ended first.
+    func start(
+        _ request: URLRequest, in session: URLSession, router: URLSessionTransportDelegate,
+        continuation: CheckedContinuation<HTTPTransportResponse, any Error>
+    ) {
         let starts: Bool = lock.withLock {
             guard !isFinished else { return false }
             head = continuation
@@ -42,7 +55,16 @@ final class URLSessionTransfer: @unchecked Sendable {
             continuation.resume(throwing: CancellationError())
             return
         }
-        task.resume()
+        control.async { [self] in
+            let task = session.dataTask(with: request)
+            router.register(self, for: task)
+            let isFinished: Bool = lock.withLock {
+                self.task = task
+                return self.isFinished
+            }
+            // Ended while the task was being made: the delegate forgets it once it completes.
+            if isFinished { task.cancel() } else { task.resume() }
+        }
     }
 
     // MARK: - Delegate events
@@ -113,12 +135,8 @@ final class URLSessionTransfer: @unchecked Sendable {
         guard !wasFinished else { return }
         continuation?.resume(throwing: error)
         bodyContinuation.finish(throwing: error)
-        // From another queue: `fail` may run on a caller's thread (a cooperative one, for a cancelled
-        // task), and FoundationNetworking's `cancel()` waits for the session's own queue. A task never
-        // resumed is cancelled too, so that the delegate forgets it.
         if cancelsTask {
-            let task = self.task
-            DispatchQueue.global().async { task.cancel() }
+            control.async { [self] in lock.withLock { task }?.cancel() }
         }
     }
 
@@ -126,8 +144,11 @@ final class URLSessionTransfer: @unchecked Sendable {
         if error is RemoteSourceError || error is CancellationError { return error }
         guard let error = error as? URLError else { return RemoteSourceError.unavailable("\(summary): \(error)") }
         switch error.code {
+        // `unknown` is how FoundationNetworking reports most of libcurl's failures, a body cut short
+        // ("transfer closed with 35 bytes remaining to read") among them.
         case .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,
-            .cannotFindHost, .dnsLookupFailed, .badServerResponse, .zeroByteResource, .secureConnectionFailed:
+            .cannotFindHost, .dnsLookupFailed, .badServerResponse, .zeroByteResource, .secureConnectionFailed,
+            .unknown:
             return RemoteSourceError.transient("\(summary): \(error)")
         case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse:
             return RemoteSourceError.invalidResponse("\(summary): \(error)")

@@ -49,8 +49,10 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     deinit {
-        // The session holds its delegate until it is invalidated.
-        session.finishTasksAndInvalidate()
+        // The session holds its delegate until it is invalidated; invalidating waits for the session's
+        // queue, so not on the releasing thread (see `URLSessionTransfer`).
+        let session = self.session
+        DispatchQueue(label: "VariablySync.URLSessionTransport.invalidate").async { session.finishTasksAndInvalidate() }
     }
 
     /// Starts the request and returns once the answer's head has arrived.
@@ -69,13 +71,11 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
-        let task = session.dataTask(with: urlRequest)
-        let transfer = URLSessionTransfer(
-            task: task, summary: request.summary, maximumResponseSize: request.maximumResponseSize)
-        router.register(transfer, for: task)
+        let transfer = URLSessionTransfer(summary: request.summary, maximumResponseSize: request.maximumResponseSize)
+        let (session, router) = (self.session, self.router)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.start(continuation)
+                transfer.start(urlRequest, in: session, router: router, continuation: continuation)
             }
         } onCancel: {
             transfer.fail(CancellationError())
