@@ -1,18 +1,15 @@
 import Foundation
 
-/// Set when the task that sent a request is cancelled; the exchange checks it between waits (tests use
-/// it to see that a transport was told to stop).
+/// Set when the task that sent a request is cancelled; the exchange checks it between waits.
 ///
 /// `@unchecked Sendable`: `isCancelled` is only touched while holding `lock`.
-package final class CancellationFlag: @unchecked Sendable {
+final class CancellationFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
 
-    package init() {}
+    var isCancelled: Bool { lock.withLock { cancelled } }
 
-    package var isCancelled: Bool { lock.withLock { cancelled } }
-
-    package func cancel() {
+    func cancel() {
         lock.withLock { cancelled = true }
     }
 }

@@ -33,11 +33,11 @@ struct HTTPTransportTests {
     }
 
     @Test func endlessBodyFromAnAppTransportStopsAtTheLimitAndEndsTheRequest() async throws {
-        let ended = CancellationFlag()
+        let ended = Flag()
         let transport = ScriptedTransport { _, continuation in
-            continuation.onTermination = { _ in ended.cancel() }
+            continuation.onTermination = { _ in ended.raise() }
             Task {
-                while !ended.isCancelled {
+                while !ended.isRaised {
                     continuation.yield(Data(repeating: 0x20, count: 4096))
                     await Task.yield()
                 }
@@ -49,16 +49,16 @@ struct HTTPTransportTests {
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 64 << 10)) {
             try await remote.pull(after: nil, limit: 10)
         }
-        #expect(ended.isCancelled, "the body stream was dropped, so the transport stops sending")
+        #expect(ended.isRaised, "the body stream was dropped, so the transport stops sending")
     }
 
     @Test func silentAppTransportFailsAtTheDeadlineAndIsCancelled() async throws {
-        let cancelled = CancellationFlag()
+        let cancelled = Flag()
         let transport = ScriptedTransport.never(cancelled: cancelled)
         let remote = HTTPRemoteSource<Account>(baseURL: Self.base, timeout: 0.2, transport: transport)
         let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
         #expect(error?.isTransient == true)
-        #expect(cancelled.isCancelled)
+        #expect(cancelled.isRaised)
     }
 
     @Test func unknownErrorOfAnAppTransportIsUnavailable() async throws {
@@ -143,12 +143,12 @@ private struct ScriptedTransport: HTTPTransport {
     }
 
     /// A transport that never answers; `cancelled` is set when the source gives up.
-    static func never(cancelled: CancellationFlag) -> ScriptedTransport {
+    static func never(cancelled: Flag) -> ScriptedTransport {
         ScriptedTransport { _, _ in
             await withTaskCancellationHandler {
                 while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
             } onCancel: {
-                cancelled.cancel()
+                cancelled.raise()
             }
             throw CancellationError()
         }
@@ -158,5 +158,19 @@ private struct ScriptedTransport: HTTPTransport {
         let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         let (status, headers) = try await answer(request, continuation)
         return HTTPTransportResponse(status: status, headers: headers, body: body)
+    }
+}
+
+/// Raised once from any thread, read from another.
+///
+/// `@unchecked Sendable`: `raised` is only touched while holding `lock`.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    var isRaised: Bool { lock.withLock { raised } }
+
+    func raise() {
+        lock.withLock { raised = true }
     }
 }
