@@ -21,9 +21,6 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
         TestCertificateAuthority.trusted == nil ? [.socket, .urlSession] : [.urlSessionOverTLS]
     }
 
-    /// The transports through URLSession that this process tests.
-    static var urlSessions: [HostileTransport] { all.filter { $0 != .socket } }
-
     var isURLSession: Bool { self != .socket }
 
     /// A server answering in `modes`, over TLS for ``urlSessionOverTLS``.
