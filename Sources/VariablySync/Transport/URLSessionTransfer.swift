@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -18,7 +18,7 @@ import Foundation
 /// `@unchecked Sendable`: every mutable property is only touched while holding `lock` (the delegate's
 /// queue, the caller's cancellation and the body's consumer are different threads); the rest is
 /// immutable.
-final class URLSessionTransfer: @unchecked Sendable {
+package final class URLSessionTransfer: @unchecked Sendable {
     private let lock = NSLock()
     /// Where the task is made, resumed and cancelled, in that order.
     private let control = DispatchQueue(label: "VariablySync.URLSessionTransfer")
@@ -28,6 +28,9 @@ final class URLSessionTransfer: @unchecked Sendable {
     private let body: AsyncThrowingStream<Data, any Error>
     private let bodyContinuation: AsyncThrowingStream<Data, any Error>.Continuation
     private var head: CheckedContinuation<HTTPTransportResponse, any Error>?
+    /// An answer labelled with a `Content-Encoding`, held back until its first body bytes show whether
+    /// URLSession decoded them (see ``isStillEncoded(_:coding:)``).
+    private var pendingAnswer: HTTPTransportResponse?
     private var received = 0
     private var isFinished = false
 
@@ -84,31 +87,39 @@ final class URLSessionTransfer: @unchecked Sendable {
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
-        var answer = HTTPTransportResponse(status: http.statusCode, headers: headers, body: body)
-        // URLSession has decoded the body already (libcurl leaves the header in place).
-        answer.headers["content-encoding"] = nil
-        let continuation: CheckedContinuation<HTTPTransportResponse, any Error>? = lock.withLock {
-            defer { head = nil }
-            return isFinished ? nil : head
+        let answer = HTTPTransportResponse(status: http.statusCode, headers: headers, body: body)
+        guard answer.headers["content-encoding"] != nil else { return deliver(answer) }
+        return lock.withLock {
+            pendingAnswer = answer
+            return !isFinished
         }
-        guard let continuation else { return false }
-        continuation.resume(returning: answer)
-        return true
     }
 
     func receive(_ data: Data) {
-        let isTooLarge: Bool = lock.withLock {
+        let (isTooLarge, pending): (Bool, HTTPTransportResponse?) = lock.withLock {
             received += data.count
-            return received > maximumResponseSize
+            defer { pendingAnswer = nil }
+            return (received > maximumResponseSize, pendingAnswer)
         }
         guard !isTooLarge else {
             fail(RemoteSourceError.responseTooLarge(limit: maximumResponseSize))
             return
         }
+        if var answer = pending {
+            if !Self.isStillEncoded(data, coding: answer.headers["content-encoding"]) {
+                answer.headers["content-encoding"] = nil
+            }
+            guard deliver(answer) else { return }
+        }
         bodyContinuation.yield(data)
     }
 
     func complete(error: (any Error)?) {
+        if error == nil, var answer = lock.withLock({ defer { pendingAnswer = nil }; return pendingAnswer }) {
+            // An empty body: nothing to decode.
+            answer.headers["content-encoding"] = nil
+            _ = deliver(answer)
+        }
         guard let error else {
             let continuation: CheckedContinuation<HTTPTransportResponse, any Error>? = lock.withLock {
                 defer { (head, isFinished) = (nil, true) }
@@ -120,6 +131,35 @@ final class URLSessionTransfer: @unchecked Sendable {
             return
         }
         fail(remoteError(error), cancelsTask: false)
+    }
+
+    /// Resumes the caller with `answer`; `false` when the transfer had ended.
+    private func deliver(_ answer: HTTPTransportResponse) -> Bool {
+        let continuation: CheckedContinuation<HTTPTransportResponse, any Error>? = lock.withLock {
+            defer { head = nil }
+            return isFinished ? nil : head
+        }
+        guard let continuation else { return false }
+        continuation.resume(returning: answer)
+        return true
+    }
+
+    /// Whether `prefix`, the first body bytes of an answer labelled `coding`, are still in that coding:
+    /// a gzip member's magic number (RFC 1952 §2.3.1), or a zlib header (RFC 1950 §2.2: method 8, a
+    /// window of at most 32 KiB, a check that divides by 31). URLSession decodes gzip and deflate
+    /// itself, and FoundationNetworking leaves the header in place, so decoded is the usual answer;
+    /// where a platform hands the bytes over as they came, the header stays and the source decodes
+    /// them. A raw DEFLATE stream has no header and reads as decoded. JSON never starts like either.
+    package static func isStillEncoded(_ prefix: Data, coding: String?) -> Bool {
+        guard prefix.count >= 2, let coding = coding?.lowercased().trimmingCharacters(in: .whitespaces) else {
+            return false
+        }
+        let (first, second) = (prefix[prefix.startIndex], prefix[prefix.startIndex + 1])
+        switch coding {
+        case "gzip", "x-gzip": return first == 0x1F && second == 0x8B
+        case "deflate": return first & 0x0F == 8 && first >> 4 <= 7 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
+        default: return false
+        }
     }
 
     // MARK: - Ending

@@ -9,11 +9,12 @@
 /// ``HTTPRemoteSource`` as it arrives, so that the size limit stops a transfer the moment it is
 /// passed, and hands `3xx` answers back to the source, whose redirect rules apply.
 ///
-/// The request asks for `Accept-Encoding: gzip, deflate`. URLSession decodes such a body itself on
-/// every platform (CFNetwork on Apple platforms; on Linux, libcurl through FoundationNetworking, which
-/// leaves the `Content-Encoding` header in place), so this transport removes `Content-Encoding` from the
-/// headers it returns and counts the decoded bytes against the limit as they arrive; an announced
-/// `Content-Length` past the limit stops the transfer before any body byte.
+/// The request asks for `Accept-Encoding: gzip, deflate`. URLSession decodes such a body itself
+/// (CFNetwork on Apple platforms; on Linux, libcurl through FoundationNetworking, which leaves the
+/// `Content-Encoding` header in place), so once the first body bytes show a decoded body (no gzip magic
+/// number, no zlib header) this transport removes `Content-Encoding` from the headers it returns, and
+/// leaves it for the source's own decoder otherwise. It counts the bytes against the limit as they
+/// arrive; an announced `Content-Length` past the limit stops the transfer before any body byte.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
