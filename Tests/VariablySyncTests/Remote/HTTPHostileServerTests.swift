@@ -196,14 +196,35 @@ struct HTTPHostileServerTests {
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
     }
 
-    @Test func endlessResponseHeadIsInvalidResponse() async throws {
-        let (server, result) = try await pull(["header-flood"])
+    @Test(arguments: HostileTransport.all)
+    func endlessResponseHeadIsAnError(transport: HostileTransport) async throws {
+        let (server, result) = try await pull(["header-flood"], through: transport)
         defer { server.stop() }
+        guard transport == .socket else {
+            // libcurl refuses a head past its own limit; whatever it says, it is a typed error.
+            guard case .failure(_ as RemoteSourceError) = result else {
+                Issue.record("expected a RemoteSourceError, got \(result)")
+                return
+            }
+            return
+        }
         guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
             Issue.record("expected invalidResponse, got \(result)")
             return
         }
         #expect(reason.contains("head exceeds"))
+    }
+
+    @Test(arguments: HostileTransport.all)
+    func drippingHeadFailsAtTheWholeRequestDeadline(transport: HostileTransport) async throws {
+        // A header line every 200 ms: no idle timer fires, only the deadline of the whole request.
+        let (server, result) = try await pull(["drip-head"], through: transport, timeout: 1)
+        defer { server.stop() }
+        guard case .failure(let error as RemoteSourceError) = result else {
+            Issue.record("expected a RemoteSourceError, got \(result)")
+            return
+        }
+        #expect(error.isTransient, "\(error)")
     }
 
     /// Through the socket client only: FoundationNetworking traps on this answer (see

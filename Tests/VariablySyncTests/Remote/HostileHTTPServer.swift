@@ -31,6 +31,7 @@ import Foundation
 /// | `gzip-cut-close` | half a gzipped page, close-delimited, then closes |
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
+/// | `drip-head` | a status line, then one header line every 200 ms, the head never ending |
 /// | `redirect-302` / `redirect-307` | a redirect to `/users/moved/...` on the same origin |
 /// | `redirect-away` | a `302` to another origin (`localhost`, port 1) |
 /// | `push-ok` | accepts every change of an envelope push; each result's `version` is the request target |
@@ -210,6 +211,11 @@ final class HostileHTTPServer {
                         conn.sendall(b"%x;note=1\r\n%s\r\n" % (len(piece), piece))
                         time.sleep(0.001)
                     conn.sendall(b"0\r\nX-Trailer: done\r\n\r\n")
+                elif mode == "drip-head":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                    while True:
+                        conn.sendall(b"X-Drip: 1\r\n")
+                        time.sleep(0.2)
                 elif mode == "header-flood":
                     conn.sendall(b"HTTP/1.1 200 OK\r\n")
                     endless(conn, b"X-Flood: " + b"a" * 1000 + b"\r\n")
