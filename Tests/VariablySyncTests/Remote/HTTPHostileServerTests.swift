@@ -225,6 +225,8 @@ struct HTTPHostileServerTests {
             return
         }
         #expect(error.isTransient, "\(error)")
+        // The request was given up; its connection closes once the transport has ended it.
+        #expect(server.waitUntilTheClientHangsUp())
     }
 
     /// Through the socket client only: FoundationNetworking traps on this answer (see

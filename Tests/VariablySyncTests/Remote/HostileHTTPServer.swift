@@ -31,7 +31,7 @@ import Foundation
 /// | `gzip-cut-close` | half a gzipped page, close-delimited, then closes |
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
-/// | `drip-head` | a status line, then one header line every 200 ms, the head never ending |
+/// | `drip-head` | a status line, then one header line every 200 ms, the head never ending; prints `hung up` once the client closed |
 /// | `redirect-302` / `redirect-307` | a redirect to `/users/moved/...` on the same origin |
 /// | `redirect-away` | a `302` to another origin (`localhost`, port 1) |
 /// | `push-ok` | accepts every change of an envelope push; each result's `version` is the request target |
@@ -70,6 +70,13 @@ final class HostileHTTPServer {
 
     func stop() {
         server.stop()
+    }
+
+    /// Waits (at most `PythonScriptProcess.lineDeadline`) until a `drip-head` client has hung up.
+    /// URLSession must be gone before the server is: FoundationNetworking traps on a connection that
+    /// closes inside the response head, and cancelling a task waits for the session's queue.
+    func waitUntilTheClientHangsUp() -> Bool {
+        String(decoding: server.readLine(), as: UTF8.self) == "hung up"
     }
 
     private static let script = #"""
@@ -212,10 +219,13 @@ final class HostileHTTPServer {
                         time.sleep(0.001)
                     conn.sendall(b"0\r\nX-Trailer: done\r\n\r\n")
                 elif mode == "drip-head":
-                    conn.sendall(b"HTTP/1.1 200 OK\r\n")
-                    while True:
-                        conn.sendall(b"X-Drip: 1\r\n")
-                        time.sleep(0.2)
+                    try:
+                        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                        while True:
+                            conn.sendall(b"X-Drip: 1\r\n")
+                            time.sleep(0.2)
+                    except OSError:
+                        print("hung up", flush=True)
                 elif mode == "header-flood":
                     conn.sendall(b"HTTP/1.1 200 OK\r\n")
                     endless(conn, b"X-Flood: " + b"a" * 1000 + b"\r\n")

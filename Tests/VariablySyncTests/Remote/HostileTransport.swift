@@ -16,9 +16,12 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// The transports this process tests.
+    /// The transports this process tests: TLS only in a re-launched binary, all three where the system
+    /// bundle itself trusts the test authority (see `TestCertificateAuthority.isInSystemBundle`).
     static var all: [HostileTransport] {
-        TestCertificateAuthority.trusted == nil ? [.socket, .urlSession] : [.urlSessionOverTLS]
+        guard TestCertificateAuthority.trusted != nil else { return [.socket, .urlSession] }
+        guard TestCertificateAuthority.isInSystemBundle else { return [.urlSessionOverTLS] }
+        return [.socket, .urlSession, .urlSessionOverTLS]
     }
 
     var isURLSession: Bool { self != .socket }

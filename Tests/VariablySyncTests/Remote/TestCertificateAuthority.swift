@@ -27,10 +27,18 @@ struct TestCertificateAuthority {
     /// it trusts it.
     static let environmentKey = "VARIABLY_HTTPS_TEST_CA"
 
-    /// The authority this process trusts: set only in the re-launched binary.
+    /// The authority this process trusts: set in the re-launched binary, or by `.ci/run` where it
+    /// added the authority to the system bundle (see ``isInSystemBundle``).
     static let trusted: TestCertificateAuthority? = ProcessInfo.processInfo.environment[environmentKey].map {
         TestCertificateAuthority(folder: URL(fileURLWithPath: $0))
     }
+
+    /// Whether ``trusted`` is in the system CA bundle itself: `.ci/run` does that on a disposable
+    /// machine that allows no mount namespace (an unprivileged container), and says so with
+    /// `VARIABLY_HTTPS_TEST_CA_IN_SYSTEM=1`. Then every process trusts it, the HTTPS cases run in this
+    /// one, and a child needs no namespace.
+    static let isInSystemBundle = trusted != nil
+        && ProcessInfo.processInfo.environment["VARIABLY_HTTPS_TEST_CA_IN_SYSTEM"] == "1"
 
     /// The CA bundle libcurl reads, the first of FoundationNetworking's list that exists.
     static let systemBundle: String? = [
@@ -46,7 +54,7 @@ struct TestCertificateAuthority {
         guard PythonScriptProcess.python != nil else { return "python3 is not installed" }
         guard openssl != nil else { return "the openssl command is not installed (Debian: apt-get install openssl)" }
         guard systemBundle != nil else { return "no system CA bundle (Debian: apt-get install ca-certificates)" }
-        guard namespaceArguments != nil else {
+        guard isInSystemBundle || namespaceArguments != nil else {
             return "unshare cannot make a mount namespace here (util-linux, and root or user namespaces)"
         }
         return nil
@@ -67,35 +75,22 @@ struct TestCertificateAuthority {
         return nil
     }()
 
-    /// Makes an authority and a server certificate in a fresh temporary folder.
+    /// Makes an authority and a server certificate in a fresh temporary folder, with `.ci/make-test-ca`
+    /// (which CI and `Benchmarks/https-speed` use too).
     static func make() throws -> TestCertificateAuthority {
-        guard let openssl, let systemBundle else { throw CocoaError(.fileNoSuchFile) }
+        guard openssl != nil, let systemBundle else { throw CocoaError(.fileNoSuchFile) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("variably-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let authority = TestCertificateAuthority(folder: folder)
-        let extensions = folder.appendingPathComponent("server.ext")
-        try Data(
-            """
-            basicConstraints = CA:FALSE
-            keyUsage = digitalSignature, keyEncipherment
-            extendedKeyUsage = serverAuth
-            subjectAltName = IP:127.0.0.1, DNS:localhost
-
-            """.utf8
-        ).write(to: extensions)
-        let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        for arguments in [
-            ["req", "-x509"] + key + [
-                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=VariablySync test CA",
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-            ],
-            ["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"],
-            [
-                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", "server.pem", "-days", "2", "-extfile", extensions.path,
-            ],
-        ] {
-            try run(openssl, arguments, in: folder)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".ci/make-test-ca")
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        let child = try ChildProcess(
+            executable: "/bin/bash", arguments: [script.path, folder.path], standardOutput: devNull,
+            standardError: devNull)
+        guard child.waitForExit(timeout: .seconds(60)) == .exited(0) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: ".ci/make-test-ca failed"])
         }
         let bundle = try Data(contentsOf: URL(fileURLWithPath: systemBundle))
             + Data("\n".utf8) + Data(contentsOf: URL(fileURLWithPath: authority.certificate))
@@ -104,17 +99,26 @@ struct TestCertificateAuthority {
     }
 
     /// Starts the test binary filtered to `filter`, in a mount namespace where the system CA bundle is
-    /// ``bundle``, with ``environmentKey`` set; its output goes to `log`.
+    /// ``bundle`` (or as it is, where ``isInSystemBundle``), with ``environmentKey`` set; its output
+    /// goes to `log`.
     func launchTrustingChild(filter: String, log: String, extraEnvironment: [String: String] = [:]) throws
         -> ChildProcess
     {
-        guard let unshare = Self.unshare, let arguments = Self.namespaceArguments, let systemBundle = Self.systemBundle,
-            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        else { throw CocoaError(.fileNoSuchFile) }
+        guard let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) else {
+            throw CocoaError(.fileNoSuchFile)
+        }
         var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { _, new in new }
         environment[Self.environmentKey] = folder.path
         let output = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         defer { close(output) }
+        let filtered = ["--testing-library", "swift-testing", "--filter", filter]
+        if Self.isInSystemBundle {
+            return try ChildProcess(
+                executable: executable, arguments: filtered, environment: environment, standardOutput: output,
+                standardError: output)
+        }
+        guard let unshare = Self.unshare, let arguments = Self.namespaceArguments, let systemBundle = Self.systemBundle
+        else { throw CocoaError(.fileNoSuchFile) }
         let script = #"mount --bind "$0" "$1" && exec "$2" --testing-library swift-testing --filter "$3""#
         return try ChildProcess(
             executable: unshare,
@@ -127,18 +131,6 @@ struct TestCertificateAuthority {
     }
 
     // MARK: - Helpers
-
-    private static func run(_ executable: String, _ arguments: [String], in folder: URL) throws {
-        let devNull = open("/dev/null", O_WRONLY)
-        defer { close(devNull) }
-        let child = try ChildProcess(
-            executable: "/bin/sh", arguments: ["-c", #"cd "$0" && exec "$@""#, folder.path, executable] + arguments,
-            standardOutput: devNull, standardError: devNull)
-        guard child.waitForExit(timeout: .seconds(60)) == .exited(0) else {
-            throw CocoaError(
-                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed"])
-        }
-    }
 
     private static func executable(_ name: String) -> String? {
         let folders = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"]

@@ -8,14 +8,18 @@ import VariablyTestSupport
 /// `TestCertificateAuthority`); there `HostileTransport.all` is `https://` through URLSession.
 @Suite(
     .serialized, .timeLimit(.minutes(5)),
-    .enabled(if: TestCertificateAuthority.trusted == nil, "already the re-launched binary"),
+    .enabled(
+        if: TestCertificateAuthority.trusted == nil || TestCertificateAuthority.isInSystemBundle,
+        "already the re-launched binary"),
     .enabled(if: TestCertificateAuthority.unavailability == nil, "\(TestCertificateAuthority.unavailability ?? "")"))
 struct HTTPSTransportTests {
     /// The environment variable that makes `foundationNetworkingProbe` pull a server's answer in
     /// this mode through URLSession over TLS.
     static let probeKey = "VARIABLY_HTTPS_PROBE_MODE"
 
-    @Test func hostileScenariosAndTransportRulesHoldOverTLSThroughURLSession() async throws {
+    /// Where the system bundle trusts the authority already, the TLS cases run in this process.
+    @Test(.enabled(if: !TestCertificateAuthority.isInSystemBundle, "the TLS cases run in this process"))
+    func hostileScenariosAndTransportRulesHoldOverTLSThroughURLSession() async throws {
         let authority = try TestCertificateAuthority.make()
         defer { authority.remove() }
         let (termination, log) = try await Self.runChild(
@@ -34,8 +38,8 @@ struct HTTPSTransportTests {
     /// known issue fails: then the scenarios join the others.
     @Test(arguments: ["status-then-close", "chunked"])
     func brokenAnswersStopFoundationNetworking(mode: String) async throws {
-        let authority = try TestCertificateAuthority.make()
-        defer { authority.remove() }
+        let authority = try TestCertificateAuthority.trusted ?? TestCertificateAuthority.make()
+        defer { if !TestCertificateAuthority.isInSystemBundle { authority.remove() } }
         let (termination, log) = try await Self.runChild(
             authority, filter: "foundationNetworkingProbe", environment: [Self.probeKey: mode])
         withKnownIssue("FoundationNetworking traps on this answer") {
@@ -52,7 +56,7 @@ struct HTTPSTransportTests {
     private static func runChild(
         _ authority: TestCertificateAuthority, filter: String, environment: [String: String] = [:]
     ) async throws -> (ChildProcess.Termination, String) {
-        let log = authority.folder.appendingPathComponent("child.log").path
+        let log = authority.folder.appendingPathComponent("child-\(UUID().uuidString).log").path
         let child = try authority.launchTrustingChild(filter: filter, log: log, extraEnvironment: environment)
         let termination = await child.exit(within: .seconds(240))
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
