@@ -31,14 +31,16 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
     let perThousand = { (bytes: Int) in Double(bytes) * 1_000 / Double(count) }
     print(
         String(
-            format: "Bytes on the wire per 1,000 users (response bodies, %d pages of %d): identity %.0f B, gzip -6 %.0f B (%.1fx smaller)",
+            format: "Bytes on the wire per 1,000 users (response bodies, %d pages of %d): "
+                + "identity %.0f B, gzip -6 %.0f B (%.1fx smaller)",
             identity.pages.count, pageSize, perThousand(identityBytes), perThousand(gzipBytes),
             Double(identityBytes) / Double(gzipBytes)))
 
     func sync(from remote: some RemoteSource<BenchUser>) throws -> Int {
         let file = try TemporaryDatabase()
         let repository = try Repository<BenchUser>(
-            database: try SQLiteDatabase(path: file.path), remote: remote, configuration: SyncConfiguration(pageSize: pageSize))
+            database: try SQLiteDatabase(path: file.path), remote: remote,
+            configuration: SyncConfiguration(pageSize: pageSize))
         let report = try runBlocking { try await repository.sync() }
         guard report.inserted == count else { throw BenchmarkError("synced \(report.inserted) of \(count)") }
         return report.pulled
@@ -76,7 +78,8 @@ final class PythonTLSServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-pages-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (cursor, body) in pages {
-            try body.write(to: folder.appendingPathComponent(Data(cursor.utf8).map { String(format: "%02x", $0) }.joined() + ".page"))
+            let name = Data(cursor.utf8).map { String(format: "%02x", $0) }.joined() + ".page"
+            try body.write(to: folder.appendingPathComponent(name))
         }
         let script = folder.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)

@@ -31,7 +31,7 @@ import Foundation
 /// | `gzip-cut-close` | half a gzipped page, close-delimited, then closes |
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
-/// | `drip-head` | a status line, then one header line every 200 ms, the head never ending; prints `hung up` once the client closed |
+/// | `drip-head` | a status line, then a header line every 200 ms, never ending; prints `hung up` when the client leaves |
 /// | `redirect-302` / `redirect-307` | a redirect to `/users/moved/...` on the same origin |
 /// | `redirect-away` | a `302` to another origin (`localhost`, port 1) |
 /// | `push-ok` | accepts every change of an envelope push; each result's `version` is the request target |

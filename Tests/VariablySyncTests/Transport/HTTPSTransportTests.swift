@@ -65,7 +65,9 @@ struct HTTPSTransportTests {
 
     /// The lines of a test run's output that report failures.
     private static func failures(in log: String) -> String {
-        let lines = log.split(separator: "\n").filter { $0.contains("✘") || $0.contains("Fatal") || $0.contains("↳") }
+        let lines = log.split(separator: "\n").filter {
+            $0.contains("✘") || $0.contains("Fatal") || $0.contains("↳")
+        }
         return lines.isEmpty ? String(log.suffix(2000)) : lines.prefix(40).joined(separator: "\n")
     }
 }

@@ -116,7 +116,8 @@ struct HTTPTransportTests {
         let server = try transport.server(["unauthorized-once"])
         defer { server.stop() }
         let remote = transport.source(server) { request, attempt in
-            request.setValue(attempt.isRetryAfterUnauthorized ? "Bearer fresh" : "Bearer stale", forHTTPHeaderField: "Authorization")
+            let token = attempt.isRetryAfterUnauthorized ? "Bearer fresh" : "Bearer stale"
+            request.setValue(token, forHTTPHeaderField: "Authorization")
         }
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
     }
