@@ -19,7 +19,8 @@ extension HTTPRemoteSource {
     }
 
     /// Sends `request` through its transport within one deadline for the whole request (`timeout`,
-    /// however slowly the server trickles), reads the body within `maximumResponseSize` as it arrives,
+    /// however slowly the server trickles: the package's transports time it themselves, an app's
+    /// transport is raced against it), reads the body within `maximumResponseSize` as it arrives,
     /// and decodes a `gzip` or `deflate` body the transport left encoded within the same limit.
     func send(_ request: HTTPRequestHead) async throws -> Response {
         var headers = request.headers.filter { $0.name.lowercased() != "accept-encoding" }
@@ -28,7 +29,7 @@ extension HTTPRemoteSource {
             method: request.method, url: request.url, headers: headers, body: request.body, timeout: timeout,
             maximumResponseSize: maximumResponseSize)
         let transport = self.transport(for: request.url)
-        return try await Self.withDeadline(timeout, summary: request.summary) {
+        let exchange: @Sendable () async throws -> Response = {
             do {
                 return try await Self.receive(transport.send(outgoing), for: outgoing)
             } catch let error as RemoteSourceError {
@@ -39,6 +40,14 @@ extension HTTPRemoteSource {
                 throw RemoteSourceError.unavailable("\(request.summary): \(error)")
             }
         }
+        // The package's transports time the whole request on timers of their own (a dispatch timer, the
+        // socket client's thread): an answer that arrived in time is read whole even when Swift's
+        // cooperative pool is slow to run this task. An app's transport gets the source's deadline.
+        if transport is URLSessionTransport { return try await exchange() }
+        #if canImport(Glibc)
+            if transport is HTTPSocketClient { return try await exchange() }
+        #endif
+        return try await Self.withDeadline(timeout, summary: request.summary, exchange)
     }
 
     /// The whole body of `response`, at most `request.maximumResponseSize` bytes before and after

@@ -44,9 +44,12 @@ package final class URLSessionTransfer: @unchecked Sendable {
     }
 
     /// Makes the task in `session` (whose delegate is `router`) and starts it, unless the transfer
-    /// ended first.
+    /// ended first; fails it `timeout` seconds later if it has not ended by then.
+    ///
+    /// The deadline is a dispatch timer, not a task of Swift's cooperative pool: a body that arrived in
+    /// time is read whole even when the pool is slow to run its reader (see `HTTPRemoteSource.send`).
     func start(
-        _ request: URLRequest, in session: URLSession, router: URLSessionTransportDelegate,
+        _ request: URLRequest, in session: URLSession, router: URLSessionTransportDelegate, timeout: Double,
         continuation: CheckedContinuation<HTTPTransportResponse, any Error>
     ) {
         let starts: Bool = lock.withLock {
@@ -67,6 +70,10 @@ package final class URLSessionTransfer: @unchecked Sendable {
             }
             // Ended while the task was being made: the delegate forgets it once it completes.
             if isFinished { task.cancel() } else { task.resume() }
+        }
+        let summary = self.summary
+        control.asyncAfter(deadline: .now() + min(timeout, 1e9)) { [weak self] in
+            self?.fail(RemoteSourceError.transient("\(summary): no complete answer within \(timeout) s"))
         }
     }
 

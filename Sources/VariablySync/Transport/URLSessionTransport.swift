@@ -63,7 +63,8 @@ public final class URLSessionTransport: HTTPTransport {
     ///     HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example.com/v1/users/changes")!))
     /// ```
     ///
-    /// - Parameter request: The request; `timeout` also sets URLSession's idle timer.
+    /// - Parameter request: The request; `timeout` bounds the whole request (a timer of the transport's
+    ///   own), and sets URLSession's idle timer too.
     /// - Throws: ``RemoteSourceError`` (`.transient` for a refused, dropped or timed-out connection,
     ///   `.responseTooLarge` for an announced length past the limit), `CancellationError`.
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
@@ -76,7 +77,8 @@ public final class URLSessionTransport: HTTPTransport {
         let (session, router) = (self.session, self.router)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                transfer.start(urlRequest, in: session, router: router, continuation: continuation)
+                transfer.start(
+                    urlRequest, in: session, router: router, timeout: request.timeout, continuation: continuation)
             }
         } onCancel: {
             transfer.fail(CancellationError())

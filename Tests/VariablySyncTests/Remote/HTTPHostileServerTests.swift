@@ -226,7 +226,7 @@ struct HTTPHostileServerTests {
         }
         #expect(error.isTransient, "\(error)")
         // The request was given up; its connection closes once the transport has ended it.
-        #expect(server.waitUntilTheClientHangsUp())
+        #expect(await server.waitUntilTheClientHangsUp())
     }
 
     /// Through the socket client only: FoundationNetworking traps on this answer (see

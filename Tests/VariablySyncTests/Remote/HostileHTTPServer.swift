@@ -74,9 +74,15 @@ final class HostileHTTPServer {
 
     /// Waits (at most `PythonScriptProcess.lineDeadline`) until a `drip-head` client has hung up.
     /// URLSession must be gone before the server is: FoundationNetworking traps on a connection that
-    /// closes inside the response head, and cancelling a task waits for the session's queue.
-    func waitUntilTheClientHangsUp() -> Bool {
-        String(decoding: server.readLine(), as: UTF8.self) == "hung up"
+    /// closes inside the response head, and cancelling a task waits for the session's queue. The read
+    /// blocks, so it runs on a thread of its own, never on Swift's cooperative pool.
+    func waitUntilTheClientHangsUp() async -> Bool {
+        // Only that thread touches the process until it resumes the caller, which waits meanwhile.
+        nonisolated(unsafe) let server = self.server
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: String(decoding: server.readLine(), as: UTF8.self) == "hung up") }
+                .start()
+        }
     }
 
     private static let script = #"""

@@ -77,7 +77,7 @@ struct TestCertificateAuthority {
 
     /// Makes an authority and a server certificate in a fresh temporary folder, with `.ci/make-test-ca`
     /// (which CI and `Benchmarks/https-speed` use too).
-    static func make() throws -> TestCertificateAuthority {
+    static func make() async throws -> TestCertificateAuthority {
         guard openssl != nil, let systemBundle else { throw CocoaError(.fileNoSuchFile) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("variably-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -89,7 +89,7 @@ struct TestCertificateAuthority {
         let child = try ChildProcess(
             executable: "/bin/bash", arguments: [script.path, folder.path], standardOutput: devNull,
             standardError: devNull)
-        guard child.waitForExit(timeout: .seconds(60)) == .exited(0) else {
+        guard await child.exit(within: .seconds(60)) == .exited(0) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: ".ci/make-test-ca failed"])
         }
         let bundle = try Data(contentsOf: URL(fileURLWithPath: systemBundle))
