@@ -34,7 +34,7 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
 
     /// A source for `server` through this transport.
     func source(
-        _ server: HostileHTTPServer, timeout: TimeInterval = 5, maximumResponseSize: Int = 64 << 20,
+        _ server: HostileHTTPServer, timeout: TimeInterval = 20, maximumResponseSize: Int = 64 << 20,
         prepare: HTTPRemoteSource<Account>.RequestHook? = nil
     ) -> HTTPRemoteSource<Account> {
         // A session per source: a server that floods one keeps its queue busy (see `URLSessionTransfer`),
