@@ -186,7 +186,7 @@ struct HTTPHostileServerTests {
     @Test func urlSessionPathRefusesAnAnswerPastTheLimit() async throws {
         let server = try HostileHTTPServer(["page"])
         defer { server.stop() }
-        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5, maximumResponseSize: 16)
+        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20, maximumResponseSize: 16)
         remote.prefersURLSession = true
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) {
             try await remote.pull(after: nil, limit: 10)
