@@ -17,7 +17,7 @@ final class LoopbackServer: @unchecked Sendable {
     let baseURL: URL
     private let listener: Int32
     /// The body of each page, by the `after` cursor that asks for it ("" for the first page).
-    private let pages: [String: Data]
+    let pages: [String: Data]
     private let isGzipped: Bool
 
     /// Serves the pages `server` gives for `pageSize`, read now.

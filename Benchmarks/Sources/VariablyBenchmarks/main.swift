@@ -21,6 +21,7 @@ let builders: [(names: [String], build: ([BenchUser]) throws -> [Group])] = [
     (["Sync into an empty file"], { try syncGroups(users: $0) }),
     (["Sync with observers"], { try observationGroups(users: $0) }),
     (["Sync over loopback HTTP", "Sync over loopback HTTP, gzip"], { try httpGroups(users: $0) }),
+    (["Sync over loopback HTTPS, gzip"], { try httpsGroups(users: $0) }),
 ]
 var groups: [Group] = []
 for builder in builders

@@ -1,24 +1,98 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 // MARK: - Transport
 
 extension HTTPRemoteSource {
     /// A status with the headers (names in lower case), and the body.
     typealias Response = (head: HTTPResponseParser.Head, body: Data)
 
-    /// Sends `request` through the socket client (`http://` on Linux) or `session`, within `timeout`.
-    func send(_ request: HTTPRequestHead) async throws -> Response {
+    /// The transport that sends a request to `url`: the app's, or by default ``URLSessionTransport``,
+    /// with the package's socket client for `http://` on Linux (FoundationNetworking traps on some
+    /// broken answers, see `HTTPSocketClient`).
+    func transport(for url: URL) -> any HTTPTransport {
         #if canImport(Glibc)
-            if request.url.scheme?.lowercased() == "http", !prefersURLSession {
-                let client = HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
-                return try await client.send(request)
+            if usesDefaultTransport, !prefersURLSession, url.scheme?.lowercased() == "http" {
+                return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
             }
         #endif
-        return try await sendWithURLSession(request)
+        return transport
+    }
+
+    /// Sends `request` through its transport within one deadline for the whole request (`timeout`,
+    /// however slowly the server trickles: the package's transports time it themselves, an app's
+    /// transport is raced against it), reads the body within `maximumResponseSize` as it arrives,
+    /// and decodes a `gzip` or `deflate` body the transport left encoded within the same limit.
+    func send(_ request: HTTPRequestHead) async throws -> Response {
+        var headers = request.headers.filter { $0.name.lowercased() != "accept-encoding" }
+        headers.append((name: "Accept-Encoding", value: "gzip, deflate"))
+        let outgoing = HTTPTransportRequest(
+            method: request.method, url: request.url, headers: headers, body: request.body, timeout: timeout,
+            maximumResponseSize: maximumResponseSize)
+        let transport = self.transport(for: request.url)
+        let exchange: @Sendable () async throws -> Response = {
+            do {
+                return try await Self.receive(transport.send(outgoing), for: outgoing)
+            } catch let error as RemoteSourceError {
+                throw error
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                throw RemoteSourceError.unavailable("\(request.summary): \(error)")
+            }
+        }
+        // The package's transports time the whole request on timers of their own (a dispatch timer, the
+        // socket client's thread): an answer that arrived in time is read whole even when Swift's
+        // cooperative pool is slow to run this task. An app's transport gets the source's deadline.
+        if transport is URLSessionTransport { return try await exchange() }
+        #if canImport(Glibc)
+            if transport is HTTPSocketClient { return try await exchange() }
+        #endif
+        return try await Self.withDeadline(timeout, summary: request.summary, exchange)
+    }
+
+    /// The whole body of `response`, at most `request.maximumResponseSize` bytes before and after
+    /// decoding.
+    private static func receive(_ response: HTTPTransportResponse, for request: HTTPTransportRequest) async throws
+        -> Response
+    {
+        let limit = request.maximumResponseSize
+        if let length = response.headers["content-length"].flatMap({ Int($0) }), length > limit {
+            throw RemoteSourceError.responseTooLarge(limit: limit)
+        }
+        var body = Data()
+        for try await chunk in response.body {
+            body.append(chunk)
+            // Leaving the loop drops the stream, which ends the transfer at once.
+            guard body.count <= limit else { throw RemoteSourceError.responseTooLarge(limit: limit) }
+        }
+        // A stream ends early, without an error, when the task iterating it is cancelled.
+        try Task.checkCancellation()
+        do throws(HTTPResponseParser.Failure) {
+            if response.status != 204, response.status != 304 {
+                let coding = try HTTPContentCoding(header: response.headers["content-encoding"])
+                body = try coding.decode(body, limit: limit, isCloseDelimited: false)
+            }
+        } catch {
+            throw error.remoteError(summary: request.summary)
+        }
+        return (HTTPResponseParser.Head(status: response.status, headers: response.headers), body)
+    }
+
+    /// `operation`, or ``RemoteSourceError/transient(_:)`` once `seconds` have passed, whichever
+    /// comes first; the other is cancelled.
+    private static func withDeadline<T: Sendable>(
+        _ seconds: TimeInterval, summary: String, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask(operation: operation)
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64((min(seconds, 1e9) * 1000).rounded(.up))))
+                throw RemoteSourceError.transient("\(summary): no complete answer within \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw CancellationError() }
+            return first
+        }
     }
 
     /// The body of a 2xx answer; any other status as a ``RemoteSourceError``.
@@ -42,30 +116,5 @@ extension HTTPRemoteSource {
         if status == 410 { return true }
         guard [400, 404, 422].contains(status) else { return false }
         return String(decoding: body.prefix(4096), as: UTF8.self).lowercased().contains("cursor")
-    }
-
-    // MARK: - URLSession
-
-    /// Sends through `session` with one deadline for the whole request: `URLRequest.timeoutInterval` is
-    /// an idle timer only, which a server sending a byte now and then never trips.
-    private func sendWithURLSession(_ request: HTTPRequestHead) async throws -> Response {
-        var urlRequest = URLRequest(
-            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        // URLSession would inflate a compressed body whole before the size check below can see it:
-        // asking for identity keeps a well-behaved server from compressing (see `URLSessionCall`).
-        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        urlRequest.httpBody = request.body
-        let call = URLSessionCall(
-            session: session, request: urlRequest, summary: request.summary, maximumResponseSize: maximumResponseSize)
-        let timeout = self.timeout
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                call.start(timeout: timeout, continuation: continuation)
-            }
-        } onCancel: {
-            call.finish(.failure(CancellationError()))
-        }
     }
 }

@@ -46,14 +46,14 @@ public import VariablyCodable
 ///
 /// **Transport.** `timeout` bounds each request as a whole (connecting, sending, every byte of the
 /// answer), however slowly the server trickles. Cursors go in the query percent-encoded, RFC 3986
-/// unreserved characters only, so `ab+c/d==` arrives intact. On Linux, `http://` URLs use a small
-/// built-in HTTP/1.1 client over POSIX sockets (one connection per request, `Accept-Encoding: gzip,
-/// deflate`, the response head limited to 64 KiB, the body to `maximumResponseSize` while it is read,
-/// and again once decoded, so a gzip bomb stops at the limit): FoundationNetworking stops the process
-/// on some broken answers (a status line followed by a closed connection), which no caller could
-/// catch. `https://` URLs, and every URL on Apple platforms, use `session`, asking for `identity`; a
-/// body the server compresses anyway is inflated whole by URLSession, and the size limit is checked
-/// against the inflated body once it has arrived.
+/// unreserved characters only, so `ab+c/d==` arrives intact. Requests ask for `Accept-Encoding: gzip,
+/// deflate`; the body is limited to `maximumResponseSize` while it arrives and again once decoded, so
+/// a gzip bomb stops at the limit. They go through an ``HTTPTransport``: ``URLSessionTransport`` by
+/// default, or the app's own (`transport:`). With the default, `http://` URLs on Linux use a small
+/// built-in HTTP/1.1 client over POSIX sockets instead (one connection per request, the response head
+/// limited to 64 KiB): FoundationNetworking stops the process on some broken answers (a status line
+/// followed by a closed connection), which no caller could catch. Redirects follow the same rules on
+/// every transport (see docs/http.md, "Redirects").
 ///
 /// ```swift
 /// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)
@@ -78,7 +78,10 @@ where Model.ID: Codable & Sendable {
     package let timeout: TimeInterval
     /// The largest answer accepted, in bytes; a larger one throws ``RemoteSourceError/responseTooLarge(limit:)``.
     package let maximumResponseSize: Int
-    let session: URLSession
+    /// What sends the requests (see ``transport(for:)``).
+    package let transport: any HTTPTransport
+    /// Whether `transport` is the default, which on Linux leaves `http://` URLs to the socket client.
+    package let usesDefaultTransport: Bool
     /// Sends `http://` requests through `session` too, even where the socket client is available
     /// (tests of the URLSession path).
     package var prefersURLSession = false
@@ -97,15 +100,16 @@ where Model.ID: Codable & Sendable {
     ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
     ///     smuggle further headers) is a misuse and traps.
     ///   - timeout: Seconds one request may take as a whole (more than zero).
-    ///   - session: The session for `https://` URLs (and all URLs on Apple platforms); `URLSession.shared`
-    ///     by default.
+    ///   - transport: What sends the requests: an app's own HTTP client (see ``HTTPTransport``), or by
+    ///     default ``URLSessionTransport/shared`` (with, on Linux, the package's socket client for
+    ///     `http://` URLs).
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     ///   - prepare: Called before every request is sent, to add what changes per request (a fresh
     ///     token); after a `401` the request is prepared again once, with
     ///     ``HTTPRequestAttempt/isRetryAfterUnauthorized`` set.
     public init(
         baseURL: URL, api: HTTPAPI = .changesEnvelope, headers: [String: String] = [:], timeout: TimeInterval = 30,
-        session: URLSession = .shared, maximumResponseSize: Int = 64 << 20, prepare: RequestHook? = nil
+        transport: (any HTTPTransport)? = nil, maximumResponseSize: Int = 64 << 20, prepare: RequestHook? = nil
     ) {
         precondition(timeout > 0, "HTTPRemoteSource needs a timeout of more than zero seconds.")
         precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
@@ -121,7 +125,8 @@ where Model.ID: Codable & Sendable {
         self.prepare = prepare
         self.headers = headers
         self.timeout = timeout
-        self.session = session
+        self.transport = transport ?? URLSessionTransport.shared
+        usesDefaultTransport = transport == nil
         self.maximumResponseSize = maximumResponseSize
     }
 

@@ -243,3 +243,17 @@ struct HTTPResponseParser {
         return .length(length)
     }
 }
+
+// MARK: - Errors
+
+extension HTTPResponseParser.Failure {
+    /// The failure as the source reports it: a broken answer is `invalidResponse`, a cut one
+    /// `transient` (worth retrying).
+    func remoteError(summary: String) -> RemoteSourceError {
+        switch self {
+        case .malformed(let reason): return .invalidResponse("\(summary): \(reason)")
+        case .truncated(let reason): return .transient("\(summary): \(reason)")
+        case .tooLarge(let limit): return .responseTooLarge(limit: limit)
+        }
+    }
+}

@@ -87,19 +87,11 @@
                         try parser.consume(Data(chunk[0..<count]))
                     }
                 } catch {
-                    throw Self.remoteError(error, request: request)
+                    throw error.remoteError(summary: request.summary)
                 }
             }
             guard let head = parser.head else { throw RemoteSourceError.invalidResponse("\(request.summary): no head") }
             return (head, parser.body)
-        }
-
-        static func remoteError(_ failure: HTTPResponseParser.Failure, request: HTTPRequestHead) -> RemoteSourceError {
-            switch failure {
-            case .malformed(let reason): return .invalidResponse("\(request.summary): \(reason)")
-            case .truncated(let reason): return .transient("\(request.summary): \(reason)")
-            case .tooLarge(let limit): return .responseTooLarge(limit: limit)
-            }
         }
 
         // MARK: - Connection

@@ -31,8 +31,16 @@ import Foundation
 /// | `gzip-cut-close` | half a gzipped page, close-delimited, then closes |
 /// | `chunked` | a valid page in 7-byte chunks with an extension and a trailer, after a `100 Continue` |
 /// | `header-flood` | a status line, then header lines until the client hangs up |
+/// | `drip-head` | a status line, then a header line every 200 ms, never ending; prints `hung up` when the client leaves |
+/// | `redirect-302` / `redirect-307` | a redirect to `/users/moved/...` on the same origin |
+/// | `redirect-away` | a `302` to another origin (`localhost`, port 1) |
+/// | `push-ok` | accepts every change of an envelope push; each result's `version` is the request target |
+/// | `unauthorized-once` | `401` unless the request carries `Bearer fresh`, then a page |
 /// | `throttle` | 429 with `Retry-After: 1` |
 /// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 60 s ahead |
+///
+/// With `tls`, the server speaks HTTPS with the authority's server certificate (the handshake runs
+/// on each connection's thread, so a failed one breaks only its own request).
 ///
 /// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running. The
 /// default outlives the suites' one-minute time limit: on a loaded machine a test may wait half a
@@ -42,26 +50,43 @@ final class HostileHTTPServer {
     private let server: PythonScriptProcess
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
-    convenience init(_ modes: [String], records: String = "[]", lifetime: Int = 120) throws {
-        try self.init(modes, recordBytes: Data(records.utf8), lifetime: lifetime)
+    convenience init(
+        _ modes: [String], records: String = "[]", tls: TestCertificateAuthority? = nil, lifetime: Int = 120
+    ) throws {
+        try self.init(modes, recordBytes: Data(records.utf8), tls: tls, lifetime: lifetime)
     }
 
     /// Starts the server; `recordBytes` are the bytes of the `records` array that `page` serves, sent
     /// as they are (they reach the script in hex, so that bytes no `String` holds, such as invalid
     /// UTF-8, go through).
-    init(_ modes: [String], recordBytes: Data, lifetime: Int = 120) throws {
+    init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 120) throws {
         let hex = recordBytes.map { String(format: "%02x", $0) }.joined()
+        let certificate = tls.map { [$0.serverCertificate, $0.serverKey] } ?? []
         server = try PythonScriptProcess(
-            script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), hex], name: "hostile-http")
-        baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
+            script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), hex] + certificate,
+            name: "hostile-http")
+        baseURL = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(server.port)/users")!
     }
 
     func stop() {
         server.stop()
     }
 
+    /// Waits (at most `PythonScriptProcess.lineDeadline`) until a `drip-head` client has hung up.
+    /// URLSession must be gone before the server is: FoundationNetworking traps on a connection that
+    /// closes inside the response head, and cancelling a task waits for the session's queue. The read
+    /// blocks, so it runs on a thread of its own, never on Swift's cooperative pool.
+    func waitUntilTheClientHangsUp() async -> Bool {
+        // Only that thread touches the process until it resumes the caller, which waits meanwhile.
+        nonisolated(unsafe) let server = self.server
+        return await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: String(decoding: server.readLine(), as: UTF8.self) == "hung up") }
+                .start()
+        }
+    }
+
     private static let script = #"""
-        import gzip, json, os, signal, socket, sys, threading, time, zlib
+        import gzip, json, os, signal, socket, ssl, sys, threading, time, zlib
         from email.utils import formatdate
         from urllib.parse import urlparse, parse_qs
 
@@ -69,6 +94,10 @@ final class HostileHTTPServer {
         modes = sys.argv[1].split(",")
         lifetime = float(sys.argv[2])
         records = bytes.fromhex(sys.argv[3])
+        context = None
+        if len(sys.argv) > 5:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[4], sys.argv[5])
         exit_after(lifetime, "hostile-http " + sys.argv[1])
         lock = threading.Lock()
         served = [0]
@@ -91,7 +120,7 @@ final class HostileHTTPServer {
                 if not chunk:
                     break
                 rest += chunk
-            return head.decode("latin-1")
+            return head.decode("latin-1"), rest
 
         def page(cursor="ab+c/d=="):
             return (b'{"records": ' + records
@@ -114,9 +143,12 @@ final class HostileHTTPServer {
 
         def handle(conn):
             try:
-                request = read_request(conn)
-                if request is None:
+                if context is not None:
+                    conn = context.wrap_socket(conn, server_side=True)
+                received = read_request(conn)
+                if received is None:
                     return
+                request, request_body = received
                 with lock:
                     index = served[0]
                     served[0] += 1
@@ -192,9 +224,33 @@ final class HostileHTTPServer {
                         conn.sendall(b"%x;note=1\r\n%s\r\n" % (len(piece), piece))
                         time.sleep(0.001)
                     conn.sendall(b"0\r\nX-Trailer: done\r\n\r\n")
+                elif mode == "drip-head":
+                    try:
+                        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+                        while True:
+                            conn.sendall(b"X-Drip: 1\r\n")
+                            time.sleep(0.2)
+                    except OSError:
+                        print("hung up", flush=True)
                 elif mode == "header-flood":
                     conn.sendall(b"HTTP/1.1 200 OK\r\n")
                     endless(conn, b"X-Flood: " + b"a" * 1000 + b"\r\n")
+                elif mode in ("redirect-302", "redirect-307", "redirect-away"):
+                    status = "307 Temporary Redirect" if mode == "redirect-307" else "302 Found"
+                    location = "/users/moved" + target[len("/users"):]
+                    if mode == "redirect-away":
+                        location = "http://localhost:1/users/changes"
+                    reply(conn, status, b'{"moved": true}', ["Location: " + location])
+                elif mode == "push-ok":
+                    changes = json.loads(request_body)["changes"]
+                    results = [{"idempotency_key": c["idempotency_key"], "status": "accepted", "version": target}
+                               for c in changes]
+                    reply(conn, "200 OK", json.dumps({"results": results}).encode())
+                elif mode == "unauthorized-once":
+                    if "Bearer fresh" in request:
+                        reply(conn, "200 OK", body)
+                    else:
+                        reply(conn, "401 Unauthorized", b'{"error": "expired"}', ['WWW-Authenticate: Bearer'])
                 elif mode == "throttle":
                     reply(conn, "429 Too Many Requests", b'{"error": "slow down"}', ["Retry-After: 1"])
                 elif mode == "throttle-date":

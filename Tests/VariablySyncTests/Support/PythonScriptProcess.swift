@@ -30,8 +30,13 @@ final class PythonScriptProcess {
 
         def exit_after(seconds, name):
             def expire():
-                sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), seconds))
-                sys.stderr.flush()
+                # The test runner that started the script may be gone, its stderr a closed pipe: the
+                # message must not keep the script from exiting.
+                try:
+                    sys.stderr.write("test server %s (pid %d) reached its lifetime of %s s and exits\n" % (name, os.getpid(), seconds))
+                    sys.stderr.flush()
+                except Exception:
+                    pass
                 os._exit(0)
             threading.Timer(seconds, expire).start()
 

@@ -1,0 +1,87 @@
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// The default ``HTTPTransport``: a `URLSession` of its own whose delegate streams each body to
+/// ``HTTPRemoteSource`` as it arrives, so that the size limit stops a transfer the moment it is
+/// passed, and hands `3xx` answers back to the source, whose redirect rules apply.
+///
+/// The request asks for `Accept-Encoding: gzip, deflate`. URLSession decodes such a body itself
+/// (CFNetwork on Apple platforms; on Linux, libcurl through FoundationNetworking, which leaves the
+/// `Content-Encoding` header in place), so once the first body bytes show a decoded body (no gzip magic
+/// number, no zlib header) this transport removes `Content-Encoding` from the headers it returns, and
+/// leaves it for the source's own decoder otherwise. It counts the bytes against the limit as they
+/// arrive; an announced `Content-Length` past the limit stops the transfer before any body byte.
+///
+/// ```swift
+/// let configuration = URLSessionConfiguration.ephemeral
+/// configuration.httpMaximumConnectionsPerHost = 4
+/// let remote = HTTPRemoteSource<User>(
+///     baseURL: URL(string: "https://api.example.com/v1/users")!,
+///     transport: URLSessionTransport(configuration: configuration))
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    /// One transport for every source that names none: their requests share its connections.
+    ///
+    /// ```swift
+    /// let remote = HTTPRemoteSource<User>(baseURL: base, transport: URLSessionTransport.shared)
+    /// ```
+    public static let shared = URLSessionTransport(configuration: .ephemeral)
+
+    let session: URLSession
+    private let router: URLSessionTransportDelegate
+
+    /// A transport with a session of its own, made from `configuration` (cookies, proxies, TLS
+    /// settings, connection limits).
+    ///
+    /// ```swift
+    /// let transport = URLSessionTransport(configuration: .ephemeral)
+    /// ```
+    ///
+    /// - Parameter configuration: The session's configuration; its cache is not used (every request
+    ///   reloads).
+    public init(configuration: URLSessionConfiguration) {
+        let router = URLSessionTransportDelegate()
+        self.router = router
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+    }
+
+    deinit {
+        // The session holds its delegate until it is invalidated; invalidating waits for the session's
+        // queue, so not on the releasing thread (see `URLSessionTransfer`).
+        let session = self.session
+        DispatchQueue(label: "VariablySync.URLSessionTransport.invalidate").async { session.finishTasksAndInvalidate() }
+    }
+
+    /// Starts the request and returns once the answer's head has arrived.
+    ///
+    /// ```swift
+    /// let response = try await URLSessionTransport.shared.send(
+    ///     HTTPTransportRequest(method: "GET", url: URL(string: "https://api.example.com/v1/users/changes")!))
+    /// ```
+    ///
+    /// - Parameter request: The request; `timeout` bounds the whole request (a timer of the transport's
+    ///   own), and sets URLSession's idle timer too.
+    /// - Throws: ``RemoteSourceError`` (`.transient` for a refused, dropped or timed-out connection,
+    ///   `.responseTooLarge` for an announced length past the limit), `CancellationError`.
+    public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = request.body
+        let transfer = URLSessionTransfer(summary: request.summary, maximumResponseSize: request.maximumResponseSize)
+        let (session, router) = (self.session, self.router)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.start(
+                    urlRequest, in: session, router: router, timeout: request.timeout, continuation: continuation)
+            }
+        } onCancel: {
+            transfer.fail(CancellationError())
+        }
+    }
+}
