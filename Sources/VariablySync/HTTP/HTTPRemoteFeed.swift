@@ -18,8 +18,8 @@ import VariablyCodable
 /// let store = SyncStore(users, posts, feed: feed)
 /// ```
 ///
-/// Requests go through the same exchange as an ``HTTPRemoteSource``'s: the deadline, the response size
-/// limit, compression, redirects, the request hook and its `401` retry. A table the store does not
+/// Requests go through the same exchange as an ``HTTPRemoteSource``'s, over the same transport: the
+/// deadline, the response size limit, compression, redirects, the request hook and its `401` retry. A table the store does not
 /// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL);
 /// ``HTTPPullShape/ChangedSince`` filters are per table and do not apply to a feed.
 public struct HTTPRemoteFeed: RemoteChangeFeed {
@@ -42,11 +42,13 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
     ///     hold `{table}` once, after the path of an object keyed by table; a misuse traps.
     ///   - headers: Headers for every request.
     ///   - timeout: Seconds one request may take as a whole.
+    ///   - transport: What sends the requests (see ``HTTPTransport``); URLSession by default, as for an
+    ///     ``HTTPRemoteSource``.
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     ///   - prepare: Called before every request is sent (a fresh token).
     public init(
         baseURL: URL, api: HTTPAPI = .changeFeed, headers: [String: String] = [:], timeout: TimeInterval = 30,
-        maximumResponseSize: Int = 64 << 20,
+        transport: (any HTTPTransport)? = nil, maximumResponseSize: Int = 64 << 20,
         prepare: (@Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void)? = nil
     ) {
         let keys = api.pull.records.keys
@@ -60,8 +62,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
             "HTTPRemoteFeed pages by its cursor alone: a changedSince filter is per table, declare none.")
         tablesPath = DataPath(Array(keys[..<placeholder]))
         source = HTTPRemoteSource(
-            baseURL: baseURL, api: api, headers: headers, timeout: timeout, maximumResponseSize: maximumResponseSize,
-            prepare: prepare)
+            baseURL: baseURL, api: api, headers: headers, timeout: timeout, transport: transport,
+            maximumResponseSize: maximumResponseSize, prepare: prepare)
     }
 
     /// The placeholder of a table's name in the pull shape's paths.
