@@ -48,7 +48,7 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
 
 extension User: Equatable {}
 
-@Suite(.timeLimit(.minutes(1))) struct GettingStartedDocumentationTests {
+@Suite(.timeLimit(.minutes(3))) struct GettingStartedDocumentationTests {
     private static let start = Date(timeIntervalSince1970: 1_700_000_000)
     private static let initialUsers = (1...100).map { index in
         User(

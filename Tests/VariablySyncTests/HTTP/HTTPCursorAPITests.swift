@@ -5,7 +5,7 @@ import VariablySync
 /// A repository against a real cursor-token API (`ShapedAPIServer.cursorAPI`): records and tombstones
 /// under `data`, `meta.next_cursor` and `meta.has_more`. Every request has a deadline of a few seconds,
 /// every server a lifetime, the suite a time limit.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPCursorAPITests {
     @Test func cacheMirrorsTheItemsAndTheirTombstonesAcrossSyncs() async throws {
         let server = try ShapedAPIServer()

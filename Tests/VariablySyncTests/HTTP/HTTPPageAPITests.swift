@@ -5,7 +5,7 @@ import VariablySync
 /// A repository against a real page API (`ShapedAPIServer.pageAPI`): `updated_since` and `per_page`,
 /// `Link` headers, `POST`/`PUT`/`DELETE` one note at a time with `If-Match`, no tombstones. Every request
 /// has a deadline of a few seconds, every server a lifetime, the suite a time limit.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPPageAPITests {
     // MARK: - Pull
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The rules of per-record pushes that hold on every transport: which redirects a request follows, and
 /// that a failure in one record's request never sends an answered record again.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct HTTPRecordPushRulesTests {
     private typealias Source = HTTPRemoteSource<Note>
 

@@ -5,7 +5,7 @@ import VariablySync
 
 /// A store of writers, essays and remarks against a real HTTP server: one feed of every table
 /// (``HTTPAPI/changeFeed``), pushes to each table's own envelope. These tests need `python3`.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRemoteFeedTests {
     struct Fixture {
         let server: PythonFeedServer

@@ -7,7 +7,7 @@ import VariablyTestSupport
 /// `HTTPRemoteSource` against servers that break HTTP (see `HostileHTTPServer` for the modes), through
 /// each transport of `HostileTransport.all` where the scenario applies to it. Every request has a
 /// deadline of a few seconds at most, and the suite a time limit.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPHostileServerTests {
     /// The error `operation` throws, if it is a `RemoteSourceError`.
     private func remoteError(_ operation: () async throws -> some Any) async -> RemoteSourceError? {

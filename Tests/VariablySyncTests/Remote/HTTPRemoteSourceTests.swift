@@ -5,7 +5,7 @@ import VariablySync
 import VariablyTestSupport
 
 /// These tests need `python3` (it ships with the toolchain's Debian images; `apt-get install python3`).
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRemoteSourceTests {
     private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>] {
         try users.map {
@@ -96,7 +96,7 @@ struct HTTPRemoteSourceTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRepositoryTests {
     @Test func repositorySyncsBothWaysOverHTTP() async throws {
         let server = try PythonSyncServer()

@@ -6,7 +6,7 @@ import VariablyTestSupport
 
 /// The seam itself: an app's own ``HTTPTransport`` in process (no network), and the rules that must
 /// read the same on every transport (redirects, the `401` retry) against `HostileHTTPServer`.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct HTTPTransportTests {
     private static let base = URL(string: "https://api.example.com/users")!
     private static let page = Data(#"{"records": [], "deleted": [], "next_cursor": "7", "has_more": false}"#.utf8)

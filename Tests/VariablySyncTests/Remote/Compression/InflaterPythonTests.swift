@@ -6,7 +6,7 @@ import Testing
 /// The decoder against Python's `zlib` and `gzip` (the zlib library itself) at levels 0, 1, 6 and 9:
 /// gzip, zlib and raw DEFLATE streams of a JSON body with an incompressible part, several members
 /// written by `gzip.GzipFile` (with a file name), empty data, and a 10 MB body.
-@Suite(.timeLimit(.minutes(1)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+@Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct InflaterPythonTests {
     /// Written once for the suite: the fixtures take python a second or two.
     static let fixtures: [String: Data] = (try? CompressionFixtures.python(script)) ?? [:]
