@@ -29,13 +29,18 @@ extension Database {
     ///   - keys: The models' primary keys, in the same order: they tell new rows from existing ones.
     ///     They only choose the statements; a row they wrongly call new is still updated fully.
     ///   - updatedEntries: The entries an existing row takes from the model.
+    ///   - atomically: Whether a failure leaves nothing written (a savepoint around the writes). Pass
+    ///     `false` only inside a transaction that is rolled back on any error: a savepoint makes SQLite
+    ///     copy, for every statement that checks a foreign key, each page the statement touches into the
+    ///     savepoint's journal, which spills to a temporary file; without it, a table with references
+    ///     syncs about twice as fast.
     /// - Returns: How many rows were inserted (distinct keys that no row had).
-    /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; nothing is written then.
+    /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; then nothing is written when `atomically`.
     /// - Complexity: O(m log n) for m models on a table of n rows, plus, when unique values move
     ///   between rows, O(r²) statements for the r rows that wait for others.
     @discardableResult
     package func upsert<Model: SQLiteStorable>(
-        _ models: [Model], primaryKeys keys: [SQLValue], updatingEntries updatedEntries: [Int]
+        _ models: [Model], primaryKeys keys: [SQLValue], updatingEntries updatedEntries: [Int], atomically: Bool = true
     ) throws -> Int {
         precondition(models.count == keys.count, "upsert(_:primaryKeys:updatingEntries:) needs one key per model.")
         let mapping = TableMapping<Model>.shared
@@ -46,7 +51,7 @@ extension Database {
             try run(plan.insertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
             return inserted
         }
-        try inSavepoint {
+        func merge() throws {
             var merger = try RowMerger(database: self, plan: plan, mapping: mapping, existing: existing)
             // Rows a unique index refused, in order, and their keys: a later model with one of those
             // keys waits behind them, so that it still wins.
@@ -85,6 +90,7 @@ extension Database {
                 waiting = stillWaiting
             }
         }
+        if atomically { try inSavepoint(merge) } else { try merge() }
         return inserted
     }
 }

@@ -20,8 +20,10 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
     /// The text the kept versions of the source's records start with; `nil` for sources without them.
     let versionPrefix: String?
 
-    /// Writes `models` and removes the rows with `deletedKeys`, inside the caller's transaction. Records
-    /// with a queued local change are left alone. Existing rows keep their local-only columns.
+    /// Writes `models` and removes the rows with `deletedKeys`, inside the caller's transaction, which
+    /// must be rolled back when this throws (no savepoint of its own: see
+    /// `Database.upsert(_:primaryKeys:updatingEntries:atomically:)`). Records with a queued local change
+    /// are left alone. Existing rows keep their local-only columns.
     ///
     /// - Parameters:
     ///   - keys: The models' primary keys, in the same order.
@@ -55,7 +57,8 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
         }
         // A page may list a record twice: `inserted` counts distinct keys.
         let (inserted, deleted) = try state.withCapturePaused(db) {
-            let inserted = try db.upsert(upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries)
+            // Every caller's transaction (or savepoint) is rolled back when this throws.
+            let inserted = try db.upsert(upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries, atomically: false)
             return (inserted, try db.delete(Model.self, primaryKeys: deletions))
         }
         let keptLocal = (models.count - upserts.count) + (deletedKeys.count - deletions.count)

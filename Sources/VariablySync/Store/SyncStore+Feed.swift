@@ -139,8 +139,10 @@ extension SyncStore {
 
     /// Applies `pages` and the last one's cursor in one transaction: the saves of every table parents
     /// first, the deletions children first. A record whose parent is in none of the tables (a child
-    /// sent in an earlier page than its parent) is held: the savepoint is rolled back and applied again
-    /// without it, and it waits in `variably_held_records` for the checkpoint its parent comes in.
+    /// sent in an earlier page than its parent) is held: the transaction is rolled back and the
+    /// checkpoint applied again without it, and it waits in `variably_held_records` for the checkpoint
+    /// its parent comes in. (A transaction, not a savepoint: inside a savepoint, every statement that
+    /// checks a foreign key copies the pages it touches into the savepoint's journal.)
     ///
     /// - Complexity: O(p log n) for p records; with orphans, one more look-up per applied record and
     ///   reference, and the checkpoint applied once more.
@@ -148,44 +150,44 @@ extension SyncStore {
         let members = self.members
         let state = feedState
         guard let last = pages.last else { return [:] }
-        return try await members[0].database.write { db in
-            let checkpoints = try members.map { member in
-                try member.checkpoint(pages.compactMap { $0.parts[member.table] }, db)
-            }
-            var excluded: [String: Set<SQLValue>] = [:]
-            // Each round holds back every orphan it finds (and theirs, transitively); a second round
-            // normally commits, a few more cover rows whose removal broke others.
-            for round in 1...Self.maximumHoldRounds {
-                do {
-                    try db.inSavepoint {
-                        var applied: [[SQLValue]] = []
-                        for checkpoint in checkpoints {
-                            applied.append(try checkpoint.applySaves(excluding: excluded[checkpoint.table] ?? [], db))
-                        }
-                        for checkpoint in checkpoints.reversed() { try checkpoint.applyDeletions(db) }
-                        if db.hasUnresolvedForeignKeys, round < Self.maximumHoldRounds {
-                            let found = try Self.orphans(checkpoints, applied: applied, db)
-                            if !found.isEmpty { throw OrphansFound(keys: found) }
-                        }
-                        try state.setCursor(last.nextCursor, db)
-                        try state.setFeed(feed, db)
-                        // Each table's local changes are based on the position the cache is at: the server
-                        // tells a conflict from it (a table's own cursor is what its queued changes carry).
-                        for checkpoint in checkpoints { try checkpoint.setPosition(last.nextCursor, db) }
-                        if !last.hasMore { for checkpoint in checkpoints { try checkpoint.caughtUp(db) } }
+        var excluded: [String: Set<SQLValue>] = [:]
+        // Each round holds back every orphan it finds (and theirs, transitively); a second round normally
+        // commits, a few more cover rows whose removal broke others.
+        for round in 1...Self.maximumHoldRounds {
+            let holding = excluded
+            do {
+                return try await members[0].database.write { db in
+                    let checkpoints = try members.map { member in
+                        try member.checkpoint(pages.compactMap { $0.parts[member.table] }, db)
                     }
-                    break
-                } catch let found as OrphansFound {
-                    excluded.merge(found.keys) { $0.union($1) }
+                    var applied: [[SQLValue]] = []
+                    for checkpoint in checkpoints {
+                        applied.append(try checkpoint.applySaves(excluding: holding[checkpoint.table] ?? [], db))
+                    }
+                    for checkpoint in checkpoints.reversed() { try checkpoint.applyDeletions(db) }
+                    if db.hasUnresolvedForeignKeys, round < Self.maximumHoldRounds {
+                        let found = try Self.orphans(checkpoints, applied: applied, db)
+                        if !found.isEmpty { throw OrphansFound(keys: found) }
+                    }
+                    try state.setCursor(last.nextCursor, db)
+                    try state.setFeed(feed, db)
+                    // Each table's local changes are based on the position the cache is at: the server
+                    // tells a conflict from it (a table's own cursor is what its queued changes carry).
+                    for checkpoint in checkpoints { try checkpoint.setPosition(last.nextCursor, db) }
+                    if !last.hasMore { for checkpoint in checkpoints { try checkpoint.caughtUp(db) } }
+                    var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
+                    for (member, checkpoint) in zip(members, checkpoints) {
+                        let pageCount = pages.filter { $0.parts[member.table] != nil }.count
+                        reports[member.type] = checkpoint.report(pages: pageCount)
+                    }
+                    return reports
                 }
+            } catch let found as OrphansFound {
+                excluded.merge(found.keys) { $0.union($1) }
             }
-            var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-            for (member, checkpoint) in zip(members, checkpoints) {
-                let pageCount = pages.filter { $0.parts[member.table] != nil }.count
-                reports[member.type] = checkpoint.report(pages: pageCount)
-            }
-            return reports
         }
+        // The last round does not look for orphans: its commit fails if one is left.
+        preconditionFailure("the last round of applyCheckpoint returns or throws")
     }
 
     /// How many times in a row the feed may answer the same cursor with "more to come" before the pull
@@ -196,7 +198,7 @@ extension SyncStore {
     static var maximumHoldRounds: Int { 4 }
 
     /// The applied records whose parents are missing, and those whose parents are among them: each
-    /// found orphan's row is removed (inside the savepoint the caller rolls back) and the rest looked
+    /// found orphan's row is removed (inside the transaction the caller rolls back) and the rest looked
     /// at again, until none is found.
     private static func orphans(
         _ checkpoints: [any TableCheckpointing], applied: [[SQLValue]], _ db: Database
