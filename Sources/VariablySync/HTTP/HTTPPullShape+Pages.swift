@@ -55,8 +55,22 @@ extension HTTPPullShape {
     func page<ID: Decodable & Hashable & Sendable>(
         body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
     ) throws -> RemotePage<ID> {
+        let body: JSONBody
         do {
-            return try readPage(body: JSONBody(data), link: link, from: url, state: state, limit: limit)
+            body = try JSONBody(data)
+        } catch {
+            throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
+        }
+        return try page(parsed: body, link: link, from: url, state: state, limit: limit, idType: idType)
+    }
+
+    /// Reads one page from a body already walked, as ``page(body:link:from:state:limit:idType:)``
+    /// does: a feed reads each table's part of one body.
+    func page<ID: Decodable & Hashable & Sendable>(
+        parsed body: JSONBody, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
+    ) throws -> RemotePage<ID> {
+        do {
+            return try readPage(body: body, link: link, from: url, state: state, limit: limit)
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }

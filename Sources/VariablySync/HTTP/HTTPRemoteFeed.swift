@@ -86,8 +86,9 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         }
         let body = try HTTPRemoteSource<FeedRequests>.successBody(response)
         let tables: [String]
+        let parsed: JSONBody
         do {
-            let parsed = try JSONBody(body)
+            parsed = try JSONBody(body)
             guard let range = try parsed.range(at: tablesPath), let members = try parsed.members(of: range) else {
                 throw RemoteSourceError.invalidResponse("the feed's answer has no object of tables at \(tablesPath)")
             }
@@ -105,7 +106,7 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         var last: RemotePage<JSONValue>?
         for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
             let page = try shape.naming(table ?? "\u{0}").page(
-                body: body, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: JSONValue.self)
+                parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: JSONValue.self)
             if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
             last = page
         }

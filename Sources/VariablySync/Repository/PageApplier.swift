@@ -75,8 +75,9 @@ extension Repository {
     func applyHeldRecords() async throws -> Int {
         let applier = pageApplier
         let primaryKey = self.primaryKey
+        // Nearly always none: a read, not a write transaction, tells.
+        guard try await database.read({ try applier.state.heldRecordCount($0) }) > 0 else { return 0 }
         return try await database.write { db in
-            guard try applier.state.heldRecordCount(db) > 0 else { return 0 }
             let decoder = KeySetJSONDecoder(source: .remote)
             var waiting = 0
             for held in try applier.state.heldRecords(db) {
