@@ -6,13 +6,16 @@ import Foundation
 
 /// A child process for tests (local servers, fixture scripts, re-launched test binaries): started with
 /// `posix_spawn` so that it inherits no descriptor beyond its standard input, output and error, and
-/// reaped with `waitpid`, never through Foundation's `Process`.
+/// reaped the moment it ends by a thread of its own blocked in `waitpid`, never through Foundation's
+/// `Process`.
 ///
 /// Foundation's `Process` on Linux learns that a child ended when a socket the child inherited closes,
 /// so `waitUntilExit()` blocks for as long as any other process holds that socket too; called on a
 /// cooperative thread, it holds one of the pool's few threads meanwhile. A CI run once stalled until
 /// its two-minute test servers ended, with waits like that among the suspects. Here every spawn closes
-/// all descriptors from 3 up in the child, and waiting is `waitpid` on one process id, with a deadline.
+/// all descriptors from 3 up in the child, and waiting reads what the child's waiter thread recorded,
+/// with a deadline. No child stays a zombie: Swift Testing's exit-test monitor spins on one (see
+/// `reapWhenItEnds`).
 ///
 /// ```swift
 /// let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "exit 3"])
@@ -33,7 +36,7 @@ package final class ChildProcess {
 
     /// The child's process id.
     package let processIdentifier: pid_t
-    private var termination: Termination?
+    private let ending = Ending()
 
     /// Serializes spawns and the making of ``ChildPipe``s: where the C library lacks the `closefrom`
     /// action, a spawn closes the descriptors open when it starts, so a pipe must not be half made then.
@@ -69,36 +72,55 @@ package final class ChildProcess {
             ])
         }
         processIdentifier = pid
+        Self.reapWhenItEnds(pid, into: ending)
     }
 
-    /// Whether the child still runs; reaps it if it ended.
+    /// Starts a thread that waits for child `pid` (`waitpid`, blocking) and records its end: a child is
+    /// reaped the moment it ends, whether or not its test is waiting. Swift Testing's exit-test monitor
+    /// loops on `waitid(P_ALL, WNOWAIT)` and spins, a whole core, for as long as any child of the test
+    /// process is an unreaped zombie: a test server that ended by its lifetime, a writer that finished.
+    private static func reapWhenItEnds(_ pid: pid_t, into ending: Ending) {
+        let waiter = Thread {
+            var status: Int32 = 0
+            var result: pid_t
+            repeat {
+                result = waitpid(pid, &status, 0)
+            } while result == -1 && errno == EINTR
+            if result == -1 {
+                ending.record(.unknown)
+            } else if status & 0x7F == 0 {
+                ending.record(.exited((status >> 8) & 0xFF))
+            } else {
+                ending.record(.signaled(status & 0x7F))
+            }
+        }
+        waiter.stackSize = 256 << 10
+        waiter.start()
+    }
+
+    /// Whether the child still runs.
     package var isRunning: Bool {
-        reap(blocking: false) == nil
+        ending.termination(waitingUntil: .now) == nil
     }
 
-    /// Kills the child (`SIGKILL`, which a blocked signal mask cannot hold back) and reaps it.
+    /// Kills the child (`SIGKILL`, which a blocked signal mask cannot hold back) and waits for its end.
     @discardableResult
     package func kill() -> Termination {
         if isRunning { Glibc.kill(processIdentifier, SIGKILL) }
-        return reap(blocking: true) ?? .unknown
+        return ending.termination(waitingUntil: .now + .seconds(60)) ?? .unknown
     }
 
     /// Waits for the child to end, up to `timeout`; past it, kills the child. Blocks the calling
     /// thread: call it only where the child ends at once (after ``kill()``) or from a plain thread.
     package func waitForExit(timeout: Duration) -> Termination {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let termination = reap(blocking: false) { return termination }
-            usleep(2_000)
-        }
-        return kill()
+        ending.termination(waitingUntil: .now + timeout) ?? kill()
     }
 
     /// Waits for the child to end, up to `timeout`, without holding a thread; past it, kills the child.
     package func exit(within timeout: Duration) async -> Termination {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let termination = reap(blocking: false) { return termination }
+            if let termination = ending.termination(waitingUntil: .now) { return termination }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return kill()
@@ -106,27 +128,6 @@ package final class ChildProcess {
 
     deinit {
         kill()
-    }
-
-    /// The child's termination once it ended; with `blocking`, waits for it.
-    private func reap(blocking: Bool) -> Termination? {
-        if let termination { return termination }
-        var status: Int32 = 0
-        var result: pid_t
-        repeat {
-            result = waitpid(processIdentifier, &status, blocking ? 0 : WNOHANG)
-        } while result == -1 && errno == EINTR
-        if result == 0 { return nil }
-        let ended: Termination
-        if result == -1 {
-            ended = .unknown
-        } else if status & 0x7F == 0 {
-            ended = .exited((status >> 8) & 0xFF)
-        } else {
-            ended = .signaled(status & 0x7F)
-        }
-        termination = ended
-        return ended
     }
 
     /// Adds "close every descriptor from 3 up" to `actions`: glibc's `closefrom` action where the C
@@ -152,6 +153,34 @@ package final class ChildProcess {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
         defer { copies.forEach { free($0) } }
         return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// A child's end, recorded once by its waiter thread and read by the test's.
+///
+/// `@unchecked Sendable`: `recorded` is only touched while holding `condition`.
+private final class Ending: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var recorded: ChildProcess.Termination?
+
+    func record(_ termination: ChildProcess.Termination) {
+        condition.withLock {
+            recorded = termination
+            condition.broadcast()
+        }
+    }
+
+    /// The end, waiting for it until `deadline` at most; `nil` if the child still runs then.
+    func termination(waitingUntil deadline: ContinuousClock.Instant) -> ChildProcess.Termination? {
+        condition.withLock {
+            while recorded == nil {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero else { break }
+                let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
+                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            }
+            return recorded
+        }
     }
 }
 
