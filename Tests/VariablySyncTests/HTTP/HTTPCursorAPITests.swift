@@ -8,7 +8,7 @@ import VariablySync
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPCursorAPITests {
     @Test func cacheMirrorsTheItemsAndTheirTombstonesAcrossSyncs() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...35))
         // Tombstones of records the client never had, and of one that never existed.
@@ -35,7 +35,7 @@ struct HTTPCursorAPITests {
     }
 
     @Test func pullOnlyAPIKeepsALocalSaveQueuedAndStillPulls() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
@@ -58,7 +58,7 @@ struct HTTPCursorAPITests {
     }
 
     @Test func batchPushVariantSyncsBothWaysAndSettlesAConflictForTheServer() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...20))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPIWithBatchPush)
@@ -96,7 +96,7 @@ struct HTTPCursorAPITests {
     /// token that the request hook gets by refreshing.
     @Test(arguments: ["500", "429", "truncate", "slow", "repeat", "401"])
     func cacheMirrorsTheItemsThroughAFault(_ fault: String) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...25))
         try server.delete("items", ids: [7])
@@ -129,7 +129,7 @@ struct HTTPCursorAPITests {
     }
 
     @Test func cursorThatNeverAdvancesStopsTheSyncWithAnError() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...5))
         // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
@@ -148,7 +148,7 @@ struct HTTPCursorAPITests {
     }
 
     @Test func unauthorizedAfterARefreshFailsTheSyncAfterTwoRequests() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("items", Note.drafts(1...3))
         try server.requireToken("neither")

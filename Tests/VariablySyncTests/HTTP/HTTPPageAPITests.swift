@@ -11,7 +11,7 @@ struct HTTPPageAPITests {
 
     @Test(arguments: [false, true])
     func notesSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain(throughURLSession: Bool) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...10))
         // 25 notes written together: one `updated_at`, spread over three pages of 10.
@@ -50,7 +50,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func serverDeletionsReachTheCacheOnlyThroughResync() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...12))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
@@ -71,7 +71,7 @@ struct HTTPPageAPITests {
     /// token that the request hook gets by refreshing.
     @Test(arguments: ["500", "429", "truncate", "slow", "repeat", "401"])
     func cacheMirrorsTheNotesThroughAFault(_ fault: String) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...8))
         try server.put("notes", Note.drafts(9...20), stamp: .oneForAll)
@@ -101,7 +101,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func interruptedPullResumesAtTheNextLinkItStoppedAt() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...12))
         try server.put("notes", Note.drafts(13...30), stamp: .oneForAll)
@@ -130,7 +130,7 @@ struct HTTPPageAPITests {
     /// A server whose clock has a coarse resolution stamps later writes with the boundary timestamp
     /// itself: another client's edit, and the client's own accepted push, must still reach the cache.
     @Test func writesStampedWithTheBoundaryTimestampAreStillPulled() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...5), stamp: .oneForAll)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, pageSize: 2)
@@ -164,7 +164,7 @@ struct HTTPPageAPITests {
     /// `Link` targets relative to the page's URL (RFC 8288, section 3.2): a path, or a query alone.
     @Test(arguments: ["/notes?", "?"])
     func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...25))
         try server.writeLinks(withPrefix: prefix)
@@ -176,7 +176,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func nextLinkThatNeverAdvancesStopsTheSyncWithAnError() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         try server.put("notes", Note.drafts(4...6), stamp: .oneForAll)
@@ -195,7 +195,7 @@ struct HTTPPageAPITests {
 
     @Test(arguments: [false, true])
     func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch(throughURLSession: Bool) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
@@ -235,7 +235,7 @@ struct HTTPPageAPITests {
     /// answer only when it is one, else with `GET /notes/{id}`.
     @Test(arguments: ["record", "empty", "error"])
     func staleIfMatchKeepsTheServerVersionByDefault(conflictBody: String) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         try server.answerConflicts(with: conflictBody)
@@ -262,7 +262,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func staleIfMatchWithClientWinsLandsTheLocalEdit() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
@@ -288,7 +288,7 @@ struct HTTPPageAPITests {
     /// A deletion of a note the client only pulled must not win over a server edit it never saw.
     @Test(arguments: [false, true])
     func deletionOfANoteEditedOnTheServerSendsTheVersionLastSeen(clientWins: Bool) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
@@ -309,7 +309,7 @@ struct HTTPPageAPITests {
 
     /// A note edited locally, then deleted, is deleted with the version it was pulled at.
     @Test func deletionOfANoteEditedLocallyKeepsThePulledVersion() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
@@ -328,7 +328,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func editOfANoteDeletedOnTheServerEndsDeletedByDefault() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
@@ -345,7 +345,7 @@ struct HTTPPageAPITests {
     }
 
     @Test func editOfANoteDeletedOnTheServerIsPostedAgainWithClientWins() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
@@ -369,7 +369,7 @@ struct HTTPPageAPITests {
     /// A `POST` answered 404 says the collection is not there (a wrong path), not that the record was
     /// deleted: the new note stays, queued and held with the server's answer, and the app decides.
     @Test func createAnsweredNotFoundKeepsTheNewNoteQueued() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         let wrongPath = HTTPAPI(
             pull: ShapedAPIServer.pageAPI.pull,
@@ -393,7 +393,7 @@ struct HTTPPageAPITests {
     /// server applied the write is retried with the same `Idempotency-Key` and answered as the first time.
     @Test(arguments: ["500", "429", "truncate", "slow", "401"])
     func localWritesLandExactlyOnceThroughAFault(_ fault: String) async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("notes", Note.drafts(1...3))
         let vault = TokenVault(token: "old", refreshed: "new")

@@ -48,7 +48,7 @@ struct HTTPRecordPushRulesTests {
     /// Three creates pushed at once, two of them answered 500 at first: the answered one is settled
     /// and never sent again while the others are retried.
     @Test func aFailedRequestDoesNotSendAnAnsweredRecordAgain() async throws {
-        let server = try ShapedAPIServer()
+        let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.fault("500", method: "POST", path: "/notes", skip: 1, times: 4)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)

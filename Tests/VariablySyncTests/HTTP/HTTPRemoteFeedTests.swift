@@ -16,7 +16,7 @@ struct HTTPRemoteFeedTests {
         let store: SyncStore
 
         init(failureRate: Double = 0, pageSize: Int = 4, checkpointSize: Int = 50_000) async throws {
-            server = try PythonFeedServer(failureRate: failureRate)
+            server = try await PythonFeedServer(failureRate: failureRate)
             database = try SQLiteDatabase.inMemory()
             let base = server.baseURL
             writers = try Repository(
@@ -59,7 +59,7 @@ struct HTTPRemoteFeedTests {
 
     /// docs/relationships.md, "One feed, one checkpoint".
     @Test func theDocumentedFeed() async throws {
-        let server = try PythonFeedServer()
+        let server = try await PythonFeedServer()
         defer { server.stop() }
         let apiURL = server.baseURL
         let database = try SQLiteDatabase.inMemory()

@@ -14,8 +14,8 @@ final class PythonFeedServer {
     let baseURL: URL
     private let server: PythonScriptProcess
 
-    init(failureRate: Double = 0, seed: Int = 1, lifetime: Int = 120) throws {
-        server = try PythonScriptProcess(
+    init(failureRate: Double = 0, seed: Int = 1, lifetime: Int = 600) async throws {
+        server = try await PythonScriptProcess.start(
             script: Self.script, arguments: [String(failureRate), String(seed), String(lifetime)], name: "feed-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }

@@ -88,8 +88,8 @@ final class ShapedAPIServer {
     }
 
     /// Starts the server; it exits by itself after `lifetime` seconds.
-    init(lifetime: Int = 120) throws {
-        server = try PythonScriptProcess(script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
+    init(lifetime: Int = 600) async throws {
+        server = try await PythonScriptProcess.start(script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }
 

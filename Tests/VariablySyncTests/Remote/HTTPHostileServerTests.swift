@@ -27,7 +27,7 @@ struct HTTPHostileServerTests {
         _ modes: [String], through transport: HostileTransport = .socket, after cursor: SyncCursor? = nil,
         timeout: TimeInterval = 20, maximumResponseSize: Int = 64 << 20
     ) async throws -> (server: HostileHTTPServer, result: Result<RemotePage<Int64>, any Error>) {
-        let server = try transport.server(modes)
+        let server = try await transport.server(modes)
         let remote = transport.source(server, timeout: timeout, maximumResponseSize: maximumResponseSize)
         do {
             return (server, .success(try await remote.pull(after: cursor, limit: 10)))
@@ -39,7 +39,7 @@ struct HTTPHostileServerTests {
     // MARK: - 1. A status line and a close is an error, not a crash
 
     @Test func statusLineThenCloseIsATransientErrorNotACrash() async throws {
-        let server = try HostileHTTPServer(["status-then-close"])
+        let server = try await HostileHTTPServer(["status-then-close"])
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
@@ -51,7 +51,7 @@ struct HTTPHostileServerTests {
 
     @Test(arguments: HostileTransport.all)
     func silentServerFailsAtTheTimeout(transport: HostileTransport) async throws {
-        let server = try transport.server(["silent"])
+        let server = try await transport.server(["silent"])
         defer { server.stop() }
         let remote = transport.source(server, timeout: 0.5)
         let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
@@ -60,7 +60,7 @@ struct HTTPHostileServerTests {
 
     @Test(arguments: HostileTransport.all)
     func tricklingServerFailsAtTheWholeRequestDeadline(transport: HostileTransport) async throws {
-        let server = try transport.server(["trickle"])
+        let server = try await transport.server(["trickle"])
         defer { server.stop() }
         // Each byte comes 200 ms after the last, well inside any idle timer: only a deadline for the
         // whole request stops it (the server would need 20,000 s to finish).
@@ -71,7 +71,7 @@ struct HTTPHostileServerTests {
 
     @Test(arguments: HostileTransport.all)
     func cancellingAPullStopsWaitingForASilentServer(transport: HostileTransport) async throws {
-        let server = try transport.server(["silent"])
+        let server = try await transport.server(["silent"])
         defer { server.stop() }
         // A deadline far beyond the suite's time limit: only the cancellation can end this pull in time.
         let remote = transport.source(server, timeout: 600)
@@ -96,7 +96,7 @@ struct HTTPHostileServerTests {
     }
 
     @Test func urlSessionPathEncodesTheCursorAndAsksForGzip() async throws {
-        let server = try HostileHTTPServer(["echo", "gzip"])
+        let server = try await HostileHTTPServer(["echo", "gzip"])
         defer { server.stop() }
         var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         remote.prefersURLSession = true
@@ -119,7 +119,7 @@ struct HTTPHostileServerTests {
     }
 
     @Test func repositoryResyncsWhenTheServerForgetsTheCursor() async throws {
-        let server = try HostileHTTPServer(["gone"], records: try Self.records([Account.sample(0)]))
+        let server = try await HostileHTTPServer(["gone"], records: try Self.records([Account.sample(0)]))
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
@@ -134,7 +134,7 @@ struct HTTPHostileServerTests {
 
     @Test(arguments: HostileTransport.all, ["gzip", "gzip-chunked", "deflate", "deflate-raw"])
     func compressedAnswerIsDecoded(transport: HostileTransport, mode: String) async throws {
-        let server = try transport.server([mode], records: try Self.records([Account.sample(2)]))
+        let server = try await transport.server([mode], records: try Self.records([Account.sample(2)]))
         defer { server.stop() }
         let remote = transport.source(server)
         let page = try await remote.pull(after: nil, limit: 10)
@@ -184,7 +184,7 @@ struct HTTPHostileServerTests {
     }
 
     @Test func urlSessionPathRefusesAnAnswerPastTheLimit() async throws {
-        let server = try HostileHTTPServer(["page"])
+        let server = try await HostileHTTPServer(["page"])
         defer { server.stop() }
         var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20, maximumResponseSize: 16)
         remote.prefersURLSession = true
@@ -266,7 +266,7 @@ struct HTTPHostileServerTests {
     }
 
     @Test func repositoryRetriesDroppedConnections() async throws {
-        let server = try HostileHTTPServer(
+        let server = try await HostileHTTPServer(
             ["truncated", "long-length", "short-length", "close", "status-then-close", "page"],
             records: try Self.records([Account.sample(3)]))
         defer { server.stop() }
@@ -293,7 +293,7 @@ struct HTTPHostileServerTests {
                 "first"
             ])
 
-        let server = try HostileHTTPServer(["page"], records: record)
+        let server = try await HostileHTTPServer(["page"], records: record)
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let page = try await remote.pull(after: nil, limit: 10)
@@ -317,7 +317,7 @@ struct HTTPHostileServerTests {
         accounts[1].userName = "a@@b"
         var records = Data(try Self.records(accounts).utf8)
         records.replaceSubrange(try #require(records.range(of: Data("@@".utf8))), with: [0xFF])
-        let server = try HostileHTTPServer(["page"], recordBytes: records)
+        let server = try await HostileHTTPServer(["page"], recordBytes: records)
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         #expect(try await remote.pull(after: nil, limit: 10).records == records, "the records are the server's bytes")
@@ -359,7 +359,7 @@ struct HTTPHostileServerTests {
     }
 
     @Test func repositoryWaitsAtLeastTheRetryAfterDelay() async throws {
-        let server = try HostileHTTPServer(["throttle", "page"])
+        let server = try await HostileHTTPServer(["throttle", "page"])
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())

@@ -16,7 +16,7 @@ struct HTTPRemoteSourceTests {
     }
 
     @Test func pushesThenPullsPagesOverRealHTTP() async throws {
-        let server = try PythonSyncServer()
+        let server = try await PythonSyncServer()
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         let pushed = try await remote.push(try upserts(User.samples(25)))
@@ -38,7 +38,7 @@ struct HTTPRemoteSourceTests {
     }
 
     @Test func reportsTombstonesConflictsRejectionsAndReplays() async throws {
-        let server = try PythonSyncServer()
+        let server = try await PythonSyncServer()
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         _ = try await remote.push(try upserts(User.samples(3)))
@@ -73,7 +73,7 @@ struct HTTPRemoteSourceTests {
     }
 
     @Test func serverErrorsAreTransientAndMissingEndpointsAreNot() async throws {
-        let server = try PythonSyncServer(failingRequests: 1)
+        let server = try await PythonSyncServer(failingRequests: 1)
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         do {
@@ -99,7 +99,7 @@ struct HTTPRemoteSourceTests {
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRepositoryTests {
     @Test func repositorySyncsBothWaysOverHTTP() async throws {
-        let server = try PythonSyncServer()
+        let server = try await PythonSyncServer()
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
         let seeded = try await remote.push(
@@ -131,7 +131,7 @@ struct HTTPRepositoryTests {
 
     @Test(arguments: ["gzip", "gzip-chunked", "deflate"])
     func repositoryReachesTheServersStateOverCompressedAnswers(compression: String) async throws {
-        let server = try PythonSyncServer(compression: compression)
+        let server = try await PythonSyncServer(compression: compression)
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
         var accounts = Account.samples(120)

@@ -51,18 +51,18 @@ final class HostileHTTPServer {
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
     convenience init(
-        _ modes: [String], records: String = "[]", tls: TestCertificateAuthority? = nil, lifetime: Int = 120
-    ) throws {
-        try self.init(modes, recordBytes: Data(records.utf8), tls: tls, lifetime: lifetime)
+        _ modes: [String], records: String = "[]", tls: TestCertificateAuthority? = nil, lifetime: Int = 600
+    ) async throws {
+        try await self.init(modes, recordBytes: Data(records.utf8), tls: tls, lifetime: lifetime)
     }
 
     /// Starts the server; `recordBytes` are the bytes of the `records` array that `page` serves, sent
     /// as they are (they reach the script in hex, so that bytes no `String` holds, such as invalid
     /// UTF-8, go through).
-    init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 120) throws {
+    init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 600) async throws {
         let hex = recordBytes.map { String(format: "%02x", $0) }.joined()
         let certificate = tls.map { [$0.serverCertificate, $0.serverKey] } ?? []
-        server = try PythonScriptProcess(
+        server = try await PythonScriptProcess.start(
             script: Self.script, arguments: [modes.joined(separator: ","), String(lifetime), hex] + certificate,
             name: "hostile-http")
         baseURL = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(server.port)/users")!

@@ -27,8 +27,8 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
     var isURLSession: Bool { self != .socket }
 
     /// A server answering in `modes`, over TLS for ``urlSessionOverTLS``.
-    func server(_ modes: [String], records: String = "[]") throws -> HostileHTTPServer {
-        try HostileHTTPServer(
+    func server(_ modes: [String], records: String = "[]") async throws -> HostileHTTPServer {
+        try await HostileHTTPServer(
             modes, records: records, tls: self == .urlSessionOverTLS ? TestCertificateAuthority.trusted : nil)
     }
 

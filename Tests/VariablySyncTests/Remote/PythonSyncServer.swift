@@ -14,8 +14,8 @@ final class PythonSyncServer {
     private let server: PythonScriptProcess
 
     /// Starts the server; the first `failingRequests` requests answer 503.
-    init(failingRequests: Int = 0, compression: String = "identity", lifetime: Int = 120) throws {
-        server = try PythonScriptProcess(
+    init(failingRequests: Int = 0, compression: String = "identity", lifetime: Int = 600) async throws {
+        server = try await PythonScriptProcess.start(
             script: Self.script, arguments: [String(failingRequests), String(lifetime), compression], name: "sync-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)/users")!
     }

@@ -50,7 +50,14 @@ final class PythonScriptProcess {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
-    /// Starts `script` with `arguments` (after the script's path); `name` names the folder and errors.
+    /// Starts `script` like ``init(script:arguments:name:)``, on a thread of its own: a python3 start
+    /// on a loaded machine takes a while, and must not hold one of Swift's cooperative threads meanwhile.
+    static func start(script: String, arguments: [String], name: String) async throws -> PythonScriptProcess {
+        try await onThreadOfItsOwn { try PythonScriptProcess(script: script, arguments: arguments, name: name) }
+    }
+
+    /// Starts `script` with `arguments` (after the script's path) on the calling thread, which waits
+    /// until the script printed its port; `name` names the folder and errors.
     init(script: String, arguments: [String], name: String) throws {
         guard let python = Self.python else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])

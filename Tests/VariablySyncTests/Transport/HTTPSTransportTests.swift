@@ -83,7 +83,7 @@ struct HTTPSTransportTests {
         else { return }
         let transport = HostileTransport.urlSessionOverTLS
         // A trap ends this process before `stop()`: a short lifetime ends the orphaned server soon.
-        let server = try HostileHTTPServer([mode], tls: TestCertificateAuthority.trusted, lifetime: 15)
+        let server = try await HostileHTTPServer([mode], tls: TestCertificateAuthority.trusted, lifetime: 15)
         defer { server.stop() }
         // Reaching the end at all is the point: an answer or a typed error.
         do {

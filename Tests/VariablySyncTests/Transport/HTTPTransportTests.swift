@@ -77,7 +77,7 @@ struct HTTPTransportTests {
 
     @Test(arguments: HostileTransport.all)
     func readFollowsARedirectOnItsOrigin(transport: HostileTransport) async throws {
-        let server = try transport.server(["redirect-302", "echo"])
+        let server = try await transport.server(["redirect-302", "echo"])
         defer { server.stop() }
         let page = try await transport.source(server).pull(after: nil, limit: 10)
         let echoed = try JSONSerialization.jsonObject(with: Data(page.nextCursor.rawValue.utf8)) as? [String: Any]
@@ -87,7 +87,7 @@ struct HTTPTransportTests {
 
     @Test(arguments: HostileTransport.all)
     func redirectToAnotherOriginIsReturnedNotFollowed(transport: HostileTransport) async throws {
-        let server = try transport.server(["redirect-away"])
+        let server = try await transport.server(["redirect-away"])
         defer { server.stop() }
         await #expect(throws: RemoteSourceError.httpStatus(302, body: #"{"moved": true}"#)) {
             try await transport.source(server).pull(after: nil, limit: 10)
@@ -99,12 +99,12 @@ struct HTTPTransportTests {
         let change = RemoteChange<Int64>(
             idempotencyKey: "k1", id: 1,
             operation: .upsert(try JSONEncoder().encode(Account.sample(1), source: .remote)), baseCursor: nil)
-        let kept = try transport.server(["redirect-307", "push-ok"])
+        let kept = try await transport.server(["redirect-307", "push-ok"])
         defer { kept.stop() }
         let results = try await transport.source(kept).push([change])
         // The server's version is the target the change reached: the body came along to the new URL.
         #expect(results.map(\.outcome) == [.accepted(version: "/users/moved/changes")])
-        let turned = try transport.server(["redirect-302", "push-ok"])
+        let turned = try await transport.server(["redirect-302", "push-ok"])
         defer { turned.stop() }
         await #expect(throws: RemoteSourceError.httpStatus(302, body: #"{"moved": true}"#)) {
             try await transport.source(turned).push([change])
@@ -113,7 +113,7 @@ struct HTTPTransportTests {
 
     @Test(arguments: HostileTransport.all)
     func unauthorizedAnswerIsSentOnceMoreWithFreshCredentials(transport: HostileTransport) async throws {
-        let server = try transport.server(["unauthorized-once"])
+        let server = try await transport.server(["unauthorized-once"])
         defer { server.stop() }
         let remote = transport.source(server) { request, attempt in
             let token = attempt.isRetryAfterUnauthorized ? "Bearer fresh" : "Bearer stale"

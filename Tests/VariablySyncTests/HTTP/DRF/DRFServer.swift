@@ -149,10 +149,8 @@ final class DRFServer {
     /// cooperative threads: Django takes a second or more to start, and a test that blocked a
     /// cooperative thread that long would stall the tests around it. It exits by itself after
     /// `lifetime` seconds.
-    static func start(lifetime: Int = 120) async throws -> DRFServer {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try DRFServer(lifetime: lifetime) }) }.start()
-        }
+    static func start(lifetime: Int = 600) async throws -> DRFServer {
+        try await onThreadOfItsOwn { try DRFServer(lifetime: lifetime) }
     }
 
     /// Starts the server on the calling thread; see ``start(lifetime:)``.
