@@ -46,7 +46,22 @@ public final class URLSessionTransport: HTTPTransport {
     public init(configuration: URLSessionConfiguration) {
         let router = URLSessionTransportDelegate()
         self.router = router
-        session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+        session = URLSession(configuration: configuration, delegate: router, delegateQueue: Self.delegateQueue(over: router.queue))
+    }
+
+    /// The queue the session calls its delegate on: serial, over a dispatch queue of its own. The queue
+    /// URLSession makes when given none runs on the same few threads as Swift's cooperative pool (one
+    /// per core, on Linux), so a burst of work there (a sync applying pages, tests blocked in a child
+    /// process) held back every answer's events until the transfers' deadlines passed; a serial
+    /// dispatch queue of its own is given a thread whenever it has work.
+    /// `underlying` is held by the delegate, which the session holds until it is invalidated: an operation
+    /// queue does not own its underlying queue on every platform.
+    private static func delegateQueue(over underlying: DispatchQueue) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = "VariablySync.URLSessionTransport.delegate"
+        queue.maxConcurrentOperationCount = 1
+        queue.underlyingQueue = underlying
+        return queue
     }
 
     deinit {

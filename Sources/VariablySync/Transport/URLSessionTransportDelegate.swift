@@ -11,6 +11,8 @@ import Foundation
 /// `@unchecked Sendable`: `transfers` is only touched while holding `lock` (URLSession calls the
 /// delegate on its own queue, `send` registers from the caller's thread); the rest is immutable.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// The dispatch queue under the session's delegate queue (see `URLSessionTransport.delegateQueue`).
+    let queue = DispatchQueue(label: "VariablySync.URLSessionTransport.delegate")
     private let lock = NSLock()
     private var transfers: [Int: URLSessionTransfer] = [:]
 
