@@ -50,7 +50,10 @@ struct ReliabilityFileCacheWriterChild {
             // A writer stopped between writing its temporary file and renaming it.
             let held = try FileCacheCrash.makeWritersTemporaryFile(in: folder, pid: getpid())
             #expect(FileManager.default.createFile(atPath: ready, contents: nil))
-            Thread.sleep(forTimeInterval: 60)
+            // Held until the test kills it, however slowly a loaded machine runs the test; a child whose
+            // parent died gives up within a second, and any child after ten minutes.
+            let parent = getppid()
+            for _ in 0..<600 where getppid() == parent { Thread.sleep(forTimeInterval: 1) }
             close(held.descriptor)
             return
         }
