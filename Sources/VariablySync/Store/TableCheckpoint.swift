@@ -5,7 +5,7 @@ import VariablySQLite
 /// One table's share of a ``SyncStore`` checkpoint, as the writer applies it: the table's records held
 /// by earlier checkpoints, then its changes in every page of this one, the last change of each record
 /// winning. The store applies the saves of every table parents first and the deletions children first,
-/// inside one savepoint; records found orphaned are set aside (held) and the savepoint is applied again
+/// inside one transaction; records found orphaned are set aside (held) and the checkpoint is applied again
 /// without them.
 protocol TableCheckpointing: AnyObject {
     /// The table's name.
@@ -32,8 +32,11 @@ where Model.ID: Codable & Sendable {
     let applier: PageApplier<Model>
     let primaryKey: PrimaryKey<Model>
     let references: [TableReference]
-    /// The records to write, one per key, in the order their keys first appeared.
-    private var saves: [(key: SQLValue, model: Model, version: String?)] = []
+    /// The records to write, one per key, in the order their keys first appeared: their keys, models
+    /// and versions side by side, as ``PageApplier/apply(_:keys:versions:deletedKeys:_:)`` takes them.
+    private var saveKeys: [SQLValue] = []
+    private var saveModels: [Model] = []
+    private var saveVersions: [String?] = []
     private var deletions: [SQLValue] = []
     private let versioned: Bool
     private let pulled: Int
@@ -43,13 +46,9 @@ where Model.ID: Codable & Sendable {
 
     var table: String { primaryKey.table }
 
-    /// The last change of a record in the checkpoint.
-    private enum Change {
-        case save(Model, String?)
-        case delete
-    }
-
     /// The checkpoint of `pages`, decoded off the writer, after the table's held records.
+    ///
+    /// - Complexity: O(r) for r records: one hash of each key, one copy of each model written.
     init(pages: [Repository<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, _ db: Database) throws {
         self.applier = applier
         self.primaryKey = PrimaryKey<Model>()
@@ -57,48 +56,92 @@ where Model.ID: Codable & Sendable {
         self.versioned = versioned
         pulled = pages.reduce(0) { $0 + $1.recordCount }
         skipped = pages.flatMap(\.skipped)
-        var order: [SQLValue] = []
-        var last: [SQLValue: Change] = [:]
-        func record(_ key: SQLValue, _ change: Change) {
-            if last.updateValue(change, forKey: key) == nil { order.append(key) }
-        }
         let decoder = KeySetJSONDecoder(source: .remote)
-        for held in try applier.state.heldRecords(db) {
-            // A held record that no longer decodes (the model changed since) waits no more: the server
-            // sends it again on a resync.
-            guard let model = try? decoder.decode(Model.self, from: held.record) else { continue }
-            record(try primaryKey.sqlValue(of: model.id), .save(model, held.version))
+        // A held record that no longer decodes (the model changed since) waits no more: the server sends
+        // it again on a resync.
+        let heldRecords = try applier.state.heldRecords(db)
+        var held: (models: [Model], versions: [String?]) = ([], [])
+        for record in heldRecords {
+            guard let model = try? decoder.decode(Model.self, from: record.record) else { continue }
+            held.models.append(model)
+            held.versions.append(record.version)
         }
-        for page in pages {
-            for (index, model) in page.models.enumerated() {
-                record(page.keys[index], .save(model, page.versions?[index]))
+        let capacity = held.models.count + pages.reduce(0) { $0 + $1.models.count + $1.page.deletedIDs.count }
+        var recording = CheckpointChanges(capacity: capacity)
+        let heldPage = Int32(pages.count)
+        for (index, model) in held.models.enumerated() {
+            recording.record(CheckpointChange(key: try primaryKey.sqlValue(of: model.id), page: heldPage, index: Int32(index)))
+        }
+        for (number, page) in pages.enumerated() {
+            recording.record(page.keys, page: Int32(number))
+            for id in page.page.deletedIDs {
+                recording.record(CheckpointChange(key: try primaryKey.sqlValue(of: id), page: -1, index: 0))
             }
-            for id in page.page.deletedIDs { record(try primaryKey.sqlValue(of: id), .delete) }
         }
-        for key in order {
-            switch last[key] {
-            case .save(let model, let version): saves.append((key, model, version))
-            case .delete: deletions.append(key)
-            case nil: break
+        let total = recording.recorded
+        let changes = recording.changes
+        saveKeys.reserveCapacity(changes.count)
+        saveModels.reserveCapacity(changes.count)
+        if versioned { saveVersions.reserveCapacity(changes.count) }
+        if changes.count == total {
+            // No record changed twice (the usual checkpoint): the models are copied a page at a time.
+            // Element by element, this code (generic, reached through the store's type-erased members)
+            // looks up `Model`'s metadata on every copy, which cost more than SQLite's inserts.
+            for change in changes {
+                if change.page == -1 { deletions.append(change.key) } else { saveKeys.append(change.key) }
+            }
+            saveModels.append(contentsOf: held.models)
+            if versioned { saveVersions.append(contentsOf: held.versions) }
+            for page in pages {
+                saveModels.append(contentsOf: page.models)
+                if versioned { saveVersions.append(contentsOf: page.versions ?? Array(repeating: nil, count: page.models.count)) }
+            }
+            return
+        }
+        for change in changes {
+            switch change.page {
+            case -1:
+                deletions.append(change.key)
+            case heldPage:
+                saveKeys.append(change.key)
+                saveModels.append(held.models[Int(change.index)])
+                if versioned { saveVersions.append(held.versions[Int(change.index)]) }
+            default:
+                let page = pages[Int(change.page)]
+                saveKeys.append(change.key)
+                saveModels.append(page.models[Int(change.index)])
+                if versioned { saveVersions.append(page.versions?[Int(change.index)]) }
             }
         }
     }
 
     func applySaves(excluding excluded: Set<SQLValue>, _ db: Database) throws -> [SQLValue] {
         try applier.state.releaseHeldRecords(db)
-        let kept = excluded.isEmpty ? saves : saves.filter { !excluded.contains($0.key) }
-        let keys = kept.map(\.key)
-        counts = try applier.apply(
-            kept.map(\.model), keys: keys, versions: versioned ? kept.map(\.version) : nil, deletedKeys: [], db)
-        let encoder = KeySetJSONEncoder(source: .remote)
-        let held = try saves.filter { excluded.contains($0.key) }.map { save in
-            SyncStateStore.HeldRecord(
-                recordID: try Repository<Model>.text(of: save.model.id), record: try encoder.encode(save.model),
-                version: save.version)
+        guard !excluded.isEmpty else {
+            counts = try applier.apply(saveModels, keys: saveKeys, versions: versioned ? saveVersions : nil, deletedKeys: [], db)
+            heldCount = 0
+            return saveKeys
         }
+        var kept: (keys: [SQLValue], models: [Model], versions: [String?]) = ([], [], [])
+        var held: [SyncStateStore.HeldRecord] = []
+        let encoder = KeySetJSONEncoder(source: .remote)
+        for (index, key) in saveKeys.enumerated() {
+            let version = versioned ? saveVersions[index] : nil
+            if excluded.contains(key) {
+                let model = saveModels[index]
+                held.append(
+                    SyncStateStore.HeldRecord(
+                        recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model), version: version))
+            } else {
+                kept.keys.append(key)
+                kept.models.append(saveModels[index])
+                if versioned { kept.versions.append(version) }
+            }
+        }
+        counts = try applier.apply(kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
         try applier.state.hold(held, db)
         heldCount = held.count
-        return keys
+        return kept.keys
     }
 
     func applyDeletions(_ db: Database) throws {
@@ -142,5 +185,44 @@ where Model.ID: Codable & Sendable {
         report.waitingForParents = heldCount
         report.isComplete = true
         return report
+    }
+}
+
+/// Where the last change of a record is: a record of a page (`page` indexes the checkpoint's pages, the
+/// held records being one more page after them), or a deletion (`page` is -1). Not nested in the generic
+/// ``TableCheckpoint``: a type nested there is generic too, and an array of it looks up its metadata
+/// on every use.
+struct CheckpointChange {
+    var key: SQLValue
+    var page: Int32
+    var index: Int32
+}
+
+/// The changes of a checkpoint, one per key: the first change of a key takes the next place; a later
+/// one (rare: a record changed twice within a checkpoint) replaces it there.
+struct CheckpointChanges {
+    private var place: [SQLValue: Int] = [:]
+    private(set) var changes: [CheckpointChange] = []
+    /// Changes recorded, repeated keys included.
+    private(set) var recorded = 0
+
+    init(capacity: Int) {
+        place.reserveCapacity(capacity)
+        changes.reserveCapacity(capacity)
+    }
+
+    mutating func record(_ change: CheckpointChange) {
+        recorded += 1
+        if let earlier = place.updateValue(changes.count, forKey: change.key) {
+            place[change.key] = earlier
+            changes[earlier] = change
+        } else {
+            changes.append(change)
+        }
+    }
+
+    /// Records the saves of page `page`, whose keys are `keys`.
+    mutating func record(_ keys: [SQLValue], page: Int32) {
+        for (index, key) in keys.enumerated() { record(CheckpointChange(key: key, page: page, index: Int32(index))) }
     }
 }

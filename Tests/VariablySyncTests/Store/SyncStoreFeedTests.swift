@@ -170,6 +170,39 @@ import VariablySyncTesting
         #expect(try await fixture.orphans() == 0)
     }
 
+    /// A record changed in several pages of one checkpoint ends as its last change says: written with
+    /// its last values, or deleted; a record created and deleted within the checkpoint never shows.
+    @Test func aRecordChangedTwiceWithinACheckpointEndsAsItsLastChange() async throws {
+        let fixture = try Fixture(writerCount: 1, configuration: Self.quickFeed)
+        defer { fixture.remove() }
+        func changes(_ records: String, deleted: [Int64] = []) -> RemoteFeedChanges {
+            RemoteFeedChanges(records: Data(records.utf8), deletedIDs: deleted.map { .int($0) })
+        }
+        let feed = ScriptedFeed(pages: [
+            RemoteFeedPage(
+                tables: [
+                    "store_writers": changes(#"[{"id": 1, "name": "first"}, {"id": 2, "name": "gone"}]"#),
+                    "store_essays": changes(#"[{"id": 10, "writer_id": 1, "title": "draft"}]"#),
+                ],
+                nextCursor: "1", hasMore: true),
+            RemoteFeedPage(
+                tables: [
+                    "store_writers": changes(#"[{"id": 1, "name": "second"}]"#, deleted: [2]),
+                    "store_essays": changes(#"[{"id": 11, "writer_id": 1, "title": "kept"}]"#, deleted: [10]),
+                ],
+                nextCursor: "2", hasMore: true),
+            RemoteFeedPage(
+                tables: ["store_writers": changes(#"[{"id": 1, "name": "last"}]"#)], nextCursor: "3", hasMore: false),
+        ])
+        let store = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: feed, configuration: Self.quickFeed)
+        let report = try await store.sync()
+        #expect(try await fixture.writers.fetch() == [Writer(id: 1, name: "last")])
+        #expect(try await fixture.essays.fetch().map(\.id) == [11])
+        #expect(report.for(Writer.self)?.pulled == 4)
+        #expect(report.for(Writer.self)?.inserted == 1)
+        #expect(try await fixture.orphans() == 0)
+    }
+
     /// Local changes are pushed to each table's own server first; the feed then brings them back as the
     /// server's, and a record with a queued change is left alone by the pull.
     @Test func pushesGoToEachSourceAndQueuedChangesAreKept() async throws {
@@ -243,5 +276,19 @@ struct SyncStateStoreProbe {
         try await database.write { db in
             try db.execute(sql: #"UPDATE "variably_sync_state" SET "cursor" = ? WHERE "table_name" LIKE 'variably_feed:%'"#, arguments: [cursor])
         }
+    }
+}
+
+/// A feed that answers fixed pages, one after the other, whatever the cursor.
+actor ScriptedFeed: RemoteChangeFeed {
+    private var pages: [RemoteFeedPage]
+
+    init(pages: [RemoteFeedPage]) {
+        self.pages = pages
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
+        guard !pages.isEmpty else { return RemoteFeedPage(tables: [:], nextCursor: cursor ?? "0", hasMore: false) }
+        return pages.removeFirst()
     }
 }
