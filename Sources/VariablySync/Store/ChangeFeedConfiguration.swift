@@ -11,9 +11,11 @@ public struct ChangeFeedConfiguration: Sendable {
     public var pageSize: Int
     /// How many records a checkpoint gathers before it is applied: pages are applied together, with the
     /// cursor of the last, in one transaction, until the feed is caught up or this many records are
-    /// waiting. A sync that brings fewer changes is one checkpoint, so readers see all of it or none;
-    /// a first sync of a million records is applied in steps of this size, each a server position of
-    /// its own.
+    /// waiting. A sync that brings fewer changes is one checkpoint, so readers see all of it or none.
+    /// A first sync (the store has no feed cursor yet) is applied in growing steps, each a server
+    /// position of its own: its first page alone, then twice as many records each time, up to this
+    /// size; SQLite starts on the first page while the rest downloads, and a first sync cut short
+    /// keeps what it applied.
     public var checkpointSize: Int
     /// How failed page requests are retried.
     public var retryPolicy: RetryPolicy

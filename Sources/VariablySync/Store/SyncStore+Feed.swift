@@ -37,9 +37,10 @@ extension SyncStore {
         return try await members[0].database.read { try state.cursor($0) }
     }
 
-    /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``): pages
-    /// are fetched and decoded ahead, up to a checkpoint's worth, while the writer applies the last
-    /// checkpoint, every table and the feed's cursor in one transaction.
+    /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``; a first
+    /// sync's first checkpoints are smaller, see below): pages are fetched and decoded ahead, up to a
+    /// checkpoint's worth, while the writer applies the last checkpoint, every table and the feed's
+    /// cursor in one transaction.
     ///
     /// - Returns: The feed's requests retried after transient failures.
     func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws -> Int {
@@ -54,6 +55,13 @@ extension SyncStore {
         var waiting: [DecodedFeedPage] = []
         var waitingRecords = 0
         var retries = 0
+        // A first sync (no cursor yet) is applied in growing steps: its first page alone, then twice as
+        // many records each time, up to a checkpoint: SQLite starts on the first page while the rest is
+        // fetched and decoded, readers see the first records early, and a first sync cut short keeps
+        // what it applied. Later syncs gather up to a whole checkpoint, so that readers see a small one
+        // whole.
+        let checkpointSize = feedConfiguration.checkpointSize
+        var target = cursor == nil ? min(feedConfiguration.pageSize, checkpointSize) : checkpointSize
         do {
             while let page = try await withTaskCancellationHandler(
                 operation: { try await buffer.next() }, onCancel: { producer.cancel() })
@@ -62,13 +70,14 @@ extension SyncStore {
                 retries += page.retries
                 waiting.append(page)
                 waitingRecords += page.recordCount
-                if !page.hasMore || waitingRecords >= feedConfiguration.checkpointSize {
+                if !page.hasMore || waitingRecords >= target {
                     let applied = try await applyCheckpoint(waiting, feed: feed.feedIdentifier)
                     for (type, report) in applied {
                         reports[type] = reports[type].map { $0.merged(with: report) } ?? report
                     }
                     waiting = []
                     waitingRecords = 0
+                    target = min(target * 2, checkpointSize)
                 }
             }
         } catch {

@@ -203,6 +203,30 @@ import VariablySyncTesting
         #expect(try await fixture.orphans() == 0)
     }
 
+    /// A first sync is applied in growing checkpoints (one page, then twice as many records each time),
+    /// so one cut short keeps what it applied; a later sync gathers a whole checkpoint before applying
+    /// any of it, so readers see a small one whole.
+    @Test func aFirstSyncIsAppliedInGrowingStepsAndALaterOneWhole() async throws {
+        var configuration = Self.quickFeed
+        (configuration.pageSize, configuration.checkpointSize) = (4, 1_000)
+        let fixture = try Fixture(writerCount: 1, configuration: configuration)
+        defer { fixture.remove() }
+        let cut = RemoteSourceError.unavailable("the server went away")
+        // Pages 1 to 5 of 4 writers, then a failure: checkpoints of 4 (page 1) and 8 (pages 2 and 3)
+        // are applied; pages 4 and 5 wait for a checkpoint of 16 that never completes.
+        let first = ScriptedFeed(pages: ScriptedFeed.writerPages(1...5, size: 4), thenFailingWith: cut)
+        let firstStore = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: first, configuration: configuration)
+        await #expect(throws: RemoteSourceError.self) { try await firstStore.sync() }
+        #expect(try await firstStore.feedCursor() == "3")
+        #expect(try await fixture.writers.count() == 12)
+        // Pages 6 and 7, then a failure: nothing of them is applied.
+        let later = ScriptedFeed(pages: ScriptedFeed.writerPages(6...7, size: 4), thenFailingWith: cut)
+        let laterStore = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: later, configuration: configuration)
+        await #expect(throws: RemoteSourceError.self) { try await laterStore.sync() }
+        #expect(try await laterStore.feedCursor() == "3")
+        #expect(try await fixture.writers.count() == 12)
+    }
+
     /// Local changes are pushed to each table's own server first; the feed then brings them back as the
     /// server's, and a record with a queued change is left alone by the pull.
     @Test func pushesGoToEachSourceAndQueuedChangesAreKept() async throws {
@@ -279,16 +303,33 @@ struct SyncStateStoreProbe {
     }
 }
 
-/// A feed that answers fixed pages, one after the other, whatever the cursor.
+/// A feed that answers fixed pages, one after the other, whatever the cursor, then `failure` if any.
 actor ScriptedFeed: RemoteChangeFeed {
     private var pages: [RemoteFeedPage]
+    private let failure: RemoteSourceError?
 
-    init(pages: [RemoteFeedPage]) {
+    init(pages: [RemoteFeedPage], thenFailingWith failure: RemoteSourceError? = nil) {
         self.pages = pages
+        self.failure = failure
     }
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
-        guard !pages.isEmpty else { return RemoteFeedPage(tables: [:], nextCursor: cursor ?? "0", hasMore: false) }
+        guard !pages.isEmpty else {
+            if let failure { throw failure }
+            return RemoteFeedPage(tables: [:], nextCursor: cursor ?? "0", hasMore: false)
+        }
         return pages.removeFirst()
+    }
+
+    /// Pages `numbers`, each of `size` new writers (ids from `size × (number - 1) + 1`), all with more
+    /// to come.
+    static func writerPages(_ numbers: ClosedRange<Int>, size: Int) -> [RemoteFeedPage] {
+        numbers.map { number in
+            let ids = (size * (number - 1) + 1)...(size * number)
+            let records = "[" + ids.map { #"{"id": \#($0), "name": "w\#($0)"}"# }.joined(separator: ",") + "]"
+            return RemoteFeedPage(
+                tables: ["store_writers": RemoteFeedChanges(records: Data(records.utf8))],
+                nextCursor: SyncCursor(rawValue: String(number)), hasMore: true)
+        }
     }
 }
