@@ -37,9 +37,14 @@ struct HTTPTransportTests {
         let transport = ScriptedTransport { _, continuation in
             continuation.onTermination = { _ in ended.raise() }
             Task {
+                // A megabyte at once, then a chunk a millisecond until the source drops the stream: endless,
+                // without spinning on one of the cooperative pool's few threads (a spinning producer once
+                // kept the reader from its 16 chunks for the whole 30 s deadline).
+                var sent = 0
                 while !ended.isRaised {
                     continuation.yield(Data(repeating: 0x20, count: 4096))
-                    await Task.yield()
+                    sent += 1
+                    if sent >= 256 { try? await Task.sleep(for: .milliseconds(1)) }
                 }
             }
             return (200, [:])
