@@ -6,15 +6,15 @@ import Foundation
 
 /// A child process for tests (local servers, fixture scripts, re-launched test binaries): started with
 /// `posix_spawn` so that it inherits no descriptor beyond its standard input, output and error, and
-/// reaped the moment it ends by a thread of its own blocked in `waitpid`, never through Foundation's
-/// `Process`.
+/// reaped with `waitpid` the moment it ends (by a thread of its own that waits for that), never
+/// through Foundation's `Process`.
 ///
 /// Foundation's `Process` on Linux learns that a child ended when a socket the child inherited closes,
 /// so `waitUntilExit()` blocks for as long as any other process holds that socket too; called on a
 /// cooperative thread, it holds one of the pool's few threads meanwhile. A CI run once stalled until
 /// its two-minute test servers ended, with waits like that among the suspects. Here every spawn closes
-/// all descriptors from 3 up in the child, and waiting reads what the child's waiter thread recorded,
-/// with a deadline. No child stays a zombie: Swift Testing's exit-test monitor spins on one (see
+/// all descriptors from 3 up in the child, and waiting is `waitpid` on one process id, polled with a
+/// deadline. No child stays a zombie: Swift Testing's exit-test monitor spins on one (see
 /// `reapWhenItEnds`).
 ///
 /// ```swift
@@ -36,7 +36,7 @@ package final class ChildProcess {
 
     /// The child's process id.
     package let processIdentifier: pid_t
-    private let ending = Ending()
+    private let ending: Ending
 
     /// Serializes spawns and the making of ``ChildPipe``s: where the C library lacks the `closefrom`
     /// action, a spawn closes the descriptors open when it starts, so a pipe must not be half made then.
@@ -72,55 +72,56 @@ package final class ChildProcess {
             ])
         }
         processIdentifier = pid
-        Self.reapWhenItEnds(pid, into: ending)
+        ending = Ending(pid)
+        Self.reapWhenItEnds(ending)
     }
 
-    /// Starts a thread that waits for child `pid` (`waitpid`, blocking) and records its end: a child is
-    /// reaped the moment it ends, whether or not its test is waiting. Swift Testing's exit-test monitor
-    /// loops on `waitid(P_ALL, WNOWAIT)` and spins, a whole core, for as long as any child of the test
-    /// process is an unreaped zombie: a test server that ended by its lifetime, a writer that finished.
-    private static func reapWhenItEnds(_ pid: pid_t, into ending: Ending) {
-        let waiter = Thread {
-            var status: Int32 = 0
-            var result: pid_t
-            repeat {
-                result = waitpid(pid, &status, 0)
-            } while result == -1 && errno == EINTR
-            if result == -1 {
-                ending.record(.unknown)
-            } else if status & 0x7F == 0 {
-                ending.record(.exited((status >> 8) & 0xFF))
-            } else {
-                ending.record(.signaled(status & 0x7F))
-            }
-        }
-        waiter.stackSize = 256 << 10
-        waiter.start()
+    /// Starts a thread that waits until child `pid` has ended (`waitid` with `WNOWAIT`, which leaves it
+    /// to be reaped) and reaps it then: a child is reaped the moment it ends, whether or not its test
+    /// is waiting. Swift Testing's exit-test monitor loops on `waitid(P_ALL, WNOWAIT)` and spins, a whole
+    /// core, for as long as any child of the test process is an unreaped zombie: a test server that
+    /// ended by its lifetime, a writer that finished. Nothing waits for this thread: every other path
+    /// reaps for itself (`waitpid` with `WNOHANG`, under the same lock), so a thread slow to start
+    /// delays no test. A plain detached `pthread`, without Foundation's start-up handshake.
+    private static func reapWhenItEnds(_ ending: Ending) {
+        let context = Unmanaged.passRetained(ending).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attributes, 256 << 10)
+        var thread = pthread_t()
+        let created = pthread_create(&thread, &attributes, { context in
+            let ending = Unmanaged<Ending>.fromOpaque(context!).takeRetainedValue()
+            ending.waitUntilEndedThenReap()
+            return nil
+        }, context)
+        if created != 0 { Unmanaged<Ending>.fromOpaque(context).release() }
     }
 
     /// Whether the child still runs.
     package var isRunning: Bool {
-        ending.termination(waitingUntil: .now) == nil
+        ending.reap() == nil
     }
 
     /// Kills the child (`SIGKILL`, which a blocked signal mask cannot hold back) and waits for its end.
     @discardableResult
     package func kill() -> Termination {
         if isRunning { Glibc.kill(processIdentifier, SIGKILL) }
-        return ending.termination(waitingUntil: .now + .seconds(60)) ?? .unknown
+        return ending.reap(waitingUntil: .now + .seconds(30)) ?? .unknown
     }
 
     /// Waits for the child to end, up to `timeout`; past it, kills the child. Blocks the calling
     /// thread: call it only where the child ends at once (after ``kill()``) or from a plain thread.
     package func waitForExit(timeout: Duration) -> Termination {
-        ending.termination(waitingUntil: .now + timeout) ?? kill()
+        ending.reap(waitingUntil: .now + timeout) ?? kill()
     }
 
     /// Waits for the child to end, up to `timeout`, without holding a thread; past it, kills the child.
     package func exit(within timeout: Duration) async -> Termination {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let termination = ending.termination(waitingUntil: .now) { return termination }
+            if let termination = ending.reap() { return termination }
             try? await Task.sleep(for: .milliseconds(2))
         }
         return kill()
@@ -156,31 +157,50 @@ package final class ChildProcess {
     }
 }
 
-/// A child's end, recorded once by its waiter thread and read by the test's.
+/// A child's end: reaped once, by whichever of its waiter thread and the test's calls comes first.
 ///
-/// `@unchecked Sendable`: `recorded` is only touched while holding `condition`.
+/// `@unchecked Sendable`: `recorded` is only touched, and the child only reaped, while holding `lock`.
 private final class Ending: @unchecked Sendable {
-    private let condition = NSCondition()
+    let pid: pid_t
+    private let lock = NSLock()
     private var recorded: ChildProcess.Termination?
 
-    func record(_ termination: ChildProcess.Termination) {
-        condition.withLock {
-            recorded = termination
-            condition.broadcast()
-        }
+    init(_ pid: pid_t) {
+        self.pid = pid
     }
 
-    /// The end, waiting for it until `deadline` at most; `nil` if the child still runs then.
-    func termination(waitingUntil deadline: ContinuousClock.Instant) -> ChildProcess.Termination? {
-        condition.withLock {
-            while recorded == nil {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero else { break }
-                let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18
-                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+    /// The child's end if it has ended, reaping it then; `nil` while it runs.
+    func reap() -> ChildProcess.Termination? {
+        lock.withLock {
+            if let recorded { return recorded }
+            var status: Int32 = 0
+            var result: pid_t
+            repeat {
+                result = waitpid(pid, &status, WNOHANG)
+            } while result == -1 && errno == EINTR
+            switch result {
+            case 0: return nil
+            case -1: recorded = .unknown
+            default: recorded = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
             }
             return recorded
         }
+    }
+
+    /// The child's end, polling every millisecond until `deadline` at most; `nil` if it still runs then.
+    func reap(waitingUntil deadline: ContinuousClock.Instant) -> ChildProcess.Termination? {
+        while true {
+            if let termination = reap() { return termination }
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(1_000)
+        }
+    }
+
+    /// Blocks until the child has ended (without reaping it), then reaps it.
+    func waitUntilEndedThenReap() {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+        _ = reap()
     }
 }
 
