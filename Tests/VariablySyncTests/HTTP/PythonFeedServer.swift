@@ -1,4 +1,5 @@
 import Foundation
+import VariablySync
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -39,10 +40,14 @@ final class PythonFeedServer {
     }
 
     private func send(_ method: String, _ path: String, body: [String: Any]?) async throws -> Data {
-        var request = URLRequest(url: URL(string: path, relativeTo: baseURL)!)
-        request.httpMethod = method
-        if let body { request.httpBody = try JSONSerialization.data(withJSONObject: body) }
-        let (data, _) = try await URLSession.shared.data(for: request)
+        // Through `URLSessionTransport`, which never blocks the calling thread: URLSession's own
+        // `data(for:)` waits for FoundationNetworking's queue, shared by every session of the process.
+        let request = HTTPTransportRequest(
+            method: method, url: URL(string: path, relativeTo: baseURL)!.absoluteURL,
+            body: try body.map { try JSONSerialization.data(withJSONObject: $0) }, timeout: 30)
+        let response = try await URLSessionTransport.shared.send(request)
+        var data = Data()
+        for try await chunk in response.body { data.append(chunk) }
         return data
     }
 

@@ -138,8 +138,12 @@ final class HostileHTTPServer {
             conn.sendall(head(status, len(body), extra) + body)
 
         def endless(conn, chunk):
+            # Paced (about 8 MB/s): FoundationNetworking reads every URLSession of the process on one
+            # queue, so a flood as fast as loopback allows kept every other test's requests (and the
+            # cancellation that ends this one) waiting for minutes.
             while True:
                 conn.sendall(chunk)
+                time.sleep(0.0005)
 
         def handle(conn):
             try:

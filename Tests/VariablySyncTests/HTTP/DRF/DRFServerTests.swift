@@ -1,4 +1,5 @@
 import Foundation
+import VariablySync
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -86,45 +87,40 @@ struct DRFServerTests {
 
     /// An answer: status, headers and the body's JSON, if any.
     private struct Answer {
-        var response: HTTPURLResponse
+        var status: Int
+        /// The headers, by lower-case name.
+        var headers: [String: String]
         var json: Any?
 
-        var status: Int { response.statusCode }
-
         /// The header `name`, in any case.
-        func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
     }
 
     /// Sends `method` to `path` under the server's root, with the server's token if `authorized`, without
-    /// following redirects.
+    /// following redirects: through `URLSessionTransport`, which hands redirects back and never blocks
+    /// the calling thread (URLSession's own `data(for:)` waits for FoundationNetworking's queue, shared
+    /// by every session of the process, on the calling cooperative thread).
     private func send(
         _ server: DRFServer, _ method: String, _ path: String, body: [String: Any]? = nil, ifMatch: String? = nil,
         authorized: Bool = true
     ) async throws -> Answer {
-        var request = URLRequest(url: URL(string: path, relativeTo: server.baseURL)!.absoluteURL, timeoutInterval: 10)
-        request.httpMethod = method
-        if authorized {
-            request.setValue("Token \(server.token)", forHTTPHeaderField: "Authorization")
-        }
-        if let ifMatch { request.setValue(ifMatch, forHTTPHeaderField: "If-Match") }
+        var headers: [(name: String, value: String)] = []
+        if authorized { headers.append(("Authorization", "Token \(server.token)")) }
+        if let ifMatch { headers.append(("If-Match", ifMatch)) }
+        var data: Data?
         if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            data = try JSONSerialization.data(withJSONObject: body)
+            headers.append(("Content-Type", "application/json"))
         }
-        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        return Answer(response: http, json: try? JSONSerialization.jsonObject(with: data))
+        let request = HTTPTransportRequest(
+            method: method, url: URL(string: path, relativeTo: server.baseURL)!.absoluteURL, headers: headers, body: data,
+            timeout: 10)
+        let response = try await URLSessionTransport.shared.send(request)
+        var received = Data()
+        for try await chunk in response.body { received.append(chunk) }
+        var lowercased: [String: String] = [:]
+        for (name, value) in response.headers { lowercased[name.lowercased()] = value }
+        return Answer(status: response.status, headers: lowercased, json: try? JSONSerialization.jsonObject(with: received))
     }
 }
 
-/// A session delegate that hands redirects to the caller instead of following them.
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
