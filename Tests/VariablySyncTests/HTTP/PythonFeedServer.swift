@@ -41,7 +41,7 @@ final class PythonFeedServer {
 
     private func send(_ method: String, _ path: String, body: [String: Any]?) async throws -> Data {
         // Through `URLSessionTransport`, which never blocks the calling thread: URLSession's own
-        // `data(for:)` waits for FoundationNetworking's queue, shared by every session of the process.
+        // `data(for:)` waits for the session's queue on the calling cooperative thread.
         let request = HTTPTransportRequest(
             method: method, url: URL(string: path, relativeTo: baseURL)!.absoluteURL,
             body: try body.map { try JSONSerialization.data(withJSONObject: $0) }, timeout: 30)

@@ -138,9 +138,9 @@ final class HostileHTTPServer {
             conn.sendall(head(status, len(body), extra) + body)
 
         def endless(conn, chunk):
-            # Paced (about 8 MB/s): FoundationNetworking reads every URLSession of the process on one
-            # queue, so a flood as fast as loopback allows kept every other test's requests (and the
-            # cancellation that ends this one) waiting for minutes.
+            # Paced (about 8 MB/s): a flood as fast as loopback allows kept FoundationNetworking's queue
+            # busy for minutes (the cancellation that ends it waited behind the reads), and other
+            # tests' requests stalled meanwhile.
             while True:
                 conn.sendall(chunk)
                 time.sleep(0.0005)

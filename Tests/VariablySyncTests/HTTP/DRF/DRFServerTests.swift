@@ -98,8 +98,8 @@ struct DRFServerTests {
 
     /// Sends `method` to `path` under the server's root, with the server's token if `authorized`, without
     /// following redirects: through `URLSessionTransport`, which hands redirects back and never blocks
-    /// the calling thread (URLSession's own `data(for:)` waits for FoundationNetworking's queue, shared
-    /// by every session of the process, on the calling cooperative thread).
+    /// the calling thread (URLSession's own `data(for:)` waits for the session's queue on the calling
+    /// cooperative thread, for minutes while a hostile test floods FoundationNetworking).
     private func send(
         _ server: DRFServer, _ method: String, _ path: String, body: [String: Any]? = nil, ifMatch: String? = nil,
         authorized: Bool = true
