@@ -76,13 +76,13 @@ package final class ChildProcess {
         Self.reapWhenItEnds(ending)
     }
 
-    /// Starts a thread that waits until child `pid` has ended (`waitid` with `WNOWAIT`, which leaves it
-    /// to be reaped) and reaps it then: a child is reaped the moment it ends, whether or not its test
+    /// Starts a thread that waits until the child of `ending` has ended (`waitid` with `WNOWAIT`, which
+    /// leaves it to be reaped) and reaps it then: a child is reaped the moment it ends, whether or not its test
     /// is waiting. Swift Testing's exit-test monitor loops on `waitid(P_ALL, WNOWAIT)` and spins, a whole
     /// core, for as long as any child of the test process is an unreaped zombie: a test server that
     /// ended by its lifetime, a writer that finished. Nothing waits for this thread: every other path
     /// reaps for itself (`waitpid` with `WNOHANG`, under the same lock), so a thread slow to start
-    /// delays no test. A plain detached `pthread`, without Foundation's start-up handshake.
+    /// delays no test. A detached `pthread` with a small stack: one per child, gone with the child.
     private static func reapWhenItEnds(_ ending: Ending) {
         let context = Unmanaged.passRetained(ending).toOpaque()
         var attributes = pthread_attr_t()
