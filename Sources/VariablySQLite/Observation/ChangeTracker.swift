@@ -10,14 +10,16 @@ import Synchronization
 /// releases the writer, tells the observers of those tables. Only writes through this
 /// `SQLiteDatabase` are seen: SQLite tells a connection nothing of other processes' writes.
 ///
-/// `@unchecked Sendable`: `pending` and `lastTable` are only touched by SQLite's hooks, on the
-/// thread that holds the writer; `committed`, `observers` and `nextToken` only while holding `lock`;
-/// `observerCount` is atomic.
+/// `@unchecked Sendable`: `pending`, `lastTable` and `droppedObject` are only touched by SQLite's
+/// hooks and authorizer, on the thread that holds the writer; `committed`, `observers` and
+/// `nextToken` only while holding `lock`; `observerCount` is atomic.
 final class ChangeTracker: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: Set<String> = []
     /// The table of the previous row change, to skip building its name again for each row.
     private var lastTable: (pointer: UnsafePointer<CChar>, name: String)?
+    /// The table or view a `DROP` being prepared names, until SQLite asks about deleting it.
+    private var droppedObject: String?
     private var committed: Set<String> = []
     private var observers: [Int: (tables: Set<String>, notify: @Sendable () -> Void)] = [:]
     private var nextToken = 0
@@ -47,6 +49,31 @@ final class ChangeTracker: @unchecked Sendable {
 
     func didRollBack() {
         pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The authorizer's answer while a statement is prepared
+    /// (https://www.sqlite.org/c3ref/set_authorizer.html): `SQLITE_IGNORE` to a `DELETE` keeps the
+    /// deletion, but without the truncate optimization, which would delete every row unseen by the update
+    /// hook (https://www.sqlite.org/lang_delete.html#the_truncate_optimization). Except where SQLite asks
+    /// about a `DELETE` while it prepares a `DROP`, of its schema table or of the table or view dropped:
+    /// answered `SQLITE_IGNORE`, the `DROP` would silently do nothing.
+    func authorize(_ action: Int32, _ name: UnsafePointer<CChar>?) -> Int32 {
+        switch action {
+        case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW:
+            droppedObject = name.map { String(cString: $0) }
+            return SQLITE_OK
+        case SQLITE_DELETE:
+            guard let name else { return SQLITE_IGNORE }
+            if strncmp(name, "sqlite_", 7) == 0 { return SQLITE_OK }
+            if let dropped = droppedObject, dropped == String(cString: name) {
+                droppedObject = nil
+                return SQLITE_OK
+            }
+            return SQLITE_IGNORE
+        default:
+            droppedObject = nil
+            return SQLITE_OK
+        }
     }
 
     // MARK: Observers
@@ -106,10 +133,11 @@ extension Database {
                 guard let context else { return }
                 Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().didRollBack()
             }, context)
-        // https://www.sqlite.org/c3ref/set_authorizer.html: answering SQLITE_IGNORE to a DELETE keeps
-        // it, but without the truncate optimization, which would delete every row unseen by the update hook.
         sqlite3_set_authorizer(
             handle,
-            { _, action, _, _, _, _ in action == SQLITE_DELETE ? SQLITE_IGNORE : SQLITE_OK }, nil)
+            { context, action, name, _, _, _ in
+                guard let context else { return SQLITE_OK }
+                return Unmanaged<ChangeTracker>.fromOpaque(context).takeUnretainedValue().authorize(action, name)
+            }, context)
     }
 }
