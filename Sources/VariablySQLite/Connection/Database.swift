@@ -26,6 +26,9 @@ public final class Database {
     private let traceBox: TraceBox?
     /// The cancellable async job running on this connection, if any (see ``DatabaseJob``).
     var currentJob: DatabaseJob?
+    /// Statements run at both ends of each transaction of ``SQLiteDatabase/write(_:_:)`` (see
+    /// ``runAtWriteBoundaries(_:)``), in the order they were added.
+    private(set) var writeBoundaryStatements: [String] = []
 
     init(location: String, flags: Int32, configuration: Configuration, isReadOnly: Bool) throws {
         var handle: OpaquePointer?
@@ -205,6 +208,22 @@ public final class Database {
 
     /// The rows changed by the last insert, update or delete (https://www.sqlite.org/c3ref/changes.html).
     public var changesCount: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Runs `sql` first and last in every transaction of ``SQLiteDatabase/write(_:_:)`` on this
+    /// connection from now on: right after it begins, and right before it commits. A layer that keeps
+    /// per-transaction bookkeeping (the sync queue's transaction groups) marks where one write ends and
+    /// the next begins with it. Adding the same statement twice runs it once.
+    ///
+    /// - Parameter sql: One statement, cheap when there is nothing to do: it runs in every write.
+    package func runAtWriteBoundaries(_ sql: String) {
+        guard !writeBoundaryStatements.contains(sql) else { return }
+        writeBoundaryStatements.append(sql)
+    }
+
+    /// Runs the statements of ``runAtWriteBoundaries(_:)``.
+    func runWriteBoundaryStatements() throws {
+        for sql in writeBoundaryStatements { try cachedStatement(sql: sql).execute() }
+    }
 
     /// Whether a transaction is open (https://www.sqlite.org/c3ref/get_autocommit.html).
     package var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -148,7 +148,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
             changes.publish()
         }
         func transaction() throws -> T {
-            try writer.inTransaction(kind ?? configuration.defaultTransactionKind) { try body(writer) }
+            try writer.inTransaction(kind ?? configuration.defaultTransactionKind) {
+                try writer.runWriteBoundaryStatements()
+                let result = try body(writer)
+                try writer.runWriteBoundaryStatements()
+                return result
+            }
         }
         guard let job else { return try transaction() }
         return try job.run(on: writer, transaction)

@@ -13,10 +13,16 @@ extension Repository {
     /// comes first (a self-reference, or a parent table pushed before), and is reported in
     /// ``SyncReport/held`` otherwise, with the parent's refusal when there is one.
     ///
-    /// - Parameter operations: The operations pushed: a ``SyncStore`` pushes creates and updates
-    ///   parents first, then deletions children first.
+    /// Changes go in the order of the local transactions that made them (see `SyncStateStore`'s
+    /// transaction groups).
+    ///
+    /// - Parameters:
+    ///   - operations: The operations pushed: a ``SyncStore`` pushes creates and updates parents first,
+    ///     then deletions children first.
+    ///   - throughGroup: The last transaction group pushed (`nil`: all): a store's round.
     func pushPendingChanges(
-        into report: inout SyncReport<Model.ID>, operations: Set<PendingChange.Operation> = [.upsert, .delete]
+        into report: inout SyncReport<Model.ID>, operations: Set<PendingChange.Operation> = [.upsert, .delete],
+        throughGroup: Int64? = nil
     ) async throws {
         // A read-only source: local changes stay queued (pendingChangeCount tells how many).
         guard remote.acceptsPushes else { return }
@@ -25,7 +31,7 @@ extension Repository {
             let state = self.state
             let primaryKey = self.primaryKey
             let (pending, held) = try await database.read { db in
-                try (state.pending(db), state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db))
+                try (state.pending(throughGroup: throughGroup, db), state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db))
             }
             var queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
             // A cycle of new records (each waits for another through an optional reference): the

@@ -95,7 +95,9 @@ extension Repository {
             let feed = remote.feedIdentifier
             let (pendingCount, lastFeed) = try await database.read { try (state.pendingCount($0), state.feed($0)) }
             broadcaster.yield(.started(pendingChanges: pendingCount))
-            if !phase.pushes.isEmpty { try await pushPendingChanges(into: &report, operations: phase.pushes) }
+            if !phase.pushes.isEmpty {
+                try await pushPendingChanges(into: &report, operations: phase.pushes, throughGroup: phase.throughGroup)
+            }
             if phase.pulls {
                 // A cursor of another feed means nothing to this one: start over, as a resync does.
                 let feedChanged = lastFeed != nil && lastFeed != feed
@@ -129,10 +131,10 @@ extension Repository {
 /// The parts of a sync: all of it, or one of the steps a ``SyncStore`` runs across its repositories.
 package enum SyncPhase: Sendable {
     case all
-    /// Creates and updates only.
-    case pushSaves
-    /// Deletions only.
-    case pushDeletions
+    /// Creates and updates only, of the transaction groups up to `throughGroup` (`nil`: all).
+    case pushSaves(throughGroup: Int64?)
+    /// Deletions only, of the transaction groups up to `throughGroup` (`nil`: all).
+    case pushDeletions(throughGroup: Int64?)
     case pull
 
     var pushes: Set<PendingChange.Operation> {
@@ -141,6 +143,14 @@ package enum SyncPhase: Sendable {
         case .pushSaves: [.upsert]
         case .pushDeletions: [.delete]
         case .pull: []
+        }
+    }
+
+    /// The last transaction group pushed; `nil`: all of them.
+    var throughGroup: Int64? {
+        switch self {
+        case .pushSaves(let group), .pushDeletions(let group): group
+        case .all, .pull: nil
         }
     }
 

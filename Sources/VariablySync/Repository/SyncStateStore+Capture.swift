@@ -15,7 +15,7 @@ import VariablySQLite
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
     /// Bump when the trigger bodies change: older triggers of the table are replaced.
-    static let captureVersion = 3
+    static let captureVersion = 4
 
     /// Where a deletion finds the version the client last saw of the record it deletes.
     struct DeletionVersion: Equatable, Sendable {
@@ -157,7 +157,7 @@ extension SyncStateStore {
                 "changed_columns" = \(mergedColumns), "failure" = NULL,
                 "superseded_keys" = CASE WHEN "sent" = 1
                     THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
-                "sent" = 0
+                "sent" = 0, "transaction_group" = NULL
             """
     }
 

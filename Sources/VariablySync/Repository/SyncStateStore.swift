@@ -51,6 +51,7 @@ struct SyncStateStore: Sendable {
             "is_new" INTEGER NOT NULL DEFAULT 0,
             "changed_columns" TEXT,
             "failure" TEXT,
+            "transaction_group" INTEGER,
             UNIQUE ("table_name", "record_id")
         );
         CREATE TABLE IF NOT EXISTS "variably_record_versions" (
@@ -100,6 +101,17 @@ struct SyncStateStore: Sendable {
         if !columns.contains("failure") {
             try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "failure" TEXT"#)
         }
+        if !columns.contains("transaction_group") {
+            // Changes queued by an older version form one group, the oldest.
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "transaction_group" INTEGER"#)
+            try db.execute(sql: #"UPDATE "variably_pending_changes" SET "transaction_group" = 1"#)
+        }
+        try db.execute(
+            sql: #"""
+                CREATE INDEX IF NOT EXISTS "variably_pending_changes_by_group"
+                ON "variably_pending_changes" ("transaction_group")
+                """#)
+        db.runAtWriteBoundaries(stampTransactionGroupSQL)
     }
 
     func cursor(_ db: Database) throws -> SyncCursor? {
@@ -162,10 +174,15 @@ struct SyncStateStore: Sendable {
             arguments: [table, cursor.rawValue, Date().timeIntervalSince1970])
     }
 
-    /// The queued changes to push, oldest first: those the server refused wait for the app
-    /// (see ``failed(_:)``).
-    func pending(_ db: Database) throws -> [PendingChange] {
-        try changes(where: #""failure" IS NULL"#, db)
+    /// The queued changes to push, in the order of the transactions that made them: those the server
+    /// refused wait for the app (see ``failed(_:)``).
+    ///
+    /// - Parameter group: The last transaction group to read; `nil` reads them all.
+    func pending(throughGroup group: Int64? = nil, _ db: Database) throws -> [PendingChange] {
+        guard let group else { return try changes(where: #""failure" IS NULL"#, db) }
+        return try changes(
+            where: #""failure" IS NULL AND coalesce("transaction_group", 9223372036854775807) <= ?"#,
+            arguments: [.integer(group)], db)
     }
 
     /// The queued changes the server refused, with its answer, oldest first.
@@ -174,7 +191,8 @@ struct SyncStateStore: Sendable {
         let failures = try db.fetch(
             sql: #"""
                 SELECT "failure" FROM "variably_pending_changes"
-                WHERE "table_name" = ? AND "failure" IS NOT NULL ORDER BY "sequence"
+                WHERE "table_name" = ? AND "failure" IS NOT NULL
+                ORDER BY coalesce("transaction_group", 9223372036854775807), "sequence"
                 """#,
             arguments: [table]
         ).map { if case .text(let text) = $0[0] { text } else { "" } }
@@ -191,7 +209,8 @@ struct SyncStateStore: Sendable {
             sql: #"""
                 SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys",
                     "is_new", "changed_columns"
-                FROM "variably_pending_changes" WHERE "table_name" = ? AND \#(condition) ORDER BY "sequence"
+                FROM "variably_pending_changes" WHERE "table_name" = ? AND \#(condition)
+                ORDER BY coalesce("transaction_group", 9223372036854775807), "sequence"
                 """#,
             arguments: StatementArguments(([SQLValue.text(table)] + arguments).map { $0 as any SQLValueConvertible }))
         return rows.compactMap { row in

@@ -2,8 +2,9 @@ import Foundation
 public import VariablySQLite
 
 /// Repositories of related models on one database, synced as one graph: local changes are pushed in
-/// the order of their tables' references (creates and updates parents first, deletions children
-/// first), then each table is pulled, parents first.
+/// the order of the local transactions that made them, and within one in the order of their tables'
+/// references (creates and updates parents first, deletions children first); then each table is
+/// pulled, parents first.
 ///
 /// ```swift
 /// let store = SyncStore(users, posts, comments)   // Repository<User>, Repository<Post>, Repository<Comment>
@@ -117,22 +118,10 @@ public actor SyncStore {
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
         var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        // Saves, parents first; again while a pass sent something and something is still held (a
-        // record completed after a cycle, a parent table's record freed by a child's create).
-        for _ in 0...members.count {
-            var sent = 0
-            var held = 0
-            for member in members {
-                let report = try await member.run(.pushSaves)
-                reports[member.type] = reports[member.type].map { $0.merged(with: report).holding(as: report) } ?? report
-                sent += report.pushedCount
-                held += report.heldCount
-            }
-            if sent == 0 || held == 0 { break }
-        }
-        for member in members.reversed() {
-            let report = try await member.run(.pushDeletions)
-            reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+        let tables = members.map(\.table)
+        let rounds = try await members[0].database.write { try SyncStateStore.pushRounds(of: tables, $0) }
+        for round in rounds {
+            try await push(throughGroup: round, into: &reports)
         }
         if let feed {
             let retries = try await pullFeed(feed, into: &reports)
@@ -154,6 +143,27 @@ public actor SyncStore {
             if !isRefused { break }
         }
         return SyncStoreReport(reports: reports)
+    }
+
+    /// Pushes the changes of the transaction groups up to `group` (`nil`: all): saves parents first,
+    /// again while a pass sent something and something is still held (a record completed after a
+    /// cycle, a parent table's record freed by a child's create); then deletions, children first.
+    private func push(throughGroup group: Int64?, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws {
+        for _ in 0...members.count {
+            var sent = 0
+            var held = 0
+            for member in members {
+                let report = try await member.run(.pushSaves(throughGroup: group))
+                reports[member.type] = reports[member.type].map { $0.merged(with: report).holding(as: report) } ?? report
+                sent += report.pushedCount
+                held += report.heldCount
+            }
+            if sent == 0 || held == 0 { break }
+        }
+        for member in members.reversed() {
+            let report = try await member.run(.pushDeletions(throughGroup: group))
+            reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+        }
     }
 
     /// `members` with each after the tables it references; in a cycle, references through optional

@@ -92,4 +92,27 @@ struct DRFRelatedModelsTests {
         #expect(state.articles.allSatisfy { $0.deleted })
         #expect(try await authors.pendingChangeCount() + articles.pendingChangeCount() == 0)
     }
+
+    /// DRF keeps one live author per name. The author `bob` is deleted, then another `bob` is created
+    /// in a later transaction: the deletion goes first, so DRF accepts the new `bob`; sent saves first,
+    /// DRF would refuse it.
+    @Test func aDeletionGoesBeforeALaterTransactionsCreate() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let (authors, _, store) = try Self.graph(on: server)
+        _ = try await authors.create { DRFAuthor(id: $0, name: "bob") }
+        try await store.sync()
+        let first = try #require(try await authors.fetch().first)
+
+        try await authors.delete(id: first.id)
+        _ = try await authors.create { DRFAuthor(id: $0, name: "bob") }
+        let report = try await store.sync()
+        #expect(report.for(DRFAuthor.self)?.rejected.isEmpty == true)
+        #expect(report.for(DRFAuthor.self)?.pushed == 2)
+        let state = try server.state()
+        #expect(state.authors.filter { !$0.deleted }.map(\.name) == ["bob"])
+        #expect(state.authors.filter(\.deleted).map(\.id) == [first.id])
+        #expect(try await authors.fetch().map(\.name) == ["bob"])
+        #expect(try await authors.pendingChangeCount() == 0)
+    }
 }

@@ -169,6 +169,10 @@ extension DRFServer {
 
             class Meta:
                 app_label = "notes"
+                # No two live authors share a name: a deleted one's name is free again.
+                constraints = [
+                    models.UniqueConstraint(fields=["name"], condition=models.Q(deleted=False), name="one_live_author_per_name")
+                ]
 
         class Article(models.Model):
             author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="articles")
