@@ -4,10 +4,11 @@ import VariablySync
 import VariablySyncTesting
 
 /// The production transport: a full sync over loopback `https://` with gzip pages through
-/// `URLSessionTransport`, against `http://` identity through the socket client (the baseline), in the
-/// same run; then `http://` identity through `URLSessionTransport` (which decides whether the socket
-/// client stays the `http://` transport on Linux) and `https://` identity. Prints the bytes on the
-/// wire per 1,000 users with and without gzip.
+/// `URLSessionTransport` and through the socket client over OpenSSL (the default on Linux), against
+/// `http://` identity through the socket client (the baseline), in the same run; then `http://`
+/// identity through `URLSessionTransport` (which decides whether the socket client stays the
+/// `http://` transport on Linux) and `https://` identity through both. Prints the bytes on the wire
+/// per 1,000 users with and without gzip.
 ///
 /// Runs only under `Benchmarks/https-speed`, which makes a certificate authority for the run and starts
 /// this binary where URLSession trusts it (`VARIABLY_BENCH_TLS` names the folder with `server.pem` and
@@ -48,6 +49,7 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
     let transport = URLSessionTransport(configuration: .ephemeral)
     let baseline = "http:// identity, socket client"
     let secure = "https:// gzip -6, URLSessionTransport"
+    let secureSocket = "https:// gzip -6, socket client over OpenSSL"
     let plainURLSession = "http:// identity, URLSessionTransport"
     return [
         Group(
@@ -56,6 +58,11 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
                 Variant(name: secure) {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL, transport: transport))
                 },
+                // The default for https:// on Linux: one TLS handshake per request (no keep-alive).
+                Variant(name: secureSocket) { try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL)) },
+                Variant(name: "https:// identity, socket client over OpenSSL") {
+                    try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureIdentity.baseURL))
+                },
                 Variant(name: plainURLSession) {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: identity.baseURL, transport: transport))
                 },
@@ -63,7 +70,7 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureIdentity.baseURL, transport: transport))
                 },
             ],
-            targets: [secure: 0.8])
+            targets: [secure: 0.8, secureSocket: 0.8])
     ]
 }
 

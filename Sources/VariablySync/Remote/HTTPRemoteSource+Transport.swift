@@ -7,12 +7,19 @@ extension HTTPRemoteSource {
     typealias Response = (head: HTTPResponseParser.Head, body: Data)
 
     /// The transport that sends a request to `url`: the app's, or by default ``URLSessionTransport``,
-    /// with the package's socket client for `http://` on Linux (FoundationNetworking traps on some
-    /// broken answers, see `HTTPSocketClient`).
+    /// with the package's socket client on Linux for `http://`, and for `https://` where the system's
+    /// OpenSSL opens (FoundationNetworking traps on some broken answers, see `HTTPSocketClient`).
     func transport(for url: URL) -> any HTTPTransport {
         #if canImport(Glibc)
-            if usesDefaultTransport, !prefersURLSession, url.scheme?.lowercased() == "http" {
-                return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
+            if usesDefaultTransport, !prefersURLSession {
+                switch url.scheme?.lowercased() {
+                case "http":
+                    return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
+                case "https" where OpenSSLLibrary.shared != nil:
+                    return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
+                default:
+                    break
+                }
             }
         #endif
         return transport

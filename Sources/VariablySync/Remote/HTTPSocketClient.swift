@@ -2,13 +2,15 @@
     import Foundation
     import Glibc
 
-    /// A minimal HTTP/1.1 client over POSIX sockets, for `http://` URLs on Linux.
+    /// A minimal HTTP/1.1 client over POSIX sockets, for `http://` URLs on Linux, and `https://` ones
+    /// over the system's OpenSSL (``OpenSSLLibrary``).
     ///
     /// FoundationNetworking traps (`Fatal error: Transfer completed, but there's no response`) when a
     /// server sends a status line and closes, which no caller can catch; this client reads the same
     /// answer as a typed error. One request per connection (`Connection: close`), non-blocking I/O with
-    /// `poll(2)`, and one deadline for the whole request (name lookup excepted: `getaddrinfo` has no
-    /// timeout). The blocking work runs on a thread of its own, never on Swift's cooperative pool.
+    /// `poll(2)`, and one deadline for the whole request, TLS handshake included (name lookup excepted:
+    /// `getaddrinfo` has no timeout). The blocking work runs on a thread of its own, never on Swift's
+    /// cooperative pool.
     struct HTTPSocketClient: Sendable {
         /// The longest the whole request may take, connection and body included.
         let timeout: TimeInterval
@@ -26,6 +28,13 @@
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     let thread = Thread {
+                        // OpenSSL writes with write(2): a peer that closed would raise SIGPIPE, which ends
+                        // the process. Blocked on this thread, it stays pending here (and goes with the
+                        // thread) while the write fails with EPIPE, read as a failed connection.
+                        var pipe = sigset_t()
+                        sigemptyset(&pipe)
+                        sigaddset(&pipe, SIGPIPE)
+                        pthread_sigmask(SIG_BLOCK, &pipe, nil)
                         continuation.resume(
                             with: Result {
                                 try Exchange(
@@ -53,6 +62,8 @@
         let cancellation: CancellationFlag
         var parser: HTTPResponseParser
         var socket: Int32 = -1
+        /// The TLS session of an `https://` request, once connected.
+        var tls: TLSConnection?
 
         init(
             request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int,
@@ -65,20 +76,37 @@
         }
 
         deinit {
+            tls = nil
             if socket >= 0 { close(socket) }
         }
 
+        var isSecure: Bool { request.url.scheme?.lowercased() == "https" }
+
         func run() throws -> (head: HTTPResponseParser.Head, body: Data) {
             try connect()
+            if isSecure { try startTLS() }
             try write(request.serialized())
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            var events = Int16(POLLIN)
             while !parser.isComplete {
-                try wait(for: Int16(POLLIN), doing: "waiting for the answer")
-                let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                if count < 0 {
-                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
-                    throw RemoteSourceError.transient(
-                        "\(request.summary): the connection failed: \(Self.describe(errno))")
+                try wait(for: events, doing: "waiting for the answer")
+                events = Int16(POLLIN)
+                let count: Int
+                if let tls {
+                    switch try chunk.withUnsafeMutableBytes({ try tls.read(into: $0.baseAddress!, count: $0.count) }) {
+                    case .bytes(let read): count = read
+                    case .closed: count = 0
+                    case .wait(let wanted):
+                        events = wanted
+                        continue
+                    }
+                } else {
+                    count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count < 0 {
+                        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                        throw RemoteSourceError.transient(
+                            "\(request.summary): the connection failed: \(Self.describe(errno))")
+                    }
                 }
                 do {
                     if count == 0 {
@@ -100,7 +128,7 @@
             guard let host = request.url.host, !host.isEmpty else {
                 throw RemoteSourceError.unavailable("\(request.summary): the URL has no host")
             }
-            let port = request.url.port ?? 80
+            let port = request.url.port ?? (isSecure ? 443 : 80)
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -149,10 +177,34 @@
             return true
         }
 
+        /// Runs the TLS handshake within the request's deadline.
+        private func startTLS() throws {
+            guard let library = OpenSSLLibrary.shared, let host = request.url.host else {
+                throw RemoteSourceError.unavailable("\(request.summary): no TLS library (libssl) could be opened")
+            }
+            let connection = try TLSConnection(
+                library: library, socket: socket, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+                summary: request.summary)
+            tls = connection
+            while let events = try connection.handshake() {
+                try wait(for: events, doing: "the TLS handshake")
+            }
+        }
+
         private func write(_ data: Data) throws {
             var offset = 0
+            var events = Int16(POLLOUT)
             while offset < data.count {
-                try wait(for: Int16(POLLOUT), doing: "sending the request")
+                try wait(for: events, doing: "sending the request")
+                events = Int16(POLLOUT)
+                if let tls {
+                    switch try data.withUnsafeBytes({ try tls.write($0.baseAddress! + offset, count: $0.count - offset) }) {
+                    case .bytes(let written): offset += written
+                    case .wait(let wanted): events = wanted
+                    case .closed: throw RemoteSourceError.transient("\(request.summary): the connection closed")
+                    }
+                    continue
+                }
                 let count = data.withUnsafeBytes { bytes in
                     Glibc.send(socket, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
                 }

@@ -200,7 +200,7 @@ struct HTTPHostileServerTests {
     func endlessResponseHeadIsAnError(transport: HostileTransport) async throws {
         let (server, result) = try await pull(["header-flood"], through: transport)
         defer { server.stop() }
-        guard transport == .socket else {
+        guard !transport.isURLSession else {
             // libcurl refuses a head past its own limit; whatever it says, it is a typed error.
             guard case .failure(_ as RemoteSourceError) = result else {
                 Issue.record("expected a RemoteSourceError, got \(result)")
@@ -230,10 +230,11 @@ struct HTTPHostileServerTests {
         _ = await server.waitUntilTheClientHangsUp()
     }
 
-    /// Through the socket client only: FoundationNetworking traps on this answer (see
+    /// Through the socket client only, plain or over TLS: FoundationNetworking traps on this answer (see
     /// `HTTPSTransportTests.brokenAnswersStopFoundationNetworking`).
-    @Test func chunkedAnswerAfterAnInterimResponseIsRead() async throws {
-        let (server, result) = try await pull(["chunked"])
+    @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
+    func chunkedAnswerAfterAnInterimResponseIsRead(transport: HostileTransport) async throws {
+        let (server, result) = try await pull(["chunked"], through: transport)
         defer { server.stop() }
         let page = try result.get()
         #expect(page.nextCursor == "ab+c/d==")
@@ -242,11 +243,11 @@ struct HTTPHostileServerTests {
 
     // MARK: - 5. Dropped connections
 
-    /// `status-then-close` only through the socket client: FoundationNetworking traps on it (see
-    /// `HTTPSTransportTests.brokenAnswersStopFoundationNetworking`).
+    /// `status-then-close` only through the socket client (plain or over TLS): FoundationNetworking traps
+    /// on it (see `HTTPSTransportTests.brokenAnswersStopFoundationNetworking`).
     @Test(arguments: HostileTransport.all, ["truncated", "long-length", "short-length", "close", "status-then-close"])
     func droppedConnectionIsTransient(transport: HostileTransport, mode: String) async throws {
-        guard transport == .socket || mode != "status-then-close" else { return }
+        guard !transport.isURLSession || mode != "status-then-close" else { return }
         let (server, result) = try await pull([mode], through: transport)
         defer { server.stop() }
         guard case .failure(let error as RemoteSourceError) = result else {

@@ -4,32 +4,35 @@ import VariablySync
 
 /// The ways ``HTTPRemoteSource`` reaches a ``HostileHTTPServer``, for the tests that run each hostile
 /// scenario on every transport: `http://` through the package's socket client (the default on Linux)
-/// and through ``URLSessionTransport``, and `https://` through ``URLSessionTransport`` over real TLS.
+/// and through ``URLSessionTransport``, and `https://` over real TLS through both (the socket client over
+/// the system's OpenSSL is the default for `https://` on Linux).
 ///
-/// The TLS case runs only in a test binary re-launched to trust the test authority (see
+/// The TLS cases run only in a test binary re-launched to trust the test authority (see
 /// ``TestCertificateAuthority``, and `HTTPSTransportTests`, which launches it); that binary runs only
-/// the TLS case, the others already ran in the parent.
+/// the TLS cases, the others already ran in the parent.
 enum HostileTransport: String, Sendable, CustomTestStringConvertible {
     case socket
     case urlSession
     case urlSessionOverTLS
+    case socketOverTLS
 
     var testDescription: String { rawValue }
 
-    /// The transports this process tests: TLS only in a re-launched binary, all three where the system
+    /// The transports this process tests: TLS only in a re-launched binary, all four where the system
     /// bundle itself trusts the test authority (see `TestCertificateAuthority.isInSystemBundle`).
     static var all: [HostileTransport] {
         guard TestCertificateAuthority.trusted != nil else { return [.socket, .urlSession] }
-        guard TestCertificateAuthority.isInSystemBundle else { return [.urlSessionOverTLS] }
-        return [.socket, .urlSession, .urlSessionOverTLS]
+        guard TestCertificateAuthority.isInSystemBundle else { return [.urlSessionOverTLS, .socketOverTLS] }
+        return [.socket, .urlSession, .urlSessionOverTLS, .socketOverTLS]
     }
 
-    var isURLSession: Bool { self != .socket }
+    var isURLSession: Bool { self == .urlSession || self == .urlSessionOverTLS }
 
-    /// A server answering in `modes`, over TLS for ``urlSessionOverTLS``.
+    var isTLS: Bool { self == .urlSessionOverTLS || self == .socketOverTLS }
+
+    /// A server answering in `modes`, over TLS for the TLS cases.
     func server(_ modes: [String], records: String = "[]") async throws -> HostileHTTPServer {
-        try await HostileHTTPServer(
-            modes, records: records, tls: self == .urlSessionOverTLS ? TestCertificateAuthority.trusted : nil)
+        try await HostileHTTPServer(modes, records: records, tls: isTLS ? TestCertificateAuthority.trusted : nil)
     }
 
     /// A source for `server` through this transport.

@@ -23,10 +23,11 @@ struct HTTPSTransportTests {
         let authority = try await TestCertificateAuthority.make()
         defer { authority.remove() }
         let (termination, log) = try await Self.runChild(
-            authority, filter: "HTTPHostileServerTests|HTTPTransportTests")
+            authority, filter: "HTTPHostileServerTests|HTTPTransportTests|TLSConnectionTests")
         #expect(termination == .exited(0), "the TLS run failed:\n\(Self.failures(in: log))")
-        // The TLS cases did run (a filter that matched nothing would exit 0 too).
+        // The TLS cases did run, through both transports (a filter that matched nothing would exit 0 too).
         #expect(log.contains("urlSessionOverTLS"), "\(log.suffix(2000))")
+        #expect(log.contains("socketOverTLS"), "\(log.suffix(2000))")
     }
 
     /// Two answers stop any process that reads them through FoundationNetworking (6.3.1 on Linux), over
