@@ -5,8 +5,8 @@ public import VariablyCodable
     public import FoundationNetworking
 #endif
 
-/// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux for `http://` URLs
-/// with a built-in HTTP/1.1 client that survives hostile servers.
+/// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux with a built-in
+/// HTTP/1.1 client that survives hostile servers (over the system's OpenSSL for `https://`).
 ///
 /// Its `api` declares where the server keeps records, pages and changes (see ``HTTPAPI``). With the
 /// default, ``HTTPAPI/changesEnvelope``, it expects two endpoints under `baseURL`:
@@ -49,10 +49,11 @@ public import VariablyCodable
 /// unreserved characters only, so `ab+c/d==` arrives intact. Requests ask for `Accept-Encoding: gzip,
 /// deflate`; the body is limited to `maximumResponseSize` while it arrives and again once decoded, so
 /// a gzip bomb stops at the limit. They go through an ``HTTPTransport``: ``URLSessionTransport`` by
-/// default, or the app's own (`transport:`). With the default, `http://` URLs on Linux use a small
-/// built-in HTTP/1.1 client over POSIX sockets instead (one connection per request, the response head
-/// limited to 64 KiB): FoundationNetworking stops the process on some broken answers (a status line
-/// followed by a closed connection), which no caller could catch. Redirects follow the same rules on
+/// default, or the app's own (`transport:`). With the default, URLs on Linux use a small built-in
+/// HTTP/1.1 client over POSIX sockets instead (one connection per request, the response head limited
+/// to 64 KiB; `https://` over the system's OpenSSL, opened at run time): FoundationNetworking stops
+/// the process on some broken answers (a status line followed by a closed connection), which no
+/// caller could catch. Redirects follow the same rules on
 /// every transport (see docs/http.md, "Redirects").
 ///
 /// ```swift
@@ -80,10 +81,10 @@ where Model.ID: Codable & Sendable {
     package let maximumResponseSize: Int
     /// What sends the requests (see ``transport(for:)``).
     package let transport: any HTTPTransport
-    /// Whether `transport` is the default, which on Linux leaves `http://` URLs to the socket client.
+    /// Whether `transport` is the default, which on Linux leaves URLs to the socket client.
     package let usesDefaultTransport: Bool
-    /// Sends `http://` requests through `session` too, even where the socket client is available
-    /// (tests of the URLSession path).
+    /// Sends requests through `transport` too, even where the socket client is available (tests of
+    /// the URLSession path).
     package var prefersURLSession = false
 
     /// Creates a source for the endpoints under `baseURL`.
@@ -102,7 +103,7 @@ where Model.ID: Codable & Sendable {
     ///   - timeout: Seconds one request may take as a whole (more than zero).
     ///   - transport: What sends the requests: an app's own HTTP client (see ``HTTPTransport``), or by
     ///     default ``URLSessionTransport/shared`` (with, on Linux, the package's socket client for
-    ///     `http://` URLs).
+    ///     `http://` URLs, and for `https://` ones over the system's OpenSSL).
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     ///   - prepare: Called before every request is sent, to add what changes per request (a fresh
     ///     token); after a `401` the request is prepared again once, with

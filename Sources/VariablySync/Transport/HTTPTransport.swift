@@ -1,8 +1,8 @@
 /// Sends one HTTP request for ``HTTPRemoteSource`` and hands back the answer as it arrives: the
 /// status and headers first, then the body in chunks.
 ///
-/// The default is ``URLSessionTransport`` (on Linux, `http://` URLs go through the package's own
-/// HTTP/1.1 client unless a transport is passed). A server-side app plugs its own HTTP client by
+/// The default is ``URLSessionTransport`` (on Linux, URLs go through the package's own HTTP/1.1
+/// client, over the system's OpenSSL for `https://`, unless a transport is passed). A server-side app plugs its own HTTP client by
 /// conforming to this protocol and passing it as `HTTPRemoteSource(baseURL:transport:)`:
 ///
 /// ```swift

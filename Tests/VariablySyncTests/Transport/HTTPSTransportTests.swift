@@ -33,10 +33,11 @@ struct HTTPSTransportTests {
     /// Two answers stop any process that reads them through FoundationNetworking (6.3.1 on Linux), over
     /// TLS as over plain HTTP: a status line and then a closed connection, and a `100 Continue` before
     /// a chunked body (`Fatal error: Transfer completed, but there's no response`,
-    /// NativeProtocol.swift:240). No delegate sees them first. `http://` URLs go through the socket
-    /// client, which reads them as errors; an `https://` API whose server may break HTTP so should be
-    /// reached through a transport of the app's own. When FoundationNetworking stops trapping, this
-    /// known issue fails: then the scenarios join the others.
+    /// NativeProtocol.swift:240). No delegate sees them first. On Linux the package's defaults never
+    /// hand them to it: `http://` and `https://` go through the socket client, which reads them as errors
+    /// (`HostileTransport.socketOverTLS`); only an app that passes `URLSessionTransport` itself meets
+    /// them. When FoundationNetworking stops trapping, this known issue fails: then the scenarios join
+    /// the others.
     @Test(arguments: ["status-then-close", "chunked"])
     func brokenAnswersStopFoundationNetworking(mode: String) async throws {
         var authority = TestCertificateAuthority.trusted
