@@ -87,15 +87,22 @@
             if isSecure { try startTLS() }
             try write(request.serialized())
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            var events = Int16(POLLIN)
+            // TLS may hold decrypted bytes the socket no longer signals: read first, wait when told to.
+            var events: Int16? = tls == nil ? Int16(POLLIN) : nil
             while !parser.isComplete {
-                try wait(for: events, doing: "waiting for the answer")
-                events = Int16(POLLIN)
+                if let events {
+                    try wait(for: events, doing: "waiting for the answer")
+                } else {
+                    try checkTime(doing: "waiting for the answer")
+                }
                 let count: Int
                 if let tls {
                     switch try chunk.withUnsafeMutableBytes({ try tls.read(into: $0.baseAddress!, count: $0.count) }) {
-                    case .bytes(let read): count = read
-                    case .closed: count = 0
+                    case .bytes(let read):
+                        count = read
+                        events = nil
+                    case .closed:
+                        count = 0
                     case .wait(let wanted):
                         events = wanted
                         continue
@@ -220,11 +227,7 @@
         /// cancellation is seen quickly; throws at the deadline.
         private func wait(for events: Int16, doing activity: String) throws {
             while true {
-                if cancellation.isCancelled { throw CancellationError() }
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero else {
-                    throw RemoteSourceError.transient("\(request.summary): timed out \(activity)")
-                }
+                let remaining = try checkTime(doing: activity)
                 var entry = pollfd(fd: socket, events: events, revents: 0)
                 let milliseconds =
                     remaining >= .milliseconds(50) ? 50 : Int32(max(remaining / .milliseconds(1), 1).rounded(.up))
@@ -235,6 +238,17 @@
                 // POLLHUP and POLLERR count as ready: the next recv or send reports what happened.
                 if ready > 0 { return }
             }
+        }
+
+        /// The time left before the deadline; throws once it has passed, or when the task is cancelled.
+        @discardableResult
+        private func checkTime(doing activity: String) throws -> Duration {
+            if cancellation.isCancelled { throw CancellationError() }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                throw RemoteSourceError.transient("\(request.summary): timed out \(activity)")
+            }
+            return remaining
         }
 
         private static func describe(_ code: Int32) -> String {

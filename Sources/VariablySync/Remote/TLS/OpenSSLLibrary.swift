@@ -46,6 +46,10 @@
         static let controlSetServerName: Int32 = 55
         static let serverNameTypeHost = 0
         static let controlSetMinimumVersion: Int32 = 123
+        static let controlMode: Int32 = 33
+        /// SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER: `SSL_write` reports what
+        /// it wrote, as `send` does, and a write retried after "want write" may come from another address.
+        static let partialMovingWrites = 0x1 | 0x2
         static let tls12Version = 0x0303
         static let verifyPeer: Int32 = 1
 
@@ -93,7 +97,9 @@
             // The system's authorities (or those `SSL_CERT_FILE` and `SSL_CERT_DIR` name), TLS 1.2 or
             // later, and the peer's certificate checked during the handshake.
             guard defaultPaths(context) == 1,
-                contextControl(context, Self.controlSetMinimumVersion, Self.tls12Version, nil) == 1
+                contextControl(context, Self.controlSetMinimumVersion, Self.tls12Version, nil) == 1,
+                contextControl(context, Self.controlMode, Self.partialMovingWrites, nil) & Self.partialMovingWrites
+                    == Self.partialMovingWrites
             else {
                 freeContext(context)
                 return nil
