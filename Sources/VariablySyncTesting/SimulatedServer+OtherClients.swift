@@ -21,6 +21,17 @@ extension SimulatedServer {
         feed.rows[id].flatMap(model(of:))
     }
 
+    /// Whether the server applied the change pushed under `idempotencyKey`: a push of it again is
+    /// answered with the earlier result, not applied twice. A test's stand-in for a server rule that
+    /// checks new writes only (a foreign key) skips the changes this says were applied.
+    ///
+    /// ```swift
+    /// let replay = await server.hasApplied(idempotencyKey: change.idempotencyKey)
+    /// ```
+    public func hasApplied(idempotencyKey: String) -> Bool {
+        appliedChanges[idempotencyKey] != nil
+    }
+
     /// The record with `id` as the server serves it (remote keys), or `nil` when it has none.
     ///
     /// ```swift

@@ -186,6 +186,11 @@ struct StoreConsistencyTests {
         await feed.setFaults(SimulatedFaults())
         var finalError: (any Error)?
         for _ in 0..<4 {
+            // As an app does with a refused change once its record is mended (a reference the server's
+            // deletion emptied here): send it again.
+            for failure in try await writers.failedChanges() { try await writers.retry(failedChangeOf: failure.id) }
+            for failure in try await essays.failedChanges() { try await essays.retry(failedChangeOf: failure.id) }
+            for failure in try await remarks.failedChanges() { try await remarks.retry(failedChangeOf: failure.id) }
             do { try await store.sync() } catch { finalError = error }
         }
         if finalError != nil {
@@ -239,7 +244,9 @@ struct StoreConsistencyTests {
 
 /// The foreign keys of the simulated servers, which have none of their own: a deletion of a writer
 /// deletes its essays, an essay's deletion its remarks, and a remark's deletion empties its replies'
-/// reference, as the declared references do on the device.
+/// reference, as the declared references do on the device; and a new write that references a record
+/// the server does not have is refused, as a real server's foreign key refuses it (another client may
+/// have deleted a parent the device pushed earlier).
 actor ServerCascade {
     let writers: SimulatedServer<Writer>
     let essays: SimulatedServer<Essay>
@@ -262,6 +269,29 @@ actor ServerCascade {
         await essays.delete(id: id)
     }
 
+    /// Why `json`, a record of `type` about to be written, cannot be: it references a record the server
+    /// does not have (nor `alongside`, the records of its own table written before it in the same push).
+    func missingReference(of type: Any.Type, json: Data, alongside: Set<Int64>) async throws -> String? {
+        let decoder = JSONDecoder()
+        switch type {
+        case is Writer.Type:
+            let writer = try decoder.decode(Writer.self, from: json)
+            if let essay = writer.favoriteEssayID, await essays.record(id: essay) == nil { return "no essay \(essay)" }
+        case is Essay.Type:
+            let essay = try decoder.decode(Essay.self, from: json)
+            if await writers.record(id: essay.writerID) == nil { return "no writer \(essay.writerID)" }
+        case is Remark.Type:
+            let remark = try decoder.decode(Remark.self, from: json)
+            if await essays.record(id: remark.essayID) == nil { return "no essay \(remark.essayID)" }
+            if let reply = remark.replyTo, !alongside.contains(reply), await remarks.record(id: reply) == nil {
+                return "no remark \(reply)"
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
     func deleteRemark(_ id: Int64) async throws {
         for reply in await remarks.allRecords() where reply.replyTo == id {
             try await remarks.update(id: reply.id) { $0.replyTo = nil }
@@ -282,7 +312,26 @@ struct CascadingRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
     }
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
-        let results = try await server.push(changes)
+        // New writes first meet the server's foreign keys; a change the server applied already is
+        // answered as before (a replay).
+        var refused: [String: String] = [:]
+        var alongside: Set<Int64> = []
+        for change in changes {
+            guard case .upsert(let json) = change.operation, await !server.hasApplied(idempotencyKey: change.idempotencyKey)
+            else { continue }
+            if let reason = try await cascade.missingReference(of: Model.self, json: json, alongside: alongside) {
+                refused[change.idempotencyKey] = "refused: \(reason)"
+            } else {
+                alongside.insert(change.id)
+            }
+        }
+        let forwarded = changes.filter { refused[$0.idempotencyKey] == nil }
+        var answers = (forwarded.isEmpty ? [] : try await server.push(forwarded)).makeIterator()
+        let results = changes.map { change in
+            refused[change.idempotencyKey].map {
+                PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: .rejected(reason: $0))
+            } ?? answers.next()!
+        }
         for (change, result) in zip(changes, results) where change.operation == .delete {
             guard case .accepted = result.outcome else { continue }
             switch Model.self {
