@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Reads a model's properties by key path, through the key set of the source being decoded.
 ///
 /// ```swift
@@ -55,7 +57,7 @@ public struct DecodingContainer<Model> {
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
         do {
             if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
-            return try backend.decode(Value.self, entry: index)
+            return try decodeScalar(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: true)!
         }
@@ -156,6 +158,20 @@ public struct DecodingContainer<Model> {
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: false)
         }
+    }
+
+    /// `backend`'s read of entry `index`, through its concrete method for the common scalars: once this
+    /// container is specialized for `Value`, the type tests fold away and no generic call is left.
+    @inlinable @inline(__always)
+    func decodeScalar<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
+        // Each cast is between identical types: the test before it says so.
+        if Value.self == String.self { return unsafeBitCast(try backend.decodeString(entry: index), to: Value.self) }
+        if Value.self == Int.self { return unsafeBitCast(try backend.decodeInt(entry: index), to: Value.self) }
+        if Value.self == Int64.self { return unsafeBitCast(try backend.decodeInt64(entry: index), to: Value.self) }
+        if Value.self == Double.self { return unsafeBitCast(try backend.decodeDouble(entry: index), to: Value.self) }
+        if Value.self == Bool.self { return unsafeBitCast(try backend.decodeBool(entry: index), to: Value.self) }
+        if Value.self == Date.self { return unsafeBitCast(try backend.decodeDate(entry: index), to: Value.self) }
+        return try backend.decode(Value.self, entry: index)
     }
 
     @usableFromInline

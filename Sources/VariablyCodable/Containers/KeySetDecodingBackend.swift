@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Reads the values of a key set's entries from some storage: a Foundation decoder's keyed container,
 /// a SQLite row, a JSON byte buffer.
 ///
@@ -17,6 +19,32 @@
     /// Why entry `index` counts as absent when something was seen on the way to it, e.g. `"data" is a
     /// string, not an object` for a nested key whose parent is not an object; `nil` when nothing was.
     func absenceDetail(entry index: Int) -> String?
+
+    // The common scalars, without generic dispatch: a ``DecodingContainer`` specialized for the model
+    // calls these for `String`, `Int`, `Int64`, `Double`, `Bool` and `Date` properties. A backend that
+    // reads them faster than through ``decode(_:entry:)`` implements them; the defaults call it.
+
+    /// ``decode(_:entry:)`` for a `String`.
+    func decodeString(entry index: Int) throws -> String
+    /// ``decode(_:entry:)`` for an `Int`.
+    func decodeInt(entry index: Int) throws -> Int
+    /// ``decode(_:entry:)`` for an `Int64`.
+    func decodeInt64(entry index: Int) throws -> Int64
+    /// ``decode(_:entry:)`` for a `Double`.
+    func decodeDouble(entry index: Int) throws -> Double
+    /// ``decode(_:entry:)`` for a `Bool`.
+    func decodeBool(entry index: Int) throws -> Bool
+    /// ``decode(_:entry:)`` for a `Date`.
+    func decodeDate(entry index: Int) throws -> Date
+}
+
+extension KeySetDecodingBackend {
+    @usableFromInline package func decodeString(entry index: Int) throws -> String { try decode(String.self, entry: index) }
+    @usableFromInline package func decodeInt(entry index: Int) throws -> Int { try decode(Int.self, entry: index) }
+    @usableFromInline package func decodeInt64(entry index: Int) throws -> Int64 { try decode(Int64.self, entry: index) }
+    @usableFromInline package func decodeDouble(entry index: Int) throws -> Double { try decode(Double.self, entry: index) }
+    @usableFromInline package func decodeBool(entry index: Int) throws -> Bool { try decode(Bool.self, entry: index) }
+    @usableFromInline package func decodeDate(entry index: Int) throws -> Date { try decode(Date.self, entry: index) }
 }
 
 extension KeySetDecodingBackend {

@@ -79,6 +79,61 @@ final class RowDecodingBackend: KeySetDecodingBackend {
         }
     }
 
+    // The common scalars, read without generic dispatch when the column holds what the property's kind
+    // expects; anything else (NULL, another storage class, a missing column) takes the generic path,
+    // which throws the located error.
+
+    func decodeString(entry index: Int) throws -> String {
+        let slot = slots[index]
+        if case .string = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_TEXT {
+            return statement.string(at: slot.index)
+        }
+        return try decode(String.self, entry: index)
+    }
+
+    func decodeInt(entry index: Int) throws -> Int {
+        let slot = slots[index]
+        if case .int = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
+            return Int(sqlite3_column_int64(handle, slot.index))
+        }
+        return try decode(Int.self, entry: index)
+    }
+
+    func decodeInt64(entry index: Int) throws -> Int64 {
+        let slot = slots[index]
+        if case .int64 = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
+            return sqlite3_column_int64(handle, slot.index)
+        }
+        return try decode(Int64.self, entry: index)
+    }
+
+    func decodeDouble(entry index: Int) throws -> Double {
+        let slot = slots[index]
+        if case .double = slot.kind, slot.index >= 0 {
+            let storage = sqlite3_column_type(handle, slot.index)
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER { return sqlite3_column_double(handle, slot.index) }
+        }
+        return try decode(Double.self, entry: index)
+    }
+
+    func decodeBool(entry index: Int) throws -> Bool {
+        let slot = slots[index]
+        if case .bool = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
+            return sqlite3_column_int64(handle, slot.index) != 0
+        }
+        return try decode(Bool.self, entry: index)
+    }
+
+    func decodeDate(entry index: Int) throws -> Date {
+        let slot = slots[index]
+        if case .date(.secondsSince1970) = slot.kind, slot.index >= 0,
+            sqlite3_column_type(handle, slot.index) == SQLITE_FLOAT
+        {
+            return Date(timeIntervalSince1970: sqlite3_column_double(handle, slot.index))
+        }
+        return try decode(Date.self, entry: index)
+    }
+
     @inline(__always)
     private func read<Value: Decodable>(_ type: Value.Type, slot: ColumnSlot, storage: Int32) throws -> Value {
         let column = slot.index

@@ -94,6 +94,16 @@ final class JSONObjectBackend: KeySetDecodingBackend {
         return try decodeValue(Value.self, entry: index, at: valueIndex, alternative: alternative)
     }
 
+    // The common scalars through the generic reads above, specialized here: called from a container
+    // specialized for the model, they leave no generic call on the way to the tape.
+
+    func decodeString(entry index: Int) throws -> String { try decode(String.self, entry: index) }
+    func decodeInt(entry index: Int) throws -> Int { try decode(Int.self, entry: index) }
+    func decodeInt64(entry index: Int) throws -> Int64 { try decode(Int64.self, entry: index) }
+    func decodeDouble(entry index: Int) throws -> Double { try decode(Double.self, entry: index) }
+    func decodeBool(entry index: Int) throws -> Bool { try decode(Bool.self, entry: index) }
+    func decodeDate(entry index: Int) throws -> Date { try decode(Date.self, entry: index) }
+
     /// Reads the common scalars straight from the tape when the value has the expected kind; anything
     /// else (and every error) goes through the session with the value's coding path.
     @inline(__always)
