@@ -12,9 +12,10 @@ struct HTTPRequestHead: Sendable {
 
     /// The bytes sent on the wire: request line, `Host`, the headers, `Content-Length`, the body
     /// (RFC 9112 §3). `Connection: close` keeps one request per connection, so that a response ends at
-    /// the latest when the server closes; `Accept-Encoding: gzip, deflate`, the codings
-    /// `HTTPResponseParser` decodes within the size limit (a caller's own `Accept-Encoding` is not sent).
-    func serialized() -> Data {
+    /// the latest when the server closes, unless `keepAlive` asks the server to keep it open for the
+    /// next request; `Accept-Encoding: gzip, deflate`, the codings `HTTPResponseParser` decodes within the
+    /// size limit (a caller's own `Accept-Encoding` is not sent).
+    func serialized(keepAlive: Bool = false) -> Data {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var target = components?.percentEncodedPath ?? "/"
         if target.isEmpty { target = "/" }
@@ -28,7 +29,7 @@ struct HTTPRequestHead: Sendable {
             sent.insert(name.lowercased())
             text += "\(name): \(value)\r\n"
         }
-        text += "Accept-Encoding: gzip, deflate\r\nConnection: close\r\n"
+        text += "Accept-Encoding: gzip, deflate\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n"
         if let body { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
         var data = Data(text.utf8)

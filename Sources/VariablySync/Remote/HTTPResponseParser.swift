@@ -72,6 +72,10 @@ struct HTTPResponseParser {
         if isComplete { try decodeContent() }
     }
 
+    /// Whether the response ended by its own framing (a length, or the last chunk), not by the close
+    /// of the connection: only then may the connection carry another request.
+    var endsWithoutClose: Bool { isComplete && framing != .untilClose }
+
     /// Tells the parser the server closed the connection.
     mutating func finish() throws(Failure) {
         guard !isComplete else { return }

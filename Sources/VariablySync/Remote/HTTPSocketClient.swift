@@ -54,16 +54,20 @@
     }
 
     /// One request on one connection, run synchronously on the client's thread. The socket belongs to
-    /// this object: opened in `run`, closed in `deinit`.
+    /// this object: opened (or taken from ``HTTPConnectionPool``) in `run`, closed in `deinit` unless
+    /// handed back to the pool.
     private final class Exchange {
         let request: HTTPRequestHead
         /// On the monotonic clock: a change of the wall clock neither shortens nor stretches a request.
         let deadline: ContinuousClock.Instant
         let cancellation: CancellationFlag
+        let maximumResponseSize: Int
         var parser: HTTPResponseParser
         var socket: Int32 = -1
         /// The TLS session of an `https://` request, once connected.
         var tls: TLSConnection?
+        /// Whether the kept connection this request was sent on proved closed before any answer.
+        var foundClosed = false
 
         init(
             request: HTTPRequestHead, deadline: ContinuousClock.Instant, maximumResponseSize: Int,
@@ -72,6 +76,7 @@
             self.request = request
             self.deadline = deadline
             self.cancellation = cancellation
+            self.maximumResponseSize = maximumResponseSize
             parser = HTTPResponseParser(maximumBodySize: maximumResponseSize)
         }
 
@@ -82,10 +87,41 @@
 
         var isSecure: Bool { request.url.scheme?.lowercased() == "https" }
 
+        /// The pool's key for the request's server.
+        var server: String {
+            "\(request.url.scheme?.lowercased() ?? "")://\(request.url.host ?? ""):\(request.url.port ?? (isSecure ? 443 : 80))"
+        }
+
         func run() throws -> (head: HTTPResponseParser.Head, body: Data) {
+            // A `GET` goes on a kept connection when there is one, and asks to keep it; should the server
+            // have closed it meanwhile (nothing came back), the request goes again on a new connection.
+            let keepsConnection = request.method == "GET"
+            if keepsConnection, let kept = HTTPConnectionPool.shared.take(server) {
+                (socket, tls) = kept.release()
+                do {
+                    return try exchange(keepAlive: true, isReused: true)
+                } catch where foundClosed && ContinuousClock.now < deadline && !cancellation.isCancelled {
+                    tls = nil
+                    close(socket)
+                    socket = -1
+                    parser = HTTPResponseParser(maximumBodySize: maximumResponseSize)
+                }
+            }
             try connect()
             if isSecure { try startTLS() }
-            try write(request.serialized())
+            return try exchange(keepAlive: keepsConnection, isReused: false)
+        }
+
+        /// Sends the request on the connected socket and reads the whole answer; keeps the connection
+        /// in the pool afterwards when `keepAlive` and the answer allow it.
+        private func exchange(keepAlive: Bool, isReused: Bool) throws -> (head: HTTPResponseParser.Head, body: Data) {
+            var received = 0
+            do {
+                try write(request.serialized(keepAlive: keepAlive))
+            } catch let error as RemoteSourceError {
+                foundClosed = isReused
+                throw error
+            }
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
             // TLS may hold decrypted bytes the socket no longer signals: read first, wait when told to.
             var events: Int16? = tls == nil ? Int16(POLLIN) : nil
@@ -97,7 +133,14 @@
                 }
                 let count: Int
                 if let tls {
-                    switch try chunk.withUnsafeMutableBytes({ try tls.read(into: $0.baseAddress!, count: $0.count) }) {
+                    let progress: TLSConnection.Progress
+                    do {
+                        progress = try chunk.withUnsafeMutableBytes { try tls.read(into: $0.baseAddress!, count: $0.count) }
+                    } catch {
+                        if received == 0, isReused { foundClosed = true }
+                        throw error
+                    }
+                    switch progress {
                     case .bytes(let read):
                         count = read
                         events = nil
@@ -111,10 +154,13 @@
                     count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
                     if count < 0 {
                         if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                        if received == 0, isReused { foundClosed = true }
                         throw RemoteSourceError.transient(
                             "\(request.summary): the connection failed: \(Self.describe(errno))")
                     }
                 }
+                if count == 0, received == 0, isReused { foundClosed = true }
+                received += max(count, 0)
                 do {
                     if count == 0 {
                         try parser.finish()
@@ -126,6 +172,12 @@
                 }
             }
             guard let head = parser.head else { throw RemoteSourceError.invalidResponse("\(request.summary): no head") }
+            tls?.keepSession()
+            let serverCloses = head.headers["connection"]?.lowercased().contains("close") ?? false
+            if keepAlive, parser.endsWithoutClose, !serverCloses {
+                HTTPConnectionPool.shared.keep(HTTPConnection(socket: socket, tls: tls), for: server)
+                (socket, tls) = (-1, nil)
+            }
             return (head, parser.body)
         }
 
@@ -191,7 +243,7 @@
             }
             let connection = try TLSConnection(
                 library: library, socket: socket, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
-                summary: request.summary)
+                port: request.url.port ?? 443, summary: request.summary)
             tls = connection
             while let events = try connection.handshake() {
                 try wait(for: events, doing: "the TLS handshake")

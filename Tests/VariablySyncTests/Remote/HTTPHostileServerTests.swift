@@ -92,7 +92,31 @@ struct HTTPHostileServerTests {
         #expect(head.hasPrefix("GET /users/changes?after=ab%2Bc%2Fd%3D%3D%C3%A9%20%3F%26&limit=10 HTTP/1.1\r\n"))
         #expect(echoed?["after"] as? [String] == ["ab+c/d==é ?&"])
         #expect(head.contains("\r\nAccept-Encoding: gzip, deflate\r\n"))
-        #expect(head.contains("\r\nConnection: close"))
+        // A GET asks to keep the connection for the next page.
+        #expect(head.contains("\r\nConnection: keep-alive"))
+    }
+
+    /// The socket client's pulls share one connection (one TLS handshake over `https://`) while the
+    /// server keeps it.
+    @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
+    func pullsReuseOneConnection(transport: HostileTransport) async throws {
+        let server = try await transport.server(["keep-alive"])
+        defer { server.stop() }
+        let remote = transport.source(server, timeout: 10)
+        for _ in 0..<3 {
+            #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
+        }
+    }
+
+    /// A kept connection that the server closes as the next request arrives: the request goes again
+    /// on a new connection, and the pull succeeds.
+    @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
+    func aKeptConnectionClosedUnderARequestIsReplaced(transport: HostileTransport) async throws {
+        let server = try await transport.server(["keep-alive-drop"])
+        defer { server.stop() }
+        let remote = transport.source(server, timeout: 10)
+        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
+        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-2")
     }
 
     @Test func urlSessionPathEncodesTheCursorAndAsksForGzip() async throws {

@@ -38,6 +38,8 @@ import Foundation
 /// | `unauthorized-once` | `401` unless the request carries `Bearer fresh`, then a page |
 /// | `throttle` | 429 with `Retry-After: 1` |
 /// | `throttle-date` | 503 with `Retry-After` as an HTTP-date 60 s ahead |
+/// | `keep-alive` | (as the only mode) pages on one connection while the client keeps it, cursor `connection-N` |
+/// | `keep-alive-drop` | (as the only mode) as `keep-alive`, but closes a connection as its second request arrives |
 ///
 /// With `tls`, the server speaks HTTPS with the authority's server certificate (the handshake runs
 /// on each connection's thread, so a failed one breaks only its own request).
@@ -101,6 +103,7 @@ final class HostileHTTPServer {
         exit_after(lifetime, "hostile-http " + sys.argv[1])
         lock = threading.Lock()
         served = [0]
+        connections = [0]
 
         def read_request(conn):
             data = b""
@@ -149,6 +152,19 @@ final class HostileHTTPServer {
             try:
                 if context is not None:
                     conn = context.wrap_socket(conn, server_side=True)
+                if modes[0] in ("keep-alive", "keep-alive-drop"):
+                    # Pages on one connection while the client keeps it, each naming the connection;
+                    # "keep-alive-drop" closes it as the second request on it arrives, unanswered.
+                    with lock:
+                        connections[0] += 1
+                        number = connections[0]
+                    answered = 0
+                    while read_request(conn) is not None:
+                        if modes[0] == "keep-alive-drop" and answered == 1:
+                            return
+                        reply(conn, "200 OK", page("connection-%d" % number))
+                        answered += 1
+                    return
                 received = read_request(conn)
                 if received is None:
                     return

@@ -10,8 +10,8 @@
     /// OpenSSL 1.1.0 (https://www.openssl.org/docs/man3.0/man3/). Where no libssl can be opened,
     /// ``shared`` is `nil` and `https://` goes through `URLSessionTransport`.
     ///
-    /// `@unchecked Sendable`: every member is a C function pointer or a pointer to an `SSL_CTX`, set once
-    /// in `init` and never changed. OpenSSL (1.1.0 and later) locks its own shared state, and a client
+    /// `@unchecked Sendable`: every member is a C function pointer, a pointer to an `SSL_CTX` or the
+    /// session cache (`Sendable` itself), set once in `init` and never changed. OpenSSL (1.1.0 and later) locks its own shared state, and a client
     /// context may serve several connections on several threads once set up
     /// (https://www.openssl.org/docs/man3.0/man7/openssl-threads.html); each connection's `SSL` object
     /// is used by one thread only.
@@ -34,8 +34,15 @@
         let nextError: @convention(c) () -> UInt
         let errorString: @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int) -> Void
         let clearErrors: @convention(c) () -> Void
+        let getSession: @convention(c) (SSLPointer?) -> OpaquePointer?
+        let setSession: @convention(c) (SSLPointer?, OpaquePointer?) -> Int32
+        let freeSession: @convention(c) (OpaquePointer?) -> Void
+        let isResumable: @convention(c) (OpaquePointer?) -> Int32
         /// The one client context: TLS 1.2 or later, the system's trusted authorities, peers verified.
         let clientContext: OpaquePointer
+        /// The last resumable session per server, so that the next connection skips the certificate
+        /// exchange (https://www.openssl.org/docs/man3.0/man3/SSL_set_session.html).
+        let sessions: TLSSessionCache
 
         // https://github.com/openssl/openssl/blob/openssl-3.0/include/openssl/ssl.h.in
         static let errorSSL: Int32 = 1
@@ -92,6 +99,10 @@
                 let errorString = load(
                     "ERR_error_string_n", as: (@convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int) -> Void).self),
                 let clearErrors = load("ERR_clear_error", as: (@convention(c) () -> Void).self),
+                let getSession = load("SSL_get1_session", as: (@convention(c) (SSLPointer?) -> OpaquePointer?).self),
+                let setSession = load("SSL_set_session", as: (@convention(c) (SSLPointer?, OpaquePointer?) -> Int32).self),
+                let freeSession = load("SSL_SESSION_free", as: (@convention(c) (OpaquePointer?) -> Void).self),
+                let isResumable = load("SSL_SESSION_is_resumable", as: (@convention(c) (OpaquePointer?) -> Int32).self),
                 let context = newContext(method())
             else { return nil }
             // The system's authorities (or those `SSL_CERT_FILE` and `SSL_CERT_DIR` name), TLS 1.2 or
@@ -110,7 +121,10 @@
                 (parameters, setIPAddress, connect, read, write)
             (self.error, self.verifyResult, self.verifyErrorString) = (error, verifyResult, verifyErrorString)
             (self.nextError, self.errorString, self.clearErrors) = (nextError, errorString, clearErrors)
+            (self.getSession, self.setSession, self.freeSession, self.isResumable) =
+                (getSession, setSession, freeSession, isResumable)
             clientContext = context
+            sessions = TLSSessionCache(free: freeSession)
         }
 
         /// The oldest error on this thread's OpenSSL error queue, as text, and the queue emptied.

@@ -20,11 +20,14 @@
         private let library: OpenSSLLibrary
         private let ssl: OpenSSLLibrary.SSLPointer
         private let summary: String
+        /// `host:port`, the key of the server's kept session.
+        private let server: String
 
         /// - Throws: ``RemoteSourceError/unavailable(_:)`` when the session cannot be set up.
-        init(library: OpenSSLLibrary, socket: Int32, host: String, summary: String) throws {
+        init(library: OpenSSLLibrary, socket: Int32, host: String, port: Int, summary: String) throws {
             self.library = library
             self.summary = summary
+            self.server = "\(host):\(port)"
             library.clearErrors()
             guard let ssl = library.newSSL(library.clientContext) else {
                 throw RemoteSourceError.unavailable("\(summary): TLS: \(library.takeErrors() ?? "no session")")
@@ -46,6 +49,20 @@
             guard checked == 1, library.setFD(ssl, socket) == 1 else {
                 throw RemoteSourceError.unavailable("\(summary): TLS: \(library.takeErrors() ?? "cannot check \(host)")")
             }
+            // A session this server gave before: resumed, the handshake skips the certificate exchange
+            // (the name and address checks above still apply to a full one, should the server refuse it).
+            library.sessions.withSession(for: server) { _ = library.setSession(ssl, $0) }
+        }
+
+        /// Keeps this connection's session for the next connection to the server, once a whole answer
+        /// has been read over it (TLS 1.3 servers send their tickets after the handshake).
+        func keepSession() {
+            guard let session = library.getSession(ssl) else { return }
+            guard library.isResumable(session) == 1 else {
+                library.freeSession(session)
+                return
+            }
+            library.sessions.keep(session, for: server)
         }
 
         deinit {
