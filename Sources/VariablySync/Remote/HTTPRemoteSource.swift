@@ -50,11 +50,11 @@ public import VariablyCodable
 /// deflate`; the body is limited to `maximumResponseSize` while it arrives and again once decoded, so
 /// a gzip bomb stops at the limit. They go through an ``HTTPTransport``: ``URLSessionTransport`` by
 /// default, or the app's own (`transport:`). With the default, URLs on Linux use a small built-in
-/// HTTP/1.1 client over POSIX sockets instead (one connection per request, the response head limited
-/// to 64 KiB; `https://` over the system's OpenSSL, opened at run time): FoundationNetworking stops
-/// the process on some broken answers (a status line followed by a closed connection), which no
-/// caller could catch. Redirects follow the same rules on
-/// every transport (see docs/http.md, "Redirects").
+/// HTTP/1.1 client over POSIX sockets instead (pulls on a kept connection, writes on one each, the
+/// response head limited to 64 KiB; `https://` over the system's OpenSSL, opened at run time):
+/// FoundationNetworking stops the process on some broken answers (a status line followed by a closed
+/// connection), which no caller could catch. Redirects follow the same rules on every transport (see
+/// docs/http.md, "Redirects").
 ///
 /// ```swift
 /// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)

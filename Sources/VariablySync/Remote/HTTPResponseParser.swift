@@ -65,8 +65,8 @@ struct HTTPResponseParser {
         buffer.append(bytes)
         while !isComplete, try step() {}
         if isComplete, !buffer.isEmpty {
-            // The request asked for `Connection: close`: anything after the body means the server's
-            // framing was wrong, and the body cannot be trusted.
+            // No request is sent before the answer to the last one is read (no pipelining): anything
+            // after the body means the server's framing was wrong, and the body cannot be trusted.
             throw .truncated("the server sent more bytes than it announced (a wrong Content-Length)")
         }
         if isComplete { try decodeContent() }

@@ -7,7 +7,8 @@
     ///
     /// FoundationNetworking traps (`Fatal error: Transfer completed, but there's no response`) when a
     /// server sends a status line and closes, which no caller can catch; this client reads the same
-    /// answer as a typed error. One request per connection (`Connection: close`), non-blocking I/O with
+    /// answer as a typed error. `GET` requests keep their connection for the next one to the same server
+    /// (``HTTPConnectionPool``), other requests close it (`Connection: close`); non-blocking I/O with
     /// `poll(2)`, and one deadline for the whole request, TLS handshake included (name lookup excepted:
     /// `getaddrinfo` has no timeout). The blocking work runs on a thread of its own, never on Swift's
     /// cooperative pool.
