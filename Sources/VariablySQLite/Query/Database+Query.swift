@@ -22,24 +22,41 @@ extension Database {
     ///   - policy: What to do with a predicate that has no SQL translation; throws by default.
     /// - Throws: ``QueryTranslationError``, ``SQLiteError`` or ``VariablyCodingError``.
     /// - Complexity: What SQLite needs for the query, plus O(*n*) in the rows returned.
+    @inlinable
     public func fetch<Model: SQLiteStorable>(
         _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, offset: Int? = nil, ifUntranslatable policy: UntranslatablePolicy = .throwError
     ) throws -> [Model] {
+        if let rows = try rows(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset, ifUntranslatable: policy) {
+            return try rows.collect()
+        }
+        // Asked for: the caller accepts a full scan rather than an error.
+        var models = try fetchAll(type)
+        if let predicate { models = try models.filter { try predicate.evaluate($0) } }
+        if !sortDescriptors.isEmpty { models.sort(using: sortDescriptors) }
+        let start = min(max(offset ?? 0, 0), models.count)
+        let end = limit.map { min(start + max($0, 0), models.count) } ?? models.count
+        return Array(models[start..<end])
+    }
+
+    /// The cursor of ``fetch(_:where:sortedBy:limit:offset:ifUntranslatable:)``, or `nil` when the
+    /// predicate has no translation and `policy` asks to evaluate it in memory.
+    ///
+    /// - Throws: ``QueryTranslationError`` (unless `policy` says otherwise), ``SQLiteError``.
+    @usableFromInline func rows<Model: SQLiteStorable>(
+        _ type: Model.Type, where predicate: Predicate<Model>?, sortedBy sortDescriptors: [SortDescriptor<Model>],
+        limit: Int?, offset: Int?, ifUntranslatable policy: UntranslatablePolicy
+    ) throws -> RowCursor<Model>? {
         let mapping = TableMapping<Model>.shared
         let query: SQLQuery
         do {
             query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset)
         } catch is QueryTranslationError where policy == .evaluateInMemory {
-            // Asked for: the caller accepts a full scan rather than an error.
-            var models = try fetchAll(type)
-            if let predicate { models = try models.filter { try predicate.evaluate($0) } }
-            if !sortDescriptors.isEmpty { models.sort(using: sortDescriptors) }
-            let start = min(max(offset ?? 0, 0), models.count)
-            let end = limit.map { min(start + max($0, 0), models.count) } ?? models.count
-            return Array(models[start..<end])
+            return nil
         }
-        return try fetch(query.sql, arguments: StatementArguments(positional: query.arguments), mapping: mapping, slots: mapping.readSlots)
+        return try RowCursor(
+            statement: try cachedStatement(sql: query.sql), arguments: StatementArguments(positional: query.arguments),
+            mapping: mapping, slots: mapping.readSlots)
     }
 
     /// Calls `body` with each model matching a predicate, one row at a time, so that memory stays

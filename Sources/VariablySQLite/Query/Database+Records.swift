@@ -189,9 +189,18 @@ extension Database {
     ///
     /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
     /// - Complexity: O(*n*) in the number of rows.
+    @inlinable
     public func fetchAll<Model: SQLiteStorable>(_ type: Model.Type) throws -> [Model] {
+        try allRows(of: type).collect()
+    }
+
+    /// The cursor of ``fetchAll(_:)``: every row of the model's table.
+    ///
+    /// - Throws: ``SQLiteError``.
+    @usableFromInline func allRows<Model: SQLiteStorable>(of type: Model.Type) throws -> RowCursor<Model> {
         let mapping = TableMapping<Model>.shared
-        return try fetch(mapping.selectSQL, arguments: [], mapping: mapping, slots: mapping.readSlots)
+        return try RowCursor(
+            statement: try cachedStatement(sql: mapping.selectSQL), arguments: [], mapping: mapping, slots: mapping.readSlots)
     }
 
     /// Models read from hand-written SQL; columns are matched to the `sqlite` key set by name, once
@@ -220,22 +229,7 @@ extension Database {
     func fetch<Model: SQLiteStorable>(
         _ statement: Statement, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]
     ) throws -> [Model] {
-        try statement.bind(arguments)
-        let backend = RowDecodingBackend(statement: statement, slots: slots, columns: mapping.columnNames)
-        let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
-        var models: [Model] = []
-        do {
-            while try statement.step() {
-                models.append(try Model(from: container))
-            }
-        } catch let error as SQLiteError {
-            statement.reset()
-            throw error.adding(arguments)
-        } catch {
-            statement.reset()
-            throw error
-        }
-        return models
+        try RowCursor(statement: statement, arguments: arguments, mapping: mapping, slots: slots).collect()
     }
 }
 
