@@ -71,12 +71,25 @@
             }
         }
 
-        /// Keeps `connection` to `server` for the next request; the oldest goes past ``perServer``.
+        /// Keeps `connection` to `server` for the next request; the oldest goes past ``perServer``, and
+        /// connections to any server that waited past ``idleLimit`` go too (a server never asked again
+        /// keeps none open).
+        ///
+        /// - Complexity: O(k) in the connections kept.
         func keep(_ connection: HTTPConnection, for server: String) {
-            // The connection dropped past the limit is closed here, once the lock is released.
-            let dropped: HTTPConnection? = lock.withLock {
-                idle[server, default: []].append((connection, .now))
-                return idle[server]!.count > Self.perServer ? idle[server]!.removeFirst().connection : nil
+            let now = ContinuousClock.now
+            // The connections dropped are closed here, once the lock is released.
+            let dropped: [HTTPConnection] = lock.withLock {
+                var dropped: [HTTPConnection] = []
+                for key in Array(idle.keys) {
+                    let entries = idle[key] ?? []
+                    let fresh = entries.filter { $0.since.duration(to: now) < Self.idleLimit }
+                    dropped += entries.filter { $0.since.duration(to: now) >= Self.idleLimit }.map(\.connection)
+                    idle[key] = fresh.isEmpty ? nil : fresh
+                }
+                idle[server, default: []].append((connection, now))
+                if idle[server]!.count > Self.perServer { dropped.append(idle[server]!.removeFirst().connection) }
+                return dropped
             }
             withExtendedLifetime(dropped) {}
         }
