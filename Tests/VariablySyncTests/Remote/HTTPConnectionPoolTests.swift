@@ -38,6 +38,36 @@
             #expect(pool.take("http://a:80") == nil)
         }
 
+        /// The socket client's pulls share one connection (one TLS handshake over `https://`) while the
+        /// server keeps it. A pull that starts more than the idle limit after the one before (a loaded
+        /// machine) may take a new connection: only pulls closer than that must reuse it.
+        @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
+        func pullsReuseOneConnection(transport: HostileTransport) async throws {
+            let server = try await transport.server(["keep-alive"])
+            defer { server.stop() }
+            let remote = transport.source(server, timeout: 10)
+            var previous: (start: ContinuousClock.Instant, connection: String)?
+            for _ in 0..<3 {
+                let start = ContinuousClock.now
+                let connection = try await remote.pull(after: nil, limit: 10).nextCursor.rawValue
+                if let previous, previous.start.duration(to: start) < HTTPConnectionPool.idleLimit {
+                    #expect(connection == previous.connection)
+                }
+                previous = (start, connection)
+            }
+        }
+
+        /// A kept connection that the server closes as the next request arrives: the request goes again
+        /// on a new connection, and the pull succeeds.
+        @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
+        func aKeptConnectionClosedUnderARequestIsReplaced(transport: HostileTransport) async throws {
+            let server = try await transport.server(["keep-alive-drop"])
+            defer { server.stop() }
+            let remote = transport.source(server, timeout: 10)
+            #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
+            #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-2")
+        }
+
         @Test func atMostFourConnectionsAreKeptPerServer() throws {
             let pool = HTTPConnectionPool()
             var servers: [Int32] = []

@@ -96,29 +96,6 @@ struct HTTPHostileServerTests {
         #expect(head.contains("\r\nConnection: keep-alive"))
     }
 
-    /// The socket client's pulls share one connection (one TLS handshake over `https://`) while the
-    /// server keeps it.
-    @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
-    func pullsReuseOneConnection(transport: HostileTransport) async throws {
-        let server = try await transport.server(["keep-alive"])
-        defer { server.stop() }
-        let remote = transport.source(server, timeout: 10)
-        for _ in 0..<3 {
-            #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
-        }
-    }
-
-    /// A kept connection that the server closes as the next request arrives: the request goes again
-    /// on a new connection, and the pull succeeds.
-    @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
-    func aKeptConnectionClosedUnderARequestIsReplaced(transport: HostileTransport) async throws {
-        let server = try await transport.server(["keep-alive-drop"])
-        defer { server.stop() }
-        let remote = transport.source(server, timeout: 10)
-        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
-        #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-2")
-    }
-
     @Test func urlSessionPathEncodesTheCursorAndAsksForGzip() async throws {
         let server = try await HostileHTTPServer(["echo", "gzip"])
         defer { server.stop() }

@@ -23,7 +23,7 @@ struct HTTPSTransportTests {
         let authority = try await TestCertificateAuthority.make()
         defer { authority.remove() }
         let (termination, log) = try await Self.runChild(
-            authority, filter: "HTTPHostileServerTests|HTTPTransportTests|TLSConnectionTests")
+            authority, filter: "HTTPHostileServerTests|HTTPTransportTests|TLSConnectionTests|HTTPConnectionPoolTests")
         #expect(termination == .exited(0), "the TLS run failed:\n\(Self.failures(in: log))")
         // The TLS cases did run, through both transports (a filter that matched nothing would exit 0 too).
         #expect(log.contains("urlSessionOverTLS"), "\(log.suffix(2000))")
