@@ -45,7 +45,7 @@
         func pullsReuseOneConnection(transport: HostileTransport) async throws {
             let server = try await transport.server(["keep-alive"])
             defer { server.stop() }
-            let remote = transport.source(server, timeout: 10)
+            let remote = transport.source(server)
             var previous: (start: ContinuousClock.Instant, connection: String)?
             for _ in 0..<3 {
                 let start = ContinuousClock.now
@@ -63,7 +63,7 @@
         func aKeptConnectionClosedUnderARequestIsReplaced(transport: HostileTransport) async throws {
             let server = try await transport.server(["keep-alive-drop"])
             defer { server.stop() }
-            let remote = transport.source(server, timeout: 10)
+            let remote = transport.source(server)
             #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-1")
             #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "connection-2")
         }

@@ -15,7 +15,7 @@ struct TLSConnectionTests {
         defer { authority.remove() }
         let server = try await HostileHTTPServer(["page"], tls: authority)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         do {
             _ = try await remote.pull(after: nil, limit: 10)
             Issue.record("an untrusted certificate was accepted")
@@ -40,7 +40,7 @@ struct TLSConnectionTests {
         components.host = "localhost"
         let byName = try #require(components.url)
         for url in [server.baseURL, byName, server.baseURL, byName] {
-            let page = try await HTTPRemoteSource<Account>(baseURL: url, timeout: 10).pull(after: nil, limit: 10)
+            let page = try await HTTPRemoteSource<Account>(baseURL: url, timeout: 20).pull(after: nil, limit: 10)
             #expect(page.nextCursor == "ab+c/d==")
         }
     }
