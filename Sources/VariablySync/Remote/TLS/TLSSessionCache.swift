@@ -28,10 +28,12 @@
             }
         }
 
-        /// Keeps `session` (one reference, now owned here) for `server`, in place of the one before.
+        /// Keeps `session` (one reference, now owned here) for `server`, in place of the one before,
+        /// whose reference is given up: also when it is the same session (a resumed connection hands
+        /// back the session it was given, with a reference of its own).
         func keep(_ session: OpaquePointer, for server: String) {
             let replaced = lock.withLock { sessions.updateValue(session, forKey: server) }
-            if let replaced, replaced != session { free(replaced) }
+            if let replaced { free(replaced) }
         }
     }
 #endif
