@@ -53,14 +53,7 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
     @inlinable
     public func decode<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value {
-        let index = keySet.requireIndex(of: keyPath)
-        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
-        do {
-            if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
-            return try decodeScalar(Value.self, entry: index)
-        } catch {
-            return try recover(from: error, Value.self, entry: index, isRequired: true)!
-        }
+        try decode(Value.self, entry: keySet.requireIndex(of: keyPath))
     }
 
     /// Decodes an optional property: `nil` when no key is present or the value is `null`.
@@ -78,13 +71,7 @@ public struct DecodingContainer<Model> {
     @inlinable
     public func decodeIfPresent<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value? {
         guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
-        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
-        do {
-            if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Value.self, entry: index) }
-            return try backend.decodeIfPresent(Value.self, entry: index)
-        } catch {
-            return try recover(from: error, Value.self, entry: index, isRequired: false)
-        }
+        return try decodeIfPresent(Value.self, entry: index)
     }
 
     /// Decodes an optional property if a key is present with a non-null value.
@@ -93,13 +80,7 @@ public struct DecodingContainer<Model> {
     @inlinable
     public func decodeIfPresent<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
         guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
-        if appliesOptions { return try decodeApplyingOptions(Wrapped.self, entry: index, isRequired: false) }
-        do {
-            if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Wrapped.self, entry: index) }
-            return try backend.decodeIfPresent(Wrapped.self, entry: index)
-        } catch {
-            return try recover(from: error, Wrapped.self, entry: index, isRequired: false)
-        }
+        return try decodeIfPresent(Wrapped.self, entry: index)
     }
 
     /// Decodes a property, or returns `defaultValue` when no key is present, the value is `null`, or the
@@ -140,7 +121,7 @@ public struct DecodingContainer<Model> {
         if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
         do {
             if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
-            return try backend.decode(Value.self, entry: index)
+            return try decodeScalar(Value.self, entry: index)
         } catch {
             return try recover(from: error, Value.self, entry: index, isRequired: true)!
         }
