@@ -60,8 +60,8 @@
         /// A kept connection to `server` that is still quiet, newest first; `nil` when there is none.
         func take(_ server: String) -> HTTPConnection? {
             let now = ContinuousClock.now
+            // The connections found stale are closed when this returns, once the lock is released.
             var stale: [HTTPConnection] = []
-            defer { stale.removeAll() }  // closed outside the lock
             return lock.withLock {
                 while let last = idle[server]?.popLast() {
                     if last.since.duration(to: now) < Self.idleLimit, last.connection.isQuiet { return last.connection }
@@ -81,10 +81,11 @@
             // The connections dropped are closed here, once the lock is released.
             let dropped: [HTTPConnection] = lock.withLock {
                 var dropped: [HTTPConnection] = []
-                for key in Array(idle.keys) {
-                    let entries = idle[key] ?? []
+                for (key, entries) in idle {
+                    let expired = entries.filter { $0.since.duration(to: now) >= Self.idleLimit }
+                    guard !expired.isEmpty else { continue }
+                    dropped += expired.map(\.connection)
                     let fresh = entries.filter { $0.since.duration(to: now) < Self.idleLimit }
-                    dropped += entries.filter { $0.since.duration(to: now) >= Self.idleLimit }.map(\.connection)
                     idle[key] = fresh.isEmpty ? nil : fresh
                 }
                 idle[server, default: []].append((connection, now))

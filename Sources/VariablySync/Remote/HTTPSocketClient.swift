@@ -88,10 +88,14 @@
 
         var isSecure: Bool { request.url.scheme?.lowercased() == "https" }
 
+        /// The URL's host, without the brackets of an IPv6 address.
+        var host: String { (request.url.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+
+        /// The URL's port, or the scheme's.
+        var port: Int { request.url.port ?? (isSecure ? 443 : 80) }
+
         /// The pool's key for the request's server.
-        var server: String {
-            "\(request.url.scheme?.lowercased() ?? "")://\(request.url.host ?? ""):\(request.url.port ?? (isSecure ? 443 : 80))"
-        }
+        var server: String { "\(isSecure ? "https" : "http")://\(host):\(port)" }
 
         func run() throws -> (head: HTTPResponseParser.Head, body: Data) {
             // A `GET` goes on a kept connection when there is one, and asks to keep it; should the server
@@ -185,16 +189,14 @@
         // MARK: - Connection
 
         private func connect() throws {
-            guard let host = request.url.host, !host.isEmpty else {
+            guard !host.isEmpty else {
                 throw RemoteSourceError.unavailable("\(request.summary): the URL has no host")
             }
-            let port = request.url.port ?? (isSecure ? 443 : 80)
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
             var list: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(
-                host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), String(port), &hints, &list)
+            let status = getaddrinfo(host, String(port), &hints, &list)
             guard status == 0, let first = list else {
                 throw RemoteSourceError.transient(
                     "\(request.summary): cannot resolve \(host): \(String(cString: gai_strerror(status)))")
@@ -239,12 +241,11 @@
 
         /// Runs the TLS handshake within the request's deadline.
         private func startTLS() throws {
-            guard let library = OpenSSLLibrary.shared, let host = request.url.host else {
+            guard let library = OpenSSLLibrary.shared else {
                 throw RemoteSourceError.unavailable("\(request.summary): no TLS library (libssl) could be opened")
             }
             let connection = try TLSConnection(
-                library: library, socket: socket, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
-                port: request.url.port ?? 443, summary: request.summary)
+                library: library, socket: socket, host: host, port: port, summary: request.summary)
             tls = connection
             while let events = try connection.handshake() {
                 try wait(for: events, doing: "the TLS handshake")
