@@ -33,9 +33,13 @@ public struct Configuration: Sendable {
     /// quarter of this interval is spaced by four times its own duration instead (up to 250 ms). One display frame by
     /// default.
     public var minimumObservationInterval: Duration = .milliseconds(16)
+    /// When a file database in WAL mode copies the WAL back into the database file: by default in the
+    /// background once the WAL holds 1,000 pages, so that a write does not wait for the disk.
+    public var checkpoints: CheckpointPolicy = .inBackground(afterPages: 1_000)
     /// Called with the SQL of every statement each time it starts running (unexpanded: parameters stay `?`).
     public var trace: (@Sendable (String) -> Void)?
 
-    /// The default configuration: WAL, a 5 s busy timeout, foreign keys on, case-sensitive `LIKE`.
+    /// The default configuration: WAL with checkpoints in the background, a 5 s busy timeout, foreign
+    /// keys on, case-sensitive `LIKE`.
     public init() {}
 }

@@ -26,6 +26,7 @@ private let writerOwnerKey: pthread_key_t = {
 /// `read` or `write` closure, while `writerLock` (the writer) or a checkout from the pool (a reader)
 /// grants exclusive use of it to the calling thread. The pool's mutable state, `idleReaders` and
 /// `openReaderCount`, is only touched while `readers` is locked. Everything else is immutable.
+/// (`checkpointer` is `Sendable` itself.)
 public final class SQLiteDatabase: @unchecked Sendable {
     /// The file path, or `nil` for an in-memory database.
     public let path: String?
@@ -35,6 +36,9 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// Whether reads use reader connections: only in WAL mode do they not block the writer.
     private let usesReaderPool: Bool
     private let writerLock = NSLock()
+    /// Runs the writer's checkpoints in the background, for a file in WAL mode with
+    /// ``CheckpointPolicy/inBackground(afterPages:)``.
+    private let checkpointer: WALCheckpointer?
     private let readers = NSCondition()
     private var idleReaders: [Database] = []
     private var openReaderCount = 0
@@ -65,7 +69,20 @@ public final class SQLiteDatabase: @unchecked Sendable {
             // https://www.sqlite.org/pragma.html#pragma_synchronous: NORMAL is durable enough in WAL mode.
             try writer.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        if usesReaderPool, case .inBackground(let pages) = configuration.checkpoints {
+            checkpointer = WALCheckpointer(path: path, configuration: configuration, threshold: pages)
+        } else {
+            checkpointer = nil
+        }
+        writer.checkpoint(following: configuration.checkpoints, by: checkpointer)
         writer.trackChanges(into: changes)
+    }
+
+    deinit {
+        // The checkpointer's connection closes first: the writer, closing last, checkpoints what is
+        // left and removes the WAL file, as SQLite's last connection does.
+        writer.stopCheckpointing()
+        checkpointer?.close()
     }
 
     /// Opens an existing database file for reading only, one that no process changes while it is open:
@@ -89,6 +106,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         self.usesReaderPool = false
+        self.checkpointer = nil
         var components = URLComponents()
         components.scheme = "file"
         components.path = path
@@ -115,6 +133,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.path = nil
         self.configuration = configuration
         self.usesReaderPool = false
+        self.checkpointer = nil
         writer = try Database(
             location: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, configuration: configuration,
             isReadOnly: false)

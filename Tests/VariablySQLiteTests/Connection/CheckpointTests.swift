@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablyTestSupport
+
+/// WAL checkpoints: in the background by default, on commit when asked, and a WAL that stays bounded.
+@Suite struct CheckpointTests {
+    /// Writes `rows` rows of about 3 kB each (a page apiece) in one transaction.
+    private func write(_ rows: Int, into db: SQLiteDatabase) throws {
+        try db.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, body BLOB)")
+            for _ in 0..<rows { try db.execute(sql: "INSERT INTO blobs (body) VALUES (randomblob(3000))") }
+        }
+    }
+
+    private func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    private func configuration(_ checkpoints: CheckpointPolicy) -> Configuration {
+        var configuration = Configuration()
+        configuration.checkpoints = checkpoints
+        return configuration
+    }
+
+    @Test func theDefaultIsInTheBackgroundAfterAThousandPages() {
+        #expect(Configuration().checkpoints == .inBackground(afterPages: 1_000))
+    }
+
+    @Test func aCommitPastTheThresholdIsCopiedIntoTheFileInTheBackground() async throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path, configuration: configuration(.inBackground(afterPages: 10)))
+        try write(50, into: db)
+        // The checkpoint runs on another connection, after the write returned.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while size(path) < 50 * 3_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(size(path) >= 50 * 3_000)
+        #expect(try await db.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") } == .integer(50))
+    }
+
+    @Test func onCommitTheWriteCheckpointsBeforeItReturns() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path, configuration: configuration(.onCommit(afterPages: 10)))
+        try write(50, into: db)
+        #expect(size(path) >= 50 * 3_000)
+    }
+
+    @Test func belowTheThresholdNothingIsCheckpointed() async throws {
+        for policy in [CheckpointPolicy.inBackground(afterPages: 1_000), .onCommit(afterPages: 1_000)] {
+            let (path, cleanUp) = try TestDatabase.temporaryPath()
+            defer { cleanUp() }
+            let db = try SQLiteDatabase(path: path, configuration: configuration(policy))
+            try write(50, into: db)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(size(path) < 50 * 3_000, "\(policy)")
+            #expect(size(path + "-wal") >= 50 * 3_000, "\(policy)")
+        }
+    }
+
+    @Test func aStreamOfCommitsKeepsTheWALBounded() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let threshold = 8
+        let db = try SQLiteDatabase(path: path, configuration: configuration(.inBackground(afterPages: threshold)))
+        for _ in 0..<300 { try write(2, into: db) }
+        // The WAL file keeps the size of its longest run: at most eight times the threshold, plus the
+        // commit that crossed it (a few pages), each page a 24-byte frame header and 4,096 bytes.
+        let frames = (size(path + "-wal") - 32) / (4_096 + 24)
+        #expect(frames <= threshold * 8 + 8, "the WAL reached \(frames) frames")
+        #expect(try db.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") } == .integer(600))
+    }
+
+    @Test func closingWaitsForTheCheckpointsAndRemovesTheWAL() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        do {
+            let db = try SQLiteDatabase(path: path, configuration: configuration(.inBackground(afterPages: 10)))
+            for _ in 0..<20 { try write(5, into: db) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = try SQLiteDatabase(path: path)
+        #expect(try reopened.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") } == .integer(100))
+    }
+}
