@@ -60,8 +60,11 @@ struct ResultRow {
 /// so that drift on a shared machine hits all of them alike; reports medians.
 func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow] {
     if let wanted = configuration.variant {
-        // Profiling aid: run one variant once (e.g. under valgrind), report nothing.
-        for variant in group.variants where variant.name.localizedCaseInsensitiveContains(wanted) { _ = try variant.run() }
+        // Profiling aid: run one variant once (e.g. under valgrind), report nothing; under perf, the
+        // section "variant" is the run alone, without the group's set-up (see ProfiledSection).
+        for variant in group.variants where variant.name.localizedCaseInsensitiveContains(wanted) {
+            _ = try ProfiledSection.run("variant") { try variant.run() }
+        }
         return []
     }
     if configuration.warmUp {

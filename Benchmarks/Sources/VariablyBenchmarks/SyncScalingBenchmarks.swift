@@ -41,6 +41,8 @@ struct SyncScaling {
         var incrementalSeconds: Double
         /// CPU time (every thread) of an incremental sync: what is not waiting on I/O or hand-offs.
         var incrementalCPUSeconds: Double
+        /// The same sync on a connection that checkpoints on commit: the write waits for the disk.
+        var incrementalOnCommitSeconds: Double
         var memoryAddedMiB: Double
     }
 
@@ -67,6 +69,11 @@ struct SyncScaling {
                 format: "| incremental sync, CPU time of every thread (s) | %.3f | %.3f | %.2f | | |",
                 smallFigures.incrementalCPUSeconds, largeFigures.incrementalCPUSeconds,
                 largeFigures.incrementalCPUSeconds / smallFigures.incrementalCPUSeconds))
+        print(
+            String(
+                format: "| incremental sync, checkpoints on commit (SQLite's default) (s) | %.3f | %.3f | %.2f | | |",
+                smallFigures.incrementalOnCommitSeconds, largeFigures.incrementalOnCommitSeconds,
+                largeFigures.incrementalOnCommitSeconds / smallFigures.incrementalOnCommitSeconds))
         let memory = largeFigures.memoryAddedMiB / smallFigures.memoryAddedMiB
         print(
             String(
@@ -87,10 +94,13 @@ struct SyncScaling {
     private final class Table {
         let records: Int
         let server: SimulatedServer<BenchUser>
-        var synced: (file: TemporaryDatabase, repository: Repository<BenchUser>)?
+        /// The last file a full sync filled, its repository, and a second repository on the same file
+        /// whose connection checkpoints on commit (SQLite's default) instead of in the background.
+        var synced: (file: TemporaryDatabase, repository: Repository<BenchUser>, onCommit: Repository<BenchUser>)?
         var syncSeconds: [Double] = []
         var incrementalSeconds: [Double] = []
         var incrementalCPUSeconds: [Double] = []
+        var incrementalOnCommitSeconds: [Double] = []
 
         init(records: Int) throws {
             self.records = records
@@ -116,26 +126,41 @@ struct SyncScaling {
                 guard report.inserted == table.records else {
                     throw BenchmarkError("synced \(report.inserted) of \(table.records)")
                 }
-                table.synced = (file, repository)
+                var onCommit = VariablySQLite.Configuration()
+                onCommit.checkpoints = .onCommit(afterPages: 1_000)
+                table.synced = (
+                    file, repository,
+                    try Repository<BenchUser>(
+                        database: try SQLiteDatabase(path: file.path, configuration: onCommit), remote: table.server)
+                )
             }
         }
         let edits = changes
+        /// One incremental sync of `edits` other clients' changes: (seconds, CPU seconds of every thread).
+        func incremental(_ repository: Repository<BenchUser>, of table: Table, profiledAs section: String) throws
+            -> (Double, Double)
+        {
+            let server = table.server
+            _ = try runBlocking { try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 } }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let cpuStart = processCPUSeconds()
+            let report = try ProfiledSection.run(section) { try runBlocking { try await repository.sync() } }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let cpuSeconds = processCPUSeconds() - cpuStart
+            guard report.pulled == edits else { throw BenchmarkError("pulled \(report.pulled) of \(edits)") }
+            return (seconds, cpuSeconds)
+        }
         for round in 0..<incrementalRounds {
             for offset in tables.indices {
                 let table = tables[(offset + round) % tables.count]
-                guard let repository = table.synced?.repository else { throw BenchmarkError("no full sync ran") }
-                let server = table.server
-                _ = try runBlocking {
-                    try await server.simulateOtherClients(edits: edits) { user, _ in user.score += 1 }
-                }
-                let start = DispatchTime.now().uptimeNanoseconds
-                let cpuStart = processCPUSeconds()
-                let report = try ProfiledSection.run("incremental sync \(label(table.records))") {
-                    try runBlocking { try await repository.sync() }
-                }
-                table.incrementalSeconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-                table.incrementalCPUSeconds.append(processCPUSeconds() - cpuStart)
-                guard report.pulled == edits else { throw BenchmarkError("pulled \(report.pulled) of \(edits)") }
+                guard let synced = table.synced else { throw BenchmarkError("no full sync ran") }
+                let (seconds, cpuSeconds) = try incremental(
+                    synced.repository, of: table, profiledAs: "incremental sync \(label(table.records))")
+                table.incrementalSeconds.append(seconds)
+                table.incrementalCPUSeconds.append(cpuSeconds)
+                let (onCommitSeconds, _) = try incremental(
+                    synced.onCommit, of: table, profiledAs: "incremental sync on commit \(label(table.records))")
+                table.incrementalOnCommitSeconds.append(onCommitSeconds)
             }
         }
         FileHandle.standardError.write(Data("measured \(Self.name): syncs\n".utf8))
@@ -145,7 +170,8 @@ struct SyncScaling {
             return Figures(
                 recordsPerSecond: Double(table.records) / median(table.syncSeconds),
                 incrementalSeconds: median(table.incrementalSeconds),
-                incrementalCPUSeconds: median(table.incrementalCPUSeconds), memoryAddedMiB: peak - before)
+                incrementalCPUSeconds: median(table.incrementalCPUSeconds),
+                incrementalOnCommitSeconds: median(table.incrementalOnCommitSeconds), memoryAddedMiB: peak - before)
         }
         FileHandle.standardError.write(Data("measured \(Self.name): memory\n".utf8))
         return (figures[0], figures[1])
