@@ -56,12 +56,13 @@ final class RowDecodingBackend: KeySetDecodingBackend {
                 AnyCodingKey(columns[index]),
                 .init(codingPath: [], debugDescription: "The query `\(statement.sql)` has no column \(SQL.quote(columns[index])) for this property."))
         }
-        let storage = sqlite3_column_type(handle, slot.index)
+        let value = sqlite3_column_value(handle, slot.index)
+        let storage = sqlite3_value_type(value)
         guard storage != SQLITE_NULL else {
             throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The \(origin(index)) is NULL."))
         }
         do {
-            return try read(Value.self, slot: slot, storage: storage)
+            return try read(Value.self, slot: slot, value: value, storage: storage)
         } catch let error as DecodingError {
             throw located(error, entry: index)
         }
@@ -70,13 +71,36 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
         let slot = slots[index]
         guard slot.index >= 0 else { return nil }
-        let storage = sqlite3_column_type(handle, slot.index)
+        let value = sqlite3_column_value(handle, slot.index)
+        let storage = sqlite3_value_type(value)
         guard storage != SQLITE_NULL else { return nil }
         do {
-            return try read(Value.self, slot: slot, storage: storage)
+            return try read(Value.self, slot: slot, value: value, storage: storage)
         } catch let error as DecodingError {
             throw located(error, entry: index)
         }
+    }
+
+    // Each read takes the column's value once (`sqlite3_column_value`) and reads its storage class,
+    // number or text from it (`sqlite3_value_*`): one call of the column API per column instead of two
+    // or three, each of which enters the connection's mutex, checks the index and settles the error
+    // state. The value is "unprotected" (https://www.sqlite.org/c3ref/value.html), a difference that
+    // matters only where the connection's mutex is real: connections here are opened
+    // `SQLITE_OPEN_NOMUTEX` and used by one thread at a time. It is read before the next step.
+
+    /// Column `column`'s value, and its storage class.
+    @inline(__always)
+    private func value(at column: Int32) -> (OpaquePointer?, Int32) {
+        let value = sqlite3_column_value(handle, column)
+        return (value, sqlite3_value_type(value))
+    }
+
+    /// The text of a value of storage class TEXT.
+    @inline(__always)
+    private static func text(of value: OpaquePointer?) -> String {
+        // text before bytes: https://www.sqlite.org/c3ref/value_blob.html ("the safest policy").
+        guard let text = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
     // The common scalars, read without generic dispatch when the column holds what the property's kind
@@ -85,24 +109,27 @@ final class RowDecodingBackend: KeySetDecodingBackend {
 
     func decodeString(entry index: Int) throws -> String {
         let slot = slots[index]
-        if case .string = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_TEXT {
-            return statement.string(at: slot.index)
+        if case .string = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_TEXT { return Self.text(of: value) }
         }
         return try decode(String.self, entry: index)
     }
 
     func decodeInt(entry index: Int) throws -> Int {
         let slot = slots[index]
-        if case .int = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
-            return Int(sqlite3_column_int64(handle, slot.index))
+        if case .int = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_INTEGER { return Int(sqlite3_value_int64(value)) }
         }
         return try decode(Int.self, entry: index)
     }
 
     func decodeInt64(entry index: Int) throws -> Int64 {
         let slot = slots[index]
-        if case .int64 = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
-            return sqlite3_column_int64(handle, slot.index)
+        if case .int64 = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_INTEGER { return sqlite3_value_int64(value) }
         }
         return try decode(Int64.self, entry: index)
     }
@@ -110,56 +137,59 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     func decodeDouble(entry index: Int) throws -> Double {
         let slot = slots[index]
         if case .double = slot.kind, slot.index >= 0 {
-            let storage = sqlite3_column_type(handle, slot.index)
-            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER { return sqlite3_column_double(handle, slot.index) }
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_FLOAT || storage == SQLITE_INTEGER { return sqlite3_value_double(value) }
         }
         return try decode(Double.self, entry: index)
     }
 
     func decodeBool(entry index: Int) throws -> Bool {
         let slot = slots[index]
-        if case .bool = slot.kind, slot.index >= 0, sqlite3_column_type(handle, slot.index) == SQLITE_INTEGER {
-            return sqlite3_column_int64(handle, slot.index) != 0
+        if case .bool = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_INTEGER { return sqlite3_value_int64(value) != 0 }
         }
         return try decode(Bool.self, entry: index)
     }
 
     func decodeDate(entry index: Int) throws -> Date {
         let slot = slots[index]
-        if case .date(.secondsSince1970) = slot.kind, slot.index >= 0,
-            sqlite3_column_type(handle, slot.index) == SQLITE_FLOAT
-        {
-            return Date(timeIntervalSince1970: sqlite3_column_double(handle, slot.index))
+        if case .date(.secondsSince1970) = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_FLOAT { return Date(timeIntervalSince1970: sqlite3_value_double(value)) }
         }
         return try decode(Date.self, entry: index)
     }
 
     @inline(__always)
-    private func read<Value: Decodable>(_ type: Value.Type, slot: ColumnSlot, storage: Int32) throws -> Value {
-        let column = slot.index
+    private func read<Value: Decodable>(_ type: Value.Type, slot: ColumnSlot, value: OpaquePointer?, storage: Int32)
+        throws -> Value
+    {
         // The kind was chosen from the property's type; the bit casts below are between identical types.
         if Value.self == slot.type {
             switch slot.kind {
             case .int where storage == SQLITE_INTEGER:
-                return unsafeBitCast(Int(sqlite3_column_int64(handle, column)), to: Value.self)
+                return unsafeBitCast(Int(sqlite3_value_int64(value)), to: Value.self)
             case .int64 where storage == SQLITE_INTEGER:
-                return unsafeBitCast(sqlite3_column_int64(handle, column), to: Value.self)
+                return unsafeBitCast(sqlite3_value_int64(value), to: Value.self)
             case .bool where storage == SQLITE_INTEGER:
-                return unsafeBitCast(sqlite3_column_int64(handle, column) != 0, to: Value.self)
+                return unsafeBitCast(sqlite3_value_int64(value) != 0, to: Value.self)
             case .double where storage == SQLITE_FLOAT || storage == SQLITE_INTEGER:
-                return unsafeBitCast(sqlite3_column_double(handle, column), to: Value.self)
+                return unsafeBitCast(sqlite3_value_double(value), to: Value.self)
             case .string where storage == SQLITE_TEXT:
-                return unsafeBitCast(statement.string(at: column), to: Value.self)
+                return unsafeBitCast(Self.text(of: value), to: Value.self)
             case .date(.secondsSince1970) where storage == SQLITE_FLOAT:
-                return unsafeBitCast(Date(timeIntervalSince1970: sqlite3_column_double(handle, column)), to: Value.self)
+                return unsafeBitCast(Date(timeIntervalSince1970: sqlite3_value_double(value)), to: Value.self)
             case .stringArray where storage == SQLITE_TEXT:
-                if let strings = statement.withUTF8(at: column, ScalarArrayJSON.decodeStrings) {
+                let text = sqlite3_value_text(value)
+                let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
+                if let strings = ScalarArrayJSON.decodeStrings(bytes) {
                     return unsafeBitCast(strings, to: Value.self)
                 }
             default:
                 break
             }
         }
-        return try ColumnValueCoding.decode(Value.self, from: statement.value(at: column), kind: slot.kind)
+        return try ColumnValueCoding.decode(Value.self, from: statement.value(at: slot.index), kind: slot.kind)
     }
 }

@@ -217,14 +217,6 @@ package final class Statement {
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
-    /// Calls `body` with the UTF-8 bytes of column `index`, without copying them.
-    @inline(__always)
-    func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        let text = sqlite3_column_text(handle, index)
-        let count = Int(sqlite3_column_bytes(handle, index))
-        return try body(UnsafeBufferPointer(start: text, count: text == nil ? 0 : count))
-    }
-
     /// Column `index` as a ``SQLValue`` of its storage class.
     package func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
