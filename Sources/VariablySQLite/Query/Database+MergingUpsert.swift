@@ -44,9 +44,11 @@ extension Database {
     ) throws -> Int {
         precondition(models.count == keys.count, "upsert(_:primaryKeys:updatingEntries:) needs one key per model.")
         let mapping = TableMapping<Model>.shared
-        let plan = MergingUpsertPlan(mapping: mapping, updatedEntries: updatedEntries)
+        let plan = mapping.mergingPlans.plan(updating: updatedEntries) {
+            MergingUpsertPlan(mapping: mapping, updatedEntries: updatedEntries)
+        }
         let existing = try existingPrimaryKeys(Model.self, among: keys)
-        let inserted = Set(keys).count - existing.count
+        let inserted = Self.distinctCount(of: keys) - existing.count
         guard !plan.groups.isEmpty else {
             try run(plan.insertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
             return inserted

@@ -124,6 +124,19 @@ extension Database {
         return found
     }
 
+    /// How many different keys `keys` holds.
+    ///
+    /// - Complexity: O(*n*) comparisons when the keys are integers in increasing order (a page of a
+    ///   server's listing); O(*n*) hashes otherwise.
+    package static func distinctCount(of keys: [SQLValue]) -> Int {
+        var previous = Int64.min
+        for (position, key) in keys.enumerated() {
+            guard case .integer(let value) = key, position == 0 || value > previous else { return Set(keys).count }
+            previous = value
+        }
+        return keys.count
+    }
+
     /// The smallest of `keys` when they are all integers and there is at least one; `nil` otherwise.
     private static func smallestInteger(in keys: [SQLValue]) -> Int64? {
         var smallest: Int64?

@@ -75,6 +75,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     /// entries are in entry order.
     let indexGroups: [IndexGroup]
     let primaryKeyEntry: Int
+    /// The plans of the merging upserts (see ``Database/upsert(_:primaryKeys:updatingEntries:atomically:)``).
+    let mergingPlans = MergingPlanCache()
 
     let createTableSQL: String
     let selectSQL: String

@@ -16,6 +16,19 @@ import VariablyTestSupport
         #expect(lookups(recorder).isEmpty)
     }
 
+    @Test(arguments: [
+        ([SQLValue](), 0),
+        ([.integer(1), .integer(2), .integer(9)], 3),
+        ([.integer(Int64.min), .integer(0)], 2),
+        ([.integer(1), .integer(1), .integer(2)], 2),
+        ([.integer(3), .integer(2), .integer(3)], 2),
+        ([.text("a"), .text("b"), .text("a")], 2),
+        ([.integer(1), .text("1"), .integer(1)], 2),
+    ])
+    func distinctKeysAreCountedInOrderOrByHashing(keys: [SQLValue], expected: Int) {
+        #expect(Database.distinctCount(of: keys) == expected)
+    }
+
     @Test func anEmptyTableHoldsNoKey() throws {
         let (database, recorder) = try TestDatabase.users(0)
         recorder.reset()
