@@ -42,7 +42,7 @@ struct Variant {
 struct Group {
     let name: String
     let variants: [Variant]
-    /// Minimum ratio per variant name, from the issues; `nil` when a row has no target.
+    /// Minimum ratio per variant name, the project's target; `nil` when a row has no target.
     let targets: [String: Double]
     /// Ratios to another variant than the first, reported as extra rows: (variant, baseline, minimum).
     var comparisons: [(variant: String, baseline: String, minimum: Double?)] = []

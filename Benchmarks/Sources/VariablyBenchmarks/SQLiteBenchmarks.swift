@@ -74,7 +74,7 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                     variablyFetchAll,
                     Variant(name: "GRDB Codable record") { try queue.read { try GRDBCodableUser.fetchAll($0).count } },
                     Variant(name: "GRDB hand-written record") { try queue.read { try GRDBManualUser.fetchAll($0, sql: "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count } },
-                ], targets: ["VariablySQLite fetchAll": 0.6]))
+                ], targets: ["VariablySQLite fetchAll": 0.85]))
         groups.append(
             Group(
                 name: "SQLite query LIMIT 100 (queries)", variants: [
@@ -91,7 +91,7 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                         }
                         return queryCount
                     },
-                ], targets: ["VariablySQLite #Predicate": 1 / 1.2]))
+                ], targets: ["VariablySQLite #Predicate": 0.9]))
     }
     _ = file
     return groups
