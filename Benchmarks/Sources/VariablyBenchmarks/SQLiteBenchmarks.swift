@@ -35,6 +35,7 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
             name: "SQLite insert", variants: [
                 Variant(name: "raw C, one reused statement") { try raw { try $0.write(users, sql: RawDatabase.insertSQL) } },
                 VariablySQLiteVariants.insert(users),
+                VariablySQLiteVariants.insert(users, checkpoints: .onCommit(afterPages: 1_000)),
                 Variant(name: "GRDB Codable record") {
                     try grdb { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).insert(db) } }; return users.count }
                 },
@@ -52,6 +53,7 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                     }
                 },
                 VariablySQLiteVariants.upsert(users, existing: existing),
+                VariablySQLiteVariants.upsert(users, existing: existing, checkpoints: .onCommit(afterPages: 1_000)),
                 Variant(name: "GRDB Codable record") {
                     try grdb(prefill: existing) { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).upsert(db) } }; return users.count }
                 },
