@@ -5,6 +5,9 @@
 /// files durable (`fdatasync`). It costs what the disk costs for those pages, and grows with the
 /// file: on a table of 1,000,000 rows it is the larger part of a commit of 1,000 scattered updates.
 ///
+/// Set it here rather than with `PRAGMA wal_autocheckpoint` on the writer, which puts SQLite's own
+/// checkpoints back in place of the background ones.
+///
 /// ```swift
 /// var configuration = Configuration()
 /// configuration.checkpoints = .onCommit(afterPages: 1_000)   // SQLite's own behaviour
