@@ -138,15 +138,17 @@ func openRepository(
     if options.reset { removeDatabase() }
     try FileManager.default.createDirectory(
         at: databaseURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let database = try SQLiteDatabase(path: databaseURL.path)
+    // Checkpointing every 10,000 WAL pages instead of 1,000 copies an index page rewritten by several
+    // transactions once (https://www.sqlite.org/wal.html#ckpt); in the background, as by default, so
+    // that the sync's commits do not wait for fsync.
+    var sqlite = Configuration()
+    sqlite.checkpoints = .inBackground(afterPages: 10_000)
+    let database = try SQLiteDatabase(path: databaseURL.path, configuration: sqlite)
     // A sync inserts into the indexes on user_name and (age, is_active) at scattered places. With SQLite's
     // default 2 MB page cache a large table re-reads index pages on every page of users: 64 MB on the
     // writer keeps a million users' indexes cached (https://www.sqlite.org/pragma.html#pragma_cache_size).
-    // Checkpointing every 10,000 WAL pages instead of 1,000 copies an index page rewritten by several
-    // transactions once, and waits for fsync less often (https://www.sqlite.org/wal.html#ckpt).
     try await database.write { db in
         try db.execute(sql: "PRAGMA cache_size = -65536")
-        try db.execute(sql: "PRAGMA wal_autocheckpoint = 10000")
     }
     let repository = try await Repository.open(database: database, remote: server, configuration: configuration)
     guard let cursor = try await repository.cursor() else { return (repository, false) }
