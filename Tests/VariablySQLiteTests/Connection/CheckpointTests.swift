@@ -23,6 +23,18 @@ import VariablyTestSupport
         return configuration
     }
 
+    /// docs/sqlite.md, Checkpoints.
+    @Test func theDocumentationExample() throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        var configuration = Configuration()
+        configuration.checkpoints = .inBackground(afterPages: 1_000)  // the default
+        configuration.checkpoints = .onCommit(afterPages: 1_000)  // SQLite's own behaviour
+        let db = try SQLiteDatabase(path: path, configuration: configuration)
+        try write(10, into: db)
+        #expect(db.configuration.checkpoints == .onCommit(afterPages: 1_000))
+    }
+
     @Test func theDefaultIsInTheBackgroundAfterAThousandPages() {
         #expect(Configuration().checkpoints == .inBackground(afterPages: 1_000))
     }
