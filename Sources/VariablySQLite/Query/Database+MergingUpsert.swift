@@ -53,16 +53,17 @@ extension Database {
             try run(plan.insertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
             return inserted
         }
-        func merge() throws {
+        func merge(_ models: UnsafeBufferPointer<Model>) throws {
             var merger = try RowMerger(database: self, plan: plan, mapping: mapping, existing: existing)
             // Rows a unique index refused, in order, and their keys: a later model with one of those
             // keys waits behind them, so that it still wins.
             var waiting: [Int] = []
             var waitingKeys: Set<SQLValue> = []
+            guard let first = models.baseAddress else { return }
             for index in models.indices {
                 if !waitingKeys.isEmpty, waitingKeys.contains(keys[index]) {
                     waiting.append(index)
-                } else if try !merger.merge(models[index], key: keys[index]) {
+                } else if try !merger.merge(first + index, key: keys[index]) {
                     waiting.append(index)
                     waitingKeys.insert(keys[index])
                 }
@@ -73,7 +74,7 @@ extension Database {
                 waitingKeys.removeAll(keepingCapacity: true)
                 for index in waiting {
                     let isBlocked = waitingKeys.contains(keys[index])
-                    if try isBlocked || !merger.merge(models[index], key: keys[index]) {
+                    if try isBlocked || !merger.merge(first + index, key: keys[index]) {
                         stillWaiting.append(index)
                         waitingKeys.insert(keys[index])
                     }
@@ -92,7 +93,9 @@ extension Database {
                 waiting = stillWaiting
             }
         }
-        if atomically { try inSavepoint(merge) } else { try merge() }
+        try models.withUnsafeBufferPointer { models in
+            if atomically { try inSavepoint { try merge(models) } } else { try merge(models) }
+        }
         return inserted
     }
 }
@@ -200,21 +203,21 @@ private struct RowMerger<Model: SQLiteStorable> {
     ///
     /// - Returns: `false` when a unique index refused the row: it is left as it was, or with its
     ///   columns that no index covers written, and can be merged again later.
-    mutating func merge(_ model: Model, key: SQLValue) throws -> Bool {
+    mutating func merge(_ model: UnsafePointer<Model>, key: SQLValue) throws -> Bool {
         do {
             if !existing.isEmpty, existing.contains(key) {
                 try database.step(
-                    update.statement, binding: model, entries: entries, sink: update.sink, slots: mapping.insertSlots,
-                    mapping: mapping)
+                    update.statement, bindingModelAt: model, entries: entries, sink: update.sink,
+                    slots: mapping.insertSlots, mapping: mapping)
                 for group in groups {
                     try database.step(
-                        group.statement, binding: model, entries: group.plan.entries, sink: group.sink,
+                        group.statement, bindingModelAt: model, entries: group.plan.entries, sink: group.sink,
                         slots: group.plan.slots, mapping: mapping)
                 }
             } else {
                 try database.step(
-                    insert.statement, binding: model, entries: entries, sink: insert.sink, slots: mapping.insertSlots,
-                    mapping: mapping)
+                    insert.statement, bindingModelAt: model, entries: entries, sink: insert.sink,
+                    slots: mapping.insertSlots, mapping: mapping)
             }
         } catch let error as SQLiteError where ResultCode.constraintUnique.matches(error.code) {
             lastRefusal = error

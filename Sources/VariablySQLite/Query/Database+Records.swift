@@ -124,30 +124,40 @@ extension Database {
         _ statement: Statement, binding model: Model, entries: [Int], sink: RowEncodingSink,
         slots: [ColumnSlot], mapping: TableMapping<Model>
     ) throws {
+        try withUnsafePointer(to: model) { model in
+            try step(statement, bindingModelAt: model, entries: entries, sink: sink, slots: slots, mapping: mapping)
+        }
+    }
+
+    /// ``step(_:binding:entries:sink:slots:mapping:)`` for the model at `model`, which a loop over an
+    /// array's buffer passes without copying the model out of the array (unspecialized, a copy is a
+    /// value-witness call, and the array's subscript a metadata lookup, per row).
+    func step<Model: SQLiteStorable>(
+        _ statement: Statement, bindingModelAt model: UnsafePointer<Model>, entries: [Int], sink: RowEncodingSink,
+        slots: [ColumnSlot], mapping: TableMapping<Model>
+    ) throws {
         statement.reset()
         let coders = mapping.coders
         let readers = mapping.fastReaders
-        try withUnsafePointer(to: model) { pointer in
-            let base = UnsafeRawPointer(pointer)
-            for index in entries {
-                if let reader = readers[index] {
-                    let parameter = slots[index].index
-                    guard parameter > 0 else { continue }
-                    let code = reader.bind(base, to: statement, at: parameter)
-                    if code != FastColumnReader.notBound {
-                        if code != 0 { throw self.error(code: code, sql: statement.sql) }
-                        continue
-                    }
+        let base = UnsafeRawPointer(model)
+        for index in entries {
+            if let reader = readers[index] {
+                let parameter = slots[index].index
+                guard parameter > 0 else { continue }
+                let code = reader.bind(base, to: statement, at: parameter)
+                if code != FastColumnReader.notBound {
+                    if code != 0 { throw self.error(code: code, sql: statement.sql) }
+                    continue
                 }
-                do {
-                    try coders[index].encode(model, to: sink, at: index)
-                } catch let error as SQLiteError {
-                    throw error
-                } catch {
-                    throw RecordEncodingError(
-                        modelType: "\(Model.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
-                        column: mapping.columns[index].name, underlyingError: error)
-                }
+            }
+            do {
+                try coders[index].encode(model.pointee, to: sink, at: index)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw RecordEncodingError(
+                    modelType: "\(Model.self)", keyPath: "\(mapping.keySet.entries[index].keyPath)",
+                    column: mapping.columns[index].name, underlyingError: error)
             }
         }
         do {
@@ -155,7 +165,7 @@ extension Database {
         } catch let error as SQLiteError {
             // The values stay out of the description, but are there for debugging.
             let capture = CapturingEncodingSink(slots: slots)
-            for index in entries { try? coders[index].encode(model, to: capture, at: index) }
+            for index in entries { try? coders[index].encode(model.pointee, to: capture, at: index) }
             throw SQLiteError(
                 code: error.code, message: error.message, sql: error.sql,
                 arguments: StatementArguments(positional: capture.values))
