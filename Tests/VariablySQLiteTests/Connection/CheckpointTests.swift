@@ -84,6 +84,28 @@ import VariablyTestSupport
         #expect(try db.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") } == .integer(600))
     }
 
+    @Test func readersSeeEveryCommitWhileCheckpointsRunBesideThem() async throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let db = try SQLiteDatabase(path: path, configuration: configuration(.inBackground(afterPages: 4)))
+        try write(1, into: db)
+        let reads = Task.detached {
+            var counts: [Int64] = []
+            while counts.last.map({ $0 < 401 }) ?? true {
+                let count = try db.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") }
+                guard case .integer(let value)? = count else { throw CancellationError() }
+                counts.append(value)
+            }
+            return counts
+        }
+        for _ in 0..<200 { try write(2, into: db) }
+        let counts = try await reads.value
+        // Each read is one snapshot: the count never goes back, and the last read sees every commit.
+        #expect(counts == counts.sorted())
+        #expect(counts.last == 401)
+        #expect(try await db.read { try $0.fetchValue(sql: "PRAGMA integrity_check") } == .text("ok"))
+    }
+
     @Test func closingWaitsForTheCheckpointsAndRemovesTheWAL() throws {
         let (path, cleanUp) = try TestDatabase.temporaryPath()
         defer { cleanUp() }
