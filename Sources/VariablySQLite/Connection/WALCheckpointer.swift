@@ -21,7 +21,10 @@ final class WALCheckpointer: @unchecked Sendable {
     private var isClosed = false
     private var connection: Database?
 
+    /// - Parameter configuration: The database's; the checkpoints' own statements are not traced.
     init(path: String, configuration: Configuration, threshold: Int) {
+        var configuration = configuration
+        configuration.trace = nil
         self.path = path
         self.configuration = configuration
         self.threshold = max(1, threshold)
