@@ -51,6 +51,23 @@ import VariablyTestSupport
         #expect(try await db.read { try $0.fetchValue(sql: "SELECT count(*) FROM blobs") } == .integer(50))
     }
 
+    @Test func theCheckpointsOwnStatementsAreNotTraced() async throws {
+        let (path, cleanUp) = try TestDatabase.temporaryPath()
+        defer { cleanUp() }
+        let recorder = SQLRecorder()
+        var configuration = configuration(.inBackground(afterPages: 10))
+        configuration.trace = { recorder.record($0) }
+        let db = try SQLiteDatabase(path: path, configuration: configuration)
+        recorder.reset()
+        try write(50, into: db)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while size(path) < 50 * 3_000, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(size(path) >= 50 * 3_000)
+        // The write's statements only: the checkpoint's connection opens and checks the journal mode.
+        #expect(!recorder.recorded.contains { $0.hasPrefix("PRAGMA") })
+        #expect(recorder.recorded.contains { $0.hasPrefix("INSERT INTO blobs") })
+    }
+
     @Test func onCommitTheWriteCheckpointsBeforeItReturns() throws {
         let (path, cleanUp) = try TestDatabase.temporaryPath()
         defer { cleanUp() }
