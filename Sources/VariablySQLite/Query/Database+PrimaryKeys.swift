@@ -37,7 +37,26 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     /// - Complexity: O(n) in the ids.
     package func sqlValues<ID: Encodable>(of ids: [ID]) throws -> [SQLValue] {
         let mapping = TableMapping<Model>.shared
-        return try ids.map { try mapping.primaryKeyValue($0) }
+        // The usual key types, told once per call: converting each id through `any Encodable` costs a
+        // dynamic cast (and the runtime's metadata lookups) per id. The bit casts are between
+        // identical types.
+        switch mapping.columns[mapping.primaryKeyEntry].kind {
+        case .int64 where ID.self == Int64.self: return unsafeBitCast(ids, to: [Int64].self).map { .integer($0) }
+        case .int where ID.self == Int.self: return unsafeBitCast(ids, to: [Int].self).map { .integer(Int64($0)) }
+        case .string where ID.self == String.self:
+            return unsafeBitCast(ids, to: [String].self).map { .text(TextNormalization.nfc($0)) }
+        default: return try ids.map { try mapping.primaryKeyValue($0) }
+        }
+    }
+
+    /// The primary keys of `models`, in order, as the column stores them.
+    ///
+    /// - Throws: An encoding error if an id does not fit the column.
+    /// - Complexity: O(n) in the models.
+    package func sqlValues(ofModels models: [Model]) throws -> [SQLValue] where Model: Identifiable, Model.ID: Encodable {
+        // `$0.id` is a witness call; `map(\.id)` would read through the key path, with the runtime's
+        // metadata lookups, per model.
+        try sqlValues(of: models.map { $0.id })
     }
 
     /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such

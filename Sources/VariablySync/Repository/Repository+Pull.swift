@@ -124,7 +124,7 @@ extension Repository {
                 try await remote.pull(after: cursor, limit: limit)
             }
             var fetched = try Self.decode(page)
-            fetched.keys = try primaryKey.sqlValues(of: fetched.models.map(\.id))
+            fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
             if let versionField { fetched.versions = Self.versions(in: page.records, field: versionField, of: fetched) }
             return fetched
         }

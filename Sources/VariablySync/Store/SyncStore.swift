@@ -208,7 +208,7 @@ extension SyncStore.Member {
             var fetched = try Repository<Model>.decode(
                 RemotePage(records: records, deletedIDs: ids, nextCursor: cursor, hasMore: true))
             if failsPages, !fetched.skipped.isEmpty { throw SyncError.malformedRecords(fetched.skipped) }
-            fetched.keys = try primaryKey.sqlValues(of: fetched.models.map(\.id))
+            fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
             if let versionField {
                 fetched.versions = Repository<Model>.versions(in: records, field: versionField, of: fetched)
             }

@@ -1,9 +1,36 @@
 import Foundation
 import Testing
+import VariablyCodable
 import VariablySQLite
 import VariablyTestSupport
 
+private struct Label: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Sendable {
+    var id = ""
+    static let keySets = KeySets<Label>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id") } }
+    static let sqliteTable = SQLiteTable<Label>("labels", primaryKey: \.id)
+}
+
+private struct Counter: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Sendable {
+    var id = 0
+    static let keySets = KeySets<Counter>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id") } }
+    static let sqliteTable = SQLiteTable<Counter>("counters", primaryKey: \.id)
+}
+
 @Suite struct ExistingPrimaryKeysTests {
+    @Test func modelsKeysAreTheKeysOfTheirIDsOneByOne() throws {
+        let labels = ["cafe\u{301}", "b"].map { id in Label(id: id) }
+        let labelKey = PrimaryKey<Label>()
+        #expect(try labelKey.sqlValues(ofModels: labels) == labels.map { try labelKey.sqlValue(of: $0.id) })
+        #expect(try labelKey.sqlValues(ofModels: labels) == [.text("caf\u{e9}"), .text("b")])  // NFC
+        let counters = [3, -1].map { id in Counter(id: id) }
+        let counterKey = PrimaryKey<Counter>()
+        #expect(try counterKey.sqlValues(ofModels: counters) == [.integer(3), .integer(-1)])
+        #expect(try counterKey.sqlValues(ofModels: counters) == counters.map { try counterKey.sqlValue(of: $0.id) })
+        let users = User.samples(2)
+        #expect(try PrimaryKey<User>().sqlValues(ofModels: users) == users.map { .integer($0.id) })
+    }
+
+
     private func lookups(_ recorder: SQLRecorder) -> [String] {
         recorder.recorded.filter { $0.contains(" IN (") }
     }
