@@ -56,8 +56,7 @@ final class RowDecodingBackend: KeySetDecodingBackend {
                 AnyCodingKey(columns[index]),
                 .init(codingPath: [], debugDescription: "The query `\(statement.sql)` has no column \(SQL.quote(columns[index])) for this property."))
         }
-        let value = sqlite3_column_value(handle, slot.index)
-        let storage = sqlite3_value_type(value)
+        let (value, storage) = value(at: slot.index)
         guard storage != SQLITE_NULL else {
             throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The \(origin(index)) is NULL."))
         }
@@ -71,8 +70,7 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
         let slot = slots[index]
         guard slot.index >= 0 else { return nil }
-        let value = sqlite3_column_value(handle, slot.index)
-        let storage = sqlite3_value_type(value)
+        let (value, storage) = value(at: slot.index)
         guard storage != SQLITE_NULL else { return nil }
         do {
             return try read(Value.self, slot: slot, value: value, storage: storage)
@@ -95,12 +93,18 @@ final class RowDecodingBackend: KeySetDecodingBackend {
         return (value, sqlite3_value_type(value))
     }
 
+    /// The UTF-8 bytes of a value of storage class TEXT, without copying them.
+    @inline(__always)
+    private static func utf8(of value: OpaquePointer?) -> UnsafeBufferPointer<UInt8> {
+        // text before bytes: https://www.sqlite.org/c3ref/value_blob.html ("the safest policy").
+        let text = sqlite3_value_text(value)
+        return UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
+    }
+
     /// The text of a value of storage class TEXT.
     @inline(__always)
     private static func text(of value: OpaquePointer?) -> String {
-        // text before bytes: https://www.sqlite.org/c3ref/value_blob.html ("the safest policy").
-        guard let text = sqlite3_value_text(value) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+        String(decoding: utf8(of: value), as: UTF8.self)
     }
 
     // The common scalars, read without generic dispatch when the column holds what the property's kind
@@ -181,9 +185,7 @@ final class RowDecodingBackend: KeySetDecodingBackend {
             case .date(.secondsSince1970) where storage == SQLITE_FLOAT:
                 return unsafeBitCast(Date(timeIntervalSince1970: sqlite3_value_double(value)), to: Value.self)
             case .stringArray where storage == SQLITE_TEXT:
-                let text = sqlite3_value_text(value)
-                let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
-                if let strings = ScalarArrayJSON.decodeStrings(bytes) {
+                if let strings = ScalarArrayJSON.decodeStrings(Self.utf8(of: value)) {
                     return unsafeBitCast(strings, to: Value.self)
                 }
             default:
