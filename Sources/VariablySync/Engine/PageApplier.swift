@@ -3,7 +3,7 @@ import VariablyCodable
 import VariablySQLite
 
 /// What applying pulled records needs of a repository, as a value the database's writer runs: for one
-/// repository's page, and for each table's share of a ``SyncStore`` checkpoint of several tables.
+/// repository's page, and for each table's share of a ``SyncStore`` batch of several tables.
 struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable where Model.ID: Codable & Sendable {
     /// What one application did.
     struct Counts: Sendable {
@@ -48,8 +48,8 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
             deletions = deletedKeys.filter { !pending.contains($0) }
         }
         // A newer copy (or the deletion) of a record set aside for its parent replaces the one set aside.
-        if try state.heldRecordCount(db) > 0 {
-            try state.forgetHeldRecords(withKeys: upsertKeys + deletions, db)
+        if try state.parkedRecordCount(db) > 0 {
+            try state.forgetParkedRecords(withKeys: upsertKeys + deletions, db)
         }
         if let versionPrefix, let upsertVersions {
             try state.setVersions(
@@ -67,22 +67,22 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
 }
 
 extension Repository {
-    /// Applies the table's held records whose parents are in the cache now (server copies set aside
+    /// Applies the table's parked records whose parents are in the cache now (server copies set aside
     /// by a conflict, see ``SyncStateStore/hold(_:_:)``), each alone, and keeps the others held.
     ///
     /// - Returns: How many stay held.
-    /// - Complexity: O(h) look-ups for h held records; nothing when none is held.
-    func applyHeldRecords() async throws -> Int {
+    /// - Complexity: O(h) look-ups for h parked records; nothing when none is held.
+    func applyParkedRecords() async throws -> Int {
         let applier = pageApplier
         let primaryKey = self.primaryKey
         // Nearly always none: a read, not a write transaction, tells.
-        guard try await database.read({ try applier.state.heldRecordCount($0) }) > 0 else { return 0 }
+        guard try await database.read({ try applier.state.parkedRecordCount($0) }) > 0 else { return 0 }
         return try await database.write { db in
             let decoder = KeySetJSONDecoder(source: .remote)
             var waiting = 0
-            for held in try applier.state.heldRecords(db) {
+            for held in try applier.state.parkedRecords(db) {
                 guard let model = try? decoder.decode(Model.self, from: held.record) else {
-                    try applier.state.forgetHeldRecord(held.recordID, db)
+                    try applier.state.forgetParkedRecord(held.recordID, db)
                     continue
                 }
                 let key = try primaryKey.sqlValue(of: model.id)

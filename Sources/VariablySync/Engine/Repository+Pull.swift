@@ -81,7 +81,7 @@ extension Repository {
                     totalRecords: report.pulled))
         }
         if fromStart { report.deleted += try await removeRecords(notIn: seen) }
-        report.waitingForParents = try await applyHeldRecords()
+        report.waitingForParents = try await applyParkedRecords()
     }
 
     /// How many times in a row a pull accepts the same cursor with "more to come" (twice as many in

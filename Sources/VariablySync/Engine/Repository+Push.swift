@@ -242,7 +242,7 @@ extension Repository {
                             // Should that deletion lose its own conflict, the record comes back: the server's
                             // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
                             if !dangling.isEmpty, let serverJSON {
-                                try state.hold([SyncStateStore.HeldRecord(recordID: change.recordID, record: serverJSON, version: nil)], db)
+                                try state.park([SyncStateStore.ParkedRecord(recordID: change.recordID, record: serverJSON, version: nil)], db)
                             }
                         } else {
                             try db.delete(Model.self, id: result.id)

@@ -11,7 +11,7 @@
 public enum SyncError: Error, CustomStringConvertible {
     /// A request kept failing with transient errors until ``RetryPolicy/maxAttempts``.
     case retriesExhausted(attempts: Int, lastError: any Error)
-    /// A page held records that do not decode and the policy is ``MalformedRecordPolicy/failPage``:
+    /// A page parked records that do not decode and the policy is ``MalformedRecordPolicy/failPage``:
     /// the ``SkippedRecord``s, with the model's id type (`record as? SkippedRecord<User.ID>`).
     case malformedRecords([any Error])
     /// The server answered "more to come" with a cursor it had already given: pulling on would loop

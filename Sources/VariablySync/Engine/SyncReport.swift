@@ -35,7 +35,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var keptLocal = 0
     /// Pulled records set aside because a record they reference has not arrived yet (a ``SyncStore``
     /// pulling a ``RemoteChangeFeed``): kept in the database, never shown without their parent, and
-    /// applied by the checkpoint the parent arrives in.
+    /// applied by the batch the parent arrives in.
     public var waitingForParents = 0
     /// Requests retried after transient failures.
     public var retries = 0

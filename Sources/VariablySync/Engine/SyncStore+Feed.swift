@@ -4,7 +4,7 @@ import VariablySQLite
 // MARK: - Pulling one feed of several tables
 
 extension SyncStore {
-    /// A feed page with each table's part decoded: what a checkpoint applies.
+    /// A feed page with each table's part decoded: what a batch applies.
     struct DecodedFeedPage: Sendable {
         /// Each member table's part (a `Repository<Model>.FetchedPage`), by table name.
         let parts: [String: any Sendable]
@@ -15,7 +15,7 @@ extension SyncStore {
         let retries: Int
     }
 
-    /// Orphans found while a checkpoint was applied: the keys of each table to hold back.
+    /// Orphans found while a batch was applied: the keys of each table to hold back.
     struct OrphansFound: Error {
         let keys: [String: Set<SQLValue>]
     }
@@ -25,7 +25,7 @@ extension SyncStore {
         SyncStateStore(table: "variably_feed:" + members.map(\.table).sorted().joined(separator: ","))
     }
 
-    /// The cursor of the last checkpoint the store applied from its feed, or `nil` before the first.
+    /// The cursor of the last batch the store applied from its feed, or `nil` before the first.
     ///
     /// ```swift
     /// let position = try await store.feedCursor()
@@ -37,9 +37,9 @@ extension SyncStore {
         return try await members[0].database.read { try state.cursor($0) }
     }
 
-    /// Pulls `feed` until caught up, in checkpoints (``ChangeFeedConfiguration/checkpointSize``; a first
-    /// sync's first checkpoints are smaller, see below): pages are fetched and decoded ahead, up to a
-    /// checkpoint's worth, while the writer applies the last checkpoint, every table and the feed's
+    /// Pulls `feed` until caught up, in batches (``ChangeFeedConfiguration/batchSize``; a first
+    /// sync's first batches are smaller, see below): pages are fetched and decoded ahead, up to a
+    /// batch's worth, while the writer applies the last batch, every table and the feed's
     /// cursor in one transaction.
     ///
     /// - Returns: The feed's requests retried after transient failures.
@@ -49,19 +49,19 @@ extension SyncStore {
         let (stored, lastFeed) = try await database.read { try (state.cursor($0), state.feed($0)) }
         // A cursor of another feed means nothing to this one: start over.
         let cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
-        let buffer = FeedPrefetcher<DecodedFeedPage>(capacity: feedConfiguration.checkpointSize)
+        let buffer = FeedPrefetcher<DecodedFeedPage>(capacity: feedConfiguration.batchSize)
         let producer = startProducing(feed, after: cursor, into: buffer)
         defer { producer.cancel() }
         var waiting: [DecodedFeedPage] = []
         var waitingRecords = 0
         var retries = 0
         // A first sync (no cursor yet) is applied in growing steps: its first page alone, then twice as
-        // many records each time, up to a checkpoint: SQLite starts on the first page while the rest is
+        // many records each time, up to a batch: SQLite starts on the first page while the rest is
         // fetched and decoded, readers see the first records early, and a first sync cut short keeps
-        // what it applied. Later syncs gather up to a whole checkpoint, so that readers see a small one
+        // what it applied. Later syncs gather up to a whole batch, so that readers see a small one
         // whole.
-        let checkpointSize = feedConfiguration.checkpointSize
-        var target = cursor == nil ? min(feedConfiguration.pageSize, checkpointSize) : checkpointSize
+        let batchSize = feedConfiguration.batchSize
+        var target = cursor == nil ? min(feedConfiguration.pageSize, batchSize) : batchSize
         do {
             while let page = try await withTaskCancellationHandler(
                 operation: { try await buffer.next() }, onCancel: { producer.cancel() })
@@ -71,13 +71,13 @@ extension SyncStore {
                 waiting.append(page)
                 waitingRecords += page.recordCount
                 if !page.hasMore || waitingRecords >= target {
-                    let applied = try await applyCheckpoint(waiting, feed: feed.feedIdentifier)
+                    let applied = try await applyBatch(waiting, feed: feed.feedIdentifier)
                     for (type, report) in applied {
                         reports[type] = reports[type].map { $0.merged(with: report) } ?? report
                     }
                     waiting = []
                     waitingRecords = 0
-                    target = min(target * 2, checkpointSize)
+                    target = min(target * 2, batchSize)
                 }
             }
         } catch {
@@ -149,45 +149,45 @@ extension SyncStore {
     /// Applies `pages` and the last one's cursor in one transaction: the saves of every table parents
     /// first, the deletions children first. A record whose parent is in none of the tables (a child
     /// sent in an earlier page than its parent) is held: the transaction is rolled back and the
-    /// checkpoint applied again without it, and it waits in `variably_held_records` for the checkpoint
+    /// batch applied again without it, and it waits in `variably_held_records` for the batch
     /// its parent comes in. (A transaction, not a savepoint: inside a savepoint, every statement that
     /// checks a foreign key copies the pages it touches into the savepoint's journal.)
     ///
     /// - Complexity: O(p log n) for p records; with orphans, one more look-up per applied record and
-    ///   reference, and the checkpoint applied once more.
-    private func applyCheckpoint(_ pages: [DecodedFeedPage], feed: String) async throws -> [ObjectIdentifier: any SyncReportMerging] {
+    ///   reference, and the batch applied once more.
+    private func applyBatch(_ pages: [DecodedFeedPage], feed: String) async throws -> [ObjectIdentifier: any SyncReportMerging] {
         let members = self.members
         let state = feedState
         guard let last = pages.last else { return [:] }
         var excluded: [String: Set<SQLValue>] = [:]
         // Each round holds back every orphan it finds (and theirs, transitively); a second round normally
         // commits, a few more cover rows whose removal broke others.
-        for round in 1...Self.maximumHoldRounds {
+        for round in 1...Self.maximumParkingRounds {
             let holding = excluded
             do {
                 return try await members[0].database.write { db in
-                    let checkpoints = try members.map { member in
-                        try member.checkpoint(pages.compactMap { $0.parts[member.table] }, db)
+                    let batches = try members.map { member in
+                        try member.batch(pages.compactMap { $0.parts[member.table] }, db)
                     }
                     var applied: [[SQLValue]] = []
-                    for checkpoint in checkpoints {
-                        applied.append(try checkpoint.applySaves(excluding: holding[checkpoint.table] ?? [], db))
+                    for batch in batches {
+                        applied.append(try batch.applySaves(excluding: holding[batch.table] ?? [], db))
                     }
-                    for checkpoint in checkpoints.reversed() { try checkpoint.applyDeletions(db) }
-                    if db.hasUnresolvedForeignKeys, round < Self.maximumHoldRounds {
-                        let found = try Self.orphans(checkpoints, applied: applied, db)
+                    for batch in batches.reversed() { try batch.applyDeletions(db) }
+                    if db.hasUnresolvedForeignKeys, round < Self.maximumParkingRounds {
+                        let found = try Self.orphans(batches, applied: applied, db)
                         if !found.isEmpty { throw OrphansFound(keys: found) }
                     }
                     try state.setCursor(last.nextCursor, db)
                     try state.setFeed(feed, db)
                     // Each table's local changes are based on the position the cache is at: the server
                     // tells a conflict from it (a table's own cursor is what its queued changes carry).
-                    for checkpoint in checkpoints { try checkpoint.setPosition(last.nextCursor, db) }
-                    if !last.hasMore { for checkpoint in checkpoints { try checkpoint.caughtUp(db) } }
+                    for batch in batches { try batch.setPosition(last.nextCursor, db) }
+                    if !last.hasMore { for batch in batches { try batch.caughtUp(db) } }
                     var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-                    for (member, checkpoint) in zip(members, checkpoints) {
+                    for (member, batch) in zip(members, batches) {
                         let pageCount = pages.filter { $0.parts[member.table] != nil }.count
-                        reports[member.type] = checkpoint.report(pages: pageCount)
+                        reports[member.type] = batch.report(pages: pageCount)
                     }
                     return reports
                 }
@@ -196,33 +196,33 @@ extension SyncStore {
             }
         }
         // The last round does not look for orphans: its commit fails if one is left.
-        preconditionFailure("the last round of applyCheckpoint returns or throws")
+        preconditionFailure("the last round of applyBatch returns or throws")
     }
 
     /// How many times in a row the feed may answer the same cursor with "more to come" before the pull
     /// stops with ``SyncError/cursorDidNotAdvance(_:)``, as a repository's own pull does.
     static var maximumCursorRepeats: Int { 16 }
 
-    /// How many times a checkpoint is applied at most while orphans are held back.
-    static var maximumHoldRounds: Int { 4 }
+    /// How many times a batch is applied at most while orphans are held back.
+    static var maximumParkingRounds: Int { 4 }
 
     /// The applied records whose parents are missing, and those whose parents are among them: each
     /// found orphan's row is removed (inside the transaction the caller rolls back) and the rest looked
     /// at again, until none is found.
     private static func orphans(
-        _ checkpoints: [any TableCheckpointing], applied: [[SQLValue]], _ db: Database
+        _ batches: [any TableBatching], applied: [[SQLValue]], _ db: Database
     ) throws -> [String: Set<SQLValue>] {
         var found: [String: Set<SQLValue>] = [:]
         var remaining = applied
         while true {
             var more = false
-            for (index, checkpoint) in checkpoints.enumerated() {
-                let orphans = try checkpoint.orphans(among: remaining[index], db)
+            for (index, batch) in batches.enumerated() {
+                let orphans = try batch.orphans(among: remaining[index], db)
                 guard !orphans.isEmpty else { continue }
                 more = true
-                found[checkpoint.table, default: []].formUnion(orphans)
+                found[batch.table, default: []].formUnion(orphans)
                 remaining[index].removeAll { orphans.contains($0) }
-                try checkpoint.remove(orphans, db)
+                try batch.remove(orphans, db)
             }
             if !more { return found }
         }

@@ -34,8 +34,8 @@ public actor SyncStore {
         let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
         /// Decodes the table's part of a feed page, off the writer.
         let decodeFeed: @Sendable (RemoteFeedChanges, SyncCursor) throws -> any Sendable
-        /// The table's share of a checkpoint, from its decoded parts, inside the writer's transaction.
-        let checkpoint: @Sendable ([any Sendable], Database) throws -> any TableCheckpointing
+        /// The table's share of a batch, from its decoded parts, inside the writer's transaction.
+        let batch: @Sendable ([any Sendable], Database) throws -> any TableBatching
         let database: SQLiteDatabase
     }
 
@@ -67,7 +67,7 @@ public actor SyncStore {
         self.init(members: members, feed: nil, configuration: ChangeFeedConfiguration())
     }
 
-    /// A store of `repositories` that pulls every table from one `feed`, in checkpoints: each applied
+    /// A store of `repositories` that pulls every table from one `feed`, in batches: each applied
     /// with all its tables and the feed's cursor in one transaction, so that no reader ever sees half
     /// of one, or a child without its parent. Pushes still go to each repository's own source.
     ///
@@ -80,7 +80,7 @@ public actor SyncStore {
     /// - Parameters:
     ///   - repositories: One repository per model, all on the same database.
     ///   - feed: The server's changes to every table, in its order.
-    ///   - configuration: Page and checkpoint sizes, retries.
+    ///   - configuration: Page and batch sizes, retries.
     public init<each Model: SQLiteStorable & Identifiable & Sendable>(
         _ repositories: repeat Repository<each Model>, feed: some RemoteChangeFeed,
         configuration: ChangeFeedConfiguration = ChangeFeedConfiguration()
@@ -96,7 +96,7 @@ public actor SyncStore {
         precondition(!members.isEmpty, "A SyncStore needs at least one repository.")
         precondition(
             Set(members.map { ObjectIdentifier($0.database) }).count == 1,
-            "The repositories of a SyncStore share one SQLiteDatabase: the foreign keys and checkpoints span its tables.")
+            "The repositories of a SyncStore share one SQLiteDatabase: the foreign keys and batches span its tables.")
         self.members = Self.ordered(members)
         self.feed = feed
         self.feedConfiguration = configuration
@@ -215,8 +215,8 @@ extension SyncStore.Member {
             return fetched
         }
         let applier = repository.pageApplier
-        checkpoint = { parts, db in
-            try TableCheckpoint<Model>(
+        batch = { parts, db in
+            try TableBatch<Model>(
                 pages: parts.compactMap { $0 as? Repository<Model>.FetchedPage }, applier: applier,
                 versioned: versionField != nil, db)
         }

@@ -68,7 +68,7 @@ extension SyncReport: SyncReportMerging {
         merged.conflicts += later.conflicts
         merged.skipped += later.skipped
         merged.keptLocal += later.keptLocal
-        // Held pulled records: what the last checkpoint left.
+        // Held pulled records: what the last batch left.
         merged.waitingForParents = later.waitingForParents
         merged.retries += later.retries
         merged.cursor = later.cursor ?? cursor

@@ -96,7 +96,7 @@ struct StoreConsistencyTests {
             usesFeed
             ? SyncStore(
                 remarks, essays, writers, feed: feed,
-                configuration: ChangeFeedConfiguration(pageSize: 4, checkpointSize: 8, retryPolicy: retries))
+                configuration: ChangeFeedConfiguration(pageSize: 4, batchSize: 8, retryPolicy: retries))
             : SyncStore(remarks, essays, writers)
 
         // The observer: orphans in any snapshot it reads.

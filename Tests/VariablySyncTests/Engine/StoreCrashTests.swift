@@ -47,7 +47,7 @@ struct StoreCrashChild {
             run.isMultiple(of: 2)
             ? SyncStore(
                 remarks, essays, writers, feed: SimulatedChangeFeed(writerServer, essayServer, remarkServer),
-                configuration: ChangeFeedConfiguration(pageSize: 25, checkpointSize: 75))
+                configuration: ChangeFeedConfiguration(pageSize: 25, batchSize: 75))
             : SyncStore(remarks, essays, writers)
         #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil))
         var random = SeededRandomNumberGenerator(seed: UInt64(run))

@@ -4,7 +4,7 @@ import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
-/// A store that pulls writers, essays and remarks from one feed: checkpoints of every table and one
+/// A store that pulls writers, essays and remarks from one feed: batches of every table and one
 /// cursor in one transaction, children that arrive before their parents held until they come.
 @Suite struct SyncStoreFeedTests {
     struct Fixture {
@@ -83,10 +83,10 @@ import VariablySyncTesting
     }
 
     /// The writer was written again after its essay: the feed sends the essay first (page 1) and the
-    /// writer in page 2. With a checkpoint per page, the essay waits, unseen, for the next checkpoint.
+    /// writer in page 2. With a batch per page, the essay waits, unseen, for the next batch.
     @Test func aChildBeforeItsParentIsHeldUntilTheParentArrives() async throws {
         var configuration = Self.quickFeed
-        (configuration.pageSize, configuration.checkpointSize) = (1, 1)
+        (configuration.pageSize, configuration.batchSize) = (1, 1)
         let fixture = try Fixture(writerCount: 1, configuration: configuration)
         defer { fixture.remove() }
         try await fixture.store.sync()
@@ -108,7 +108,7 @@ import VariablySyncTesting
     }
 
     /// A held record deleted by the server before its parent came is not applied later.
-    @Test func aHeldRecordDeletedMeanwhileIsNeverApplied() async throws {
+    @Test func aParkedRecordDeletedMeanwhileIsNeverApplied() async throws {
         let fixture = try Fixture(writerCount: 1, configuration: Self.quickFeed)
         defer { fixture.remove() }
         _ = try await fixture.essayServer.upsert(Essay(id: 70, writerID: 7, title: "gone soon"))
@@ -125,7 +125,7 @@ import VariablySyncTesting
     /// pages, never sees a child without its parent.
     @Test func aReaderNeverSeesAnOrphan() async throws {
         var configuration = Self.quickFeed
-        (configuration.pageSize, configuration.checkpointSize) = (7, 7)
+        (configuration.pageSize, configuration.batchSize) = (7, 7)
         let fixture = try Fixture(writerCount: 40, configuration: configuration)
         defer { fixture.remove() }
         // Writers written again after their essays: the feed serves them late.
@@ -170,8 +170,8 @@ import VariablySyncTesting
         #expect(try await fixture.orphans() == 0)
     }
 
-    /// A record changed in several pages of one checkpoint ends as its last change says: written with
-    /// its last values, or deleted; a record created and deleted within the checkpoint never shows.
+    /// A record changed in several pages of one batch ends as its last change says: written with
+    /// its last values, or deleted; a record created and deleted within the batch never shows.
     @Test func aRecordChangedTwiceWithinACheckpointEndsAsItsLastChange() async throws {
         let fixture = try Fixture(writerCount: 1, configuration: Self.quickFeed)
         defer { fixture.remove() }
@@ -203,17 +203,17 @@ import VariablySyncTesting
         #expect(try await fixture.orphans() == 0)
     }
 
-    /// A first sync is applied in growing checkpoints (one page, then twice as many records each time),
-    /// so one cut short keeps what it applied; a later sync gathers a whole checkpoint before applying
+    /// A first sync is applied in growing batches (one page, then twice as many records each time),
+    /// so one cut short keeps what it applied; a later sync gathers a whole batch before applying
     /// any of it, so readers see a small one whole.
     @Test func aFirstSyncIsAppliedInGrowingStepsAndALaterOneWhole() async throws {
         var configuration = Self.quickFeed
-        (configuration.pageSize, configuration.checkpointSize) = (4, 1_000)
+        (configuration.pageSize, configuration.batchSize) = (4, 1_000)
         let fixture = try Fixture(writerCount: 1, configuration: configuration)
         defer { fixture.remove() }
         let cut = RemoteSourceError.unavailable("the server went away")
-        // Pages 1 to 5 of 4 writers, then a failure: checkpoints of 4 (page 1) and 8 (pages 2 and 3)
-        // are applied; pages 4 and 5 wait for a checkpoint of 16 that never completes.
+        // Pages 1 to 5 of 4 writers, then a failure: batches of 4 (page 1) and 8 (pages 2 and 3)
+        // are applied; pages 4 and 5 wait for a batch of 16 that never completes.
         let first = ScriptedFeed(pages: ScriptedFeed.writerPages(1...5, size: 4), thenFailingWith: cut)
         let firstStore = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: first, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await firstStore.sync() }

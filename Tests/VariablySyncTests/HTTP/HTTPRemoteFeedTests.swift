@@ -15,7 +15,7 @@ struct HTTPRemoteFeedTests {
         let remarks: Repository<Remark>
         let store: SyncStore
 
-        init(failureRate: Double = 0, pageSize: Int = 4, checkpointSize: Int = 50_000) async throws {
+        init(failureRate: Double = 0, pageSize: Int = 4, batchSize: Int = 50_000) async throws {
             server = try await PythonFeedServer(failureRate: failureRate)
             database = try SQLiteDatabase.inMemory()
             let base = server.baseURL
@@ -26,7 +26,7 @@ struct HTTPRemoteFeedTests {
             remarks = try Repository(
                 database: database, remote: HTTPRemoteSource<Remark>(baseURL: base.appendingPathComponent("store_remarks"), timeout: 10))
             let configuration = ChangeFeedConfiguration(
-                pageSize: pageSize, checkpointSize: checkpointSize,
+                pageSize: pageSize, batchSize: batchSize,
                 retryPolicy: RetryPolicy(maxAttempts: 30, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5), seed: 3))
             store = SyncStore(
                 writers, essays, remarks, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed, timeout: 10),
@@ -102,7 +102,7 @@ struct HTTPRemoteFeedTests {
     /// Essays written before their writer exists on the server come a page early: they are held, never
     /// shown, and applied when the writer arrives.
     @Test func childrenBeforeTheirParentAreHeld() async throws {
-        let fixture = try await Fixture(pageSize: 1, checkpointSize: 1)
+        let fixture = try await Fixture(pageSize: 1, batchSize: 1)
         defer { fixture.server.stop() }
         try await fixture.server.write("store_essays", id: 50, record: ["id": 50, "writer_id": 5, "title": "early"])
         try await fixture.server.write("store_remarks", id: 500, record: ["id": 500, "essay_id": 50, "text": "earlier"])
@@ -178,7 +178,7 @@ struct HTTPRemoteFeedTests {
 
     /// A fifth of the feed's requests answer 503: the pages are asked again, nothing is missing or orphaned.
     @Test func transientFailuresOfTheFeedAreRetried() async throws {
-        let fixture = try await Fixture(failureRate: 0.2, pageSize: 3, checkpointSize: 6)
+        let fixture = try await Fixture(failureRate: 0.2, pageSize: 3, batchSize: 6)
         defer { fixture.server.stop() }
         try await fixture.seed(writers: 6)
         let report = try await fixture.store.sync()

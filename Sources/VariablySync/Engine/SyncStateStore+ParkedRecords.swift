@@ -7,20 +7,20 @@ import VariablySQLite
 /// those a ``SyncStore`` pulled from a feed before their parents, and the server's copies that won a
 /// conflict while a record they reference is deleted here with that deletion still to push. Kept as the
 /// server's JSON, with their version, in the transaction that set them aside; applied by the
-/// checkpoint (or, for a repository's own pull, the end of the pull) that finds their parents, unless a
+/// batch (or, for a repository's own pull, the end of the pull) that finds their parents, unless a
 /// newer copy or a deletion of the same record came first.
 extension SyncStateStore {
-    /// A held record: its id (JSON text), its JSON in the remote key set, its version as the server sent it.
-    struct HeldRecord: Sendable {
+    /// A parked record: its id (JSON text), its JSON in the remote key set, its version as the server sent it.
+    struct ParkedRecord: Sendable {
         let recordID: String
         let record: Data
         let version: String?
     }
 
-    /// This table's held records, oldest first.
+    /// This table's parked records, oldest first.
     ///
-    /// - Complexity: O(h) in the held records of the table (an index range).
-    func heldRecords(_ db: Database) throws -> [HeldRecord] {
+    /// - Complexity: O(h) in the parked records of the table (an index range).
+    func parkedRecords(_ db: Database) throws -> [ParkedRecord] {
         try db.fetch(
             sql: #"SELECT "record_id", "record", "version" FROM "variably_held_records" WHERE "table_name" = ?"#,
             arguments: [table]
@@ -33,12 +33,12 @@ extension SyncStateStore {
             default: return nil
             }
             let version: String? = if case .text(let text) = row[2] { text } else { nil }
-            return HeldRecord(recordID: id, record: record, version: version)
+            return ParkedRecord(recordID: id, record: record, version: version)
         }
     }
 
     /// Sets records aside, replacing an older held copy of the same record.
-    func hold(_ records: [HeldRecord], _ db: Database) throws {
+    func park(_ records: [ParkedRecord], _ db: Database) throws {
         for record in records {
             try db.execute(
                 sql: #"""
@@ -49,9 +49,9 @@ extension SyncStateStore {
         }
     }
 
-    /// Removes every held record of this table: a checkpoint takes them, and holds again those still
+    /// Removes every parked record of this table: a batch takes them, and holds again those still
     /// waiting.
-    func releaseHeldRecords(_ db: Database) throws {
+    func releaseParkedRecords(_ db: Database) throws {
         try db.execute(sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ?"#, arguments: [table])
     }
 
@@ -59,7 +59,7 @@ extension SyncStateStore {
     /// applied. (`json_quote` gives a key's JSON text, as the record ids are kept.)
     ///
     /// - Complexity: O(k log h).
-    func forgetHeldRecords(withKeys keys: [SQLValue], _ db: Database) throws {
+    func forgetParkedRecords(withKeys keys: [SQLValue], _ db: Database) throws {
         for key in keys {
             try db.execute(
                 sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
@@ -67,17 +67,17 @@ extension SyncStateStore {
         }
     }
 
-    /// Forgets the held record with `recordID` (JSON text).
-    func forgetHeldRecord(_ recordID: String, _ db: Database) throws {
+    /// Forgets the parked record with `recordID` (JSON text).
+    func forgetParkedRecord(_ recordID: String, _ db: Database) throws {
         try db.execute(
             sql: #"DELETE FROM "variably_held_records" WHERE "table_name" = ? AND "record_id" = ?"#, arguments: [table, recordID])
     }
 
-    /// Thrown inside a savepoint to roll back a held record that still lacks its parent.
+    /// Thrown inside a savepoint to roll back a parked record that still lacks its parent.
     struct StillWaiting: Error {}
 
     /// How many of this table's records are held.
-    func heldRecordCount(_ db: Database) throws -> Int {
+    func parkedRecordCount(_ db: Database) throws -> Int {
         let value = try db.fetchValue(
             sql: #"SELECT count(*) FROM "variably_held_records" WHERE "table_name" = ?"#, arguments: [table])
         if case .integer(let count)? = value { return Int(count) }

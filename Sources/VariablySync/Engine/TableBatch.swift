@@ -2,12 +2,12 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-/// One table's share of a ``SyncStore`` checkpoint, as the writer applies it: the table's records held
-/// by earlier checkpoints, then its changes in every page of this one, the last change of each record
+/// One table's share of a ``SyncStore`` batch, as the writer applies it: the table's records held
+/// by earlier batches, then its changes in every page of this one, the last change of each record
 /// winning. The store applies the saves of every table parents first and the deletions children first,
-/// inside one transaction; records found orphaned are set aside (held) and the checkpoint is applied again
+/// inside one transaction; records found orphaned are parked and the batch is applied again
 /// without them.
-protocol TableCheckpointing: AnyObject {
+protocol TableBatching: AnyObject {
     /// The table's name.
     var table: String { get }
     /// Writes the saves, except `excluded` ones, which are held; returns the keys written.
@@ -22,12 +22,12 @@ protocol TableCheckpointing: AnyObject {
     func caughtUp(_ db: Database) throws
     /// Records `cursor` as the table's position: the base of the local changes queued from now on.
     func setPosition(_ cursor: SyncCursor, _ db: Database) throws
-    /// What the checkpoint did to the table, as a report of its model.
+    /// What the batch did to the table, as a report of its model.
     func report(pages: Int) -> any SyncReportMerging
 }
 
-/// ``TableCheckpointing`` for `Model`'s table. Lives only inside the writer's transaction.
-final class TableCheckpoint<Model: SQLiteStorable & Identifiable & Sendable>: TableCheckpointing
+/// ``TableBatching`` for `Model`'s table. Lives only inside the writer's transaction.
+final class TableBatch<Model: SQLiteStorable & Identifiable & Sendable>: TableBatching
 where Model.ID: Codable & Sendable {
     let applier: PageApplier<Model>
     let primaryKey: PrimaryKey<Model>
@@ -42,11 +42,11 @@ where Model.ID: Codable & Sendable {
     private let pulled: Int
     private let skipped: [SkippedRecord<Model.ID>]
     private var counts = PageApplier<Model>.Counts()
-    private var heldCount = 0
+    private var parkedCount = 0
 
     var table: String { primaryKey.table }
 
-    /// The checkpoint of `pages`, decoded off the writer, after the table's held records.
+    /// The batch of `pages`, decoded off the writer, after the table's parked records.
     ///
     /// - Complexity: O(r) for r records: one hash of each key, one copy of each model written.
     init(pages: [Repository<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, _ db: Database) throws {
@@ -57,25 +57,25 @@ where Model.ID: Codable & Sendable {
         pulled = pages.reduce(0) { $0 + $1.recordCount }
         skipped = pages.flatMap(\.skipped)
         let decoder = KeySetJSONDecoder(source: .remote)
-        // A held record that no longer decodes (the model changed since) waits no more: the server sends
+        // A parked record that no longer decodes (the model changed since) waits no more: the server sends
         // it again on a resync.
-        let heldRecords = try applier.state.heldRecords(db)
+        let parkedRecords = try applier.state.parkedRecords(db)
         var held: (models: [Model], versions: [String?]) = ([], [])
-        for record in heldRecords {
+        for record in parkedRecords {
             guard let model = try? decoder.decode(Model.self, from: record.record) else { continue }
             held.models.append(model)
             held.versions.append(record.version)
         }
         let capacity = held.models.count + pages.reduce(0) { $0 + $1.models.count + $1.page.deletedIDs.count }
-        var recording = CheckpointChanges(capacity: capacity)
+        var recording = BatchChanges(capacity: capacity)
         let heldPage = Int32(pages.count)
         for (index, model) in held.models.enumerated() {
-            recording.record(CheckpointChange(key: try primaryKey.sqlValue(of: model.id), page: heldPage, index: Int32(index)))
+            recording.record(BatchChange(key: try primaryKey.sqlValue(of: model.id), page: heldPage, index: Int32(index)))
         }
         for (number, page) in pages.enumerated() {
             recording.record(page.keys, page: Int32(number))
             for id in page.page.deletedIDs {
-                recording.record(CheckpointChange(key: try primaryKey.sqlValue(of: id), page: -1, index: 0))
+                recording.record(BatchChange(key: try primaryKey.sqlValue(of: id), page: -1, index: 0))
             }
         }
         let total = recording.recorded
@@ -84,7 +84,7 @@ where Model.ID: Codable & Sendable {
         saveModels.reserveCapacity(changes.count)
         if versioned { saveVersions.reserveCapacity(changes.count) }
         if changes.count == total {
-            // No record changed twice (the usual checkpoint): the models are copied a page at a time.
+            // No record changed twice (the usual batch): the models are copied a page at a time.
             // Element by element, this code (generic, reached through the store's type-erased members)
             // looks up `Model`'s metadata on every copy, which cost more than SQLite's inserts.
             for change in changes {
@@ -116,21 +116,21 @@ where Model.ID: Codable & Sendable {
     }
 
     func applySaves(excluding excluded: Set<SQLValue>, _ db: Database) throws -> [SQLValue] {
-        try applier.state.releaseHeldRecords(db)
+        try applier.state.releaseParkedRecords(db)
         guard !excluded.isEmpty else {
             counts = try applier.apply(saveModels, keys: saveKeys, versions: versioned ? saveVersions : nil, deletedKeys: [], db)
-            heldCount = 0
+            parkedCount = 0
             return saveKeys
         }
         var kept: (keys: [SQLValue], models: [Model], versions: [String?]) = ([], [], [])
-        var held: [SyncStateStore.HeldRecord] = []
+        var held: [SyncStateStore.ParkedRecord] = []
         let encoder = KeySetJSONEncoder(source: .remote)
         for (index, key) in saveKeys.enumerated() {
             let version = versioned ? saveVersions[index] : nil
             if excluded.contains(key) {
                 let model = saveModels[index]
                 held.append(
-                    SyncStateStore.HeldRecord(
+                    SyncStateStore.ParkedRecord(
                         recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model), version: version))
             } else {
                 kept.keys.append(key)
@@ -139,8 +139,8 @@ where Model.ID: Codable & Sendable {
             }
         }
         counts = try applier.apply(kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
-        try applier.state.hold(held, db)
-        heldCount = held.count
+        try applier.state.park(held, db)
+        parkedCount = held.count
         return kept.keys
     }
 
@@ -182,27 +182,27 @@ where Model.ID: Codable & Sendable {
         report.deleted = counts.deleted
         report.keptLocal = counts.keptLocal
         report.skipped = skipped
-        report.waitingForParents = heldCount
+        report.waitingForParents = parkedCount
         report.isComplete = true
         return report
     }
 }
 
-/// Where the last change of a record is: a record of a page (`page` indexes the checkpoint's pages, the
-/// held records being one more page after them), or a deletion (`page` is -1). Not nested in the generic
-/// ``TableCheckpoint``: a type nested there is generic too, and an array of it looks up its metadata
+/// Where the last change of a record is: a record of a page (`page` indexes the batch's pages, the
+/// parked records being one more page after them), or a deletion (`page` is -1). Not nested in the generic
+/// ``TableBatch``: a type nested there is generic too, and an array of it looks up its metadata
 /// on every use.
-struct CheckpointChange {
+struct BatchChange {
     var key: SQLValue
     var page: Int32
     var index: Int32
 }
 
-/// The changes of a checkpoint, one per key: the first change of a key takes the next place; a later
-/// one (rare: a record changed twice within a checkpoint) replaces it there.
-struct CheckpointChanges {
+/// The changes of a batch, one per key: the first change of a key takes the next place; a later
+/// one (rare: a record changed twice within a batch) replaces it there.
+struct BatchChanges {
     private var place: [SQLValue: Int] = [:]
-    private(set) var changes: [CheckpointChange] = []
+    private(set) var changes: [BatchChange] = []
     /// Changes recorded, repeated keys included.
     private(set) var recorded = 0
 
@@ -211,7 +211,7 @@ struct CheckpointChanges {
         changes.reserveCapacity(capacity)
     }
 
-    mutating func record(_ change: CheckpointChange) {
+    mutating func record(_ change: BatchChange) {
         recorded += 1
         if let earlier = place.updateValue(changes.count, forKey: change.key) {
             place[change.key] = earlier
@@ -223,6 +223,6 @@ struct CheckpointChanges {
 
     /// Records the saves of page `page`, whose keys are `keys`.
     mutating func record(_ keys: [SQLValue], page: Int32) {
-        for (index, key) in keys.enumerated() { record(CheckpointChange(key: key, page: page, index: Int32(index))) }
+        for (index, key) in keys.enumerated() { record(BatchChange(key: key, page: page, index: Int32(index))) }
     }
 }
