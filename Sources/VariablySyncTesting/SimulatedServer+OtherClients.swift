@@ -39,7 +39,7 @@ extension SimulatedServer {
     /// ```
     ///
     /// - Throws: An encoding error.
-    public func currentRecord(id: Model.ID) throws -> Data? {
+    public func currentRecord(id: Model.ID) async throws -> Data? {
         try record(id: id).map { try JSONEncoder(source: .remote).encode($0) }
     }
 

@@ -48,6 +48,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     let readerQueue = DispatchQueue(label: "VariablySQLite.readers", qos: .userInitiated, attributes: .concurrent)
     /// The tables each committed write changed, published to observers.
     let changes = ChangeTracker()
+    /// What the package's other modules keep for this database.
+    package let attachments = DatabaseAttachments()
 
     /// Opens (or creates) the database file at `path`.
     ///

@@ -11,9 +11,16 @@
 /// ```
 public struct Migrator: Sendable {
     private var steps: [(identifier: String, body: @Sendable (Database) throws -> Void)] = []
+    /// The table that records the applied steps.
+    private let logTable: String
 
     /// Creates an empty migrator.
-    public init() {}
+    public init() { logTable = "variably_migrations" }
+
+    /// Creates an empty migrator that records its steps in `logTable`: a layer of the package (the sync
+    /// engine) keeps its own steps apart from the app's, so that neither takes the other's for a step
+    /// of a newer version.
+    package init(logTable: String) { self.logTable = logTable }
 
     /// The identifiers registered, in order.
     package var identifiers: [String] { steps.map(\.identifier) }
@@ -44,7 +51,7 @@ public struct Migrator: Sendable {
             try database.write(.immediate) { db in
                 guard try !appliedIdentifiers(in: db).contains(step.identifier) else { return }
                 try step.body(db)
-                try db.execute(sql: "INSERT INTO \"variably_migrations\" (\"identifier\") VALUES (?)", arguments: [step.identifier])
+                try db.execute(sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
             }
         }
     }
@@ -59,7 +66,7 @@ public struct Migrator: Sendable {
         for step in steps where !applied.contains(step.identifier) {
             try db.inSavepoint {
                 try step.body(db)
-                try db.execute(sql: "INSERT INTO \"variably_migrations\" (\"identifier\") VALUES (?)", arguments: [step.identifier])
+                try db.execute(sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
             }
         }
     }
@@ -68,13 +75,13 @@ public struct Migrator: Sendable {
     ///
     /// - Throws: ``SQLiteError``.
     public func appliedIdentifiers(in db: Database) throws -> Set<String> {
-        guard try db.tableExists("variably_migrations") else { return [] }
-        let rows = try db.fetch(sql: "SELECT \"identifier\" FROM \"variably_migrations\"")
+        guard try db.tableExists(logTable) else { return [] }
+        let rows = try db.fetch(sql: "SELECT \"identifier\" FROM \(SQL.quote(logTable))")
         return Set(rows.compactMap { if case .text(let identifier) = $0[0] { identifier } else { nil } })
     }
 
     private func createLog(in db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \"variably_migrations\" (\"identifier\" TEXT PRIMARY KEY NOT NULL)")
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(SQL.quote(logTable)) (\"identifier\" TEXT PRIMARY KEY NOT NULL)")
     }
 
     private func checkKnown(in db: Database) throws {

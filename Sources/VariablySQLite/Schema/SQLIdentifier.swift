@@ -18,4 +18,9 @@ package enum SQL {
     package static func literal(_ value: SQLValue) -> String {
         value.description
     }
+
+    /// A text literal, quotes doubled, for the same rare places.
+    package static func literal(_ text: String) -> String {
+        literal(.text(text))
+    }
 }

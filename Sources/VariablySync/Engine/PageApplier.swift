@@ -67,42 +67,6 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
 }
 
 extension Repository {
-    /// Applies the table's parked records whose parents are in the cache now (server copies set aside
-    /// by a conflict, see ``SyncStateStore/hold(_:_:)``), each alone, and keeps the others held.
-    ///
-    /// - Returns: How many stay held.
-    /// - Complexity: O(h) look-ups for h parked records; nothing when none is held.
-    func applyParkedRecords() async throws -> Int {
-        let applier = pageApplier
-        let primaryKey = self.primaryKey
-        // Nearly always none: a read, not a write transaction, tells.
-        guard try await database.read({ try applier.state.parkedRecordCount($0) }) > 0 else { return 0 }
-        return try await database.write { db in
-            let decoder = KeySetJSONDecoder(source: .remote)
-            var waiting = 0
-            for held in try applier.state.parkedRecords(db) {
-                guard let model = try? decoder.decode(Model.self, from: held.record) else {
-                    try applier.state.forgetParkedRecord(held.recordID, db)
-                    continue
-                }
-                let key = try primaryKey.sqlValue(of: model.id)
-                do {
-                    try db.inSavepoint {
-                        _ = try applier.apply([model], keys: [key], versions: nil, deletedKeys: [], db)
-                        if try applier.state.isOrphan(
-                            key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
-                        {
-                            throw SyncStateStore.StillWaiting()
-                        }
-                    }
-                } catch is SyncStateStore.StillWaiting {
-                    waiting += 1
-                }
-            }
-            return waiting
-        }
-    }
-
     /// How this repository applies pulled records.
     nonisolated var pageApplier: PageApplier<Model> {
         PageApplier(state: state, pulledEntries: pulledEntries, versionPrefix: recordVersions?.prefix)

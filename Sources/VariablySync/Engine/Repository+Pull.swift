@@ -17,6 +17,8 @@ extension Repository {
         /// Each model's version as the server sent it (JSON text), when the source's writes are
         /// conditional on one; `nil` otherwise.
         var versions: [String?]?
+        /// The server's JSON of the skipped records that have an id, to park until the model decodes them.
+        var skippedRecords: [SyncStateStore.ParkedRecord] = []
     }
 
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
@@ -24,7 +26,12 @@ extension Repository {
     /// pages are in memory.
     func pullChanges(into report: inout SyncReport<Model.ID>, fromStart: Bool) async throws {
         let state = self.state
-        let cursor = fromStart ? nil : try await database.read { try state.cursor($0) }
+        let engine = self.engine
+        // Records the model could not decode are tried again by this pull's first batch.
+        let cursor = try await database.write { db in
+            try state.retryUndecodableRecords(db)
+            return fromStart ? nil : try state.cursor(db)
+        }
         // A resync keeps the primary keys it received, to remove the cached records it did not.
         var seen = Set<SQLValue>()
         // How often each cursor came back with "more to come", and in a row: a server repeating a page
@@ -58,9 +65,7 @@ extension Repository {
                 prefetch = startFetch(after: page.nextCursor, retries: retries)
             }
             let keys = fetched.keys
-            let applied = try await apply(
-                fetched.models, keys: keys, versions: fetched.versions, deletedIDs: page.deletedIDs,
-                cursor: page.nextCursor, isCaughtUp: !page.hasMore)
+            let applied = try await apply(fetched, engine: engine)
             if fromStart {
                 seen.formUnion(keys)
                 for record in fetched.skipped {
@@ -70,10 +75,10 @@ extension Repository {
             report.pulled += fetched.recordCount
             report.skipped += fetched.skipped
             report.pages += 1
-            report.inserted += applied.inserted
-            report.updated += applied.updated
-            report.deleted += applied.deleted
-            report.keptLocal += applied.keptLocal
+            report.inserted += applied?.inserted ?? 0
+            report.updated += applied?.updated ?? 0
+            report.deleted += applied?.deleted ?? 0
+            report.keptLocal += applied?.keptLocal ?? 0
             report.cursor = page.nextCursor
             broadcaster.yield(
                 .pageApplied(
@@ -81,7 +86,16 @@ extension Repository {
                     totalRecords: report.pulled))
         }
         if fromStart { report.deleted += try await removeRecords(notIn: seen) }
-        report.waitingForParents = try await applyParkedRecords()
+        try await engine.settleMissingParents()
+        (report.waitingForParents, report.undecodable) = try await database.read { db in
+            try (state.parkedRecordCount(in: .waiting, db), state.parkedRecordCount(in: .undecodable, db))
+        }
+    }
+
+    /// The engine that applies this repository's pages: over every table opened on its database, so
+    /// that a page brings the parked records of other tables that were waiting for its records.
+    nonisolated var engine: PullEngine {
+        PullEngine(database: database, tables: database.engineTables)
     }
 
     /// How many times in a row a pull accepts the same cursor with "more to come" (twice as many in
@@ -178,23 +192,39 @@ extension Repository {
             case .failure(let error): skipped.append(SkippedRecord(index: index, id: record.id, error: error))
             }
         }
-        return FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count)
+        var fetched = FetchedPage(page: page, models: models, skipped: skipped, recordCount: records.count)
+        fetched.skippedRecords = parkable(skipped, in: page.records)
+        return fetched
     }
 
-    /// Applies one page and its cursor in one transaction (see ``PageApplier``).
+    /// The server's JSON of the `skipped` records that have an id, to park as undecodable.
     ///
-    /// - Parameter keys: The models' primary keys, in the same order.
-    func apply(
-        _ models: [Model], keys: [SQLValue], versions: [String?]?, deletedIDs: [Model.ID], cursor: SyncCursor,
-        isCaughtUp: Bool
-    ) async throws -> PageApplier<Model>.Counts {
-        let applier = pageApplier
-        let deletedKeys = try deletedIDs.map { try primaryKey.sqlValue(of: $0) }
-        return try await database.write { db in
-            let counts = try applier.apply(models, keys: keys, versions: versions, deletedKeys: deletedKeys, db)
-            try applier.state.setCursor(cursor, db)
-            if isCaughtUp { try applier.state.forgetAcknowledgements(db) }
-            return counts
+    /// - Complexity: One more walk over the page's bytes, only for a page with skipped records.
+    static func parkable(_ skipped: [SkippedRecord<Model.ID>], in records: Data) -> [SyncStateStore.ParkedRecord] {
+        guard !skipped.isEmpty, let body = try? JSONBody(records), let elements = try? body.elements(of: body.root) else {
+            return []
         }
+        return skipped.compactMap { record in
+            guard let id = record.id, record.index < elements.count, let text = try? text(of: id) else { return nil }
+            return SyncStateStore.ParkedRecord(
+                recordID: text, record: body.data(elements[record.index]), version: nil, problem: "\(record.error)")
+        }
+    }
+
+    /// Applies one page and its cursor in one transaction, through the engine.
+    ///
+    /// - Returns: What the page did to this table.
+    func apply(_ fetched: FetchedPage, engine: PullEngine) async throws -> PageApplier<Model>.Counts? {
+        let cursor = fetched.page.nextCursor
+        let isCaughtUp = !fetched.page.hasMore
+        let state = self.state
+        // Other tables take part for their parked records only: their cursors stay theirs.
+        let reports = try await engine.apply([primaryKey.table: [fetched]]) { db, _ in
+            try state.setCursor(cursor, db)
+            if isCaughtUp { try state.forgetAcknowledgements(db) }
+        }
+        guard let report = reports[ObjectIdentifier(Model.self)] as? SyncReport<Model.ID> else { return nil }
+        return PageApplier<Model>.Counts(
+            inserted: report.inserted, updated: report.updated, deleted: report.deleted, keptLocal: report.keptLocal)
     }
 }

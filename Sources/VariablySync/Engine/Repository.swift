@@ -135,6 +135,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         self.schema = Schema(
             state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
             deletionVersion: deletionVersion)
+        database.registerEngineTable(EngineTable(self))
     }
 
     /// What opening a repository writes: the model's table, the sync tables and the capture triggers.

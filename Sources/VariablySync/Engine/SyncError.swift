@@ -11,7 +11,7 @@
 public enum SyncError: Error, CustomStringConvertible {
     /// A request kept failing with transient errors until ``RetryPolicy/maxAttempts``.
     case retriesExhausted(attempts: Int, lastError: any Error)
-    /// A page parked records that do not decode and the policy is ``MalformedRecordPolicy/failPage``:
+    /// A page held records that do not decode and the policy is ``MalformedRecordPolicy/failPage``:
     /// the ``SkippedRecord``s, with the model's id type (`record as? SkippedRecord<User.ID>`).
     case malformedRecords([any Error])
     /// The server answered "more to come" with a cursor it had already given: pulling on would loop
@@ -20,6 +20,10 @@ public enum SyncError: Error, CustomStringConvertible {
     /// The server's answer breaks the sync contract, e.g. a push answered with results for other
     /// changes than those sent. Nothing of it was applied.
     case invalidResponse(String)
+    /// A row of the cache still references a record that is not there after the pull parked every
+    /// orphan it knows of: a table no repository of the database declares. Nothing of the batch was
+    /// applied; `table`, `recordID` (the row's primary key) and `reference` (the parent table) say which.
+    case foreignKeyViolation(table: String, recordID: String, reference: String)
 
     /// What failed, e.g. `the request failed 5 times; last error: ...`.
     public var description: String {
@@ -32,6 +36,9 @@ public enum SyncError: Error, CustomStringConvertible {
             return "the server answered \"more to come\" with the cursor \(cursor) again; stopped instead of looping"
         case .invalidResponse(let reason):
             return "the server's answer breaks the sync contract: \(reason)"
+        case .foreignKeyViolation(let table, let recordID, let reference):
+            return "\(table) record \(recordID) references a \(reference) record that is not in the cache, and no "
+                + "repository on this database pulls \(table): open one for it, or declare the reference"
         }
     }
 }

@@ -33,10 +33,15 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var skipped: [SkippedRecord<ID>] = []
     /// Records of pulled pages left alone because a local change to them is waiting to be pushed.
     public var keptLocal = 0
-    /// Pulled records set aside because a record they reference has not arrived yet (a ``SyncStore``
-    /// pulling a ``RemoteChangeFeed``): kept in the database, never shown without their parent, and
-    /// applied by the batch the parent arrives in.
+    /// Pulled records parked because a record they reference is not in the cache yet (a reply served
+    /// before the comment it replies to, a post whose user comes from a later page): kept in the
+    /// database with the server's JSON, never shown without their parent, and applied by the batch the
+    /// parent arrives in. After a pull, the table's parked records still waiting.
     public var waitingForParents = 0
+    /// Pulled records the model could not decode (see ``skipped``), kept with the server's JSON and
+    /// decoded again by every later sync: a model fixed in an app update gets them without a
+    /// ``Repository/resync()``. After a pull, how many of the table's are still undecodable.
+    public var undecodable = 0
     /// Requests retried after transient failures.
     public var retries = 0
     /// The cursor the cache is at after the sync.
@@ -71,6 +76,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
         if !held.isEmpty { text += ", \(held.count) held" }
         if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
+        if undecodable > 0 { text += ", \(undecodable) kept undecodable" }
         text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if !conflicts.isEmpty {
             let outcomes = Dictionary(grouping: conflicts, by: \.resolution.description).map { "\($1.count) \($0)" }

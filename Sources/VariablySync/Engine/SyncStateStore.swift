@@ -75,8 +75,43 @@ struct SyncStateStore: Sendable {
         );
         """
 
-    /// Creates the tables, and adds the columns that later versions introduced to older files.
+    /// The engine's own schema, as named steps recorded in `variably_sync_migrations` (apart from the
+    /// app's `variably_migrations`). Never change a step once it has shipped: add one.
+    static let migrator: Migrator = {
+        var migrator = Migrator(logTable: "variably_sync_migrations")
+        // Files written before the engine kept a log of its steps have some of these tables and
+        // columns already: the first step brings any of them to one shape.
+        migrator.register("1 sync state, queue, record versions, acknowledgements") { db in
+            try upgradeUnloggedTables(db)
+        }
+        migrator.register("2 parked records: references, state, columns to empty") { db in
+            try db.execute(sql: #"ALTER TABLE "variably_held_records" RENAME TO "variably_parked_records""#)
+            // `parents`: the record's reference columns and values (a JSON object), what it waits
+            // for; `state`: waiting for a parent, its parent deleted on the server (a restricting
+            // reference), or undecodable by the model; `emptied`: the columns its parent's deletion
+            // empties (an `ON DELETE SET NULL` reference); `problem`: why it cannot be applied.
+            try db.execute(
+                sql: #"""
+                    ALTER TABLE "variably_parked_records" ADD COLUMN "parents" TEXT;
+                    ALTER TABLE "variably_parked_records" ADD COLUMN "state" TEXT NOT NULL DEFAULT 'waiting'
+                        CHECK ("state" IN ('waiting', 'parentDeleted', 'undecodable'));
+                    ALTER TABLE "variably_parked_records" ADD COLUMN "emptied" TEXT;
+                    ALTER TABLE "variably_parked_records" ADD COLUMN "problem" TEXT;
+                    ALTER TABLE "variably_parked_records" ADD COLUMN "parked_at" REAL;
+                    """#)
+        }
+        return migrator
+    }()
+
+    /// Creates the tables, or brings them up to date.
     static func createOrUpgrade(_ db: Database) throws {
+        try migrator.migrate(db)
+        db.runAtWriteBoundaries(stampTransactionGroupSQL)
+    }
+
+    /// The first step: creates the tables, and adds the columns that versions before the log introduced
+    /// to older files.
+    private static func upgradeUnloggedTables(_ db: Database) throws {
         try db.execute(sql: createSQL)
         let columns = try db.fetch(sql: #"SELECT "name" FROM pragma_table_info('variably_pending_changes')"#)
             .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
@@ -111,8 +146,8 @@ struct SyncStateStore: Sendable {
                 CREATE INDEX IF NOT EXISTS "variably_pending_changes_by_group"
                 ON "variably_pending_changes" ("transaction_group")
                 """#)
-        db.runAtWriteBoundaries(stampTransactionGroupSQL)
     }
+
 
     func cursor(_ db: Database) throws -> SyncCursor? {
         let value = try db.fetchValue(

@@ -15,14 +15,9 @@ extension SyncStore {
         let retries: Int
     }
 
-    /// Orphans found while a batch was applied: the keys of each table to hold back.
-    struct OrphansFound: Error {
-        let keys: [String: Set<SQLValue>]
-    }
-
     /// The row of `variably_sync_state` that keeps the feed's cursor: one per set of tables.
     var feedState: SyncStateStore {
-        SyncStateStore(table: "variably_feed:" + members.map(\.table).sorted().joined(separator: ","))
+        SyncStateStore(table: "variably_feed:" + members.map(\.table.table).sorted().joined(separator: ","))
     }
 
     /// The cursor of the last batch the store applied from its feed, or `nil` before the first.
@@ -46,7 +41,12 @@ extension SyncStore {
     func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws -> Int {
         let state = feedState
         let database = members[0].database
-        let (stored, lastFeed) = try await database.read { try (state.cursor($0), state.feed($0)) }
+        let tables = members.map(\.table.table)
+        let (stored, lastFeed) = try await database.write { db in
+            // Records the models could not decode are tried again by this pull's first batch.
+            for table in tables { try SyncStateStore(table: table).retryUndecodableRecords(db) }
+            return try (state.cursor(db), state.feed(db))
+        }
         // A cursor of another feed means nothing to this one: start over.
         let cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
         let buffer = FeedPrefetcher<DecodedFeedPage>(capacity: feedConfiguration.batchSize)
@@ -137,96 +137,53 @@ extension SyncStore {
         var parts: [String: any Sendable] = [:]
         var records = 0
         for member in members {
-            guard let changes = page.tables[member.table] else { continue }
-            let part = try member.decodeFeed(changes, page.nextCursor)
+            guard let changes = page.tables[member.table.table] else { continue }
+            let part = try member.table.decodeFeed(changes, page.nextCursor)
             records += (part as? any FeedPart)?.recordCount ?? 0
-            parts[member.table] = part
+            parts[member.table.table] = part
         }
         return DecodedFeedPage(
             parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records, retries: retries)
     }
 
-    /// Applies `pages` and the last one's cursor in one transaction: the saves of every table parents
-    /// first, the deletions children first. A record whose parent is in none of the tables (a child
-    /// sent in an earlier page than its parent) is held: the transaction is rolled back and the
-    /// batch applied again without it, and it waits in `variably_held_records` for the batch
-    /// its parent comes in. (A transaction, not a savepoint: inside a savepoint, every statement that
-    /// checks a foreign key copies the pages it touches into the savepoint's journal.)
+    /// Applies `pages` and the last one's cursor in one transaction, through the ``PullEngine``: the
+    /// saves of every table parents first, the deletions children first. A record whose parent is in
+    /// none of the tables (a child sent in an earlier page than its parent) is parked until the batch
+    /// its parent comes in.
     ///
     /// - Complexity: O(p log n) for p records; with orphans, one more look-up per applied record and
     ///   reference, and the batch applied once more.
     private func applyBatch(_ pages: [DecodedFeedPage], feed: String) async throws -> [ObjectIdentifier: any SyncReportMerging] {
-        let members = self.members
         let state = feedState
         guard let last = pages.last else { return [:] }
-        var excluded: [String: Set<SQLValue>] = [:]
-        // Each round holds back every orphan it finds (and theirs, transitively); a second round normally
-        // commits, a few more cover rows whose removal broke others.
-        for round in 1...Self.maximumParkingRounds {
-            let holding = excluded
-            do {
-                return try await members[0].database.write { db in
-                    let batches = try members.map { member in
-                        try member.batch(pages.compactMap { $0.parts[member.table] }, db)
-                    }
-                    var applied: [[SQLValue]] = []
-                    for batch in batches {
-                        applied.append(try batch.applySaves(excluding: holding[batch.table] ?? [], db))
-                    }
-                    for batch in batches.reversed() { try batch.applyDeletions(db) }
-                    if db.hasUnresolvedForeignKeys, round < Self.maximumParkingRounds {
-                        let found = try Self.orphans(batches, applied: applied, db)
-                        if !found.isEmpty { throw OrphansFound(keys: found) }
-                    }
-                    try state.setCursor(last.nextCursor, db)
-                    try state.setFeed(feed, db)
-                    // Each table's local changes are based on the position the cache is at: the server
-                    // tells a conflict from it (a table's own cursor is what its queued changes carry).
-                    for batch in batches { try batch.setPosition(last.nextCursor, db) }
-                    if !last.hasMore { for batch in batches { try batch.caughtUp(db) } }
-                    var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-                    for (member, batch) in zip(members, batches) {
-                        let pageCount = pages.filter { $0.parts[member.table] != nil }.count
-                        reports[member.type] = batch.report(pages: pageCount)
-                    }
-                    return reports
-                }
-            } catch let found as OrphansFound {
-                excluded.merge(found.keys) { $0.union($1) }
+        var parts: [String: [any Sendable]] = [:]
+        for page in pages {
+            for (table, part) in page.parts { parts[table, default: []].append(part) }
+        }
+        let tables = members.map { SyncStateStore(table: $0.table.table) }
+        return try await engine.apply(parts) { db, _ in
+            try state.setCursor(last.nextCursor, db)
+            try state.setFeed(feed, db)
+            // Each table's local changes are based on the position the cache is at: the server tells a
+            // conflict from it (a table's own cursor is what its queued changes carry).
+            for table in tables {
+                try table.setCursor(last.nextCursor, db)
+                if !last.hasMore { try table.forgetAcknowledgements(db) }
             }
         }
-        // The last round does not look for orphans: its commit fails if one is left.
-        preconditionFailure("the last round of applyBatch returns or throws")
+    }
+
+    /// The engine over the store's tables, and those of the other repositories on its database.
+    var engine: PullEngine {
+        let database = members[0].database
+        let own = members.map(\.table)
+        let others = database.engineTables.filter { table in !own.contains { $0.table == table.table } }
+        return PullEngine(database: database, tables: EngineTable.ordered(own + others))
     }
 
     /// How many times in a row the feed may answer the same cursor with "more to come" before the pull
     /// stops with ``SyncError/cursorDidNotAdvance(_:)``, as a repository's own pull does.
     static var maximumCursorRepeats: Int { 16 }
-
-    /// How many times a batch is applied at most while orphans are held back.
-    static var maximumParkingRounds: Int { 4 }
-
-    /// The applied records whose parents are missing, and those whose parents are among them: each
-    /// found orphan's row is removed (inside the transaction the caller rolls back) and the rest looked
-    /// at again, until none is found.
-    private static func orphans(
-        _ batches: [any TableBatching], applied: [[SQLValue]], _ db: Database
-    ) throws -> [String: Set<SQLValue>] {
-        var found: [String: Set<SQLValue>] = [:]
-        var remaining = applied
-        while true {
-            var more = false
-            for (index, batch) in batches.enumerated() {
-                let orphans = try batch.orphans(among: remaining[index], db)
-                guard !orphans.isEmpty else { continue }
-                more = true
-                found[batch.table, default: []].formUnion(orphans)
-                remaining[index].removeAll { orphans.contains($0) }
-                try batch.remove(orphans, db)
-            }
-            if !more { return found }
-        }
-    }
 }
 
 /// A decoded part of a feed page that knows its size.

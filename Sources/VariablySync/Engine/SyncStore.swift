@@ -23,19 +23,10 @@ public import VariablySQLite
 /// orphan in: a child page whose parent the server wrote after this sync pulled the parent's table
 /// fails its transaction and is pulled again after the parents are, up to three times.
 public actor SyncStore {
-    /// One repository, type-erased: its table, the tables it references, and its sync phases.
+    /// One repository, type-erased: its table as the engine sees it, and its sync phases.
     struct Member: Sendable {
-        let table: String
-        /// The other tables it references through required columns.
-        let parents: Set<String>
-        /// The other tables it references through optional columns only: a cycle may go through them.
-        let optionalParents: Set<String>
-        let type: ObjectIdentifier
+        let table: EngineTable
         let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
-        /// Decodes the table's part of a feed page, off the writer.
-        let decodeFeed: @Sendable (RemoteFeedChanges, SyncCursor) throws -> any Sendable
-        /// The table's share of a batch, from its decoded parts, inside the writer's transaction.
-        let batch: @Sendable ([any Sendable], Database) throws -> any TableBatching
         let database: SQLiteDatabase
     }
 
@@ -47,9 +38,6 @@ public actor SyncStore {
     let feedConfiguration: ChangeFeedConfiguration
     /// Draws the retries' jitter.
     var random: SplitMix64
-
-    /// How many times a pull refused for a missing parent is tried again, its parents pulled first.
-    static var maximumPullPasses: Int { 3 }
 
     /// A store of `repositories`, on one database, in any order: the order of the sync comes from
     /// their tables' references.
@@ -118,29 +106,21 @@ public actor SyncStore {
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
         var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        let tables = members.map(\.table)
+        let tables = members.map(\.table.table)
         let rounds = try await members[0].database.write { try SyncStateStore.pushRounds(of: tables, $0) }
         for round in rounds {
             try await push(throughGroup: round, into: &reports)
         }
         if let feed {
             let retries = try await pullFeed(feed, into: &reports)
+            try await engine.settleMissingParents()
             return SyncStoreReport(reports: reports, feedRetries: retries)
         }
-        // A child page whose parent the server wrote after this sync pulled the parent's table fails its
-        // transaction (the deferred key), which leaves the child's cursor before it: the parents are
-        // pulled again, then the child, a few times at most.
-        for pass in 1...Self.maximumPullPasses {
-            var isRefused = false
-            for member in members {
-                do {
-                    let report = try await member.run(.pull)
-                    reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
-                } catch let error as SQLiteError where error.code == .constraintForeignKey && pass < Self.maximumPullPasses {
-                    isRefused = true
-                }
-            }
-            if !isRefused { break }
+        // Parents first; a record whose parent is not here yet (written on the server after its table
+        // was pulled, or served after it) is parked by the engine and applied when the parent comes.
+        for member in members {
+            let report = try await member.run(.pull)
+            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
         }
         return SyncStoreReport(reports: reports)
     }
@@ -154,7 +134,7 @@ public actor SyncStore {
             var held = 0
             for member in members {
                 let report = try await member.run(.pushSaves(throughGroup: group))
-                reports[member.type] = reports[member.type].map { $0.merged(with: report).holding(as: report) } ?? report
+                reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report).holding(as: report) } ?? report
                 sent += report.pushedCount
                 held += report.heldCount
             }
@@ -162,63 +142,20 @@ public actor SyncStore {
         }
         for member in members.reversed() {
             let report = try await member.run(.pushDeletions(throughGroup: group))
-            reports[member.type] = reports[member.type].map { $0.merged(with: report) } ?? report
+            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
         }
     }
 
-    /// `members` with each after the tables it references; in a cycle, references through optional
-    /// columns give way first (a record is created with them empty and completed later), and members
-    /// still in a cycle keep the order they were given in.
+    /// `members` with each after the tables it references (see ``EngineTable/ordered(_:)``).
     static func ordered(_ members: [Member]) -> [Member] {
-        var placed: [Member] = []
-        var remaining = members
-        while !remaining.isEmpty {
-            let tables = Set(remaining.map(\.table))
-            let ready =
-                remaining.firstIndex { $0.parents.union($0.optionalParents).isDisjoint(with: tables) }
-                ?? remaining.firstIndex { $0.parents.isDisjoint(with: tables) } ?? 0
-            placed.append(remaining.remove(at: ready))
-        }
-        return placed
+        EngineTable.ordered(members.map(\.table)).map { table in members.first { $0.table.table == table.table }! }
     }
 }
 
 extension SyncStore.Member {
     init<Model>(_ repository: Repository<Model>) {
-        let key = PrimaryKey<Model>()
-        table = key.table
-        let others = key.references.filter { $0.parentTable != key.table }
-        parents = Set(others.filter { !$0.isOptional }.map(\.parentTable))
-        optionalParents = Set(others.filter(\.isOptional).map(\.parentTable)).subtracting(parents)
-        type = ObjectIdentifier(Model.self)
+        table = EngineTable(repository)
         run = { phase in try await repository.sync(phase) }
         database = repository.database
-        let primaryKey = key
-        let versionField = repository.recordVersions?.field
-        let failsPages = repository.configuration.malformedRecords == .failPage
-        let table = key.table
-        decodeFeed = { changes, cursor in
-            let ids: [Model.ID]
-            do {
-                ids = try JSONDecoder().decode([Model.ID].self, from: JSONEncoder().encode(changes.deletedIDs))
-            } catch {
-                throw RemoteSourceError.invalidResponse("the deletions of \(table) are not ids of \(Model.self): \(error)")
-            }
-            let records = changes.records.isEmpty ? Data("[]".utf8) : changes.records
-            var fetched = try Repository<Model>.decode(
-                RemotePage(records: records, deletedIDs: ids, nextCursor: cursor, hasMore: true))
-            if failsPages, !fetched.skipped.isEmpty { throw SyncError.malformedRecords(fetched.skipped) }
-            fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
-            if let versionField {
-                fetched.versions = Repository<Model>.versions(in: records, field: versionField, of: fetched)
-            }
-            return fetched
-        }
-        let applier = repository.pageApplier
-        batch = { parts, db in
-            try TableBatch<Model>(
-                pages: parts.compactMap { $0 as? Repository<Model>.FetchedPage }, applier: applier,
-                versioned: versionField != nil, db)
-        }
     }
 }

@@ -70,6 +70,7 @@ extension SyncReport: SyncReportMerging {
         merged.keptLocal += later.keptLocal
         // Held pulled records: what the last batch left.
         merged.waitingForParents = later.waitingForParents
+        merged.undecodable = later.undecodable
         merged.retries += later.retries
         merged.cursor = later.cursor ?? cursor
         merged.duration += later.duration

@@ -2,26 +2,25 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-/// One table's share of a ``SyncStore`` batch, as the writer applies it: the table's records held
-/// by earlier batches, then its changes in every page of this one, the last change of each record
-/// winning. The store applies the saves of every table parents first and the deletions children first,
-/// inside one transaction; records found orphaned are parked and the batch is applied again
+/// One table's share of a batch, as the ``PullEngine`` applies it inside the writer's transaction: the
+/// table's parked records whose parents are here now, then its changes in every page of the batch, the
+/// last change of each record winning. The engine applies the saves of every table parents first and
+/// the deletions children first; records found orphaned are parked and the batch is applied again
 /// without them.
 protocol TableBatching: AnyObject {
     /// The table's name.
     var table: String { get }
-    /// Writes the saves, except `excluded` ones, which are held; returns the keys written.
-    func applySaves(excluding excluded: Set<SQLValue>, _ db: Database) throws -> [SQLValue]
+    /// Whether the batch has nothing to do: no page, no parked record ready.
+    var isEmpty: Bool { get }
+    /// The keys of the records the server deleted in this batch.
+    var deletedKeys: [SQLValue] { get }
+    /// Writes the saves, except `excluded` ones, which are parked with the reference values given
+    /// (a cached row among them is taken out of the table and parked too); returns the keys written.
+    func applySaves(excluding excluded: [SQLValue: String?], _ db: Database) throws -> [SQLValue]
     /// Removes the deleted records.
     func applyDeletions(_ db: Database) throws
     /// The keys among `keys` whose rows reference a row that is not there.
     func orphans(among keys: [SQLValue], _ db: Database) throws -> Set<SQLValue>
-    /// Removes the rows with `keys`, without queueing their deletion.
-    func remove(_ keys: Set<SQLValue>, _ db: Database) throws
-    /// Forgets what the table's pushes acknowledged: the feed is caught up.
-    func caughtUp(_ db: Database) throws
-    /// Records `cursor` as the table's position: the base of the local changes queued from now on.
-    func setPosition(_ cursor: SyncCursor, _ db: Database) throws
     /// What the batch did to the table, as a report of its model.
     func report(pages: Int) -> any SyncReportMerging
 }
@@ -37,34 +36,73 @@ where Model.ID: Codable & Sendable {
     private var saveKeys: [SQLValue] = []
     private var saveModels: [Model] = []
     private var saveVersions: [String?] = []
-    private var deletions: [SQLValue] = []
+    private(set) var deletedKeys: [SQLValue] = []
     private let versioned: Bool
     private let pulled: Int
     private let skipped: [SkippedRecord<Model.ID>]
+    /// The server's JSON of the skipped records, parked as undecodable.
+    private let undecodable: [SyncStateStore.ParkedRecord]
+    /// The parked records this batch took (ready and decodable), by id: forgotten when applied, parked
+    /// again when still orphaned.
+    private let takenParked: [String]
+    /// The columns to empty after writing, by key: parked records whose parents the server deleted
+    /// through an `ON DELETE SET NULL` reference.
+    private let emptied: [SQLValue: [String]]
     private var counts = PageApplier<Model>.Counts()
     private var parkedCount = 0
 
     var table: String { primaryKey.table }
+    var isEmpty: Bool { saveKeys.isEmpty && deletedKeys.isEmpty && undecodable.isEmpty && takenParked.isEmpty }
 
-    /// The batch of `pages`, decoded off the writer, after the table's parked records.
+    /// The batch of `pages`, decoded off the writer, after the table's ready parked records.
     ///
-    /// - Complexity: O(r) for r records: one hash of each key, one copy of each model written.
-    init(pages: [Repository<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, _ db: Database) throws {
+    /// - Complexity: O(r) for r records: one hash of each key when the batch has several pages or
+    ///   parked records, one copy of each model written.
+    init(
+        pages: [Repository<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, hasParked: Bool,
+        _ db: Database
+    ) throws {
         self.applier = applier
         self.primaryKey = PrimaryKey<Model>()
         self.references = primaryKey.references
         self.versioned = versioned
         pulled = pages.reduce(0) { $0 + $1.recordCount }
         skipped = pages.flatMap(\.skipped)
+        undecodable = pages.flatMap(\.skippedRecords)
         let decoder = KeySetJSONDecoder(source: .remote)
-        // A parked record that no longer decodes (the model changed since) waits no more: the server sends
-        // it again on a resync.
-        let parkedRecords = try applier.state.parkedRecords(db)
         var held: (models: [Model], versions: [String?]) = ([], [])
-        for record in parkedRecords {
-            guard let model = try? decoder.decode(Model.self, from: record.record) else { continue }
-            held.models.append(model)
-            held.versions.append(record.version)
+        var taken: [String] = []
+        var emptied: [SQLValue: [String]] = [:]
+        var stillUndecodable: [SyncStateStore.ParkedRecord] = []
+        if hasParked {
+            for record in try applier.state.readyParkedRecords(references: references, db) {
+                let model: Model
+                do {
+                    model = try decoder.decode(Model.self, from: record.record)
+                } catch {
+                    var record = record
+                    record.problem = "\(error)"
+                    stillUndecodable.append(record)
+                    continue
+                }
+                taken.append(record.recordID)
+                held.models.append(model)
+                held.versions.append(record.version)
+                if !record.emptied.isEmpty { emptied[try primaryKey.sqlValue(of: model.id)] = record.emptied }
+            }
+        }
+        takenParked = taken
+        self.emptied = emptied
+        // A record the model still cannot decode stays parked as it was, undecodable.
+        try applier.state.park(stillUndecodable, state: .undecodable, db)
+        if held.models.isEmpty, pages.count == 1, let page = pages.first {
+            // One page and nothing parked (a lone table's pull): the page as it is; the applier counts
+            // a key listed twice once.
+            saveKeys = page.keys
+            saveModels = page.models
+            if versioned { saveVersions = page.versions ?? Array(repeating: nil, count: page.models.count) }
+            deletedKeys = try page.page.deletedIDs.map { try primaryKey.sqlValue(of: $0) }
+            return
         }
         let capacity = held.models.count + pages.reduce(0) { $0 + $1.models.count + $1.page.deletedIDs.count }
         var recording = BatchChanges(capacity: capacity)
@@ -85,10 +123,10 @@ where Model.ID: Codable & Sendable {
         if versioned { saveVersions.reserveCapacity(changes.count) }
         if changes.count == total {
             // No record changed twice (the usual batch): the models are copied a page at a time.
-            // Element by element, this code (generic, reached through the store's type-erased members)
+            // Element by element, this code (generic, reached through the engine's type-erased tables)
             // looks up `Model`'s metadata on every copy, which cost more than SQLite's inserts.
             for change in changes {
-                if change.page == -1 { deletions.append(change.key) } else { saveKeys.append(change.key) }
+                if change.page == -1 { deletedKeys.append(change.key) } else { saveKeys.append(change.key) }
             }
             saveModels.append(contentsOf: held.models)
             if versioned { saveVersions.append(contentsOf: held.versions) }
@@ -101,7 +139,7 @@ where Model.ID: Codable & Sendable {
         for change in changes {
             switch change.page {
             case -1:
-                deletions.append(change.key)
+                deletedKeys.append(change.key)
             case heldPage:
                 saveKeys.append(change.key)
                 saveModels.append(held.models[Int(change.index)])
@@ -115,38 +153,62 @@ where Model.ID: Codable & Sendable {
         }
     }
 
-    func applySaves(excluding excluded: Set<SQLValue>, _ db: Database) throws -> [SQLValue] {
-        try applier.state.releaseParkedRecords(db)
-        guard !excluded.isEmpty else {
+    func applySaves(excluding excluded: [SQLValue: String?], _ db: Database) throws -> [SQLValue] {
+        for recordID in takenParked { try applier.state.forgetParkedRecord(recordID, db) }
+        try applier.state.park(undecodable, state: .undecodable, db)
+        let written: [SQLValue]
+        if excluded.isEmpty {
             counts = try applier.apply(saveModels, keys: saveKeys, versions: versioned ? saveVersions : nil, deletedKeys: [], db)
             parkedCount = 0
-            return saveKeys
-        }
-        var kept: (keys: [SQLValue], models: [Model], versions: [String?]) = ([], [], [])
-        var held: [SyncStateStore.ParkedRecord] = []
-        let encoder = KeySetJSONEncoder(source: .remote)
-        for (index, key) in saveKeys.enumerated() {
-            let version = versioned ? saveVersions[index] : nil
-            if excluded.contains(key) {
-                let model = saveModels[index]
-                held.append(
-                    SyncStateStore.ParkedRecord(
-                        recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model), version: version))
-            } else {
-                kept.keys.append(key)
-                kept.models.append(saveModels[index])
-                if versioned { kept.versions.append(version) }
+            written = saveKeys
+        } else {
+            var kept: (keys: [SQLValue], models: [Model], versions: [String?]) = ([], [], [])
+            var parked: [SyncStateStore.ParkedRecord] = []
+            var parkedKeys = Set<SQLValue>()
+            let encoder = KeySetJSONEncoder(source: .remote)
+            for (index, key) in saveKeys.enumerated() {
+                let version = versioned ? saveVersions[index] : nil
+                if let parents = excluded[key] {
+                    let model = saveModels[index]
+                    parked.append(
+                        SyncStateStore.ParkedRecord(
+                            recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model),
+                            version: version, parents: parents, emptied: emptied[key] ?? []))
+                    parkedKeys.insert(key)
+                } else {
+                    kept.keys.append(key)
+                    kept.models.append(saveModels[index])
+                    if versioned { kept.versions.append(version) }
+                }
             }
+            // Rows already in the cache that lost a parent (a deletion the server made, whose children
+            // it keeps): parked with the values they have, out of every reader's sight.
+            let cached = excluded.keys.filter { !parkedKeys.contains($0) }
+            if !cached.isEmpty {
+                for model in try db.fetch(Model.self, primaryKeys: cached) {
+                    let key = try primaryKey.sqlValue(of: model.id)
+                    parked.append(
+                        SyncStateStore.ParkedRecord(
+                            recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model),
+                            version: nil, parents: excluded[key] ?? nil))
+                }
+                _ = try applier.state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: cached) }
+            }
+            counts = try applier.apply(kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
+            try applier.state.park(parked, db)
+            parkedCount = parked.count
+            written = kept.keys
         }
-        counts = try applier.apply(kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
-        try applier.state.park(held, db)
-        parkedCount = held.count
-        return kept.keys
+        for (key, columns) in emptied where excluded[key] == nil {
+            try applier.state.emptyReferences(
+                references.filter { columns.contains($0.column) }, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+        }
+        return written
     }
 
     func applyDeletions(_ db: Database) throws {
-        guard !deletions.isEmpty else { return }
-        let removed = try applier.apply([], keys: [], versions: versioned ? [] : nil, deletedKeys: deletions, db)
+        guard !deletedKeys.isEmpty else { return }
+        let removed = try applier.apply([], keys: [], versions: versioned ? [] : nil, deletedKeys: deletedKeys, db)
         counts.deleted = removed.deleted
         counts.keptLocal += removed.keptLocal
     }
@@ -161,18 +223,6 @@ where Model.ID: Codable & Sendable {
         return orphans
     }
 
-    func remove(_ keys: Set<SQLValue>, _ db: Database) throws {
-        _ = try applier.state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: Array(keys)) }
-    }
-
-    func caughtUp(_ db: Database) throws {
-        try applier.state.forgetAcknowledgements(db)
-    }
-
-    func setPosition(_ cursor: SyncCursor, _ db: Database) throws {
-        try applier.state.setCursor(cursor, db)
-    }
-
     func report(pages: Int) -> any SyncReportMerging {
         var report = SyncReport<Model.ID>()
         report.pulled = pulled
@@ -185,44 +235,5 @@ where Model.ID: Codable & Sendable {
         report.waitingForParents = parkedCount
         report.isComplete = true
         return report
-    }
-}
-
-/// Where the last change of a record is: a record of a page (`page` indexes the batch's pages, the
-/// parked records being one more page after them), or a deletion (`page` is -1). Not nested in the generic
-/// ``TableBatch``: a type nested there is generic too, and an array of it looks up its metadata
-/// on every use.
-struct BatchChange {
-    var key: SQLValue
-    var page: Int32
-    var index: Int32
-}
-
-/// The changes of a batch, one per key: the first change of a key takes the next place; a later
-/// one (rare: a record changed twice within a batch) replaces it there.
-struct BatchChanges {
-    private var place: [SQLValue: Int] = [:]
-    private(set) var changes: [BatchChange] = []
-    /// Changes recorded, repeated keys included.
-    private(set) var recorded = 0
-
-    init(capacity: Int) {
-        place.reserveCapacity(capacity)
-        changes.reserveCapacity(capacity)
-    }
-
-    mutating func record(_ change: BatchChange) {
-        recorded += 1
-        if let earlier = place.updateValue(changes.count, forKey: change.key) {
-            place[change.key] = earlier
-            changes[earlier] = change
-        } else {
-            changes.append(change)
-        }
-    }
-
-    /// Records the saves of page `page`, whose keys are `keys`.
-    mutating func record(_ keys: [SQLValue], page: Int32) {
-        for (index, key) in keys.enumerated() { record(BatchChange(key: key, page: page, index: Int32(index))) }
     }
 }

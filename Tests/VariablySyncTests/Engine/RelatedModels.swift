@@ -3,6 +3,7 @@ import VariablyCodable
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
+import Testing
 
 /// Three related models for the store's tests: writers, their essays (deleted with them), and remarks
 /// on essays (deleted with them) that may reply to another remark (set to nil when it goes).
@@ -145,4 +146,12 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
     }
 
     var feedIdentifier: String { table }
+
+    func currentRecord(id: Int64) async throws -> Data? { try await server.currentRecord(id: id) }
+}
+
+/// Expects every foreign key of `database` to hold (`PRAGMA foreign_key_check` empty).
+func expectNoBrokenReferences(_ database: SQLiteDatabase, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let broken = try await database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count }
+    #expect(broken == 0, "rows reference records that are not in the cache", sourceLocation: sourceLocation)
 }

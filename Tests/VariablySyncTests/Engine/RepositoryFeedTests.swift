@@ -87,6 +87,8 @@ struct RepositoryFeedTests {
         // The state table as older versions wrote it: no feed column.
         try await first.database.write { db in
             try db.execute(sql: #"ALTER TABLE "variably_sync_state" DROP COLUMN "feed""#)
+            // Older versions kept no log of the engine's schema steps: the first one runs again.
+            try db.execute(sql: #"DELETE FROM "variably_sync_migrations" WHERE "identifier" LIKE '1 %'"#)
         }
         let reopened = try Repository(
             database: SQLiteDatabase(path: path), remote: server,

@@ -126,6 +126,8 @@ import VariablySyncTesting
             try repository.database.writeWithoutTransaction { db in
                 try db.execute(sql: #"DROP INDEX "variably_pending_changes_by_group""#)
                 try db.execute(sql: #"ALTER TABLE "variably_pending_changes" DROP COLUMN "transaction_group""#)
+                // Older versions kept no log of the engine's schema steps: the first one runs again.
+                try db.execute(sql: #"DELETE FROM "variably_sync_migrations" WHERE "identifier" LIKE '1 %'"#)
             }
         }
         let database = try SQLiteDatabase(path: path)

@@ -1,0 +1,91 @@
+import Foundation
+import VariablySQLite
+
+// MARK: - Parents that never came
+
+extension PullEngine {
+    /// A parent that parked records wait for and that is not in the cache.
+    private struct MissingParent: Sendable, Hashable {
+        /// The parent's table.
+        let table: String
+        /// Its id as JSON text (`7`, `"a1"`), as the parent's source names it.
+        let idText: String
+        /// Its key as the children's column holds it.
+        let key: SQLValue
+    }
+
+    /// How many parents one pull looks up at most: enough for the orphans a server keeps, bounded so
+    /// that a pull never turns into a request per record.
+    static var maximumLookUps: Int { 50 }
+
+    /// Asks the server about the parents that parked records still wait for after a pull: a parent the
+    /// server still has (a write the pull's pages missed) is applied, and its children with it; a parent
+    /// the server answers it does not have is settled by each reference's rule (`.cascade`: its parked
+    /// children are dropped, `.setNull`: applied with the reference emptied, `.restrict`: kept parked as
+    /// deleted). A parent whose look-up fails (a source that cannot read one record, a network error)
+    /// is asked again by the next pull; its children stay parked and block nothing.
+    ///
+    /// - Complexity: One indexed query per table and reference with parked records; at most
+    ///   ``maximumLookUps`` requests.
+    func settleMissingParents() async throws {
+        let tables = self.tables
+        var asked = Set<MissingParent>()
+        while asked.count < Self.maximumLookUps {
+            let missing = try await database.read { db in try Self.missingParents(among: tables, db) }
+                .filter { !asked.contains($0) }
+            guard !missing.isEmpty else { return }
+            for parent in missing.prefix(Self.maximumLookUps - asked.count) {
+                asked.insert(parent)
+                guard let table = tables.first(where: { $0.table == parent.table }) else { continue }
+                let current: Data?
+                do {
+                    current = try await table.lookUp(parent.idText)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    continue
+                }
+                if let current {
+                    var records = Data("[".utf8)
+                    records.append(current)
+                    records.append(contentsOf: "]".utf8)
+                    let decoded = try table.decodeRecords(records)
+                    _ = try await apply([parent.table: [decoded]]) { _, _ in }
+                } else {
+                    try await database.write { db in
+                        for child in tables {
+                            for reference in child.references where reference.parentTable == parent.table {
+                                _ = try SyncStateStore(table: child.table).settleParkedRecords(
+                                    referencing: reference, deletedKeys: [parent.key], db)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The parents that waiting parked records reference and the cache does not have.
+    private static func missingParents(among tables: [EngineTable], _ db: Database) throws -> [MissingParent] {
+        let parked = try SyncStateStore.tablesWithParkedRecords(db)
+        var missing: [MissingParent] = []
+        for table in tables where parked.contains(table.table) {
+            for reference in table.references {
+                let value = "json_extract(\"parents\", \(SQL.literal("$.\"" + reference.column + "\"")))"
+                let rows = try db.fetch(
+                    sql: """
+                        SELECT DISTINCT \(value) AS "key", json_quote(\(value)) FROM "variably_parked_records"
+                        WHERE "table_name" = ? AND "state" = 'waiting' AND "key" IS NOT NULL
+                            AND NOT EXISTS (SELECT 1 FROM \(SQL.quote(reference.parentTable))
+                                WHERE \(SQL.quote(reference.parentColumn)) = "key")
+                        """,
+                    arguments: [table.table])
+                for row in rows {
+                    guard case .text(let idText) = row[1] else { continue }
+                    missing.append(MissingParent(table: reference.parentTable, idText: idText, key: row[0]))
+                }
+            }
+        }
+        return missing
+    }
+}
