@@ -60,6 +60,8 @@ extension PullEngine {
                             }
                         }
                     }
+                    // Records whose reference was emptied are ready now.
+                    _ = try await apply([:]) { _, _ in }
                 }
             }
         }

@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// What real servers send that used to stop a pull for good: children served before their parents
+/// (across tables and within one), parents the server deleted while keeping their children, and
+/// records the model could not decode. Each pull completes, with no broken reference and the cache
+/// equal to the server's live rows.
+@Suite struct PullEngineTests {
+    /// Writers, essays and remarks on one database, each table with its own simulated server.
+    struct Graph {
+        let database: SQLiteDatabase
+        let writerServer: SimulatedServer<Writer>
+        let essayServer: SimulatedServer<Essay>
+        let remarkServer: SimulatedServer<Remark>
+        let writers: Repository<Writer>
+        let essays: Repository<Essay>
+        let remarks: Repository<Remark>
+        let store: SyncStore
+
+        init(pageSize: Int = 1_000) async throws {
+            database = try SQLiteDatabase.inMemory()
+            let log = PushLog()
+            writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
+            essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
+            remarkServer = try SimulatedServer(records: [], seed: 3)
+            writers = try Repository(
+                database: database, remote: LoggingRemote(writerServer, log: log, table: "writers"),
+                configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
+            essays = try Repository(
+                database: database, remote: LoggingRemote(essayServer, log: log, table: "essays"),
+                configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
+            remarks = try Repository(
+                database: database, remote: LoggingRemote(remarkServer, log: log, table: "remarks"),
+                configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
+            store = SyncStore(remarks, essays, writers)
+        }
+
+        /// Expects the cache to hold exactly the servers' live records, and no broken reference.
+        func expectCacheEqualsServers(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            try await expectNoBrokenReferences(database, sourceLocation: sourceLocation)
+            let cachedRemarks = try await remarks.fetch().sorted { $0.id < $1.id }
+            let liveRemarks = await remarkServer.allRecords().sorted { $0.id < $1.id }
+            #expect(cachedRemarks == liveRemarks, sourceLocation: sourceLocation)
+            let cachedEssays = try await essays.fetch().sorted { $0.id < $1.id }
+            let liveEssays = await essayServer.allRecords().sorted { $0.id < $1.id }
+            #expect(cachedEssays == liveEssays, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// A chain of replies served newest-parent-last, one record a page: each reply arrives before the
+    /// remark it replies to, on a fresh device.
+    @Test(arguments: [1, 1_000])
+    func repliesServedBeforeTheRemarksTheyReplyToArrive(pageSize: Int) async throws {
+        let graph = try await Graph(pageSize: pageSize)
+        for id in Int64(100)...105 {
+            _ = try await graph.remarkServer.upsert(
+                Remark(id: id, essayID: 10, replyTo: id == 100 ? nil : id - 1, text: "remark \(id)"))
+        }
+        // Edited later, each parent moves after its reply in the server's order of changes.
+        for id in (Int64(100)...104).reversed() {
+            _ = try await graph.remarkServer.upsert(
+                Remark(id: id, essayID: 10, replyTo: id == 100 ? nil : id - 1, text: "edited \(id)"))
+        }
+        let report = try await graph.store.sync()
+        #expect(report.for(Remark.self)?.waitingForParents == 0)
+        #expect(try await graph.remarks.fetch(id: 105)?.replyTo == 104)
+        try await graph.expectCacheEqualsServers()
+    }
+
+    /// Children whose parents come three pages later, from another table: the essays' pages are pulled
+    /// alone, before their writers.
+    @Test func childrenWhoseParentsComeLaterFromAnotherTableWait() async throws {
+        let graph = try await Graph(pageSize: 2)
+        for id in Int64(2)...4 { _ = try await graph.writerServer.upsert(Writer(id: id, name: "writer \(id)")) }
+        for id in Int64(20)...25 {
+            _ = try await graph.essayServer.upsert(Essay(id: id, writerID: 2 + id % 3, title: "essay \(id)"))
+        }
+        let alone = try await graph.essays.sync()
+        #expect(alone.waitingForParents == 0)  // looked up on the writers' server, and applied
+        try await graph.expectCacheEqualsServers()
+        #expect(try await graph.writers.fetch(id: 4)?.name == "writer 4")
+    }
+
+    /// The server deletes an essay but keeps its remarks (a soft delete that marks the parent only);
+    /// one remark is edited later. A fresh device's pull completes: the essay's deletion settles the
+    /// remarks by their reference's rule (`.cascade`), and the other essays' remarks arrive.
+    @Test func childrenOfAParentTheServerDeletedAreSettledByTheirRule() async throws {
+        let graph = try await Graph()
+        _ = try await graph.essayServer.upsert(Essay(id: 11, writerID: 1, title: "second"))
+        _ = try await graph.remarkServer.upsert(Remark(id: 200, essayID: 11, text: "on the deleted essay"))
+        _ = try await graph.remarkServer.upsert(Remark(id: 201, essayID: 10, text: "on the kept essay"))
+        await graph.essayServer.delete(id: 11)
+        _ = try await graph.remarkServer.upsert(Remark(id: 200, essayID: 11, text: "edited after the deletion"))
+        let report = try await graph.store.sync()
+        #expect(report.for(Remark.self)?.waitingForParents == 0)
+        #expect(try await graph.remarks.fetch(id: 200) == nil)
+        #expect(try await graph.remarks.fetch(id: 201)?.text == "on the kept essay")
+        try await expectNoBrokenReferences(graph.database)
+        // A later sync is not stopped either.
+        _ = try await graph.remarkServer.upsert(Remark(id: 202, essayID: 10, text: "later"))
+        try await graph.store.sync()
+        #expect(try await graph.remarks.fetch(id: 202)?.text == "later")
+    }
+
+    /// A reply whose remark the server deleted: its `.setNull` reference is emptied, and it is kept.
+    @Test func aReplyToARemarkTheServerDeletedIsKeptWithTheReferenceEmptied() async throws {
+        let graph = try await Graph()
+        _ = try await graph.remarkServer.upsert(Remark(id: 300, essayID: 10, text: "deleted later"))
+        _ = try await graph.remarkServer.upsert(Remark(id: 301, essayID: 10, replyTo: 300, text: "a reply"))
+        await graph.remarkServer.delete(id: 300)
+        try await graph.store.sync()
+        let reply = try await graph.remarks.fetch(id: 301)
+        #expect(reply?.text == "a reply")
+        #expect(reply?.replyTo == nil)
+        try await expectNoBrokenReferences(graph.database)
+    }
+
+    /// A device that has an essay and its remarks pulls the essay's deletion while the server keeps the
+    /// remarks: the deletion cascades here, and the pull goes on.
+    @Test func aPulledDeletionOfAParentWithLiveChildrenDoesNotStopThePull() async throws {
+        let graph = try await Graph()
+        _ = try await graph.remarkServer.upsert(Remark(id: 400, essayID: 10, text: "kept by the server"))
+        try await graph.store.sync()
+        #expect(try await graph.remarks.fetch(id: 400) != nil)
+        await graph.essayServer.delete(id: 10)
+        _ = try await graph.remarkServer.upsert(Remark(id: 400, essayID: 10, text: "edited on the server"))
+        try await graph.store.sync()
+        #expect(try await graph.essays.fetch(id: 10) == nil)
+        #expect(try await graph.remarks.fetch(id: 400) == nil)
+        try await expectNoBrokenReferences(graph.database)
+    }
+}
+
+// MARK: - Records skipped, then decodable
+
+/// An item as the first version of an app decodes it: its score under the key `points`, which the
+/// server stopped sending for some records.
+struct ScoredItemV1: VariablyCodable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64
+    var score: Int
+
+    init(from container: DecodingContainer<ScoredItemV1>) throws {
+        id = try container.decode(\.id)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<ScoredItemV1>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.score, "points") }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<ScoredItemV1>("scored_items", primaryKey: \.id)
+}
+
+/// The same item after an app update: the score under `score`, with `points` as an older alternative.
+struct ScoredItemV2: VariablyCodable, SQLiteStorable, Identifiable, Equatable, Sendable {
+    var id: Int64
+    var score: Int
+
+    init(from container: DecodingContainer<ScoredItemV2>) throws {
+        id = try container.decode(\.id)
+        score = try container.decode(\.score)
+    }
+
+    static let keySets = KeySets<ScoredItemV2>(defaultSource: .remote) {
+        KeySet(.remote) { Key(\.id, "id"); Key(\.score, ["score", "points"]) }
+        KeySet(.sqlite, style: .snakeCase)
+    }
+    static let sqliteTable = SQLiteTable<ScoredItemV2>("scored_items", primaryKey: \.id)
+}
+
+/// A server that serves one fixed page of JSON records, then nothing new.
+struct OnePageSource<Model: VariablyCodable & Identifiable & Sendable>: RemoteSource where Model.ID == Int64 {
+    let records: Data
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        guard cursor == nil else { return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: "1", hasMore: false) }
+        return RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
+
+    /// One feed, whichever model reads it.
+    var feedIdentifier: String { "scored items" }
+}
+
+extension PullEngineTests {
+    /// A record the first model could not decode is kept with the server's JSON; once the model's key
+    /// set is fixed, the next sync applies it, though the cursor passed it long ago.
+    @Test func aSkippedRecordIsAppliedOnceTheModelDecodesIt() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let records = Data(#"[{"id": 1, "points": 5, "score": 5}, {"id": 2, "score": 7}]"#.utf8)
+        let first = try Repository(
+            database: database, remote: OnePageSource<ScoredItemV1>(records: records),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let skipped = try await first.sync()
+        #expect(skipped.skipped.map(\.id) == [2])
+        #expect(skipped.undecodable == 1)
+        #expect(try await first.fetch(id: 2) == nil)
+        #expect(try await first.sync().undecodable == 1)
+
+        let updated = try Repository(
+            database: database, remote: OnePageSource<ScoredItemV2>(records: records),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let report = try await updated.sync()
+        #expect(report.pulled == 0)
+        #expect(report.undecodable == 0)
+        #expect(try await updated.fetch(id: 2)?.score == 7)
+    }
+}
