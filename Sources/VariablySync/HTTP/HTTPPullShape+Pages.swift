@@ -29,7 +29,7 @@ extension HTTPPullShape {
         }
         if case .updatedSince(let parameter, _, let lookBack) = changedSince, let since = state.since {
             let value = try JSONValue(parsing: since)
-            let asked = lookBack > .zero ? try Self.value(value, lookingBack: lookBack) : value
+            let asked = lookBack > .zero && state.isPagingBySince != true ? try Self.value(value, lookingBack: lookBack) : value
             if let text = JSONBody.text(of: asked) { parameters.append((parameter, text)) }
         }
         if let limitParameter { parameters.append((limitParameter, String(limit))) }
@@ -109,12 +109,19 @@ extension HTTPPullShape {
         let seen = Set(state.seen ?? [])
         let lookBack: Duration = if case .updatedSince(_, _, let lookBack) = changedSince { lookBack } else { .zero }
         var recent = state.recent ?? []
+        // The pages of a pull come in the declared order of `changedSince`: a record older than one
+        // received before, or older than what the request asked for, means the server ignores the
+        // ordering or the filter, and rows would be missed for good. (A pull with a look-back asks for
+        // less than its boundary, so only the order within the pull is checked there.)
+        let askedSince: JSONValue? =
+            if let since, lookBack == .zero || state.isPagingBySince == true { since } else { nil }
+        // A page served again as it was (a proxy's repeat, a next link that does not advance) is no
+        // disorder: the cursor's own checks deal with it.
+        let pageDigest = recordsRange.map { Self.digest(of: body.bytes[$0]) }
+        let isRepeat = pageDigest != nil && pageDigest == state.lastPage
         for element in elements {
             var isTombstone = false
-            // The walk has checked the structure: a literal `true` is these four bytes, nothing to parse per record.
-            if case .tombstones(let flag) = deletions, let value = try body.member(flag, of: element),
-                body.bytes[value].elementsEqual("true".utf8)
-            {
+            if try isDeletion(element, in: body) {
                 guard let idRange = try body.member(idKey, of: element), let id = try? decoder.decode(ID.self, from: body.data(idRange))
                 else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(idKey)\"") }
                 deleted.append(id)
@@ -137,6 +144,12 @@ extension HTTPPullShape {
                 if let since, value == since || lookBack > .zero, let id, seen.contains(id) {
                     changed = true
                     continue
+                }
+                if !isRepeat, let current = largest, let order = Self.order(value, current), order < 0 {
+                    throw outOfOrder(value, of: element, in: body, after: current, id: atLargest.first, url: pageURL)
+                }
+                if !isRepeat, let asked = askedSince, let order = Self.order(value, asked), order < 0 {
+                    throw outOfOrder(value, of: element, in: body, after: asked, id: nil, url: pageURL)
                 }
                 if let current = largest, let order = Self.order(value, current) {
                     if order > 0 {
@@ -181,10 +194,27 @@ extension HTTPPullShape {
             }
             more = flag
         }
+        if more, let largest, case .updatedSince = changedSince, Self.pagesBySince(paging) {
+            // Page numbers and offsets shift under a table that changes during the pull: a row moved
+            // to an earlier page by another client's write would be skipped. The next request asks for
+            // what changed at or after the largest value received instead, from its first page, the
+            // records already received at that value skipped; only a page whose records all share the
+            // asked value turns the page.
+            if let since, Self.order(largest, since) ?? 1 <= 0 {
+                next.seen = Array(Set(state.seen ?? []).union(atLargest)).sorted()
+            } else {
+                next.since = try Self.text(of: largest)
+                next.seen = atLargest
+                next.page = nil
+                next.offset = nil
+            }
+            next.isPagingBySince = true
+        }
         if lookBack > .zero {
             recent = Self.window(recent, after: largest, lookBack: lookBack)
         }
         if more {
+            next.lastPage = pageDigest
             next.largest = try largest.map(Self.text(of:))
             next.atLargest = atLargest.isEmpty ? nil : atLargest
             next.recent = recent.isEmpty ? nil : recent
@@ -255,13 +285,42 @@ extension HTTPPullShape {
     }
 
     /// `value` as compact JSON text.
-    private static func text(of value: JSONValue) throws -> String { value.jsonString() }
+    static func text(of value: JSONValue) throws -> String { value.jsonString() }
+
+    /// Whether a pull with `changedSince` pages by it rather than by page numbers or offsets.
+    static func pagesBySince(_ paging: Paging) -> Bool {
+        switch paging {
+        case .page, .offset: true
+        case .token, .nextLink, .nextURL: false
+        }
+    }
+
+    /// The error for a record whose `changedSince` value comes before one the pull has passed: it names
+    /// the endpoint, both records and the fix.
+    func outOfOrder(_ value: JSONValue, of element: Range<Int>, in body: JSONBody, after earlier: JSONValue, id: String?, url: URL)
+        -> RemoteSourceError
+    {
+        let field: String = if case .updatedSince(_, let field, _) = changedSince { field } else { "?" }
+        let recordID = (try? body.member(idKey, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
+        let earlierRecord = id.map { "record \($0.split(separator: "#").first.map(String.init) ?? $0) " } ?? "the value asked for, "
+        return RemoteSourceError.invalidResponse(
+            "\(url.path) serves records out of the declared order of \"\(field)\": record \(recordID ?? "?") "
+                + "(\(value.jsonString().prefix(40))) came after \(earlierRecord)(\(earlier.jsonString().prefix(40))). The server "
+                + "ignores the ordering or the \(field) filter the pull asks for, and writes made during a pull would be "
+                + "missed. Make it sort by \(field), then id (Django REST Framework: OrderingFilter in filter_backends "
+                + "with ordering_fields = [\"\(field)\", \"id\"]); see docs/http.md, \"Servers you do not control\"")
+    }
 
     /// The order of two `changedSince` values: numbers by value, strings by their text (ISO 8601 in one
     /// format sorts as text); `nil` for values that do not compare.
-    private static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
+    static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
         switch (a, b) {
-        case (.string(let x), .string(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.string(let x), .string(let y)):
+            // Timestamps by their instant: `…:37:02Z` is before `…:37:02.5Z`, though not as text.
+            if x != y, let first = timestamp(x), let second = timestamp(y) {
+                return first == second ? 0 : (first < second ? -1 : 1)
+            }
+            return x == y ? 0 : (x < y ? -1 : 1)
         default:
             guard let x = number(a), let y = number(b) else { return nil }
             return x == y ? 0 : (x < y ? -1 : 1)

@@ -60,8 +60,23 @@ public struct HTTPPullShape: Sendable {
         /// An array of ids at a path of the body.
         case ids(at: DataPath)
         /// Among the records: objects whose `flag` key is `true` are deletions of the record their
-        /// `idKey` names.
+        /// `idKey` names (`false`, `null` or no key: live).
         case tombstones(flag: String)
+        /// Among the records: objects whose `timestamp` key holds a value are deletions, as soft-delete
+        /// libraries mark them: `deleted_at`, `null` (or no key) while live, as Rails' paranoia and
+        /// Django's safedelete write it.
+        ///
+        /// ```swift
+        /// HTTPPullShape(paging: .page(parameter: "page"), deletions: .softDeleted(at: "deleted_at"))
+        /// ```
+        case softDeleted(at: String)
+        /// Among the records: objects whose `field` key holds the text `value` are deletions
+        /// (`"status": "deleted"`).
+        ///
+        /// ```swift
+        /// HTTPPullShape(paging: .page(parameter: "page"), deletions: .status(field: "status", deleted: "deleted"))
+        /// ```
+        case status(field: String, deleted: String)
     }
 
     /// The path under the base URL; `""` for the base URL itself.

@@ -26,6 +26,13 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     var recent: [RecentRecord]?
     /// During a pull: the records at `largest`, as in ``seen``.
     var atLargest: [String]?
+    /// During a pull: `since` was moved to the largest value of the pages received so far (page and
+    /// offset paging with `changedSince`), so the next request asks for what changed at or after it,
+    /// without the look-back, from the first page.
+    var isPagingBySince: Bool?
+    /// During a pull: a digest of the last page's records, to tell a page served again (a proxy's
+    /// repeat) from records out of order.
+    var lastPage: String?
 
     /// The state a cursor holds; a fresh state for no cursor. A bare token (the package's envelope, or a
     /// token API without `changedSince`) is the cursor's text itself.

@@ -1,0 +1,57 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Deletion markers among the records
+
+extension HTTPPullShape {
+    /// Whether the record at `element` is a deletion by the shape's marker. A marker the record carries
+    /// in another form than declared (a timestamp where a flag was declared, a number for a status) is
+    /// an error that names the field, the record and the declaration that fits: read as a live record,
+    /// a deleted one would silently stay in the cache.
+    ///
+    /// - Complexity: One member look-up in the record; the value is parsed only when it is not one of
+    ///   the few literals a marker usually holds.
+    func isDeletion(_ element: Range<Int>, in body: JSONBody) throws -> Bool {
+        let field: String
+        switch deletions {
+        case .none, .ids: return false
+        case .tombstones(let flag): field = flag
+        case .softDeleted(let timestamp): field = timestamp
+        case .status(let name, _): field = name
+        }
+        guard let range = try body.member(field, of: element) else { return false }
+        let bytes = body.bytes[range]
+        // The walk has checked the structure: these literals are their bytes, nothing to parse per record.
+        if bytes.elementsEqual("null".utf8) { return false }
+        switch deletions {
+        case .tombstones:
+            if bytes.elementsEqual("true".utf8) { return true }
+            if bytes.elementsEqual("false".utf8) { return false }
+            throw wrongMarker(field, in: element, body, expected: "true or false", hint: bytes.first == UInt8(ascii: "\"")
+                ? "a timestamp that is null while live is `.softDeleted(at: \"\(field)\")`" : nil)
+        case .softDeleted:
+            if bytes.first == UInt8(ascii: "\"") || bytes.first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true {
+                return true
+            }
+            throw wrongMarker(field, in: element, body, expected: "a timestamp or null", hint: bytes.elementsEqual("false".utf8)
+                ? "a Boolean flag is `.tombstones(flag: \"\(field)\")`" : nil)
+        case .status(_, let deletedValue):
+            guard case .string(let text) = try body.value(range) else {
+                throw wrongMarker(field, in: element, body, expected: "text", hint: nil)
+            }
+            return text == deletedValue
+        case .none, .ids:
+            return false
+        }
+    }
+
+    private func wrongMarker(_ field: String, in element: Range<Int>, _ body: JSONBody, expected: String, hint: String?)
+        -> RemoteSourceError
+    {
+        let id = (try? body.member(idKey, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
+        let value = (try? body.member(field, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
+        return RemoteSourceError.invalidResponse(
+            "the deletion marker \"\(field)\" of record \(id ?? "?") is \((value ?? "?").prefix(80)), not \(expected) as "
+                + "declared" + (hint.map { ": \($0)" } ?? ""))
+    }
+}
