@@ -202,6 +202,26 @@ extension DRFServer {
                 fields = ["id", "author", "title", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
+        class Comment(models.Model):
+            """Comments on articles, each maybe a reply to another comment (a self-reference)."""
+            article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="comments")
+            reply_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replies")
+            text = models.CharField(max_length=200)
+            deleted = models.BooleanField(default=False)
+            updated_at = models.DateTimeField(auto_now=True)
+
+            class Meta:
+                app_label = "notes"
+
+        class CommentSerializer(serializers.ModelSerializer):
+            article = serializers.PrimaryKeyRelatedField(queryset=Article.objects.all())
+            reply_to = serializers.PrimaryKeyRelatedField(queryset=Comment.objects.all(), allow_null=True, required=False)
+
+            class Meta:
+                model = Comment
+                fields = ["id", "article", "reply_to", "text", "deleted", "updated_at"]
+                read_only_fields = ["id", "deleted", "updated_at"]
+
         def changed_since(view, rows):
             """The list's rows by (updated_at, id); `?updated_since=` the changes since then, tombstones included."""
             rows = rows.order_by("updated_at", "id")
@@ -236,6 +256,16 @@ extension DRFServer {
                 instance.deleted = True
                 instance.save()
 
+        class CommentViewSet(viewsets.ModelViewSet):
+            serializer_class = CommentSerializer
+
+            def get_queryset(self):
+                return changed_since(self, Comment.objects.all())
+
+            def perform_destroy(self, instance):
+                instance.deleted = True
+                instance.save()
+
         class CursorPages(pagination.CursorPagination):
             ordering = ("updated_at", "id")
             page_size = 100
@@ -263,9 +293,21 @@ extension DRFServer {
         class PagedArticles(ArticleViewSet):
             pagination_class = NumberedPages
 
+        class PagedComments(CommentViewSet):
+            pagination_class = NumberedPages
+
+        class UnorderedComments(PagedComments):
+            """A stock view without OrderingFilter: pages in id order, whatever ordering is asked for."""
+            filter_backends = []
+
+            def get_queryset(self):
+                return super().get_queryset().order_by("id")
+
         graph = DefaultRouter()
         graph.register("authors", PagedAuthors, basename="author")
         graph.register("articles", PagedArticles, basename="article")
+        graph.register("comments", PagedComments, basename="comment")
+        graph.register("unordered-comments", UnorderedComments, basename="unordered-comment")
 
         def router(viewset):
             routes = DefaultRouter()
@@ -331,6 +373,7 @@ extension DRFServer {
             return {"notes": NoteSerializer(Note.objects.order_by("id"), many=True).data, "requests": requests,
                     "authors": AuthorSerializer(Author.objects.order_by("id"), many=True).data,
                     "articles": ArticleSerializer(Article.objects.order_by("id"), many=True).data,
+                    "comments": CommentSerializer(Comment.objects.order_by("id"), many=True).data,
                     "token": TOKEN}
 
         def control(command):
@@ -347,6 +390,19 @@ extension DRFServer {
                 note = Note.objects.get(id=command["id"])
                 note.deleted = True
                 note.save()
+            elif operation == "graph":
+                # Another client's write to a graph model: "create" (explicit ids), "update", or
+                # "soft_delete", which marks that one row only and keeps its children, as many backends do.
+                model = {"authors": Author, "articles": Article, "comments": Comment}[command["model"]]
+                if command["action"] == "create":
+                    model.objects.create(**command["fields"])
+                else:
+                    row = model.objects.get(id=command["id"])
+                    for name, value in command.get("fields", {}).items():
+                        setattr(row, name, value)
+                    if command["action"] == "soft_delete":
+                        row.deleted = True
+                    row.save()
             elif operation == "clear_log":
                 with log_lock:
                     request_log.clear()

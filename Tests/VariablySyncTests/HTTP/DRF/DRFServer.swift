@@ -37,10 +37,13 @@ import VariablyTestSupport
 /// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
 /// one transaction; without `If-Match`, the last write wins.
 ///
-/// Two related models under `graph/` (page-number pagination, `updated_since`, tombstones): `authors/`
-/// (`id`, `name`, a `name` of `"forbidden"` refused with 400) and `articles/` (`id`, `author` — the
-/// author's id, a foreign key that DRF validates — and `title`); deleting an author marks its articles
-/// deleted too.
+/// Three related models under `graph/` (page-number pagination, `updated_since`, tombstones): `authors/`
+/// (`id`, `name`, a `name` of `"forbidden"` refused with 400), `articles/` (`id`, `author` — the
+/// author's id, a foreign key that DRF validates — and `title`; deleting an author marks its articles
+/// deleted too) and `comments/` (`id`, `article`, `reply_to` — another comment, a nullable
+/// self-reference — and `text`). `unordered-comments/` serves the same comments as a stock view without
+/// `OrderingFilter` does: in id order, whatever ordering is asked for. Server-side writes
+/// (``graph(_:_:id:fields:)``) can soft-delete a row alone, keeping its children, as many backends do.
 ///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side writes, as another client would,
@@ -128,6 +131,18 @@ final class DRFServer {
         var authors: [ServerAuthor] = []
         /// The articles of `graph/articles/`, each referencing an author, deleted ones included, by id.
         var articles: [ServerArticle] = []
+        /// The comments of `graph/comments/`, each on an article and maybe replying to another, deleted
+        /// ones included, by id.
+        var comments: [ServerComment] = []
+    }
+
+    /// A comment as the server stores it: `article` and `reply_to` are ids (foreign keys).
+    struct ServerComment: Decodable, Equatable {
+        var id: Int64
+        var article: Int64
+        var reply_to: Int64?
+        var text: String
+        var deleted: Bool
     }
 
     /// An author as the server stores it.
@@ -196,6 +211,16 @@ final class DRFServer {
         try command(["op": "delete", "id": id])
     }
 
+    /// Writes a graph record on the server's side, as another client would: `action` is `create` (with
+    /// its id among `fields`, foreign keys as `article_id`, `reply_to_id`), `update`, or `soft_delete`,
+    /// which marks that row deleted and keeps its children.
+    @discardableResult
+    func graph(_ model: String, _ action: String, id: Int64? = nil, fields: [String: Any] = [:]) throws -> State {
+        var command: [String: Any] = ["op": "graph", "model": model, "action": action, "fields": fields]
+        if let id { command["id"] = id }
+        return try self.command(command)
+    }
+
     /// Empties the request log.
     @discardableResult
     func clearLog() throws -> State {
@@ -236,7 +261,9 @@ final class DRFServer {
             requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             authors: try decoder.decode([ServerAuthor].self, from: JSONSerialization.data(withJSONObject: object["authors"] ?? [])),
             articles: try decoder.decode(
-                [ServerArticle].self, from: JSONSerialization.data(withJSONObject: object["articles"] ?? [])))
+                [ServerArticle].self, from: JSONSerialization.data(withJSONObject: object["articles"] ?? [])),
+            comments: try decoder.decode(
+                [ServerComment].self, from: JSONSerialization.data(withJSONObject: object["comments"] ?? [])))
         return (state, token)
     }
 }
