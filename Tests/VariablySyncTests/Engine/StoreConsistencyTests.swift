@@ -11,8 +11,9 @@ import VariablySyncTesting
 /// records included), edits and deletions (cascading), server-side edits, creates and leaf deletions,
 /// and a store sync after each round, while an observer reads the cache. The simulated servers get the
 /// foreign keys a real backend has from ``ServerCascade``: a deletion pushed or made there cascades
-/// (and empties replies' references) as the declared references do. Server-side deletions of parents
-/// by other clients are left out (a server with foreign keys would refuse a child sent meanwhile).
+/// (and empties replies' references) as the declared references do. Other clients also reply to remarks
+/// and edit the remark replied to afterwards (the reply is served first), and now and then soft-delete
+/// an essay alone, keeping its remarks and editing one (orphans the server keeps).
 ///
 /// Checked: an observer never sees an orphan; after the faults stop, the cache and every server hold
 /// the same records (no local change lost, none applied twice, nothing left queued).
@@ -180,6 +181,23 @@ struct StoreConsistencyTests {
             if let remark = await remarkServer.allRecords().map(\.id).randomElement(using: &random) {
                 try await cascade.deleteRemark(remark)
             }
+            // Another client replies, then edits the remark replied to: the reply is served first.
+            if let essay = await essayServer.allRecords().map(\.id).randomElement(using: &random) {
+                let parentID = newID(), replyID = newID()
+                _ = try await remarkServer.upsert(Remark(id: parentID, essayID: essay, text: "parent there"))
+                _ = try await remarkServer.upsert(Remark(id: replyID, essayID: essay, replyTo: parentID, text: "reply there"))
+                try await remarkServer.update(id: parentID) { $0.text = "parent edited there" }
+            }
+            // Now and then a soft delete that marks an essay only: the server keeps its remarks (orphans),
+            // and one of them is edited later.
+            if Int.random(in: 0..<3, using: &random) == 0,
+                let essay = await essayServer.allRecords().map(\.id).randomElement(using: &random)
+            {
+                await essayServer.delete(id: essay)
+                if let orphan = await remarkServer.allRecords().first(where: { $0.essayID == essay }) {
+                    try await remarkServer.update(id: orphan.id) { $0.text = "edited after its essay went" }
+                }
+            }
             do {
                 let report = try await store.sync()
                 if ProcessInfo.processInfo.environment["VARIABLY_STORE_TRACE"] != nil {
@@ -223,17 +241,21 @@ struct StoreConsistencyTests {
         observer.cancel()
         let (orphans, reads) = try await observer.value
 
-        let writersMatch = Set(try await writers.fetch()) == Set(await writerServer.allRecords())
-        let essaysMatch = Set(try await essays.fetch()) == Set(await essayServer.allRecords())
+        // The server's live rows as the device keeps them: rows whose parent the server deleted while
+        // keeping them are settled by their reference's rule (cascade: gone, set null: emptied).
+        let live = await ServerCascade.settled(
+            writers: writerServer.allRecords(), essays: essayServer.allRecords(), remarks: remarkServer.allRecords())
+        let writersMatch = Set(try await writers.fetch()) == Set(live.writers)
+        let essaysMatch = Set(try await essays.fetch()) == Set(live.essays)
         if !essaysMatch, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
-            let local = Set(try await essays.fetch()), remote = Set(await essayServer.allRecords())
+            let local = Set(try await essays.fetch()), remote = Set(live.essays)
             print("essays only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
             print("writers here", try await writers.fetch().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
             print("writers there", await writerServer.allRecords().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
         }
-        let remarksMatch = Set(try await remarks.fetch()) == Set(await remarkServer.allRecords())
+        let remarksMatch = Set(try await remarks.fetch()) == Set(live.remarks)
         if !remarksMatch {
-            let local = Set(try await remarks.fetch()), remote = Set(await remarkServer.allRecords())
+            let local = Set(try await remarks.fetch()), remote = Set(live.remarks)
             print("only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
             print(await remarks.lastReport.map { "\($0)" } ?? "")
         }
@@ -299,6 +321,30 @@ actor ServerCascade {
             break
         }
         return nil
+    }
+
+    /// The servers' live records with those that reference a deleted record settled by the reference's
+    /// rule, as the device settles them: essays of a missing writer and remarks of a missing essay are
+    /// gone (cascade), a missing favourite essay or replied-to remark is emptied (set null).
+    static func settled(writers: [Writer], essays: [Essay], remarks: [Remark]) -> (writers: [Writer], essays: [Essay], remarks: [Remark]) {
+        let writerIDs = Set(writers.map(\.id))
+        let keptEssays = essays.filter { writerIDs.contains($0.writerID) }
+        let essayIDs = Set(keptEssays.map(\.id))
+        let keptRemarks = remarks.filter { essayIDs.contains($0.essayID) }
+        let remarkIDs = Set(keptRemarks.map(\.id))
+        return (
+            writers.map { writer in
+                var writer = writer
+                if let essay = writer.favoriteEssayID, !essayIDs.contains(essay) { writer.favoriteEssayID = nil }
+                return writer
+            },
+            keptEssays,
+            keptRemarks.map { remark in
+                var remark = remark
+                if let reply = remark.replyTo, !remarkIDs.contains(reply) { remark.replyTo = nil }
+                return remark
+            }
+        )
     }
 
     func deleteRemark(_ id: Int64) async throws {
