@@ -19,9 +19,10 @@ public import VariablySQLite
 /// (`ON UPDATE CASCADE`). Each repository stays usable on its own; a ``Repository`` synced alone is
 /// the one-table case of the same engine, and holds its records the same way.
 ///
-/// A store pulls each table in its own transactions, parents first. The foreign keys never let an
-/// orphan in: a child page whose parent the server wrote after this sync pulled the parent's table
-/// fails its transaction and is pulled again after the parents are, up to three times.
+/// A store pulls each table in its own transactions, parents first, through the same ``PullEngine`` as
+/// a lone repository: a record whose parent is not in the cache (written on the server after its table
+/// was pulled, served before it, or deleted there) is parked, never shown, and applied when its parent
+/// arrives or settled by the reference's rule; no pull fails on a foreign key.
 public actor SyncStore {
     /// One repository, type-erased: its table as the engine sees it, and its sync phases.
     struct Member: Sendable {
@@ -114,7 +115,7 @@ public actor SyncStore {
         if let feed {
             let retries = try await pullFeed(feed, into: &reports)
             try await engine.settleMissingParents()
-            return SyncStoreReport(reports: reports, feedRetries: retries)
+            return SyncStoreReport(reports: reports, tables: reportTables, feedRetries: retries)
         }
         // Parents first; a record whose parent is not here yet (written on the server after its table
         // was pulled, or served after it) is parked by the engine and applied when the parent comes.
@@ -122,7 +123,7 @@ public actor SyncStore {
             let report = try await member.run(.pull)
             reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
         }
-        return SyncStoreReport(reports: reports)
+        return SyncStoreReport(reports: reports, tables: reportTables)
     }
 
     /// Pushes the changes of the transaction groups up to `group` (`nil`: all): saves parents first,
@@ -144,6 +145,11 @@ public actor SyncStore {
             let report = try await member.run(.pushDeletions(throughGroup: group))
             reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
         }
+    }
+
+    /// The store's tables in sync order, for its report.
+    private var reportTables: [(table: String, model: ObjectIdentifier)] {
+        members.map { ($0.table.table, $0.table.type) }
     }
 
     /// `members` with each after the tables it references (see ``EngineTable/ordered(_:)``).

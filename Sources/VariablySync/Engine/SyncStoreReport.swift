@@ -6,12 +6,18 @@
 /// ```
 public struct SyncStoreReport: Sendable, CustomStringConvertible {
     let reports: [ObjectIdentifier: any SyncReportMerging]
+    /// The store's tables in sync order, each with its model's identifier.
+    let tables: [(table: String, model: ObjectIdentifier)]
     /// Requests to the store's ``RemoteChangeFeed`` retried after transient failures; 0 for a store that
     /// pulls each repository's own source (each report counts its own).
     public let feedRetries: Int
 
-    init(reports: [ObjectIdentifier: any SyncReportMerging], feedRetries: Int = 0) {
+    init(
+        reports: [ObjectIdentifier: any SyncReportMerging], tables: [(table: String, model: ObjectIdentifier)],
+        feedRetries: Int = 0
+    ) {
         self.reports = reports
+        self.tables = tables
         self.feedRetries = feedRetries
     }
 
@@ -24,9 +30,9 @@ public struct SyncStoreReport: Sendable, CustomStringConvertible {
         reports[ObjectIdentifier(model)] as? SyncReport<Model.ID>
     }
 
-    /// One line per model.
+    /// One line per table, in sync order, named: `posts: pulled 120 in 2 pages (…)`.
     public var description: String {
-        reports.values.map { "\($0)" }.sorted().joined(separator: "\n")
+        tables.compactMap { entry in reports[entry.model].map { "\(entry.table): \($0)" } }.joined(separator: "\n")
     }
 }
 
