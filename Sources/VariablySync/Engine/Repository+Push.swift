@@ -64,6 +64,19 @@ extension Repository {
                 try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
                 let remote = self.remote
                 let isLastRound = round == configuration.maxConflictRounds
+                let emptied = Set(withoutReferences.keys)
+                // Each answer is committed as it arrives, not when the whole batch is answered: a kill
+                // loses at most the answers of the requests in flight.
+                let arrived = ArrivedResults()
+                let settleOnArrival: @Sendable (PushResult<Model.ID>) async -> Void = { result in
+                    do {
+                        let settled = try await self.settle(
+                            [result], for: sent, withoutReferences: emptied, isLastRound: isLastRound)
+                        arrived.add(result.idempotencyKey, settled)
+                    } catch {
+                        // Settled with the rest when the push returns.
+                    }
+                }
                 var unanswered = changes
                 while !unanswered.isEmpty {
                     var generator = SplitMix64(seed: random.next())
@@ -73,7 +86,12 @@ extension Repository {
                         let answered = try await Self.retrying(
                             policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
                             broadcaster: broadcaster
-                        ) { try await remote.push(asked) }
+                        ) {
+                            if let streaming = remote as? any ResultStreamingSource<Model> {
+                                return try await streaming.push(asked, onResult: settleOnArrival)
+                            }
+                            return try await remote.push(asked)
+                        }
                         try Self.checkResults(answered, answer: asked)
                         results = answered
                         unanswered = []
@@ -86,12 +104,23 @@ extension Repository {
                         results = partial.results
                         unanswered = remaining
                         report.retries += 1
+                    } catch SyncError.retriesExhausted(let attempts, let error) where Self.isServerFailure(error) {
+                        // The server answered these with a failure after every retry: they wait, with
+                        // the error, for a later sync; the other changes and the pull go on.
+                        let waiting = asked.filter { !arrived.keys.contains($0.idempotencyKey) }
+                        let reason = "failed \(attempts) times: \(error)"
+                        try await database.write { try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0) }
+                        report.deferred += waiting.map { RejectedChange(id: $0.id, reason: reason) }
+                        results = []
+                        unanswered = []
                     }
+                    let settledOnArrival = arrived.keys
                     rebased =
                         try await applyPushResults(
-                            results, for: sent, withoutReferences: Set(withoutReferences.keys), isLastRound: isLastRound,
-                            into: &report) || rebased
+                            results.filter { !settledOnArrival.contains($0.idempotencyKey) }, for: sent,
+                            withoutReferences: emptied, isLastRound: isLastRound, into: &report) || rebased
                 }
+                for settled in arrived.take() { rebased = merge(settled, into: &report) || rebased }
             }
             if rebased {
                 round += 1
@@ -139,10 +168,11 @@ extension Repository {
                 operation = .upsert(json)
             }
             let changedKeys = change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }
-            changes.append(
-                RemoteChange(
-                    idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
-                    supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys))
+            var remoteChange = RemoteChange(
+                idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
+                supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
+            remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
+            changes.append(remoteChange)
             sent[change.idempotencyKey] = change
         }
         if !vanished.isEmpty {
@@ -170,6 +200,35 @@ extension Repository {
         _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String> = [],
         isLastRound: Bool, into report: inout SyncReport<Model.ID>
     ) async throws -> Bool {
+        guard !results.isEmpty else { return false }
+        let settled = try await settle(results, for: sent, withoutReferences: withoutReferences, isLastRound: isLastRound)
+        return merge(settled, into: &report)
+    }
+
+    /// Adds what a transaction of push results settled to `report`; returns whether a change stays queued
+    /// for another round.
+    func merge(_ settled: SettledPush, into report: inout SyncReport<Model.ID>) -> Bool {
+        report.pushed += settled.accepted
+        report.rejected += settled.rejected
+        report.conflicts += settled.conflicts
+        report.skipped += settled.skipped
+        broadcaster.yield(
+            .pushed(accepted: settled.accepted, conflicts: settled.conflicts.count, rejected: settled.rejected.count))
+        return settled.rebased
+    }
+
+    /// Whether `error` is the server's answer of a failure (`5xx`), rather than no answer at all: a
+    /// change the server keeps failing waits for a later sync while the others go on.
+    static func isServerFailure(_ error: any Error) -> Bool {
+        if case RemoteSourceError.httpStatus(let status, _) = error { return (500...599).contains(status) }
+        return false
+    }
+
+    /// Settles each pushed change in one transaction, and tells what it settled.
+    func settle(
+        _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String>,
+        isLastRound: Bool
+    ) async throws -> SettledPush {
         let state = self.state
         let policy = configuration.conflictPolicy
         let pulledEntries = self.pulledEntries
@@ -265,13 +324,34 @@ extension Repository {
             }
             return settled
         } }
-        report.pushed += settled.accepted
-        report.rejected += settled.rejected
-        report.conflicts += settled.conflicts
-        report.skipped += settled.skipped
-        broadcaster.yield(
-            .pushed(accepted: settled.accepted, conflicts: settled.conflicts.count, rejected: settled.rejected.count))
-        return settled.rebased
+        return settled
+    }
+
+    /// The push results settled as their answers arrived, by idempotency key.
+    ///
+    /// `@unchecked Sendable`: `settled` and `keys` are only touched while `lock` is held.
+    final class ArrivedResults: @unchecked Sendable {
+        private let lock = NSLock()
+        private var settled: [SettledPush] = []
+        private var settledKeys: Set<String> = []
+
+        func add(_ key: String, _ push: SettledPush) {
+            lock.withLock {
+                settled.append(push)
+                settledKeys.insert(key)
+            }
+        }
+
+        /// The keys settled so far.
+        var keys: Set<String> { lock.withLock { settledKeys } }
+
+        /// What was settled since the last call.
+        func take() -> [SettledPush] {
+            lock.withLock {
+                defer { settled = [] }
+                return settled
+            }
+        }
     }
 
     /// What one transaction of push results settled.

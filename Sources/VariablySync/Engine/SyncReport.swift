@@ -21,12 +21,17 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var deleted = 0
     /// Local changes the server accepted.
     public var pushed = 0
-    /// Local changes the server refused, with its reasons; they are removed from the queue.
+    /// Local changes the server refused, with its reasons; they stay queued, not sent again, until the
+    /// app retries, reverts or discards them (``Repository/failedChanges()``).
     public var rejected: [RejectedChange<ID>] = []
     /// Local changes not sent because a record they reference (`SQLiteTable` references) has not
     /// reached the server: its create was refused (the reason quotes the refusal) or is still queued.
     /// They stay queued and go once the parent's create is accepted.
     public var held: [RejectedChange<ID>] = []
+    /// Local changes the server answered with a failure (`5xx`) after every retry: they stay queued
+    /// with the error and are sent again by a later sync, after a wait that grows with each failing
+    /// sync (15 s, doubling, at most 15 minutes); the other changes and the pull went on.
+    public var deferred: [RejectedChange<ID>] = []
     /// Conflicts met while pushing and how each was settled.
     public var conflicts: [ConflictReport<ID>] = []
     /// Server records that did not decode and were not applied.
@@ -74,6 +79,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         var text = "pulled \(pulled) in \(pages) page\(pages == 1 ? "" : "s") "
         text += "(\(inserted) inserted, \(updated) updated, \(deleted) deleted), pushed \(pushed)"
         if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
+        if !deferred.isEmpty { text += ", \(deferred.count) deferred" }
         if !held.isEmpty { text += ", \(held.count) held" }
         if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
         if undecodable > 0 { text += ", \(undecodable) kept undecodable" }

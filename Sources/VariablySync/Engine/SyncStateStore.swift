@@ -22,6 +22,11 @@ struct PendingChange: Sendable {
     /// The columns an update changed since the record's last accepted push; `nil` when the whole record
     /// is the change (an insert, or an update older than this column).
     let changedColumns: [String]?
+    /// Whether it was sent and its answer never arrived (a kill, a timeout): the server may have it.
+    var wasSent = false
+
+    /// Whether the server may have applied this change, or one it replaced, already.
+    var mayHaveBeenApplied: Bool { wasSent || !supersededKeys.isEmpty }
 }
 
 /// The repository's own tables, next to the model's: the cursor of the last applied page per table,
@@ -98,6 +103,16 @@ struct SyncStateStore: Sendable {
                     ALTER TABLE "variably_parked_records" ADD COLUMN "emptied" TEXT;
                     ALTER TABLE "variably_parked_records" ADD COLUMN "problem" TEXT;
                     ALTER TABLE "variably_parked_records" ADD COLUMN "parked_at" REAL;
+                    """#)
+        }
+        migrator.register("3 pending changes: retries after a failing server") { db in
+            // `retry_at`: when a change the server kept failing (5xx after every retry) is sent again;
+            // `attempts`: the syncs it failed in, for the backoff; `last_error`: the last failure.
+            try db.execute(
+                sql: #"""
+                    ALTER TABLE "variably_pending_changes" ADD COLUMN "retry_at" REAL;
+                    ALTER TABLE "variably_pending_changes" ADD COLUMN "attempts" INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE "variably_pending_changes" ADD COLUMN "last_error" TEXT;
                     """#)
         }
         return migrator
@@ -214,9 +229,11 @@ struct SyncStateStore: Sendable {
     ///
     /// - Parameter group: The last transaction group to read; `nil` reads them all.
     func pending(throughGroup group: Int64? = nil, _ db: Database) throws -> [PendingChange] {
-        guard let group else { return try changes(where: #""failure" IS NULL"#, db) }
+        // A change the server kept failing waits for its retry time; the others go.
+        let due = #""failure" IS NULL AND coalesce("retry_at", 0) <= (julianday('now') - 2440587.5) * 86400.0"#
+        guard let group else { return try changes(where: due, db) }
         return try changes(
-            where: #""failure" IS NULL AND coalesce("transaction_group", 9223372036854775807) <= ?"#,
+            where: due + #" AND coalesce("transaction_group", 9223372036854775807) <= ?"#,
             arguments: [.integer(group)], db)
     }
 
@@ -243,7 +260,7 @@ struct SyncStateStore: Sendable {
         let rows = try db.fetch(
             sql: #"""
                 SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys",
-                    "is_new", "changed_columns"
+                    "is_new", "changed_columns", "sent"
                 FROM "variably_pending_changes" WHERE "table_name" = ? AND \#(condition)
                 ORDER BY coalesce("transaction_group", 9223372036854775807), "sequence"
                 """#,
@@ -262,9 +279,11 @@ struct SyncStateStore: Sendable {
             if case .text(let json) = row[7] {
                 changedColumns = try? JSONDecoder().decode([String].self, from: Data(json.utf8))
             }
-            return PendingChange(
+            var change = PendingChange(
                 sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base,
                 supersededKeys: superseded, isNew: row[6] == .integer(1), changedColumns: changedColumns)
+            change.wasSent = row[8] == .integer(1)
+            return change
         }
     }
 

@@ -28,6 +28,8 @@ public actor SyncStore {
     struct Member: Sendable {
         let table: EngineTable
         let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
+        /// Reads the table's unsent changes inside a read transaction.
+        let unsent: @Sendable (Database) throws -> [UnsentChange]
         let database: SQLiteDatabase
     }
 
@@ -147,6 +149,32 @@ public actor SyncStore {
         }
     }
 
+    /// Every local change of the store's tables not yet accepted by the server, parents' tables first,
+    /// each with where it stands (see ``UnsentChange``).
+    ///
+    /// ```swift
+    /// let unsent = try await store.unsentChanges()
+    /// print(unsent.filter { $0.table == "posts" }.count)
+    /// ```
+    ///
+    /// - Throws: `SQLiteError`.
+    public nonisolated func unsentChanges() async throws -> [UnsentChange] {
+        let readers = members.map(\.unsent)
+        return try await members[0].database.read { db in try readers.flatMap { try $0(db) } }
+    }
+
+    /// ``unsentChanges()`` now and after every change to the queue.
+    ///
+    /// ```swift
+    /// for try await unsent in store.observeUnsentChanges() { badge.count = unsent.count }
+    /// ```
+    ///
+    /// - Returns: An asynchronous sequence of lists; it ends when the consuming task is cancelled.
+    public nonisolated func observeUnsentChanges() -> AsyncThrowingStream<[UnsentChange], any Error> {
+        let readers = members.map(\.unsent)
+        return members[0].database.observe(tables: ["variably_pending_changes"]) { db in try readers.flatMap { try $0(db) } }
+    }
+
     /// The store's tables in sync order, for its report.
     private var reportTables: [(table: String, model: ObjectIdentifier)] {
         members.map { ($0.table.table, $0.table.type) }
@@ -162,6 +190,7 @@ extension SyncStore.Member {
     init<Model>(_ repository: Repository<Model>) {
         table = EngineTable(repository)
         run = { phase in try await repository.sync(phase) }
+        unsent = repository.unsentChangesReader
         database = repository.database
     }
 }

@@ -70,6 +70,7 @@ extension SyncReport: SyncReportMerging {
         merged.deleted += later.deleted
         merged.pushed += later.pushed
         merged.rejected += later.rejected
+        merged.deferred += later.deferred
         // Held: what the last push of saves left (see SyncStore.sync()).
         merged.conflicts += later.conflicts
         merged.skipped += later.skipped

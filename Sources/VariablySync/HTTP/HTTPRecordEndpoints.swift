@@ -76,6 +76,35 @@ public struct HTTPRecordEndpoints: Sendable {
     package var concurrency: Concurrency
     /// How many records are pushed at once.
     package var maximumConcurrentRequests: Int
+    /// The record's client reference, for creates that are exactly once on a server that ignores
+    /// `Idempotency-Key`; `nil` for none.
+    package var clientReference: ClientReference?
+
+    /// A unique value the client gives each record it creates and the server stores with a unique
+    /// constraint (a UUID property, the common pattern): a create whose answer was lost (a kill, a
+    /// timeout, a dropped connection) is looked up by it before it is sent again, and adopted if the
+    /// server has it, so that the record is created once.
+    ///
+    /// ```swift
+    /// HTTPRecordEndpoints(path: "posts", trailingSlash: true, clientReference: .init(field: "client_id"))
+    /// // a create in doubt: GET /posts/?client_id=6F9619FF-8B86-D011-B42D-00C04FC964FF first
+    /// ```
+    public struct ClientReference: Sendable, Equatable {
+        /// The key of the reference in the record's JSON.
+        public var field: String
+        /// The query parameter that filters the collection by it.
+        public var query: String
+
+        /// A client reference at `field`, looked up with the query parameter `query` (`field` when `nil`).
+        ///
+        /// - Parameters:
+        ///   - field: The key of the reference in the record's JSON, e.g. `"client_id"`.
+        ///   - query: The collection's filter parameter for it, e.g. `"client_id"`.
+        public init(field: String, query: String? = nil) {
+            self.field = field
+            self.query = query ?? field
+        }
+    }
 
     /// Endpoints for the collection at `path`.
     ///
@@ -98,13 +127,15 @@ public struct HTTPRecordEndpoints: Sendable {
     ///   - versionField: The key of the record's version in its JSON (e.g. `"version"`, `"updated_at"`);
     ///     `nil` when records carry none.
     ///   - concurrency: How the version is checked; ``Concurrency/none``, the default, is last write wins.
+    ///   - clientReference: The key of a unique value the client gives each record it creates, and the query
+    ///     that finds a record by it: a create whose answer was lost is looked up before it is sent again.
     ///   - maximumConcurrentRequests: How many records are pushed at once (at least 1); each record's
     ///     changes stay in order.
     public init(
         path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put,
-        patchContentType: String = "application/json", body: Body = .wholeRecord, readOnlyFields: Set<String> = [],
-        createsWithPost: Bool = true, versionField: String? = nil, concurrency: Concurrency = .none,
-        maximumConcurrentRequests: Int = 4
+        patchContentType: String = "application/json", body: Body = .wholeRecord,
+        readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true, versionField: String? = nil,
+        concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4
     ) {
         precondition(
             maximumConcurrentRequests >= 1,
@@ -114,7 +145,8 @@ public struct HTTPRecordEndpoints: Sendable {
         self.update = update
         self.patchContentType = patchContentType
         self.body = body
-        self.readOnlyFields = readOnlyFields
+        self.readOnlyFields = Set(readOnlyFields)
+        self.clientReference = clientReference
         self.createsWithPost = createsWithPost
         self.versionField = versionField
         self.concurrency = concurrency

@@ -17,9 +17,10 @@ extension HTTPRemoteSource {
     /// timeout) after others were answered, ``PartialPush`` carries the answered ones, so that the
     /// repository settles them and retries only the rest: a create the server has applied is never
     /// sent twice because another record's request failed.
-    func pushRecords(_ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints) async throws
-        -> [PushResult<Model.ID>]
-    {
+    func pushRecords(
+        _ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints,
+        onResult: (@Sendable (PushResult<Model.ID>) async -> Void)? = nil
+    ) async throws -> [PushResult<Model.ID>] {
         var results = [PushResult<Model.ID>?](repeating: nil, count: changes.count)
         var failure: (any Error)?
         await withTaskGroup(of: (Int, Result<PushResult<Model.ID>, any Error>).self) { group in
@@ -43,7 +44,9 @@ extension HTTPRemoteSource {
             for _ in 0..<min(endpoints.maximumConcurrentRequests, changes.count) { startNext() }
             while let (index, result) = await group.next() {
                 switch result {
-                case .success(let pushed): results[index] = pushed
+                case .success(let pushed):
+                    results[index] = pushed
+                    await onResult?(pushed)
                 case .failure(let error):
                     // The first failure stops new requests; those on their way finish and are kept.
                     if failure == nil { failure = error }
@@ -90,6 +93,7 @@ extension HTTPRemoteSource {
         }
         // The server answered that it has no such record (a conflict with its deletion, kept local).
         let isAbsent = change.baseCursor == Self.absentRecordVersion
+        var known = acknowledged
         var request: HTTPRequestHead
         var isCreate = false
         switch change.operation {
@@ -101,6 +105,27 @@ extension HTTPRemoteSource {
         case .upsert(let record):
             let field = endpoints.versionField
             isCreate = change.isNew || isAbsent
+            // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
+            // client reference, it is adopted instead of created twice.
+            if isCreate, change.mayHaveBeenApplied, let reference = endpoints.clientReference,
+                let found = try await createdRecord(record, reference: reference, in: collection)
+            {
+                let version = try endpoints.versionField.flatMap { try Self.versionJSON(in: found, field: $0) }
+                return (.accepted(version: SyncCursor(rawValue: Self.recordVersionPrefix + (version ?? ""))), found)
+            }
+            // A conditional write with no version kept for the record (pulled before the source declared
+            // one): its base is the server's current version, read now, never one rebuilt from the local
+            // row (which may have lost digits), so that the write is not refused for a change that never was.
+            if !isCreate, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
+                let current = try await exchange(makeRequest(url: recordURL, method: "GET"))
+                if [404, 410].contains(current.head.status) {
+                    return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+                }
+                _ = try Self.successBody(current)
+                let version = Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
+                let text = String(version.rawValue.dropFirst(Self.recordVersionPrefix.count))
+                known = text.isEmpty ? nil : text
+            }
             var keep: (String) -> Bool = { !endpoints.readOnlyFields.contains($0) }
             if case .versionInBody = endpoints.concurrency, let field {
                 keep = { $0 == field || !endpoints.readOnlyFields.contains($0) }
@@ -119,7 +144,7 @@ extension HTTPRemoteSource {
                     keep = { changed.contains($0) && outer($0) || $0 == field && endpoints.concurrency.isInBody }
                 }
                 let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
-                let version = acknowledged ?? own
+                let version = known ?? own
                 switch endpoints.concurrency {
                 case .none: break
                 case .ifMatch: if let version { request.headers.append(("If-Match", Self.entityTag(version))) }
@@ -127,8 +152,8 @@ extension HTTPRemoteSource {
                 }
             }
             var body = try Self.object(record, keeping: keep)
-            if !isCreate, case .versionInBody = endpoints.concurrency, let field, let acknowledged {
-                body = try Self.replacingVersion(in: body, field: field, with: acknowledged)
+            if !isCreate, case .versionInBody = endpoints.concurrency, let field, let known {
+                body = try Self.replacingVersion(in: body, field: field, with: known)
             }
             request.body = body
             request.headers.append(
@@ -177,6 +202,35 @@ extension HTTPRemoteSource {
             // 403, 415, 422, a create answered 404): the change is kept, held with the answer.
             return .rejected(reason: Self.refusal(response, for: change, isCreate: isCreate))
         }
+    }
+
+    /// The record the server holds with the client reference of `record`, looked up in the collection
+    /// with the reference's query (`GET {collection}?client_id=…`); `nil` when it holds none.
+    private func createdRecord(
+        _ record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL
+    ) async throws -> Data? {
+        guard let body = try? JSONBody(record), let range = try body.member(reference.field, of: body.root),
+            let value = try? body.value(range), value != .null, let text = JSONBody.text(of: value),
+            var components = URLComponents(url: collection, resolvingAgainstBaseURL: false)
+        else { return nil }
+        let query = HTTPRequestHead.percentEncodedQueryValue(reference.query) + "=" + HTTPRequestHead.percentEncodedQueryValue(text)
+        components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + query } ?? query
+        guard let url = components.url else { return nil }
+        let answer = try Self.successBody(await exchange(makeRequest(url: url, method: "GET")))
+        guard let list = try? JSONBody(answer) else {
+            throw RemoteSourceError.invalidResponse("the look-up of a create by \(reference.query) did not answer JSON")
+        }
+        let array = list.bytes.first == UInt8(ascii: "[") ? list.root : try list.range(at: api.pull.records)
+        guard let array, let elements = try list.elements(of: array) else {
+            throw RemoteSourceError.invalidResponse(
+                "the look-up of a create by \(reference.query) answered no records array at \(api.pull.records)")
+        }
+        for element in elements {
+            if let member = try list.member(reference.field, of: element), try list.value(member) == value {
+                return list.data(element)
+            }
+        }
+        return nil
     }
 
     /// The report of a refusal: the status, the redirect target, and the start of the body.
@@ -288,4 +342,17 @@ extension HTTPRemoteSource: RecordVersionedSource {
     }
 
     package var deletionBasePrefix: String { Self.recordVersionPrefix }
+}
+
+// MARK: - Results as they arrive
+
+extension HTTPRemoteSource: ResultStreamingSource {
+    /// Pushes `changes`, handing each per-record result to `onResult` as its answer arrives; the
+    /// package's envelope is answered as a whole.
+    package func push(
+        _ changes: [RemoteChange<Model.ID>], onResult: @escaping @Sendable (PushResult<Model.ID>) async -> Void
+    ) async throws -> [PushResult<Model.ID>] {
+        guard case .perRecord(let endpoints) = api.push else { return try await push(changes) }
+        return try await pushRecords(changes, to: endpoints, onResult: onResult)
+    }
 }

@@ -37,6 +37,10 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// when the whole record is the change (a new record, a replaced one). An API that takes partial
     /// updates may send only these members.
     public var changedKeys: Set<String>?
+    /// Whether this change, or one it replaced, was sent before and its answer never arrived (a kill, a
+    /// timeout, a dropped connection): the server may have applied it. A source whose server ignores
+    /// idempotency keys looks a create in doubt up before sending it again.
+    public var mayHaveBeenApplied = false
 
     /// Creates a change.
     ///

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// A source whose server answers every push of the records in `failing` with `500`, and passes the
+/// rest to its simulated server.
+struct FailingRecordsRemote: RemoteSource {
+    typealias Model = Account
+    let server: SimulatedServer<Account>
+    let failing: FailingIDs
+
+    /// The ids the server fails, changeable while a test runs.
+    actor FailingIDs {
+        var ids: Set<Int64>
+        init(_ ids: Set<Int64>) { self.ids = ids }
+        func set(_ ids: Set<Int64>) { self.ids = ids }
+    }
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
+        let failing = await failing.ids
+        if changes.contains(where: { failing.contains($0.id) }) {
+            throw RemoteSourceError.httpStatus(500, body: "internal server error")
+        }
+        return try await server.push(changes)
+    }
+
+    var feedIdentifier: String { "failing records" }
+}
+
+/// A change the server keeps failing waits with its error while the others and the pull go on, and one
+/// account lists every change that has not reached the server, with where it stands.
+@Suite struct UnsentChangesTests {
+    private func repository(failing: Set<Int64>) async throws -> (Repository<Account>, SimulatedServer<Account>, FailingRecordsRemote.FailingIDs) {
+        let server = try SimulatedServer(records: Account.samples(3), seed: 7)
+        let ids = FailingRecordsRemote.FailingIDs(failing)
+        let repository = try Repository(
+            database: .inMemory(), remote: FailingRecordsRemote(server: server, failing: ids),
+            configuration: SyncConfiguration(
+                pushBatchSize: 1,
+                retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 3)))
+        try await repository.sync()
+        return (repository, server, ids)
+    }
+
+    @Test func aChangeTheServerKeepsFailingWaitsWhileTheRestAndThePullGoOn() async throws {
+        let (repository, server, failing) = try await repository(failing: [Account.sample(1).id])
+        var first = Account.sample(1)
+        first.nickname = "fails on the server"
+        var second = Account.sample(2)
+        second.nickname = "accepted"
+        try await repository.save(first)
+        try await repository.save(second)
+        _ = try await server.upsert(Account.sample(40))
+
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(report.deferred.map(\.id) == [first.id])
+        #expect(report.deferred.first?.reason.contains("500") == true)
+        #expect(report.pulled == 2)  // the pull went on: the server's new record, and the accepted edit
+        #expect(try await repository.fetch(id: Account.sample(40).id) != nil)
+        #expect(await server.record(id: second.id)?.nickname == "accepted")
+
+        let unsent = try await repository.unsentChanges()
+        #expect(unsent.count == 1)
+        guard case .retrying(let error, let after)? = unsent.first?.status else {
+            Issue.record("expected a change waiting to be retried, got \(unsent)")
+            return
+        }
+        #expect(error.contains("500"))
+        #expect(after > Date())
+        // Before its retry time, a sync leaves it waiting; the server fixed and the time come, it goes.
+        #expect(try await repository.sync().deferred.isEmpty)
+        #expect(await server.record(id: first.id)?.nickname != "fails on the server")
+        await failing.set([])
+        try await repository.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        let again = try await repository.sync()
+        #expect(again.pushed == 1)
+        #expect(await server.record(id: first.id)?.nickname == "fails on the server")
+        #expect(try await repository.unsentChanges().isEmpty)
+    }
+
+    @Test func unsentChangesTellWhereEachStandsAndAreObservable() async throws {
+        let (repository, _, _) = try await repository(failing: [])
+        var edited = Account.sample(2)
+        edited.nickname = "queued"
+        let updates = repository.observeUnsentChanges()
+        var iterator = updates.makeAsyncIterator()
+        #expect(try await iterator.next() == [])
+        try await repository.save(edited)
+        let next = try await iterator.next()
+        #expect(next?.map(\.status) == [.queued])
+        #expect(next?.first?.id(as: Int64.self) == edited.id)
+        #expect(next?.first?.table == "accounts")
+        #expect(next?.first?.description.contains("save queued") == true)
+        try await repository.sync()
+        // Sent (awaiting its answer), then accepted: the list empties.
+        var seen: [[UnsentChange.Status]] = []
+        while let value = try await iterator.next() {
+            seen.append(value.map(\.status))
+            if value.isEmpty || seen.count > 3 { break }
+        }
+        #expect(seen.last == [])
+        #expect(seen.dropLast().allSatisfy { $0 == [.awaitingAnswer] })
+    }
+}
