@@ -226,7 +226,10 @@ extension HTTPRemoteSource {
                 "the look-up of a create by \(reference.query) answered no records array at \(api.pull.records)")
         }
         for element in elements {
-            if let member = try list.member(reference.field, of: element), try list.value(member) == value {
+            guard let member = try list.member(reference.field, of: element) else { continue }
+            let found = try list.value(member)
+            // A UUID may come back in another case than it was sent (Django writes it in lower case).
+            if found == value || JSONBody.text(of: found).map({ $0.lowercased() == text.lowercased() }) == true {
                 return list.data(element)
             }
         }

@@ -207,6 +207,9 @@ extension DRFServer {
             article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="comments")
             reply_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replies")
             text = models.CharField(max_length=200)
+            # The client's reference of a comment it created: unique, so a create sent twice is refused,
+            # and filterable, so a client that lost an answer can look its create up.
+            client_id = models.UUIDField(unique=True, null=True, blank=True)
             deleted = models.BooleanField(default=False)
             updated_at = models.DateTimeField(auto_now=True)
 
@@ -219,7 +222,7 @@ extension DRFServer {
 
             class Meta:
                 model = Comment
-                fields = ["id", "article", "reply_to", "text", "deleted", "updated_at"]
+                fields = ["id", "article", "reply_to", "text", "client_id", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
         def changed_since(view, rows):
@@ -260,7 +263,9 @@ extension DRFServer {
             serializer_class = CommentSerializer
 
             def get_queryset(self):
-                return changed_since(self, Comment.objects.all())
+                rows = changed_since(self, Comment.objects.all())
+                client_id = self.request.query_params.get("client_id")
+                return rows.filter(client_id=client_id) if client_id else rows
 
             def perform_destroy(self, instance):
                 instance.deleted = True

@@ -142,6 +142,7 @@ final class DRFServer {
         var article: Int64
         var reply_to: Int64?
         var text: String
+        var client_id: String?
         var deleted: Bool
     }
 

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablySync
+
+/// Against a stock Django REST Framework, which ignores `Idempotency-Key`: a create whose answer was
+/// lost is created once when the model declares a client reference, and an edit is never dropped
+/// because the cache was pulled before `If-Match` was turned on.
+// One test at a time: each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+struct DRFExactlyOnceTests {
+    /// The comments' API with a client reference, or without one.
+    static func commentsAPI(clientReference: Bool) -> HTTPAPI {
+        let graph = DRFServer.graphAPI("comments")
+        return HTTPAPI(
+            pull: graph.pull,
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "graph/comments", trailingSlash: true, update: .patch, body: .changedFields,
+                    readOnlyFields: ["id", "updated_at", "deleted"],
+                    clientReference: clientReference ? .init(field: "client_id") : nil)))
+    }
+
+    /// The comments' repository, with the authors' and articles' beside it on `database`, and their store.
+    static func comments(
+        _ server: DRFServer, on database: SQLiteDatabase, clientReference: Bool
+    ) throws -> (Repository<DRFComment>, SyncStore) {
+        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
+        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        let remote = HTTPRemoteSource<DRFComment>(
+            baseURL: server.baseURL, api: commentsAPI(clientReference: clientReference),
+            headers: ["Authorization": "Token \(server.token)"], timeout: 10)
+        let comments = try Repository(
+            database: database, remote: remote, configuration: SyncConfiguration(retryPolicy: quickRetries))
+        return (comments, SyncStore(comments, articles, authors))
+    }
+
+    /// The state a kill between the server's accept and the local commit leaves: the server has the
+    /// comment, the device still has its create queued, sent, with no answer.
+    private func createAcceptedButUnanswered(
+        _ server: DRFServer, _ comments: Repository<DRFComment>, _ store: SyncStore, clientID: UUID
+    ) async throws -> DRFComment {
+        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try await store.sync()
+        let local = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+        try server.graph(
+            "comments", "create", fields: ["id": 500, "article_id": 1, "text": "written offline", "client_id": clientID.uuidString])
+        try await comments.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#) }
+        #expect(try await comments.unsentChanges().map(\.status) == [.awaitingAnswer])
+        return local
+    }
+
+    @Test func aCreateWhoseAnswerWasLostIsAdoptedByItsClientReference() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let database = try SQLiteDatabase.inMemory()
+        let (comments, store) = try Self.comments(server, on: database, clientReference: true)
+        let clientID = UUID()
+        _ = try await createAcceptedButUnanswered(server, comments, store, clientID: clientID)
+        try server.clearLog()
+
+        let report = try await comments.sync()
+        #expect(report.pushed == 1)
+        let state = try server.state()
+        #expect(state.comments.filter { $0.client_id?.lowercased() == clientID.uuidString.lowercased() }.count == 1)
+        #expect(state.requests.filter { $0.method == "POST" }.isEmpty)
+        #expect(state.requests.contains { $0.method == "GET" && $0.path.contains("client_id=") })
+        // The server's id replaced the provisional one; nothing is left to send.
+        #expect(try await comments.fetch().map(\.id) == [500])
+        #expect(try await comments.unsentChanges().isEmpty)
+    }
+
+    /// Without a client reference the create is sent again; the unique constraint the docs recommend
+    /// refuses it rather than doubling the comment, and the change waits for the app.
+    @Test func withoutAClientReferenceTheUniqueConstraintRefusesTheSecondCreate() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let database = try SQLiteDatabase.inMemory()
+        let (comments, store) = try Self.comments(server, on: database, clientReference: false)
+        let clientID = UUID()
+        _ = try await createAcceptedButUnanswered(server, comments, store, clientID: clientID)
+
+        let report = try await comments.sync()
+        #expect(report.rejected.count == 1)
+        #expect(try server.state().comments.filter { $0.client_id != nil }.count == 1)
+        guard case .refused(let reason)? = try await comments.unsentChanges().first?.status else {
+            Issue.record("the create sent again should be refused and wait for the app")
+            return
+        }
+        #expect(reason.contains("HTTP 400"))
+    }
+
+    /// A cache pulled before the app declared `versionField` and `If-Match` keeps no version for its
+    /// records: an edit reads the server's current version first, and is accepted, not thrown away as a
+    /// conflict the server won; a real concurrent change is still a conflict.
+    @Test func turningOnIfMatchForAnExistingCacheDropsNoEdit() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try server.create((1...3).map { ["title": "note \($0)", "body": "", "rating": 0] })
+        let database = try SQLiteDatabase.inMemory()
+        let checked = DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch)
+        let unversioned = HTTPAPI(
+            pull: checked.pull,
+            push: .perRecord(HTTPRecordEndpoints(path: "checked/notes", trailingSlash: true, update: .patch, readOnlyFields: ["id", "updated_at"])))
+        let before = try Repository(
+            database: database,
+            remote: HTTPRemoteSource<DRFNote>(baseURL: server.baseURL, api: unversioned, headers: ["Authorization": "Token \(server.token)"]),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        try await before.sync()
+
+        let after = try Repository(
+            database: database,
+            remote: HTTPRemoteSource<DRFNote>(baseURL: server.baseURL, api: checked, headers: ["Authorization": "Token \(server.token)"]),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        var note = try #require(try await after.fetch(id: 1))
+        note.title = "edited after the update"
+        try await after.save(note)
+        let report = try await after.sync()
+        #expect(report.pushed == 1)
+        #expect(report.conflicts.isEmpty)
+        #expect(try server.state().notes.first { $0.id == 1 }?.title == "edited after the update")
+
+        // Another client edits it; an edit here based on the version it had is a real conflict.
+        try server.update(id: 1, fields: ["title": "edited there"])
+        note.title = "edited here again"
+        try await after.save(note)
+        let conflicted = try await after.sync()
+        #expect(conflicted.conflicts.count == 1)
+        #expect(try await after.fetch(id: 1)?.title == "edited there")
+    }
+}
