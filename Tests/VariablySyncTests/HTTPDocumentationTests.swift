@@ -62,6 +62,15 @@ private actor Session {
         #expect(everyArgument.endsOnNotFound)
     }
 
+    /// docs/http.md, "Exactly-once creates"; DRFExactlyOnceTests pushes through it against a real DRF.
+    @Test func theClientReferenceDeclaration() {
+        let comments = HTTPRecordEndpoints(
+            path: "comments", trailingSlash: true, update: .patch, body: .changedFields,
+            readOnlyFields: ["id", "updated_at"], clientReference: .init(field: "client_id"))
+        #expect(comments.clientReference == .init(field: "client_id", query: "client_id"))
+        #expect(comments.readOnlyFields == ["id", "updated_at"])
+    }
+
     /// docs/http.md, "4. Django REST Framework"; DRFSyncTests syncs this declaration with a real DRF.
     @Test func theDjangoRESTFrameworkRecipe() {
         let drfAPI = HTTPAPI(
