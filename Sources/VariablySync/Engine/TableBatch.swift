@@ -199,9 +199,12 @@ where Model.ID: Codable & Sendable {
             parkedCount = parked.count
             written = kept.keys
         }
-        for (key, columns) in emptied where excluded[key] == nil {
-            try applier.state.emptyReferences(
-                references.filter { columns.contains($0.column) }, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+        // The server's data, as the reference's rule settles it here: not a local change to push.
+        try applier.state.withCapturePaused(db) {
+            for (key, columns) in emptied where excluded[key] == nil {
+                try applier.state.emptyReferences(
+                    references.filter { columns.contains($0.column) }, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+            }
         }
         return written
     }

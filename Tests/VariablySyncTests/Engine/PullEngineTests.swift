@@ -116,6 +116,8 @@ import VariablySyncTesting
         let reply = try await graph.remarks.fetch(id: 301)
         #expect(reply?.text == "a reply")
         #expect(reply?.replyTo == nil)
+        // Settled here as the server's data, not queued as a local edit to push back.
+        #expect(try await graph.remarks.pendingChangeCount() == 0)
         try await expectNoBrokenReferences(graph.database)
     }
 
