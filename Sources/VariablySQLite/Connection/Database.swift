@@ -1,8 +1,8 @@
 internal import CSQLite
 import Foundation
 
-/// One SQLite connection, handed to the closures of ``SQLiteDatabase/read(_:)`` and
-/// ``SQLiteDatabase/write(_:_:)``.
+/// One SQLite connection, handed to the closures of `SQLiteDatabase.read(_:)` and
+/// `SQLiteDatabase.write(_:_:)`.
 ///
 /// A `Database` is used by one thread at a time, the one running the closure; it is not `Sendable`
 /// and must not escape the closure.

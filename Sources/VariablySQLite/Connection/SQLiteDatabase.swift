@@ -161,7 +161,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         try write(kind, job: nil, body)
     }
 
-    /// ``write(_:_:)`` as `job`, which a cancelled task interrupts.
+    /// `write(_:_:)` as `job`, which a cancelled task interrupts.
     func write<T>(_ kind: TransactionKind?, job: DatabaseJob?, _ body: (Database) throws -> T) throws -> T {
         let previous = lockWriter("write")
         defer {
@@ -210,7 +210,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         try read(job: nil, body)
     }
 
-    /// ``read(_:)`` as `job`, which a cancelled task interrupts.
+    /// `read(_:)` as `job`, which a cancelled task interrupts.
     func read<T>(job: DatabaseJob?, _ body: (Database) throws -> T) throws -> T {
         guard usesReaderPool, let path else {
             let previous = lockWriter("read")

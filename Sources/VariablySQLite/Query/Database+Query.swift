@@ -20,7 +20,7 @@ extension Database {
     ///   - limit: The most models returned.
     ///   - offset: Models skipped first.
     ///   - policy: What to do with a predicate that has no SQL translation; throws by default.
-    /// - Throws: ``QueryTranslationError``, ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``QueryTranslationError``, ``SQLiteError`` or `VariablyCodingError`.
     /// - Complexity: What SQLite needs for the query, plus O(*n*) in the rows returned.
     @inlinable
     public func fetch<Model: SQLiteStorable>(
@@ -72,7 +72,7 @@ extension Database {
     /// updating the current row (or earlier ones) is safe; rows changed ahead of the iteration may or
     /// may not be visited (https://www.sqlite.org/isolation.html).
     ///
-    /// - Throws: ``QueryTranslationError``, ``SQLiteError``, ``VariablyCodingError``, or what `body` throws.
+    /// - Throws: ``QueryTranslationError``, ``SQLiteError``, `VariablyCodingError`, or what `body` throws.
     /// - Complexity: O(*n*) in the rows visited.
     public func forEach<Model: SQLiteStorable>(
         _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],

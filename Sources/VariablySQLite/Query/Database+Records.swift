@@ -36,7 +36,7 @@ extension Database {
     /// try db.write { try $0.upsert(user) }
     /// ```
     ///
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     public func upsert<Model: SQLiteStorable>(_ model: Model) throws {
         try upsert(CollectionOfOne(model))
     }
@@ -61,7 +61,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: Whether a row had that key.
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     @discardableResult
     public func update<Model: SQLiteStorable>(_ model: Model) throws -> Bool {
         let mapping = TableMapping<Model>.shared
@@ -182,7 +182,7 @@ extension Database {
     /// let user = try db.read { try $0.fetch(User.self, id: 42) }
     /// ```
     ///
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     public func fetch<Model: SQLiteStorable>(_ type: Model.Type, id: some Encodable) throws -> Model? {
         let mapping = TableMapping<Model>.shared
         return try fetch(
@@ -197,7 +197,7 @@ extension Database {
     /// let users = try db.read { try $0.fetchAll(User.self) }
     /// ```
     ///
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     /// - Complexity: O(*n*) in the number of rows.
     @inlinable
     public func fetchAll<Model: SQLiteStorable>(_ type: Model.Type) throws -> [Model] {
@@ -220,7 +220,7 @@ extension Database {
     /// let users = try db.fetch(User.self, sql: "SELECT * FROM users WHERE age > ? LIMIT 10", arguments: [30])
     /// ```
     ///
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     /// - Complexity: O(*n*) in the number of rows.
     public func fetch<Model: SQLiteStorable>(
         _ type: Model.Type, sql: String, arguments: StatementArguments = []

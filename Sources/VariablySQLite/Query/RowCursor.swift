@@ -38,7 +38,7 @@ public import VariablyCodable
 
     /// Every remaining row as a model.
     ///
-    /// - Throws: ``SQLiteError`` or ``VariablyCodingError``; the statement is reset.
+    /// - Throws: ``SQLiteError`` or `VariablyCodingError`; the statement is reset.
     /// - Complexity: O(*n*) in the rows.
     @inlinable func collect() throws -> [Model] {
         var models: [Model] = []

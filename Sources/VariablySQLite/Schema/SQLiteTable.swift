@@ -18,7 +18,7 @@ public struct SQLiteTable<Model>: Sendable {
     public let name: String
     /// The primary key column's property.
     package let primaryKey: any PartialKeyPath<Model> & Sendable
-    /// The coding source whose key set names the columns (``CodingSource/sqlite`` by default).
+    /// The coding source whose key set names the columns (`CodingSource.sqlite` by default).
     package let source: CodingSource
     /// Indexes, unique constraints and column options.
     package let elements: [TableElement<Model>]

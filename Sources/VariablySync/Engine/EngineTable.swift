@@ -1,7 +1,7 @@
 import Foundation
 import VariablySQLite
 
-/// One table as the ``PullEngine`` sees it, whatever its model: where it sits in the graph of
+/// One table as the `PullEngine` sees it, whatever its model: where it sits in the graph of
 /// references, how its part of a feed page is decoded, how a batch of its pages is made, and how one
 /// of its records is looked up on the server. Holds values only (no repository), so that a database
 /// can keep the tables of every repository opened on it.

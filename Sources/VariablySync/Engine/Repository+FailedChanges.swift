@@ -26,7 +26,7 @@ extension Repository {
     }
 
     /// Pushes a refused change again with the next sync, as it is now (fix the record first with
-    /// ``save(_:)``, which retries it by itself).
+    /// `save(_:)`, which retries it by itself).
     ///
     /// ```swift
     /// try await repository.retry(failedChangeOf: 42)

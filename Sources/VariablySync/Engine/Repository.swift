@@ -5,7 +5,7 @@ public import VariablySQLite
 /// A model's local cache in SQLite, kept in sync with a server.
 ///
 /// Pull pages of server changes into the cache with ``sync()``, query the cache with `#Predicate`,
-/// and edit it with ``save(_:)`` and ``delete(id:)``: each edit is queued in the same transaction and
+/// and edit it with `save(_:)` and ``delete(id:)``: each edit is queued in the same transaction and
 /// pushed by the next sync.
 ///
 /// ```swift

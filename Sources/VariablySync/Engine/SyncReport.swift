@@ -112,7 +112,7 @@ public struct SkippedRecord<ID: Hashable & Sendable>: Error, Sendable, CustomStr
     public let index: Int
     /// Its id, when the record's primary key could still be read.
     public let id: ID?
-    /// The ``VariablyCodable/VariablyCodingError`` (or other decoding error).
+    /// The `VariablyCodingError` (or other decoding error).
     public let error: any Error
 
     /// `record id 42: <the decoding error>`.

@@ -146,7 +146,7 @@ extension SyncStore {
             parts: parts, nextCursor: page.nextCursor, hasMore: page.hasMore, recordCount: records, retries: retries)
     }
 
-    /// Applies `pages` and the last one's cursor in one transaction, through the ``PullEngine``: the
+    /// Applies `pages` and the last one's cursor in one transaction, through the `PullEngine`: the
     /// saves of every table parents first, the deletions children first. A record whose parent is in
     /// none of the tables (a child sent in an earlier page than its parent) is parked until the batch
     /// its parent comes in.

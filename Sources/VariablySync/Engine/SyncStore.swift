@@ -19,7 +19,7 @@ public import VariablySQLite
 /// (`ON UPDATE CASCADE`). Each repository stays usable on its own; a ``Repository`` synced alone is
 /// the one-table case of the same engine, and holds its records the same way.
 ///
-/// A store pulls each table in its own transactions, parents first, through the same ``PullEngine`` as
+/// A store pulls each table in its own transactions, parents first, through the same `PullEngine` as
 /// a lone repository: a record whose parent is not in the cache (written on the server after its table
 /// was pulled, served before it, or deleted there) is parked, never shown, and applied when its parent
 /// arrives or settled by the reference's rule; no pull fails on a foreign key.

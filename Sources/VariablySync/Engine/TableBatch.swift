@@ -2,7 +2,7 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-/// One table's share of a batch, as the ``PullEngine`` applies it inside the writer's transaction: the
+/// One table's share of a batch, as the `PullEngine` applies it inside the writer's transaction: the
 /// table's parked records whose parents are here now, then its changes in every page of the batch, the
 /// last change of each record winning. The engine applies the saves of every table parents first and
 /// the deletions children first; records found orphaned are parked and the batch is applied again

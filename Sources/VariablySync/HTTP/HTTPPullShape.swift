@@ -81,7 +81,7 @@ public struct HTTPPullShape: Sendable {
 
     /// The path under the base URL; `""` for the base URL itself.
     package var path: String
-    /// Where the records array is; ``DataPath/root`` when the body is the array.
+    /// Where the records array is; `DataPath.root` when the body is the array.
     package var records: DataPath
     /// How the pages of one pull follow each other.
     package var paging: Paging
@@ -105,7 +105,7 @@ public struct HTTPPullShape: Sendable {
     /// none at all), rather than being an error.
     var recordsMayBeAbsent = false
 
-    /// A pull shape; only the paging is required; the records are the whole body (``DataPath/root``) unless placed.
+    /// A pull shape; only the paging is required; the records are the whole body (`DataPath.root`) unless placed.
     ///
     /// ```swift
     /// HTTPPullShape(records: "data", paging: .page(parameter: "page"))
@@ -113,7 +113,7 @@ public struct HTTPPullShape: Sendable {
     ///
     /// - Parameters:
     ///   - path: The path under the base URL; `""` for the base URL itself.
-    ///   - records: Where the records array is; ``DataPath/root`` when the body is the array.
+    ///   - records: Where the records array is; `DataPath.root` when the body is the array.
     ///   - paging: How the pages of one pull follow each other.
     ///   - hasMore: Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
     ///     page and offset paging, the page was full.

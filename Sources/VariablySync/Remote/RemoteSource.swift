@@ -2,10 +2,10 @@ public import Foundation
 public import VariablyCodable
 
 /// A server that a ``Repository`` synchronizes with: it hands out pages of changes after a cursor and
-/// accepts local changes. Nothing in it is tied to HTTP: ``SimulatedServer`` runs in-process,
+/// accepts local changes. Nothing in it is tied to HTTP: `SimulatedServer` runs in-process,
 /// ``HTTPRemoteSource`` speaks JSON over HTTP, and you can adapt any other transport.
 ///
-/// Records travel as the server's JSON, in the model's ``CodingSource/remote`` key set; the repository
+/// Records travel as the server's JSON, in the model's `CodingSource.remote` key set; the repository
 /// decodes them page by page through the core.
 ///
 /// ```swift

@@ -4,7 +4,7 @@ extension JSONValue: Codable {
     /// Decodes any JSON value from a single-value container.
     ///
     /// Foundation's `JSONDecoder` does not say whether a number was written `1` or `1.0`, so an integral
-    /// number decodes as ``int(_:)``; ``init(parsing:)`` keeps the difference. Integers beyond `Int64`
+    /// number decodes as ``int(_:)``; `init(parsing:)` keeps the difference. Integers beyond `Int64`
     /// keep their digits (up to 38 significant digits through `Decimal`).
     ///
     /// ```swift
