@@ -39,6 +39,7 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
             Key(\.isActive, "is_active")
             Key(\.updatedAt, "updated_at")
         }
+        .dates(.flexible)                                   // ISO 8601 as Rails, Django and Express write it
         KeySet(.local, style: .screamingSnakeCase)          // the cache file: USER_NAME, ...
         KeySet(.sqlite, style: .snakeCase)                  // the table's columns: user_name, ...
     }
@@ -126,5 +127,18 @@ extension User: Equatable {}
         #expect(completed)
         let count = try await repository.count()
         #expect(count > 90 && count <= users.count)
+    }
+
+    /// The first example decodes the timestamps the common frameworks write: Rails (`…:02.561Z`),
+    /// Django REST Framework (`…:02.561873Z`, `…:02Z`) and Express (`…:02.561Z`, or an offset).
+    @Test(arguments: [
+        "2026-11-27T10:00:02.561873Z", "2026-11-27T10:00:02Z", "2026-11-27T10:00:02.561Z", "2026-11-27T11:00:02.561+01:00",
+    ])
+    func theFirstExampleDecodesTheTimestampsFrameworksWrite(timestamp: String) throws {
+        let json = Data(
+            #"{"id": 1, "user_name": "ada", "email_address": "a@example.com", "profile": {"age": 36}, "is_active": true, "#
+                .utf8) + Data(#""updated_at": "\#(timestamp)"}"#.utf8)
+        let user = try KeySetJSONDecoder(source: .remote).decode(User.self, from: json)
+        #expect(abs(user.updatedAt.timeIntervalSince1970 - 1_795_773_602.561) < 0.6)
     }
 }
