@@ -64,9 +64,12 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
         // Profiling aid: run one variant once (e.g. under valgrind), report nothing; under perf, the
         // section "variant" is the run alone, without the group's set-up (see ProfiledSection), and
         // under `valgrind --tool=callgrind --instr-atstart=no` callgrind counts that run alone. A name
-        // given in full picks that variant only, not the longer names that contain it.
+        // given in full picks that variant only, not the longer names that contain it. As in a timed
+        // run, a first run warms up what a process does once (conformance lookups, key-set
+        // resolution, statement caches) unless `--no-warm-up` says otherwise.
         let exact = group.variants.filter { $0.name == wanted }
         for variant in exact.isEmpty ? group.variants.filter({ $0.name.localizedCaseInsensitiveContains(wanted) }) : exact {
+            if configuration.warmUp { _ = try variant.run() }
             _ = try ProfiledSection.run("variant") {
                 callgrind_section_begin()
                 defer { callgrind_section_end() }
