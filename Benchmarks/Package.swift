@@ -11,6 +11,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // The C floor: SQLite driven from plain C, the bar the Swift variants are measured against.
+        .target(name: "SQLiteFloor", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Starts and stops callgrind's counting around one variant (`--variant`), when run under valgrind.
+        .target(name: "CallgrindControl"),
         .executableTarget(
             name: "VariablyBenchmarks",
             dependencies: [
@@ -20,6 +24,8 @@ let package = Package(
                 .product(name: "VariablySyncTesting", package: "VariablyCodable"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SQLiteFloor",
+                "CallgrindControl",
             ]
         )
     ],

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Sorts the samples of a `perf record -g` profile of a sync into stages, by what their call stack
-holds: the checkpoint's fsync, WAL and database writes, page reads, the simulated server, JSON
+holds: observation fetches, the checkpoint's fsync, WAL and database writes, page reads, the simulated server, JSON
 decoding, the upsert's own CPU, the rest of SQLite. The system SQLite has no frame pointers, so a
-sample inside it without a system call on its stack shows as "SQLite, other".
+sample inside it without a system call on its stack shows as "SQLite, other" unless the profile was
+recorded with `--call-graph dwarf`, which unwinds through it.
 
     python3 Benchmarks/scripts/perf-stages.py small.data large.data   # one column per profile
 
@@ -13,6 +14,7 @@ import subprocess
 import sys
 
 STAGES = [
+    ("observation fetches (readers)", ("QueryObservation",)),
     ("fsync (checkpoint)", ("fdatasync", "fsync")),
     ("pwrite (WAL, checkpoint copy)", ("pwrite",)),
     ("pread (pages not in SQLite's cache)", ("pread",)),

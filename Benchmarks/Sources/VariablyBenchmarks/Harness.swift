@@ -1,3 +1,4 @@
+import CallgrindControl
 import Foundation
 
 /// How many records and rounds a run uses.
@@ -7,6 +8,9 @@ struct Configuration: Sendable {
     var warmUp: Bool
     var filter: String?
     var variant: String?
+    /// Variants whose name contains one of these texts are left out (never a group's baseline): e.g.
+    /// `GRDB,naive`, to time a 1,000,000-row run of the floor and our variants in minutes.
+    var skippedVariants: [String] = []
     /// Only checks that every variant runs (CI): no timing claims.
     var isQuick = false
 
@@ -24,6 +28,8 @@ struct Configuration: Sendable {
             case "--rounds": configuration.rounds = Int(iterator.next() ?? "") ?? configuration.rounds
             case "--filter": configuration.filter = iterator.next()
             case "--variant": configuration.variant = iterator.next()
+            case "--skip-variants":
+                configuration.skippedVariants = (iterator.next() ?? "").split(separator: ",").map(String.init)
             case "--no-warm-up": configuration.warmUp = false
             default: print("unknown argument \(argument)"); exit(2)
             }
@@ -41,7 +47,7 @@ struct Variant {
 /// A comparison: the first variant is the baseline (1.00), the others are reported as ratios to it.
 struct Group {
     let name: String
-    let variants: [Variant]
+    var variants: [Variant]
     /// Minimum ratio per variant name, the project's target; `nil` when a row has no target.
     let targets: [String: Double]
     /// Ratios to another variant than the first, reported as extra rows: (variant, baseline, minimum).
@@ -59,11 +65,27 @@ struct ResultRow {
 /// Runs every variant of a group interleaved: round after round, each variant once, in rotating order,
 /// so that drift on a shared machine hits all of them alike; reports medians.
 func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow] {
+    var group = group
+    if !configuration.skippedVariants.isEmpty {
+        group.variants = group.variants.enumerated().filter { variant in
+            variant.offset == 0 || !configuration.skippedVariants.contains { variant.element.name.localizedCaseInsensitiveContains($0) }
+        }.map(\.element)
+    }
     if let wanted = configuration.variant {
         // Profiling aid: run one variant once (e.g. under valgrind), report nothing; under perf, the
-        // section "variant" is the run alone, without the group's set-up (see ProfiledSection).
-        for variant in group.variants where variant.name.localizedCaseInsensitiveContains(wanted) {
-            _ = try ProfiledSection.run("variant") { try variant.run() }
+        // section "variant" is the run alone, without the group's set-up (see ProfiledSection), and
+        // under `valgrind --tool=callgrind --instr-atstart=no` callgrind counts that run alone. A name
+        // given in full picks that variant only, not the longer names that contain it. As in a timed
+        // run, a first run warms up what a process does once (conformance lookups, key-set
+        // resolution, statement caches) unless `--no-warm-up` says otherwise.
+        let exact = group.variants.filter { $0.name == wanted }
+        for variant in exact.isEmpty ? group.variants.filter({ $0.name.localizedCaseInsensitiveContains(wanted) }) : exact {
+            if configuration.warmUp { _ = try variant.run() }
+            _ = try ProfiledSection.run("variant") {
+                callgrind_section_begin()
+                defer { callgrind_section_end() }
+                return try variant.run()
+            }
         }
         return []
     }

@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
 
-/// SQLite groups: the raw C API with one reused statement in one transaction is the baseline.
+/// SQLite groups. The baseline is the C floor (`Sources/SQLiteFloor`): plain C on rows prepared
+/// before the timing, one call for the whole job, with VariablySQLite's settings (WAL,
+/// `synchronous = NORMAL`, the same checkpoints). Swift calling the C API by hand, one reused
+/// statement, is the second reference.
 func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     let half = users.count / 2
     // Upserts write every user into a table that already holds the first half (changed).
@@ -11,6 +14,12 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
         return changed
     }
     let queryCount = max(users.count / 100, 10)
+    let floorUsers = FloorRows(users)
+    let floorExisting = FloorRows(existing)
+    let swiftCallingC = "Swift calling the C API, one reused statement (checkpoints on commit)"
+    let batchInsert = "VariablySQLite batch insert"
+    let batchUpsert = "VariablySQLite batch upsert"
+    let onCommit = VariablySQLiteVariants.onCommitSuffix
     let querySQL = "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
 
     func raw(_ body: (RawDatabase) throws -> Int) throws -> Int {
@@ -32,8 +41,8 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     var groups: [Group] = []
     groups.append(
         Group(
-            name: "SQLite insert", variants: [
-                Variant(name: "raw C, one reused statement") { try raw { try $0.write(users, sql: RawDatabase.insertSQL) } },
+            name: "SQLite insert", variants: CFloor.writeVariants(floorUsers) + [
+                Variant(name: swiftCallingC) { try raw { try $0.write(users, sql: RawDatabase.insertSQL) } },
                 VariablySQLiteVariants.insert(users),
                 VariablySQLiteVariants.insert(users, checkpoints: .onCommit(afterPages: 1_000)),
                 Variant(name: "GRDB Codable record") {
@@ -42,11 +51,13 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                 Variant(name: "GRDB hand-written record") {
                     try grdb { queue in try queue.write { db in for user in users { try GRDBManualUser(user).insert(db) } }; return users.count }
                 },
-            ], targets: ["VariablySQLite batch insert": 0.6]))
+            ], targets: [batchInsert: 0.9],
+            comparisons: [(batchInsert + onCommit, CFloor.onCommitName, 0.9), (batchInsert, swiftCallingC, nil)]))
     groups.append(
         Group(
-            name: "SQLite upsert, half existing", variants: [
-                Variant(name: "raw C, one reused statement") {
+            name: "SQLite upsert, half existing",
+            variants: CFloor.writeVariants(floorUsers, prefill: floorExisting, upsert: true) + [
+                Variant(name: swiftCallingC) {
                     try raw { database in
                         _ = try database.write(existing, sql: RawDatabase.insertSQL)
                         return try database.write(users, sql: RawDatabase.upsertSQL)
@@ -57,7 +68,8 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                 Variant(name: "GRDB Codable record") {
                     try grdb(prefill: existing) { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).upsert(db) } }; return users.count }
                 },
-            ], targets: ["VariablySQLite batch upsert": 0.6]))
+            ], targets: [batchUpsert: 0.9],
+            comparisons: [(batchUpsert + onCommit, CFloor.onCommitName, 0.9), (batchUpsert, swiftCallingC, nil)]))
     // Read groups share one filled file; the closures keep it alive until they are released.
     let file = try TemporaryDatabase()
     let database = try RawDatabase(path: file.path)
@@ -66,21 +78,31 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     let queue = try DatabaseQueue(path: file.path)
     let variablyFetchAll = try VariablySQLiteVariants.fetchAll(path: file.path)
     let variablyQuery = try VariablySQLiteVariants.query(path: file.path, count: queryCount)
+    let floorReader = try FloorReader(path: file.path, capacity: users.count, arenaBytes: floorUsers.textByteCount)
+    let swiftCallingCRead = "Swift calling the C API, columns by index"
     do {
         groups.append(
             Group(
                 name: "SQLite fetch all", variants: [
-                    Variant(name: "raw C, columns by index") {
+                    Variant(name: "C floor, columns by index into C structs, text copied into an arena") {
+                        try floorReader.fetchAll()
+                    },
+                    Variant(name: swiftCallingCRead) {
                         _ = file
                         return try database.fetch("SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count },
                     variablyFetchAll,
                     Variant(name: "GRDB Codable record") { try queue.read { try GRDBCodableUser.fetchAll($0).count } },
                     Variant(name: "GRDB hand-written record") { try queue.read { try GRDBManualUser.fetchAll($0, sql: "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count } },
-                ], targets: ["VariablySQLite fetchAll": 0.85]))
+                ], targets: ["VariablySQLite fetchAll": 0.85],
+                comparisons: [("VariablySQLite fetchAll", swiftCallingCRead, nil)]))
         groups.append(
             Group(
                 name: "SQLite query LIMIT 100 (queries)", variants: [
-                    Variant(name: "raw C, hand-written SQL") {
+                    Variant(name: "C floor, hand-written SQL, rows into C structs") {
+                        _ = try floorReader.query(repetitions: queryCount)
+                        return queryCount
+                    },
+                    Variant(name: "Swift calling the C API, hand-written SQL") {
                         for _ in 0..<queryCount { _ = try database.fetch(querySQL) }
                         return queryCount
                     },
@@ -93,7 +115,8 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                         }
                         return queryCount
                     },
-                ], targets: ["VariablySQLite #Predicate": 0.9]))
+                ], targets: [:],
+                comparisons: [("VariablySQLite #Predicate", "Swift calling the C API, hand-written SQL", 0.9)]))
     }
     _ = file
     return groups

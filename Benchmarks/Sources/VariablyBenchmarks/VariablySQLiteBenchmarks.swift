@@ -9,7 +9,7 @@ extension BenchUser: SQLiteStorable {
     ])
 }
 
-/// VariablySQLite variants for the SQLite groups, appended after the raw C baseline.
+/// VariablySQLite variants for the SQLite groups, appended after the C floor and the Swift loop over the C API.
 enum VariablySQLiteVariants {
     /// A new file with the users' table; `checkpoints`, when given, in place of the default (in the
     /// background). The variants close the database before they return: their timing includes the
@@ -47,8 +47,10 @@ enum VariablySQLiteVariants {
         }
     }
 
+    static let onCommitSuffix = ", checkpoints on commit"
+
     private static func named(_ checkpoints: CheckpointPolicy?) -> String {
-        checkpoints == nil ? "" : ", checkpoints on commit (as raw C)"
+        checkpoints == nil ? "" : onCommitSuffix
     }
 
     static func fetchAll(path: String) throws -> Variant {
