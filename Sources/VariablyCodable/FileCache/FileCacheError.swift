@@ -1,5 +1,4 @@
 public import Foundation
-import VariablyCodable
 
 /// A failure of a ``FileCache``, naming the file.
 ///

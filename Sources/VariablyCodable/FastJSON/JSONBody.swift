@@ -1,5 +1,4 @@
 package import Foundation
-import VariablyCodable
 
 /// A response body read once: values are found by path in the bytes as the server sent them, without
 /// building a tree, so that the records can be handed to `KeySetJSONDecoder` as a slice of the body
@@ -30,7 +29,7 @@ package struct JSONBody {
 
     /// The range of the value at `path` (object keys from the top), `nil` when a key is missing or a
     /// parent is not an object. An empty path is the whole body.
-    func range(at path: DataPath) throws(JSONBodyError) -> Range<Int>? {
+    package func range(at path: DataPath) throws(JSONBodyError) -> Range<Int>? {
         var current = root
         for key in path.keys {
             guard let member = try member(key, of: current) else { return nil }
@@ -40,7 +39,7 @@ package struct JSONBody {
     }
 
     /// The value of the object at `object` for `key`, the first occurrence.
-    func member(_ key: String, of object: Range<Int>) throws(JSONBodyError) -> Range<Int>? {
+    package func member(_ key: String, of object: Range<Int>) throws(JSONBodyError) -> Range<Int>? {
         var found: Range<Int>?
         let isObject = try forEachMember(of: object) { (keyRange, value) throws(JSONBodyError) in
             if try keyEquals(key, keyRange) { found = value }
@@ -91,7 +90,7 @@ package struct JSONBody {
     }
 
     /// The ranges of an array's elements; `nil` when the value is not an array.
-    func elements(of array: Range<Int>) throws(JSONBodyError) -> [Range<Int>]? {
+    package func elements(of array: Range<Int>) throws(JSONBodyError) -> [Range<Int>]? {
         guard bytes[array.lowerBound] == UInt8(ascii: "[") else { return nil }
         var ranges: [Range<Int>] = []
         var index = array.lowerBound + 1
@@ -110,10 +109,10 @@ package struct JSONBody {
     }
 
     /// The bytes of a value.
-    func data(_ range: Range<Int>) -> Data { Data(bytes[range]) }
+    package func data(_ range: Range<Int>) -> Data { Data(bytes[range]) }
 
     /// A scalar or small value, read strictly.
-    func value(_ range: Range<Int>) throws(JSONBodyError) -> JSONValue {
+    package func value(_ range: Range<Int>) throws(JSONBodyError) -> JSONValue {
         do {
             return try JSONValue(parsing: data(range))
         } catch {
@@ -122,7 +121,7 @@ package struct JSONBody {
     }
 
     /// The value at `path` as text: a string as is, a number as written; `nil` for `null` or when absent.
-    func text(at path: DataPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> String? {
+    package func text(at path: DataPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> String? {
         var current = base ?? root
         for key in path.keys {
             guard let member = try member(key, of: current) else { return nil }
@@ -131,7 +130,7 @@ package struct JSONBody {
         return try Self.text(of: value(current))
     }
 
-    static func text(of value: JSONValue) -> String? {
+    package static func text(of value: JSONValue) -> String? {
         switch value {
         case .string(let text): text
         case .int(let number): String(number)
@@ -143,7 +142,7 @@ package struct JSONBody {
     }
 
     /// A JSON array of the given element ranges, copied byte for byte.
-    func array(of ranges: [Range<Int>]) -> Data {
+    package func array(of ranges: [Range<Int>]) -> Data {
         var out = [UInt8]()
         out.reserveCapacity(ranges.reduce(2) { $0 + $1.count + 1 })
         out.append(UInt8(ascii: "["))
@@ -157,7 +156,7 @@ package struct JSONBody {
 
     /// The object at `object` with only the members whose key `keep` accepts, copied byte for byte;
     /// `nil` when the value is not an object.
-    func object(_ object: Range<Int>, keeping keep: (String) -> Bool) throws(JSONBodyError) -> Data? {
+    package func object(_ object: Range<Int>, keeping keep: (String) -> Bool) throws(JSONBodyError) -> Data? {
         guard let members = try members(of: object) else { return nil }
         var out: [UInt8] = [UInt8(ascii: "{")]
         for member in members {

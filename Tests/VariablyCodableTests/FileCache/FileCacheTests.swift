@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VariablyCodable
-import VariablySync
 import VariablyTestSupport
 
 @Suite struct FileCacheTests {
