@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "VariablyCodable", targets: ["VariablyCodable"]),
         .library(name: "VariablySQLite", targets: ["VariablySQLite"]),
+        .library(name: "VariablyHTTP", targets: ["VariablyHTTP"]),
         .library(name: "VariablySync", targets: ["VariablySync"]),
         .library(name: "VariablyCodableTesting", targets: ["VariablyCodableTesting"]),
         .library(name: "VariablySyncTesting", targets: ["VariablySyncTesting"]),
@@ -23,7 +24,11 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "VariablySQLite", dependencies: ["VariablyCodable", "CSQLite"], swiftSettings: strict),
-        .target(name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite"], swiftSettings: strict),
+        // The network: the transport seam, its errors, URLSession; it knows nothing of the sync layer.
+        .target(name: "VariablyHTTP", swiftSettings: strict),
+        .target(
+            name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablyHTTP"],
+            swiftSettings: strict),
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
         // The in-process simulated server: for tests, demos and benchmarks, not linked by apps.
         .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"], swiftSettings: strict),
@@ -43,7 +48,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTests",
-            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyTestSupport"],
+            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTestingTests",

@@ -1,5 +1,6 @@
 public import Foundation
 import VariablyCodable
+public import VariablyHTTP
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking

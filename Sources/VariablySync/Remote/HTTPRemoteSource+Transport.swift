@@ -1,4 +1,5 @@
 import Foundation
+import VariablyHTTP
 
 // MARK: - Transport
 
@@ -41,6 +42,8 @@ extension HTTPRemoteSource {
                 return try await Self.receive(transport.send(outgoing), for: outgoing)
             } catch let error as RemoteSourceError {
                 throw error
+            } catch let error as HTTPTransportError {
+                throw RemoteSourceError(error)
             } catch let error as CancellationError {
                 throw error
             } catch {
@@ -50,7 +53,7 @@ extension HTTPRemoteSource {
         // The package's transports time the whole request on timers of their own (a dispatch timer, the
         // socket client's thread): an answer that arrived in time is read whole even when Swift's
         // cooperative pool is slow to run this task. An app's transport gets the source's deadline.
-        if transport is URLSessionTransport { return try await exchange() }
+        if transport is any SelfTimedHTTPTransport { return try await exchange() }
         #if canImport(Glibc)
             if transport is HTTPSocketClient { return try await exchange() }
         #endif

@@ -1,5 +1,6 @@
 public import Foundation
 public import VariablyCodable
+public import VariablyHTTP
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
     import Foundation
+    import VariablyHTTP
 
     // MARK: - HTTPTransport
 

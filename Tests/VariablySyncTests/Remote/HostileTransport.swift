@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySync
 
 /// The ways ``HTTPRemoteSource`` reaches a ``HostileHTTPServer``, for the tests that run each hostile

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablyCodable
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 

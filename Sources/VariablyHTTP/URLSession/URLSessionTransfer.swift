@@ -21,7 +21,7 @@ package import Foundation
 package final class URLSessionTransfer: @unchecked Sendable {
     private let lock = NSLock()
     /// Where the task is made, resumed and cancelled, in that order.
-    private let control = DispatchQueue(label: "VariablySync.URLSessionTransfer")
+    private let control = DispatchQueue(label: "VariablyHTTP.URLSessionTransfer")
     private var task: URLSessionDataTask?
     private let summary: String
     private let maximumResponseSize: Int
@@ -73,7 +73,7 @@ package final class URLSessionTransfer: @unchecked Sendable {
         }
         let summary = self.summary
         control.asyncAfter(deadline: .now() + min(timeout, 1e9)) { [weak self] in
-            self?.fail(RemoteSourceError.transient("\(summary): no complete answer within \(timeout) s"))
+            self?.fail(HTTPTransportError.timedOut(request: summary, seconds: timeout))
         }
     }
 
@@ -83,11 +83,11 @@ package final class URLSessionTransfer: @unchecked Sendable {
     /// length past the limit).
     func receive(_ response: URLResponse) -> Bool {
         guard let http = response as? HTTPURLResponse else {
-            fail(RemoteSourceError.invalidResponse("\(summary): not an HTTP response"))
+            fail(HTTPTransportError.invalidResponse(request: summary, reason: "not an HTTP response"))
             return false
         }
         if http.expectedContentLength > Int64(maximumResponseSize) {
-            fail(RemoteSourceError.responseTooLarge(limit: maximumResponseSize))
+            fail(HTTPTransportError.tooLarge(limit: maximumResponseSize))
             return false
         }
         var headers: [String: String] = [:]
@@ -109,7 +109,7 @@ package final class URLSessionTransfer: @unchecked Sendable {
             return (received > maximumResponseSize, pendingAnswer)
         }
         guard !isTooLarge else {
-            fail(RemoteSourceError.responseTooLarge(limit: maximumResponseSize))
+            fail(HTTPTransportError.tooLarge(limit: maximumResponseSize))
             return
         }
         if var answer = pending {
@@ -133,11 +133,11 @@ package final class URLSessionTransfer: @unchecked Sendable {
                 return head
             }
             // Completed without a head: FoundationNetworking would have trapped before; say so anyway.
-            continuation?.resume(throwing: RemoteSourceError.transient("\(summary): no answer"))
+            continuation?.resume(throwing: HTTPTransportError.connectionLost(request: summary, reason: "no answer"))
             bodyContinuation.finish()
             return
         }
-        fail(remoteError(error), cancelsTask: false)
+        fail(transportError(error), cancelsTask: false)
     }
 
     /// Resumes the caller with `answer`; `false` when the transfer had ended.
@@ -187,22 +187,28 @@ package final class URLSessionTransfer: @unchecked Sendable {
         }
     }
 
-    private func remoteError(_ error: any Error) -> any Error {
-        if error is RemoteSourceError || error is CancellationError { return error }
-        guard let error = error as? URLError else { return RemoteSourceError.unavailable("\(summary): \(error)") }
+    /// `error` of URLSession as an ``HTTPTransportError``, classified as the sync layer retries it.
+    private func transportError(_ error: any Error) -> any Error {
+        if error is HTTPTransportError || error is CancellationError { return error }
+        guard let error = error as? URLError else { return HTTPTransportError.failed(request: summary, reason: "\(error)") }
         switch error.code {
+        case .timedOut:
+            return HTTPTransportError.connectionLost(request: summary, reason: "\(error)")
+        case .cannotConnectToHost, .notConnectedToInternet, .cannotFindHost, .dnsLookupFailed:
+            return HTTPTransportError.cannotConnect(request: summary, reason: "\(error)")
         // `unknown` is how FoundationNetworking reports most of libcurl's failures, a body cut short
         // ("transfer closed with 35 bytes remaining to read") among them.
-        case .timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet,
-            .cannotFindHost, .dnsLookupFailed, .badServerResponse, .zeroByteResource, .secureConnectionFailed,
-            .unknown:
-            return RemoteSourceError.transient("\(summary): \(error)")
+        case .networkConnectionLost, .badServerResponse, .zeroByteResource, .secureConnectionFailed, .unknown:
+            return HTTPTransportError.connectionLost(request: summary, reason: "\(error)")
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
+            return HTTPTransportError.tlsFailure(request: summary, reason: "the server's certificate was refused: \(error)")
         case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse:
-            return RemoteSourceError.invalidResponse("\(summary): \(error)")
+            return HTTPTransportError.invalidResponse(request: summary, reason: "\(error)")
         case .cancelled:
             return CancellationError()
         default:
-            return RemoteSourceError.unavailable("\(summary): \(error)")
+            return HTTPTransportError.failed(request: summary, reason: "\(error)")
         }
     }
 }

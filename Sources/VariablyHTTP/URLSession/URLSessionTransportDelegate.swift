@@ -12,7 +12,7 @@ import Foundation
 /// delegate on its own queue, `send` registers from the caller's thread); the rest is immutable.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// The dispatch queue under the session's delegate queue (see `URLSessionTransport.delegateQueue`).
-    let queue = DispatchQueue(label: "VariablySync.URLSessionTransport.delegate")
+    let queue = DispatchQueue(label: "VariablyHTTP.URLSessionTransport.delegate")
     private let lock = NSLock()
     private var transfers: [Int: URLSessionTransfer] = [:]
 
@@ -40,8 +40,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, @unch
         transfer(of: task, removing: true)?.complete(error: error)
     }
 
-    /// `nil`: the `3xx` answer goes back to ``HTTPRemoteSource``, whose redirect rules are the same on
-    /// every transport.
+    /// `nil`: the `3xx` answer goes back to the caller (the sync layer, whose redirect rules are the
+    /// same on every transport).
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void

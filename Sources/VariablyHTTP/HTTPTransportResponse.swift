@@ -14,7 +14,7 @@ public struct HTTPTransportResponse: Sendable {
     /// The headers, names in lower case; for a repeated header, the values joined by `, `.
     public var headers: [String: String]
     /// The body, chunk by chunk. It ends when the answer is complete, and throws when the connection
-    /// fails before (``RemoteSourceError/transient(_:)`` for a dropped connection). Dropping it, or
+    /// fails before (``HTTPTransportError/connectionLost(request:reason:)`` for a dropped connection). Dropping it, or
     /// cancelling the task that iterates it, ends the request.
     public var body: AsyncThrowingStream<Data, any Error>
 

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// One request that ``HTTPRemoteSource`` gives its ``HTTPTransport``.
+/// One request for an ``HTTPTransport``: what the sync layer's sources send.
 ///
 /// ```swift
 /// let request = HTTPTransportRequest(
@@ -50,5 +50,5 @@ public struct HTTPTransportRequest: Sendable {
     }
 
     /// `GET /users/changes`: what error messages name (never the query: it may hold a cursor).
-    var summary: String { "\(method) \(url.path)" }
+    package var summary: String { "\(method) \(url.path)" }
 }

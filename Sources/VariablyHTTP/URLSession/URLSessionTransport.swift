@@ -5,9 +5,9 @@
     public import Foundation
 #endif
 
-/// The default ``HTTPTransport``: a `URLSession` of its own whose delegate streams each body to
-/// ``HTTPRemoteSource`` as it arrives, so that the size limit stops a transfer the moment it is
-/// passed, and hands `3xx` answers back to the source, whose redirect rules apply.
+/// The ``HTTPTransport`` of Apple platforms (see ``HTTPTransports/platformDefault``): a `URLSession` of its own whose delegate streams each body to
+/// its caller as it arrives, so that the size limit stops a transfer the moment it is
+/// passed, and hands `3xx` answers back to the caller, whose redirect rules apply.
 ///
 /// The request asks for `Accept-Encoding: gzip, deflate`. URLSession decodes such a body itself
 /// (CFNetwork on Apple platforms; on Linux, libcurl through FoundationNetworking, which leaves the
@@ -23,7 +23,7 @@
 ///     baseURL: URL(string: "https://api.example.com/v1/users")!,
 ///     transport: URLSessionTransport(configuration: configuration))
 /// ```
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: SelfTimedHTTPTransport {
     /// One transport for every source that names none: their requests share its connections.
     ///
     /// ```swift
@@ -58,7 +58,7 @@ public final class URLSessionTransport: HTTPTransport {
     /// queue does not own its underlying queue on every platform.
     private static func delegateQueue(over underlying: DispatchQueue) -> OperationQueue {
         let queue = OperationQueue()
-        queue.name = "VariablySync.URLSessionTransport.delegate"
+        queue.name = "VariablyHTTP.URLSessionTransport.delegate"
         queue.maxConcurrentOperationCount = 1
         queue.underlyingQueue = underlying
         return queue
@@ -68,7 +68,7 @@ public final class URLSessionTransport: HTTPTransport {
         // The session holds its delegate until it is invalidated; invalidating waits for the session's
         // queue, so not on the releasing thread (see `URLSessionTransfer`).
         let session = self.session
-        DispatchQueue(label: "VariablySync.URLSessionTransport.invalidate").async { session.finishTasksAndInvalidate() }
+        DispatchQueue(label: "VariablyHTTP.URLSessionTransport.invalidate").async { session.finishTasksAndInvalidate() }
     }
 
     /// Starts the request and returns once the answer's head has arrived.
@@ -80,8 +80,8 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Parameter request: The request; `timeout` bounds the whole request (a timer of the transport's
     ///   own), and sets URLSession's idle timer too.
-    /// - Throws: ``RemoteSourceError`` (`.transient` for a refused, dropped or timed-out connection,
-    ///   `.responseTooLarge` for an announced length past the limit), `CancellationError`.
+    /// - Throws: ``HTTPTransportError`` (`.cannotConnect`, `.connectionLost` or `.timedOut` for a refused,
+    ///   dropped or timed-out connection, `.tooLarge` for a body past the limit), `CancellationError`.
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         var urlRequest = URLRequest(
             url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: request.timeout)
