@@ -24,8 +24,15 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "VariablySQLite", dependencies: ["VariablyCodable", "CSQLite"], swiftSettings: strict),
-        // The network: the transport seam, its errors, URLSession; it knows nothing of the sync layer.
-        .target(name: "VariablyHTTP", swiftSettings: strict),
+        // The system libcurl seam, for the Linux transport (see `CurlLibrary` for why it is linked).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]),
+        // The network: the transport seam, its errors, URLSession, libcurl on Linux; it knows nothing of
+        // the sync layer.
+        .target(
+            name: "VariablyHTTP", dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
         .target(
             name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablyHTTP"],
             swiftSettings: strict),
@@ -46,6 +53,8 @@ let package = Package(
             name: "VariablySQLiteTests",
             dependencies: ["VariablySQLite", "VariablyTestSupport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "VariablyHTTPTests", dependencies: ["VariablyHTTP", "VariablyTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTests",
             dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport"],

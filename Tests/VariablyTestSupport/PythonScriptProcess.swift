@@ -1,5 +1,4 @@
-import Foundation
-import VariablyTestSupport
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -10,9 +9,9 @@ import VariablyTestSupport
 /// is a pipe the caller may write commands to; its stdout is read line by line, each line within a
 /// deadline, so a server that stops answering fails its test instead of holding a thread.
 /// `stop()` kills it and removes the folder.
-final class PythonScriptProcess {
-    let port: Int
-    let input: FileHandle
+package final class PythonScriptProcess {
+    package let port: Int
+    package let input: FileHandle
     private let output: Int32
     private var pending = Data()
     private let child: ChildProcess
@@ -20,12 +19,12 @@ final class PythonScriptProcess {
     private let name: String
 
     /// How long a line of the script's output may take: a python3 start on a loaded machine included.
-    static let lineDeadline: Duration = .seconds(30)
+    package static let lineDeadline: Duration = .seconds(30)
 
     /// What every script starts with: `exit_after(seconds, name)` ends the script after `seconds`, so
     /// that a crashed test runner cannot leave it running, and says so on stderr, since a test stops its
     /// server long before: reaching it means a test hung.
-    static let prelude = #"""
+    package static let prelude = #"""
         import os, sys, threading
 
         def exit_after(seconds, name):
@@ -44,7 +43,7 @@ final class PythonScriptProcess {
         """#
 
     /// The Python 3 interpreter, if the machine has one (Debian: `apt-get install python3`).
-    static let python: String? = {
+    package static let python: String? = {
         let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -52,13 +51,13 @@ final class PythonScriptProcess {
 
     /// Starts `script` like ``init(script:arguments:name:)``, on a thread of its own: a python3 start
     /// on a loaded machine takes a while, and must not hold one of Swift's cooperative threads meanwhile.
-    static func start(script: String, arguments: [String], name: String) async throws -> PythonScriptProcess {
+    package static func start(script: String, arguments: [String], name: String) async throws -> PythonScriptProcess {
         try await onThreadOfItsOwn { try PythonScriptProcess(script: script, arguments: arguments, name: name) }
     }
 
     /// Starts `script` with `arguments` (after the script's path) on the calling thread, which waits
     /// until the script printed its port; `name` names the folder and errors.
-    init(script: String, arguments: [String], name: String) throws {
+    package init(script: String, arguments: [String], name: String) throws {
         guard let python = Self.python else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "python3 is not installed"])
         }
@@ -105,12 +104,12 @@ final class PythonScriptProcess {
 
     /// The script's next output line; empty if the output ended or no line came within
     /// ``lineDeadline``.
-    func readLine() -> Data {
+    package func readLine() -> Data {
         Self.readLine(from: output, pending: &pending, deadline: .now + Self.lineDeadline)
     }
 
     /// Kills the script and removes its folder; later calls do nothing.
-    func stop() {
+    package func stop() {
         try? input.close()
         child.kill()
         try? FileManager.default.removeItem(at: folder)

@@ -1,5 +1,4 @@
-import Foundation
-import VariablyTestSupport
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -14,22 +13,37 @@ import VariablyTestSupport
 /// HTTPS tests run in a re-launched test binary, in a mount namespace of its own where the system
 /// bundle is replaced by the system's certificates plus this authority's: nothing outside that
 /// process trusts it, and nothing on the machine changes.
-struct TestCertificateAuthority {
+package struct TestCertificateAuthority: Sendable {
     /// Where the files are: `ca.pem`, `server.pem`, `server.key`, `bundle.pem`.
-    let folder: URL
-    var certificate: String { folder.appendingPathComponent("ca.pem").path }
-    var serverCertificate: String { folder.appendingPathComponent("server.pem").path }
-    var serverKey: String { folder.appendingPathComponent("server.key").path }
+    package let folder: URL
+    package var certificate: String { folder.appendingPathComponent("ca.pem").path }
+    /// The server certificate's file name without its extension: `server`, or `expired` and
+    /// `wrong-host` for the certificates a client must refuse (see ``serving(_:)``).
+    package var serverName = "server"
+    package var serverCertificate: String { folder.appendingPathComponent("\(serverName).pem").path }
+    package var serverKey: String { folder.appendingPathComponent("\(serverName).key").path }
+
+    /// The authority whose files are in `folder` (made by ``make()``, or by `.ci/make-test-ca`).
+    package init(folder: URL) {
+        self.folder = folder
+    }
+
+    /// The same authority, with a server presenting the certificate `name` (`expired`, `wrong-host`).
+    package func serving(_ name: String) -> TestCertificateAuthority {
+        var copy = self
+        copy.serverName = name
+        return copy
+    }
     /// The system's CA bundle plus ``certificate``.
-    var bundle: String { folder.appendingPathComponent("bundle.pem").path }
+    package var bundle: String { folder.appendingPathComponent("bundle.pem").path }
 
     /// The environment variable that tells a re-launched test binary where the authority is, and that
     /// it trusts it.
-    static let environmentKey = "VARIABLY_HTTPS_TEST_CA"
+    package static let environmentKey = "VARIABLY_HTTPS_TEST_CA"
 
     /// The authority this process trusts: set in the re-launched binary, or by `.ci/run` where it
     /// added the authority to the system bundle (see ``isInSystemBundle``).
-    static let trusted: TestCertificateAuthority? = ProcessInfo.processInfo.environment[environmentKey].map {
+    package static let trusted: TestCertificateAuthority? = ProcessInfo.processInfo.environment[environmentKey].map {
         TestCertificateAuthority(folder: URL(fileURLWithPath: $0))
     }
 
@@ -37,20 +51,20 @@ struct TestCertificateAuthority {
     /// machine that allows no mount namespace (an unprivileged container), and says so with
     /// `VARIABLY_HTTPS_TEST_CA_IN_SYSTEM=1`. Then every process trusts it, the HTTPS cases run in this
     /// one, and a child needs no namespace.
-    static let isInSystemBundle = trusted != nil
+    package static let isInSystemBundle = trusted != nil
         && ProcessInfo.processInfo.environment["VARIABLY_HTTPS_TEST_CA_IN_SYSTEM"] == "1"
 
     /// The CA bundle libcurl reads, the first of FoundationNetworking's list that exists.
-    static let systemBundle: String? = [
+    package static let systemBundle: String? = [
         "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/usr/share/ssl/certs/ca-bundle.crt",
         "/usr/local/share/certs/ca-root-nss.crt", "/etc/ssl/cert.pem",
     ].first { FileManager.default.fileExists(atPath: $0) }
 
-    static let openssl: String? = executable("openssl")
-    static let unshare: String? = executable("unshare")
+    package static let openssl: String? = executable("openssl")
+    package static let unshare: String? = executable("unshare")
 
     /// Why the HTTPS tests cannot run here, or `nil` when they can.
-    static let unavailability: String? = {
+    package static let unavailability: String? = {
         guard PythonScriptProcess.python != nil else { return "python3 is not installed" }
         guard openssl != nil else { return "the openssl command is not installed (Debian: apt-get install openssl)" }
         guard systemBundle != nil else { return "no system CA bundle (Debian: apt-get install ca-certificates)" }
@@ -62,7 +76,7 @@ struct TestCertificateAuthority {
 
     /// The `unshare` arguments that make a private mount namespace: `-m` as root, `-rm` (a user
     /// namespace) otherwise; `nil` when neither works.
-    static let namespaceArguments: [String]? = {
+    package static let namespaceArguments: [String]? = {
         guard let unshare else { return nil }
         for arguments in geteuid() == 0 ? [["-m"], ["-rm"]] : [["-rm"]] {
             let devNull = open("/dev/null", O_WRONLY)
@@ -77,13 +91,13 @@ struct TestCertificateAuthority {
 
     /// Makes an authority and a server certificate in a fresh temporary folder, with `.ci/make-test-ca`
     /// (which CI and `Benchmarks/https-speed` use too).
-    static func make() async throws -> TestCertificateAuthority {
+    package static func make() async throws -> TestCertificateAuthority {
         guard openssl != nil, let systemBundle else { throw CocoaError(.fileNoSuchFile) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("variably-ca-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let authority = TestCertificateAuthority(folder: folder)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".ci/make-test-ca")
+            .deletingLastPathComponent().appendingPathComponent(".ci/make-test-ca")
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
         let child = try ChildProcess(
@@ -101,7 +115,7 @@ struct TestCertificateAuthority {
     /// Starts the test binary filtered to `filter`, in a mount namespace where the system CA bundle is
     /// ``bundle`` (or as it is, where ``isInSystemBundle``), with ``environmentKey`` set; its output
     /// goes to `log`.
-    func launchTrustingChild(filter: String, log: String, extraEnvironment: [String: String] = [:]) throws
+    package func launchTrustingChild(filter: String, log: String, extraEnvironment: [String: String] = [:]) throws
         -> ChildProcess
     {
         guard let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) else {
@@ -126,7 +140,7 @@ struct TestCertificateAuthority {
             environment: environment, standardOutput: output, standardError: output)
     }
 
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(at: folder)
     }
 

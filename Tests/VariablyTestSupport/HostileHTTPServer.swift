@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -47,12 +47,12 @@ import Foundation
 /// The script exits by itself after `lifetime` seconds, so a crashed test cannot leave it running. The
 /// default outlives the suites' one-minute time limit: on a loaded machine a test may wait half a
 /// minute for a thread before its first request, and must still find its server.
-final class HostileHTTPServer {
-    let baseURL: URL
+package final class HostileHTTPServer {
+    package let baseURL: URL
     private let server: PythonScriptProcess
 
     /// Starts the server; `records` is the JSON text of the `records` array that `page` serves.
-    convenience init(
+    package convenience init(
         _ modes: [String], records: String = "[]", tls: TestCertificateAuthority? = nil, lifetime: Int = 600
     ) async throws {
         try await self.init(modes, recordBytes: Data(records.utf8), tls: tls, lifetime: lifetime)
@@ -61,7 +61,7 @@ final class HostileHTTPServer {
     /// Starts the server; `recordBytes` are the bytes of the `records` array that `page` serves, sent
     /// as they are (they reach the script in hex, so that bytes no `String` holds, such as invalid
     /// UTF-8, go through).
-    init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 600) async throws {
+    package init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 600) async throws {
         let hex = recordBytes.map { String(format: "%02x", $0) }.joined()
         let certificate = tls.map { [$0.serverCertificate, $0.serverKey] } ?? []
         server = try await PythonScriptProcess.start(
@@ -70,7 +70,7 @@ final class HostileHTTPServer {
         baseURL = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(server.port)/users")!
     }
 
-    func stop() {
+    package func stop() {
         server.stop()
     }
 
@@ -78,7 +78,7 @@ final class HostileHTTPServer {
     /// URLSession must be gone before the server is: FoundationNetworking traps on a connection that
     /// closes inside the response head, and cancelling a task waits for the session's queue. The read
     /// blocks, so it runs on a thread of its own, never on Swift's cooperative pool.
-    func waitUntilTheClientHangsUp() async -> Bool {
+    package func waitUntilTheClientHangsUp() async -> Bool {
         // Only that thread touches the process until it resumes the caller, which waits meanwhile.
         nonisolated(unsafe) let server = self.server
         return await withCheckedContinuation { continuation in

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VariablyHTTP
-import VariablySync
 
 /// How `URLSessionTransfer` tells a body URLSession decoded from one it handed over as it came: the
 /// first bytes of the body, against the `Content-Encoding` label.

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+    import Foundation
+    import Testing
+    import VariablyHTTP
+    import VariablyTestSupport
+
+    /// The Linux transport on its own, against `HostileHTTPServer`: what libcurl does for the package
+    /// and what the transport adds (the size limit while the body streams, the deadline of the whole
+    /// request, cancellation, redirects handed back, errors that say what failed).
+    @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
+    struct CurlTransportTests {
+        private let transport = CurlTransport(configuration: .init(proxy: "", noProxy: "*"))
+
+        @Test func platformDefaultOnLinuxIsLibcurl() {
+            #expect(HTTPTransports.platformDefault is CurlTransport)
+        }
+
+        @Test func gzipBombStopsAtTheLimitWhileTheBodyStreams() async throws {
+            let server = try await HostileHTTPServer(["gzip-bomb"])
+            defer { server.stop() }
+            let response = try await transport.send(
+                HTTPTransportRequest(
+                    method: "GET", url: server.baseURL.appendingPathComponent("changes"), maximumResponseSize: 1 << 20))
+            var received = 0
+            let error = await transportError {
+                for try await chunk in response.body { received += chunk.count }
+            }
+            #expect(error == .tooLarge(limit: 1 << 20))
+            #expect(received <= 1 << 20, "the decoded bytes handed over stay within the limit")
+        }
+
+        @Test(arguments: ["gzip", "gzip-chunked", "deflate", "deflate-raw"])
+        func compressedBodyIsHandedOverDecoded(mode: String) async throws {
+            let server = try await HostileHTTPServer([mode])
+            defer { server.stop() }
+            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            #expect(exchange.headers["content-encoding"] == nil)
+            let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
+            #expect(page?["next_cursor"] as? String == "ab+c/d==")
+        }
+
+        @Test func trickleFailsAtTheWholeRequestDeadline() async throws {
+            let server = try await HostileHTTPServer(["trickle"])
+            defer { server.stop() }
+            let started = ContinuousClock.now
+            let error = await transportError {
+                try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport, timeout: 1)
+            }
+            #expect(error == .timedOut(request: "GET /users/changes", seconds: 1))
+            #expect(error?.isTransient == true)
+            #expect(started.duration(to: .now) < .seconds(60), "the server would need 20,000 s")
+        }
+
+        @Test func cancellingTheTaskEndsTheRequestAtOnce() async throws {
+            let server = try await HostileHTTPServer(["silent"])
+            defer { server.stop() }
+            let (transport, url) = (self.transport, server.baseURL.appendingPathComponent("changes"))
+            let task = Task { try await TransportExchange.send(url, through: transport, timeout: 600) }
+            try await Task.sleep(for: .milliseconds(100))
+            task.cancel()
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+
+        @Test func redirectIsHandedBackNotFollowed() async throws {
+            let server = try await HostileHTTPServer(["redirect-307", "echo"])
+            defer { server.stop() }
+            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), method: "POST", through: transport, body: Data("{}".utf8))
+            #expect(exchange.status == 307)
+            #expect(exchange.headers["location"]?.contains("/users/moved/") == true)
+        }
+
+        @Test func chunkedAnswerAfterAnInterimResponseIsRead() async throws {
+            let server = try await HostileHTTPServer(["chunked"])
+            defer { server.stop() }
+            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            #expect(exchange.status == 200)
+            let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
+            #expect(page?["next_cursor"] as? String == "ab+c/d==")
+        }
+
+        @Test func endlessHeadIsAnInvalidResponse() async throws {
+            let server = try await HostileHTTPServer(["header-flood"])
+            defer { server.stop() }
+            let error = await transportError {
+                try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            }
+            #expect(error == .invalidResponse(request: "GET /users/changes", reason: "the response head exceeds 65536 bytes"))
+        }
+
+        @Test func refusedConnectionIsCannotConnectAndTransient() async throws {
+            let port = try TinyProxy.freePort()
+            let error = await transportError {
+                try await TransportExchange.send(URL(string: "http://127.0.0.1:\(port)/users")!, through: transport)
+            }
+            guard case .cannotConnect(let request, _) = error else {
+                Issue.record("expected cannotConnect, got \(String(describing: error))")
+                return
+            }
+            #expect(request == "GET /users")
+            #expect(error?.isTransient == true)
+        }
+
+        @Test func requestsToOneServerShareConnections() async throws {
+            let server = try await HostileHTTPServer(["keep-alive"])
+            defer { server.stop() }
+            var cursors: [String] = []
+            for _ in 0..<3 {
+                let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+                let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
+                cursors.append(page?["next_cursor"] as? String ?? "")
+            }
+            // `connection-N`: the connection the server answered on.
+            #expect(Set(cursors).count == 1, "\(cursors)")
+        }
+    }
+#endif
