@@ -97,7 +97,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// ```
     ///
     /// - Throws: ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` after moving the file
-    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` without reading the file, or
+    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` or
+    ///   ``FileCacheError/notARegularFile(file:kind:)`` without reading the file, or
     ///   ``FileCacheError/readFailed(file:underlying:)``.
     public func load() throws -> Model? {
         try read(Model.self)
@@ -110,7 +111,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// ```
     ///
     /// - Throws: ``FileCacheError/corrupt(file:keptAt:codingPath:underlying:)`` after moving the file
-    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` without reading the file, or
+    ///   aside, ``FileCacheError/tooLarge(file:size:limit:)`` or
+    ///   ``FileCacheError/notARegularFile(file:kind:)`` without reading the file, or
     ///   ``FileCacheError/readFailed(file:underlying:)``.
     /// - Complexity: O(n).
     public func loadAll() throws -> [Model] {
@@ -166,6 +168,18 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         }
     }
 
+    /// What a file of type `type` (`st_mode & S_IFMT`) is, in words.
+    private static func kind(of type: mode_t) -> String {
+        switch type {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFDIR: return "a folder"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
     /// The identity of the file at `file` now (device and inode), to tell a file from its replacement.
     private static func identity(of file: URL) -> [UInt64]? {
         var status = stat()
@@ -197,16 +211,30 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         }
     }
 
-    /// The file's bytes. A file larger than ``maximumFileSize`` is refused before any byte is read; one
-    /// that grows meanwhile, or that has no size (a device), is refused one byte past the limit.
+    /// The file's bytes. What is not a regular file (a FIFO, a device, a folder), through a symbolic
+    /// link or not, is refused before any byte is read; so is a file larger than ``maximumFileSize``.
+    /// One that grows meanwhile is refused one byte past the limit.
+    ///
+    /// The path is opened without blocking and the descriptor checked (`fstat`), not the path before
+    /// opening it: opening a FIFO for reading waits for a writer, and a path checked first could be
+    /// replaced before it is opened.
     private func readBytes() throws -> Data {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
-        if fstat(descriptor, &status) == 0, Int64(status.st_size) > Int64(maximumFileSize) {
+        guard fstat(descriptor, &status) == 0 else {
+            throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+        }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            throw FileCacheError.notARegularFile(file: url, kind: Self.kind(of: type))
+        }
+        // Reads of a regular file never wait; the flag goes, so that nothing reads it as a short read.
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        if Int64(status.st_size) > Int64(maximumFileSize) {
             throw FileCacheError.tooLarge(file: url, size: Int(status.st_size), limit: maximumFileSize)
         }
         let data: Data

@@ -31,11 +31,24 @@ public enum FileCacheError: Error, CustomStringConvertible {
     /// }
     /// ```
     case tooLarge(file: URL, size: Int, limit: Int)
+    /// The path names something that is not a regular file (`kind`: `a FIFO`, `a character device`,
+    /// `a folder`, ...), directly or through a symbolic link. It was refused before any byte was read
+    /// (a FIFO would wait for a writer, `/dev/zero` never ends) and left as it is.
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try cache.loadAll()
+    /// } catch let FileCacheError.notARegularFile(file, kind) {
+    ///     print("\(file.lastPathComponent) is \(kind)")
+    /// }
+    /// ```
+    case notARegularFile(file: URL, kind: String)
 
     /// The file concerned.
     public var file: URL {
         switch self {
-        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _), .tooLarge(let file, _, _):
+        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _), .tooLarge(let file, _, _),
+            .notARegularFile(let file, _):
             return file
         }
     }
@@ -52,6 +65,8 @@ public enum FileCacheError: Error, CustomStringConvertible {
         case .tooLarge(let file, let size, let limit):
             return "\(file.path): \(size) bytes, more than the cache's limit of \(limit) bytes (maximumFileSize); "
                 + "the file on disk is left as it is"
+        case .notARegularFile(let file, let kind):
+            return "\(file.path) is \(kind), not a regular file; it was not read and is left as it is"
         }
     }
 

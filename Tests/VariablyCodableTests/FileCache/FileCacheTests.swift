@@ -3,6 +3,10 @@ import Testing
 import VariablyCodable
 import VariablyTestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite struct FileCacheTests {
     private func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FileCacheTests-\(UUID().uuidString)")
@@ -177,6 +181,18 @@ import VariablyTestSupport
 
     // MARK: - Size limit
 
+    /// The file and kind of the `FileCacheError.notARegularFile` that `body` throws.
+    private func notARegularFile(_ body: () throws -> some Any) -> (file: URL, kind: String)? {
+        do {
+            _ = try body()
+        } catch FileCacheError.notARegularFile(let file, let kind) {
+            return (file, kind)
+        } catch {
+            Issue.record("expected notARegularFile, got \(error)")
+        }
+        return nil
+    }
+
     /// The file, size and limit of the `FileCacheError.tooLarge` that `body` throws.
     private func tooLarge(_ body: () throws -> some Any) -> (file: URL, size: Int, limit: Int)? {
         do {
@@ -213,15 +229,41 @@ import VariablyTestSupport
         #expect(try keptAside(in: folder).isEmpty, "a file too large is not corrupt: it stays where it is")
     }
 
-    @Test func anEndlessFileIsReadOneBytePastTheLimitOnly() throws {
+    /// A link to `/dev/zero` was read up to the limit (256 MiB by default) before it was refused.
+    @Test func aLinkToAnEndlessDeviceIsRefusedBeforeAnyByteIsRead() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("users.json")
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/zero")
-        let cache = FileCache<User>(url: url, maximumFileSize: 1 << 20)
-        let refused = tooLarge { try cache.loadAll() }
-        #expect(refused?.size == (1 << 20) + 1 && refused?.limit == 1 << 20)
+        let cache = FileCache<User>(url: url)
+        #expect(notARegularFile { try cache.loadAll() }.map { $0.file == url && $0.kind == "a character device" } == true)
+        #expect(notARegularFile { try cache.load() }.map { $0.file == url && $0.kind == "a character device" } == true)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: url.path) == "/dev/zero")
+    }
+
+    /// A FIFO at the path made `loadAll()` wait forever for a writer.
+    @Test(.timeLimit(.minutes(1))) func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("users.json")
+        #expect(mkfifo(url.path, 0o600) == 0)
+        let cache = FileCache<User>(url: url)
+        #expect(notARegularFile { try cache.loadAll() }.map { $0.file == url && $0.kind == "a FIFO" } == true)
+        let error = try #require(throws: FileCacheError.self) { try cache.load() }
+        #expect(error.file == url)
+        #expect(error.description.contains("users.json is a FIFO, not a regular file"), "\(error)")
+        // Left as it is: still a FIFO, nothing kept aside.
+        var status = stat()
+        #expect(lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["users.json"])
+    }
+
+    @Test func aFolderAtThePathIsRefused() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("users.json")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        #expect(notARegularFile { try FileCache<User>(url: url).loadAll() }.map { $0.file == url && $0.kind == "a folder" } == true)
     }
 
     @Test func aValueLargerThanTheLimitIsNotWritten() throws {
