@@ -35,9 +35,10 @@ public import VariablyHTTP
 /// changes to the same record whose outcome the client never received: a record last written by one of
 /// them is the client's own write and must not be reported as a conflict.
 ///
-/// **Failures.** Statuses 408, 429 and 5xx, refused, dropped and timed-out connections, truncated
-/// bodies and bodies longer than their `Content-Length` are thrown as transient errors (the repository
-/// retries them: a pull is idempotent, a push carries idempotency keys). A 429 or 503 with
+/// **Failures.** Statuses 408, 429 and 5xx, refused, dropped and timed-out connections and truncated
+/// bodies are thrown as transient errors (the repository retries them: a pull is idempotent, a push
+/// carries idempotency keys); the transport's errors (`HTTPTransportError`) are read with the same
+/// rules, a refused certificate or proxy being ``RemoteSourceError/unavailable(_:)``. A 429 or 503 with
 /// `Retry-After` is ``RemoteSourceError/rateLimited(status:retryAfter:body:)``, and the repository
 /// waits at least that long (at most 5 minutes) before retrying. A pull answered 410, or 400, 404 or
 /// 422 with a body that mentions the cursor (e.g. `{"error": "invalid_cursor"}`), is
