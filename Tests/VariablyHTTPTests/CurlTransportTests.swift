@@ -29,6 +29,22 @@
             #expect(received <= 1 << 20, "the decoded bytes handed over stay within the limit")
         }
 
+        /// The body of a request still streams after the app dropped its transport: the transfer, not
+        /// the transport, keeps libcurl's multi handle and its thread.
+        @Test func requestOfADroppedTransportRunsToItsEnd() async throws {
+            let server = try await HostileHTTPServer(["gzip-bomb"])
+            defer { server.stop() }
+            var transport: CurlTransport? = CurlTransport(configuration: .init(proxy: "", noProxy: "*"))
+            let response = try await #require(transport).send(
+                HTTPTransportRequest(
+                    method: "GET", url: server.baseURL.appendingPathComponent("changes"), maximumResponseSize: 4 << 20))
+            transport = nil
+            let error = await transportError {
+                for try await _ in response.body {}
+            }
+            #expect(error == .tooLarge(limit: 4 << 20), "the body streamed on until the limit, not cancelled")
+        }
+
         @Test(arguments: ["gzip", "gzip-chunked", "deflate", "deflate-raw"])
         func compressedBodyIsHandedOverDecoded(mode: String) async throws {
             let server = try await HostileHTTPServer([mode])

@@ -51,7 +51,7 @@
             send(.remove(transfer))
         }
 
-        /// Ends the thread; the transfers still running fail as cancelled.
+        /// Ends the thread once the transfers still running have ended (each holds this object).
         func shutDown() {
             lock.withLock { isShuttingDown = true }
             curl_multi_wakeup(handle)
@@ -72,14 +72,9 @@
                     return (commands, isShuttingDown)
                 }
                 for command in pending { apply(command) }
-                if stops {
-                    for transfer in transfers.values {
-                        curl_multi_remove_handle(handle, transfer.easy)
-                        transfer.fail(CancellationError())
-                    }
-                    transfers = [:]
-                    return
-                }
+                // The transport is gone; the requests it started run to their end (their bodies may
+                // still be read), then the thread ends.
+                if stops, transfers.isEmpty { return }
                 _ = curl_multi_perform(handle, &running)
                 collectFinishedTransfers()
                 // At most a second: libcurl's own timers (deadlines, keep-alive) are due sooner if need be.

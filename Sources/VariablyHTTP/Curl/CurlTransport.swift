@@ -115,6 +115,7 @@
         }
 
         deinit {
+            // The requests in flight keep the multi handle; its thread ends after the last of them.
             multi?.shutDown()
         }
 
