@@ -116,6 +116,61 @@
             #expect(error?.isTransient == true)
         }
 
+        /// Concurrent requests to one plain-HTTP server go out at once, each on a connection of its own
+        /// (HTTP/1.1 has one request at a time per connection): none waits behind another. The server
+        /// closes each connection after its answer, holds each answer 300 ms and says how many requests
+        /// it held at once. (With `CURLOPT_PIPEWAIT` on plain HTTP, each request waited for the
+        /// connection of the one before: a push at concurrency 4 ran one request at a time.)
+        @Test func concurrentPlainHTTPRequestsOverlap() async throws {
+            let server = try await PythonScriptProcess.start(script: Self.overlapServer, arguments: [], name: "overlap")
+            defer { server.stop() }
+            let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/notes"))
+            let transport = self.transport
+            let peaks = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        // One after another, each while the ones before are held, as a push sends them.
+                        try await Task.sleep(for: .milliseconds(50 * index))
+                        let exchange = try await TransportExchange.send(url, method: "PATCH", through: transport, body: Data("{}".utf8))
+                        return Int(String(decoding: exchange.body, as: UTF8.self)) ?? 0
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect((peaks.max() ?? 0) >= 2, "the server never held two requests at once: \(peaks)")
+        }
+
+        private static let overlapServer = #"""
+            import http.server, time
+            exit_after(600, "overlap")
+            lock, state = threading.Lock(), {"now": 0, "peak": 0}
+
+            class Handler(http.server.BaseHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def log_message(self, *arguments):
+                    pass
+                def do_PATCH(self):
+                    self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                    with lock:
+                        state["now"] += 1
+                        state["peak"] = max(state["peak"], state["now"])
+                    time.sleep(0.3)
+                    with lock:
+                        peak = state["peak"]
+                        state["now"] -= 1
+                    body = str(peak).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                    self.end_headers()
+                    self.wfile.write(body)
+
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """#
+
         @Test func requestsToOneServerShareConnections() async throws {
             let server = try await HostileHTTPServer(["keep-alive"])
             defer { server.stop() }

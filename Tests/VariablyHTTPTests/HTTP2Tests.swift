@@ -29,6 +29,10 @@
             let transport = CurlTransport(
                 configuration: .init(proxy: "", noProxy: "*", certificateAuthorityFile: authority.certificate))
             let url = server.baseURL
+            // The first request sets up the connection (as a pull does before a sync pushes); the
+            // concurrent ones after it are multiplexed on it.
+            let first = try await TransportExchange.send(url, through: transport)
+            let firstPort = try JSONDecoder().decode(Answer.self, from: first.body).clientPort
             let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
                 for index in 0..<8 {
                     group.addTask {
@@ -42,7 +46,7 @@
             }
             #expect(answers.count == 8)
             #expect(answers.allSatisfy { $0.httpVersion == "2" && $0.method == "PATCH" && $0.length > 0 }, "\(answers)")
-            #expect(Set(answers.map(\.clientPort)).count == 1, "\(answers.map(\.clientPort))")
+            #expect(Set(answers.map(\.clientPort)) == [firstPort], "\(answers.map(\.clientPort))")
         }
 
         @Test func http1IsKeptWhenHTTP2IsNotPreferred() async throws {

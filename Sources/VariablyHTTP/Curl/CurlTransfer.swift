@@ -85,9 +85,10 @@
             setLong(CURLOPT_FOLLOWLOCATION, 0)
             setLong(CURLOPT_TIMEOUT_MS, Int(min(request.timeout, 1e9) * 1000))
             setLong(CURLOPT_HTTP_VERSION, configuration.prefersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
-            // A request to a server whose connection is still being set up waits to share it over HTTP/2
-            // rather than opening another.
-            setLong(CURLOPT_PIPEWAIT, 1)
+            // No CURLOPT_PIPEWAIT: with it, a request to a server whose last connection is still being set
+            // up waits for it, and against a server that closes each connection (HTTP/1.1,
+            // `Connection: close`) concurrent requests went one at a time. Requests after the first
+            // answer of an HTTP/2 server share its connection anyway.
             setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
             setPointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
             if let proxy = configuration.proxy { setString(CURLOPT_PROXY, proxy) }
