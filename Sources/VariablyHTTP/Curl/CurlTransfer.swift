@@ -90,6 +90,9 @@
             // `Connection: close`) concurrent requests went one at a time. Requests after the first
             // answer of an HTTP/2 server share its connection anyway.
             setLong(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+            // Reads of up to 256 KiB (libcurl's default is 16 KiB): a page arrives in a few chunks, each
+            // one hop to the body's reader, not in dozens.
+            setLong(CURLOPT_BUFFERSIZE, 256 << 10)
             setPointer(CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
             if let proxy = configuration.proxy { setString(CURLOPT_PROXY, proxy) }
             if let noProxy = configuration.noProxy { setString(CURLOPT_NOPROXY, noProxy) }
