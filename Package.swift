@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "VariablyCodable", targets: ["VariablyCodable"]),
         .library(name: "VariablySQLite", targets: ["VariablySQLite"]),
+        .library(name: "VariablyHTTP", targets: ["VariablyHTTP"]),
         .library(name: "VariablySync", targets: ["VariablySync"]),
         .library(name: "VariablyCodableTesting", targets: ["VariablyCodableTesting"]),
         .library(name: "VariablySyncTesting", targets: ["VariablySyncTesting"]),
@@ -23,7 +24,18 @@ let package = Package(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         .target(name: "VariablySQLite", dependencies: ["VariablyCodable", "CSQLite"], swiftSettings: strict),
-        .target(name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite"], swiftSettings: strict),
+        // The system libcurl seam, for the Linux transport (see `CurlLibrary` for why it is linked).
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"])]),
+        // The network: the transport seam, its errors, URLSession, libcurl on Linux; it knows nothing of
+        // the sync layer.
+        .target(
+            name: "VariablyHTTP", dependencies: [.target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: strict),
+        .target(
+            name: "VariablySync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablyHTTP"],
+            swiftSettings: strict),
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
         // The in-process simulated server: for tests, demos and benchmarks, not linked by apps.
         .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"], swiftSettings: strict),
@@ -42,8 +54,10 @@ let package = Package(
             dependencies: ["VariablySQLite", "VariablyTestSupport"],
             swiftSettings: strict),
         .testTarget(
+            name: "VariablyHTTPTests", dependencies: ["VariablyHTTP", "VariablyTestSupport"], swiftSettings: strict),
+        .testTarget(
             name: "VariablySyncTests",
-            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyTestSupport"],
+            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTestingTests",

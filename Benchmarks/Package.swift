@@ -20,6 +20,7 @@ let package = Package(
             dependencies: [
                 .product(name: "VariablyCodable", package: "VariablyCodable"),
                 .product(name: "VariablySQLite", package: "VariablyCodable"),
+                .product(name: "VariablyHTTP", package: "VariablyCodable"),
                 .product(name: "VariablySync", package: "VariablyCodable"),
                 .product(name: "VariablySyncTesting", package: "VariablyCodable"),
                 .product(name: "GRDB", package: "GRDB.swift"),

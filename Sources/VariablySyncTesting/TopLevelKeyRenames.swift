@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 import VariablySync
 
 /// Renames of top-level object keys, applied in order to a record's JSON bytes when it is served.

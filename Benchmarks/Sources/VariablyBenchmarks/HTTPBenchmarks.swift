@@ -5,7 +5,7 @@ import VariablySyncTesting
 
 /// The same full sync from the in-process simulated server (the baseline) and over loopback HTTP
 /// through `HTTPRemoteSource` (a local server answering the same pages, prepared in advance); then
-/// the same pages gzipped against identity, which measures the socket client's inflate.
+/// the same pages gzipped against identity, which measures libcurl's decoding.
 func httpGroups(users: [BenchUser]) throws -> [Group] {
     let pageSize = 1_000
     let server = try SimulatedServer(records: users, seed: 4)

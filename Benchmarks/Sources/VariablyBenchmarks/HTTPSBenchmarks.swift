@@ -1,13 +1,13 @@
 import Foundation
+import VariablyHTTP
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
 /// The production transport: a full sync over loopback `https://` with gzip pages through
-/// `URLSessionTransport` and through the socket client over OpenSSL (the default on Linux), against
-/// `http://` identity through the socket client (the baseline), in the same run; then `http://`
-/// identity through `URLSessionTransport` (which decides whether the socket client stays the
-/// `http://` transport on Linux) and `https://` identity through both. Prints the bytes on the wire
+/// `URLSessionTransport` and through libcurl (`CurlTransport`, the default on Linux), against
+/// `http://` identity through libcurl (the baseline), in the same run; then `http://` identity through
+/// `URLSessionTransport` and `https://` identity through both. Prints the bytes on the wire
 /// per 1,000 users with and without gzip.
 ///
 /// Runs only under `Benchmarks/https-speed`, which makes a certificate authority for the run and starts
@@ -47,9 +47,9 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
         return report.pulled
     }
     let transport = URLSessionTransport(configuration: .ephemeral)
-    let baseline = "http:// identity, socket client"
+    let baseline = "http:// identity, libcurl"
     let secure = "https:// gzip -6, URLSessionTransport"
-    let secureSocket = "https:// gzip -6, socket client over OpenSSL"
+    let secureSocket = "https:// gzip -6, libcurl"
     let plainURLSession = "http:// identity, URLSessionTransport"
     return [
         Group(
@@ -58,9 +58,9 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
                 Variant(name: secure) {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL, transport: transport))
                 },
-                // The default for https:// on Linux: one TLS handshake per request (no keep-alive).
+                // The default on Linux: kept-alive connections, HTTP/2 where the server offers it.
                 Variant(name: secureSocket) { try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL)) },
-                Variant(name: "https:// identity, socket client over OpenSSL") {
+                Variant(name: "https:// identity, libcurl") {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureIdentity.baseURL))
                 },
                 Variant(name: plainURLSession) {

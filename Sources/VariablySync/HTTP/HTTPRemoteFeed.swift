@@ -1,5 +1,6 @@
 public import Foundation
 import VariablyCodable
+public import VariablyHTTP
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -42,13 +43,13 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
     ///     hold `{table}` once, after the path of an object keyed by table; a misuse traps.
     ///   - headers: Headers for every request.
     ///   - timeout: Seconds one request may take as a whole.
-    ///   - transport: What sends the requests (see ``HTTPTransport``); URLSession by default, as for an
-    ///     ``HTTPRemoteSource``.
+    ///   - transport: What sends the requests (see `HTTPTransport`); `HTTPTransports.platformDefault` by
+    ///     default, as for an ``HTTPRemoteSource``.
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     ///   - prepare: Called before every request is sent (a fresh token).
     public init(
         baseURL: URL, api: HTTPAPI = .changeFeed, headers: [String: String] = [:], timeout: TimeInterval = 30,
-        transport: (any HTTPTransport)? = nil, maximumResponseSize: Int = 64 << 20,
+        transport: any HTTPTransport = HTTPTransports.platformDefault, maximumResponseSize: Int = 64 << 20,
         prepare: (@Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void)? = nil
     ) {
         let keys = api.pull.records.keys

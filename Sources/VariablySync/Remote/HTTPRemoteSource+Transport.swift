@@ -1,64 +1,44 @@
 import Foundation
+import VariablyHTTP
 
 // MARK: - Transport
 
 extension HTTPRemoteSource {
     /// A status with the headers (names in lower case), and the body.
-    typealias Response = (head: HTTPResponseParser.Head, body: Data)
+    typealias Response = (head: HTTPResponseHead, body: Data)
 
-    /// The transport that sends a request to `url`: the app's, or by default ``URLSessionTransport``,
-    /// with the package's socket client on Linux for `http://`, and for `https://` where the system's
-    /// OpenSSL opens (FoundationNetworking traps on some broken answers, see `HTTPSocketClient`).
-    func transport(for url: URL) -> any HTTPTransport {
-        #if canImport(Glibc)
-            if usesDefaultTransport, !prefersURLSession {
-                switch url.scheme?.lowercased() {
-                case "http":
-                    return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
-                case "https" where OpenSSLLibrary.shared != nil:
-                    return HTTPSocketClient(timeout: timeout, maximumResponseSize: maximumResponseSize)
-                default:
-                    break
-                }
-            }
-        #endif
-        return transport
-    }
-
-    /// Sends `request` through its transport within one deadline for the whole request (`timeout`,
+    /// Sends `request` through `transport` within one deadline for the whole request (`timeout`,
     /// however slowly the server trickles: the package's transports time it themselves, an app's
-    /// transport is raced against it), reads the body within `maximumResponseSize` as it arrives,
-    /// and decodes a `gzip` or `deflate` body the transport left encoded within the same limit.
+    /// transport is raced against it), and reads the body within `maximumResponseSize` as it arrives.
     func send(_ request: HTTPRequestHead) async throws -> Response {
-        var headers = request.headers.filter { $0.name.lowercased() != "accept-encoding" }
-        headers.append((name: "Accept-Encoding", value: "gzip, deflate"))
         let outgoing = HTTPTransportRequest(
-            method: request.method, url: request.url, headers: headers, body: request.body, timeout: timeout,
+            method: request.method, url: request.url, headers: request.headers, body: request.body, timeout: timeout,
             maximumResponseSize: maximumResponseSize)
-        let transport = self.transport(for: request.url)
+        let transport = self.transport
         let exchange: @Sendable () async throws -> Response = {
             do {
                 return try await Self.receive(transport.send(outgoing), for: outgoing)
             } catch let error as RemoteSourceError {
                 throw error
+            } catch let error as HTTPTransportError {
+                throw RemoteSourceError(error)
             } catch let error as CancellationError {
                 throw error
             } catch {
                 throw RemoteSourceError.unavailable("\(request.summary): \(error)")
             }
         }
-        // The package's transports time the whole request on timers of their own (a dispatch timer, the
-        // socket client's thread): an answer that arrived in time is read whole even when Swift's
-        // cooperative pool is slow to run this task. An app's transport gets the source's deadline.
-        if transport is URLSessionTransport { return try await exchange() }
-        #if canImport(Glibc)
-            if transport is HTTPSocketClient { return try await exchange() }
-        #endif
+        // The package's transports time the whole request on timers of their own (a dispatch timer,
+        // libcurl's): an answer that arrived in time is read whole even when Swift's cooperative pool is
+        // slow to run this task. An app's transport gets the source's deadline.
+        if transport is any SelfTimedHTTPTransport { return try await exchange() }
         return try await Self.withDeadline(timeout, summary: request.summary, exchange)
     }
 
-    /// The whole body of `response`, at most `request.maximumResponseSize` bytes before and after
-    /// decoding.
+    /// The whole body of `response`, at most `request.maximumResponseSize` bytes.
+    ///
+    /// The transport decodes the content codings it asks for; a body it hands over still encoded is
+    /// refused, since the source has no decoder of its own.
     private static func receive(_ response: HTTPTransportResponse, for request: HTTPTransportRequest) async throws
         -> Response
     {
@@ -74,15 +54,13 @@ extension HTTPRemoteSource {
         }
         // A stream ends early, without an error, when the task iterating it is cancelled.
         try Task.checkCancellation()
-        do throws(HTTPResponseParser.Failure) {
-            if response.status != 204, response.status != 304 {
-                let coding = try HTTPContentCoding(header: response.headers["content-encoding"])
-                body = try coding.decode(body, limit: limit, isCloseDelimited: false)
-            }
-        } catch {
-            throw error.remoteError(summary: request.summary)
+        let coding = (response.headers["content-encoding"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        if !coding.isEmpty, coding != "identity", !body.isEmpty {
+            throw RemoteSourceError.invalidResponse(
+                "\(request.summary): the transport handed over a body still in Content-Encoding \"\(coding.prefix(40))\" "
+                    + "(a transport decodes the codings it asks for)")
         }
-        return (HTTPResponseParser.Head(status: response.status, headers: response.headers), body)
+        return (HTTPResponseHead(status: response.status, headers: response.headers), body)
     }
 
     /// `operation`, or ``RemoteSourceError/transient(_:)`` once `seconds` have passed, whichever

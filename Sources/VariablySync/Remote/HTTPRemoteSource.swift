@@ -1,12 +1,13 @@
 public import Foundation
 public import VariablyCodable
+public import VariablyHTTP
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
 #endif
 
-/// A ``RemoteSource`` that speaks JSON over HTTP: with `URLSession`, or on Linux with a built-in
-/// HTTP/1.1 client that survives hostile servers (over the system's OpenSSL for `https://`).
+/// A ``RemoteSource`` that speaks JSON over HTTP, through an `HTTPTransport` of the `VariablyHTTP`
+/// module: by default the platform's (`URLSession` on Apple platforms, the system's libcurl on Linux).
 ///
 /// Its `api` declares where the server keeps records, pages and changes (see ``HTTPAPI``). With the
 /// default, ``HTTPAPI/changesEnvelope``, it expects two endpoints under `baseURL`:
@@ -34,9 +35,10 @@ public import VariablyCodable
 /// changes to the same record whose outcome the client never received: a record last written by one of
 /// them is the client's own write and must not be reported as a conflict.
 ///
-/// **Failures.** Statuses 408, 429 and 5xx, refused, dropped and timed-out connections, truncated
-/// bodies and bodies longer than their `Content-Length` are thrown as transient errors (the repository
-/// retries them: a pull is idempotent, a push carries idempotency keys). A 429 or 503 with
+/// **Failures.** Statuses 408, 429 and 5xx, refused, dropped and timed-out connections and truncated
+/// bodies are thrown as transient errors (the repository retries them: a pull is idempotent, a push
+/// carries idempotency keys); the transport's errors (`HTTPTransportError`) are read with the same
+/// rules, a refused certificate or proxy being ``RemoteSourceError/unavailable(_:)``. A 429 or 503 with
 /// `Retry-After` is ``RemoteSourceError/rateLimited(status:retryAfter:body:)``, and the repository
 /// waits at least that long (at most 5 minutes) before retrying. A pull answered 410, or 400, 404 or
 /// 422 with a body that mentions the cursor (e.g. `{"error": "invalid_cursor"}`), is
@@ -46,15 +48,11 @@ public import VariablyCodable
 ///
 /// **Transport.** `timeout` bounds each request as a whole (connecting, sending, every byte of the
 /// answer), however slowly the server trickles. Cursors go in the query percent-encoded, RFC 3986
-/// unreserved characters only, so `ab+c/d==` arrives intact. Requests ask for `Accept-Encoding: gzip,
-/// deflate`; the body is limited to `maximumResponseSize` while it arrives and again once decoded, so
-/// a gzip bomb stops at the limit. They go through an ``HTTPTransport``: ``URLSessionTransport`` by
-/// default, or the app's own (`transport:`). With the default, URLs on Linux use a small built-in
-/// HTTP/1.1 client over POSIX sockets instead (pulls on a kept connection, writes on one each, the
-/// response head limited to 64 KiB; `https://` over the system's OpenSSL, opened at run time):
-/// FoundationNetworking stops the process on some broken answers (a status line followed by a closed
-/// connection), which no caller could catch. Redirects follow the same rules on every transport (see
-/// docs/http.md, "Redirects").
+/// unreserved characters only, so `ab+c/d==` arrives intact. The body is limited to
+/// `maximumResponseSize` while it arrives, decoded (the transport asks for `gzip` and `deflate` and
+/// decodes them as they stream), so a gzip bomb stops at the limit. Requests go through an
+/// `HTTPTransport`: `HTTPTransports.platformDefault` unless the app passes its own (`transport:`).
+/// Redirects follow the same rules on every transport (see docs/http.md, "Redirects").
 ///
 /// ```swift
 /// let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!)
@@ -79,13 +77,8 @@ where Model.ID: Codable & Sendable {
     package let timeout: TimeInterval
     /// The largest answer accepted, in bytes; a larger one throws ``RemoteSourceError/responseTooLarge(limit:)``.
     package let maximumResponseSize: Int
-    /// What sends the requests (see ``transport(for:)``).
+    /// What sends the requests.
     package let transport: any HTTPTransport
-    /// Whether `transport` is the default, which on Linux leaves URLs to the socket client.
-    package let usesDefaultTransport: Bool
-    /// Sends requests through `transport` too, even where the socket client is available (tests of
-    /// the URLSession path).
-    package var prefersURLSession = false
 
     /// Creates a source for the endpoints under `baseURL`.
     ///
@@ -101,16 +94,17 @@ where Model.ID: Codable & Sendable {
     ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
     ///     smuggle further headers) is a misuse and traps.
     ///   - timeout: Seconds one request may take as a whole (more than zero).
-    ///   - transport: What sends the requests: an app's own HTTP client (see ``HTTPTransport``), or by
-    ///     default ``URLSessionTransport/shared`` (with, on Linux, the package's socket client for
-    ///     `http://` URLs, and for `https://` ones over the system's OpenSSL).
+    ///   - transport: What sends the requests: `HTTPTransports.platformDefault` by default (URLSession
+    ///     on Apple platforms, the system's libcurl on Linux), a transport configured by the app
+    ///     (`CurlTransport(configuration:)` with a proxy), or an app's own HTTP client (see `HTTPTransport`).
     ///   - maximumResponseSize: The largest answer accepted, in bytes (64 MiB by default).
     ///   - prepare: Called before every request is sent, to add what changes per request (a fresh
     ///     token); after a `401` the request is prepared again once, with
     ///     ``HTTPRequestAttempt/isRetryAfterUnauthorized`` set.
     public init(
         baseURL: URL, api: HTTPAPI = .changesEnvelope, headers: [String: String] = [:], timeout: TimeInterval = 30,
-        transport: (any HTTPTransport)? = nil, maximumResponseSize: Int = 64 << 20, prepare: RequestHook? = nil
+        transport: any HTTPTransport = HTTPTransports.platformDefault, maximumResponseSize: Int = 64 << 20,
+        prepare: RequestHook? = nil
     ) {
         precondition(timeout > 0, "HTTPRemoteSource needs a timeout of more than zero seconds.")
         precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
@@ -126,8 +120,7 @@ where Model.ID: Codable & Sendable {
         self.prepare = prepare
         self.headers = headers
         self.timeout = timeout
-        self.transport = transport ?? URLSessionTransport.shared
-        usesDefaultTransport = transport == nil
+        self.transport = transport
         self.maximumResponseSize = maximumResponseSize
     }
 

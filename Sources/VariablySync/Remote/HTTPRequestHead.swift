@@ -10,33 +10,6 @@ struct HTTPRequestHead: Sendable {
     /// `GET /users/changes` — what error messages name (never the query: it may hold a cursor).
     var summary: String { "\(method) \(url.path)" }
 
-    /// The bytes sent on the wire: request line, `Host`, the headers, `Content-Length`, the body
-    /// (RFC 9112 §3). `Connection: close` keeps one request per connection, so that a response ends at
-    /// the latest when the server closes, unless `keepAlive` asks the server to keep it open for the
-    /// next request; `Accept-Encoding: gzip, deflate`, the codings `HTTPResponseParser` decodes within the
-    /// size limit (a caller's own `Accept-Encoding` is not sent).
-    func serialized(keepAlive: Bool = false) -> Data {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        var target = components?.percentEncodedPath ?? "/"
-        if target.isEmpty { target = "/" }
-        if let query = components?.percentEncodedQuery { target += "?\(query)" }
-        var host = url.host ?? ""
-        if host.contains(":") { host = "[\(host)]" }
-        if let port = url.port { host += ":\(port)" }
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
-        var sent: Set<String> = ["host", "connection", "content-length", "accept-encoding", "transfer-encoding"]
-        for (name, value) in headers where !sent.contains(name.lowercased()) {
-            sent.insert(name.lowercased())
-            text += "\(name): \(value)\r\n"
-        }
-        text += "Accept-Encoding: gzip, deflate\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n"
-        if let body { text += "Content-Length: \(body.count)\r\n" }
-        text += "\r\n"
-        var data = Data(text.utf8)
-        if let body { data.append(body) }
-        return data
-    }
-
     /// Whether `text` may be sent as a header name or value: no line breaks or NULs (they would let a
     /// value write further headers).
     static func isSafeHeaderText(_ text: String) -> Bool {

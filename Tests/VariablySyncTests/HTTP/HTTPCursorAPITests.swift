@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablySync
+import VariablyTestSupport
 
 /// A repository against a real cursor-token API (`ShapedAPIServer.cursorAPI`): records and tombstones
 /// under `data`, `meta.next_cursor` and `meta.has_more`. Every request has a deadline of a few seconds,

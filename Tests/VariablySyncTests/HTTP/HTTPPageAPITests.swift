@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablySync
+import VariablyTestSupport
 
 /// A repository against a real page API (`ShapedAPIServer.pageAPI`): `updated_since` and `per_page`,
 /// `Link` headers, `POST`/`PUT`/`DELETE` one note at a time with `If-Match`, no tombstones. Every request

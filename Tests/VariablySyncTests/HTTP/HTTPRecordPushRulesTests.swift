@@ -14,7 +14,7 @@ struct HTTPRecordPushRulesTests {
     }
 
     private func answer(_ status: Int, location: String?) -> Source.Response {
-        (HTTPResponseParser.Head(status: status, headers: location.map { ["location": $0] } ?? [:]), Data())
+        (HTTPResponseHead(status: status, headers: location.map { ["location": $0] } ?? [:]), Data())
     }
 
     @Test(arguments: [301, 302, 303, 307, 308])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VariablySQLite
 import VariablySync
+import VariablyTestSupport
 
 /// A store of writers, essays and remarks against a real HTTP server: one feed of every table
 /// (``HTTPAPI/changeFeed``), pushes to each table's own envelope. These tests need `python3`.

@@ -1,5 +1,7 @@
 import Foundation
+import VariablyHTTP
 import VariablySync
+import VariablyTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

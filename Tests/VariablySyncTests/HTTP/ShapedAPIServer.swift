@@ -1,7 +1,9 @@
 import Foundation
 import VariablyCodable
 import VariablySQLite
+import VariablyHTTP
 import VariablySync
+import VariablyTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -104,8 +106,10 @@ final class ShapedAPIServer {
         _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5, conflicts: ConflictPolicy<Note> = .serverWins,
         vault: TokenVault? = nil, throughURLSession: Bool = false
     ) throws -> Repository<Note> {
-        var remote = HTTPRemoteSource<Note>(baseURL: baseURL, api: api, timeout: timeout, prepare: vault?.hook)
-        remote.prefersURLSession = throughURLSession
+        let remote = HTTPRemoteSource<Note>(
+            baseURL: baseURL, api: api, timeout: timeout,
+            transport: throughURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
+            prepare: vault?.hook)
         return try Repository(
             database: .inMemory(), remote: remote,
             configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries, conflictPolicy: conflicts))

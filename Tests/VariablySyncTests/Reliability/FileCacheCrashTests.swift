@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyCodable
 import VariablySync
 import VariablyTestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablyCodable
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 
@@ -24,7 +25,7 @@ struct HTTPHostileServerTests {
     }
 
     private func pull(
-        _ modes: [String], through transport: HostileTransport = .socket, after cursor: SyncCursor? = nil,
+        _ modes: [String], through transport: HostileTransport = .curl, after cursor: SyncCursor? = nil,
         timeout: TimeInterval = 20, maximumResponseSize: Int = 64 << 20
     ) async throws -> (server: HostileHTTPServer, result: Result<RemotePage<Int64>, any Error>) {
         let server = try await transport.server(modes)
@@ -43,7 +44,7 @@ struct HTTPHostileServerTests {
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
-        #expect(error?.isTransient == true)
+        #expect(error?.isTransient == true, "\(String(describing: error))")
         #expect("\(error.map { "\($0)" } ?? "")".contains("inside the response head"))
     }
 
@@ -91,21 +92,22 @@ struct HTTPHostileServerTests {
         let head = echoed?["head"] as? String ?? ""
         #expect(head.hasPrefix("GET /users/changes?after=ab%2Bc%2Fd%3D%3D%C3%A9%20%3F%26&limit=10 HTTP/1.1\r\n"))
         #expect(echoed?["after"] as? [String] == ["ab+c/d==é ?&"])
-        #expect(head.contains("\r\nAccept-Encoding: gzip, deflate\r\n"))
-        // A GET asks to keep the connection for the next page.
-        #expect(head.contains("\r\nConnection: keep-alive"))
+        // libcurl asks for every coding it decodes, gzip and deflate among them.
+        let acceptEncoding = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("accept-encoding:") }
+        #expect(acceptEncoding?.contains("gzip") == true && acceptEncoding?.contains("deflate") == true, "\(head)")
     }
 
     @Test func urlSessionPathEncodesTheCursorAndAsksForGzip() async throws {
         let server = try await HostileHTTPServer(["echo", "gzip"])
         defer { server.stop() }
-        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
-        remote.prefersURLSession = true
+        let remote = HTTPRemoteSource<Account>(
+            baseURL: server.baseURL, timeout: 20, transport: URLSessionTransport(configuration: .ephemeral))
         let page = try await remote.pull(after: "ab+c/d==", limit: 10)
         let echoed = try JSONSerialization.jsonObject(with: Data(page.nextCursor.rawValue.utf8)) as? [String: Any]
         let head = (echoed?["head"] as? String ?? "").lowercased()
         #expect(head.hasPrefix("get /users/changes?after=ab%2bc%2fd%3d%3d&limit=10 http/1.1\r\n"))
-        #expect(head.contains("\r\naccept-encoding: gzip, deflate"))
+        #expect(head.contains("\r\naccept-encoding: "), "\(head)")
+        #expect(head.contains("gzip"), "\(head)")
         // URLSession decodes the body itself and leaves `Content-Encoding` in place: the transport
         // removes it, so the body is not decoded twice.
         let compressed = try await remote.pull(after: nil, limit: 10)
@@ -143,14 +145,15 @@ struct HTTPHostileServerTests {
         #expect(try JSONDecoder(source: .remote).decode([Account].self, from: page.records) == [Account.sample(2)])
     }
 
-    @Test func unknownContentEncodingIsRefused() async throws {
+    /// A body labelled with a coding that its bytes are not in: the transport cannot decode it, and
+    /// says so (libcurl: "Error while processing content unencoding").
+    @Test func bodyThatDoesNotDecodeIsRefused() async throws {
         let (server, result) = try await pull(["br"])
         defer { server.stop() }
-        guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
+        guard case .failure(RemoteSourceError.invalidResponse) = result else {
             Issue.record("expected invalidResponse, got \(result)")
             return
         }
-        #expect(reason.contains("unsupported Content-Encoding \"br\""))
     }
 
     @Test(arguments: HostileTransport.all)
@@ -160,21 +163,22 @@ struct HTTPHostileServerTests {
         #expect(throws: RemoteSourceError.responseTooLarge(limit: 1 << 20)) { try result.get() }
     }
 
-    @Test func corruptGzipIsInvalidResponseAndACutOneTransient() async throws {
+    /// A corrupt stream is an invalid answer. A close-delimited one cut short decodes as far as it
+    /// goes: libcurl (as URLSession) does not check that the stream ended, so the cut page is an
+    /// invalid answer too, not a dropped connection.
+    @Test func corruptOrCutGzipIsInvalidResponse() async throws {
         let (corrupt, result) = try await pull(["gzip-corrupt"])
         defer { corrupt.stop() }
-        guard case .failure(RemoteSourceError.invalidResponse(let reason)) = result else {
+        guard case .failure(RemoteSourceError.invalidResponse) = result else {
             Issue.record("expected invalidResponse, got \(result)")
             return
         }
-        #expect(reason.contains("CRC-32"))
         let (cut, dropped) = try await pull(["gzip-cut-close"])
         defer { cut.stop() }
-        guard case .failure(let error as RemoteSourceError) = dropped else {
-            Issue.record("expected a RemoteSourceError, got \(dropped)")
+        guard case .failure(RemoteSourceError.invalidResponse) = dropped else {
+            Issue.record("expected invalidResponse, got \(dropped)")
             return
         }
-        #expect(error.isTransient, "\(error)")
     }
 
     @Test(arguments: HostileTransport.all, ["huge-length", "endless-chunked", "endless-close"])
@@ -187,13 +191,13 @@ struct HTTPHostileServerTests {
     @Test func urlSessionPathRefusesAnAnswerPastTheLimit() async throws {
         let server = try await HostileHTTPServer(["page"])
         defer { server.stop() }
-        var remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20, maximumResponseSize: 16)
-        remote.prefersURLSession = true
+        let transport = URLSessionTransport(configuration: .ephemeral)
+        var remote = HTTPRemoteSource<Account>(
+            baseURL: server.baseURL, timeout: 20, transport: transport, maximumResponseSize: 16)
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) {
             try await remote.pull(after: nil, limit: 10)
         }
-        remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
-        remote.prefersURLSession = true
+        remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20, transport: transport)
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
     }
 
@@ -231,7 +235,7 @@ struct HTTPHostileServerTests {
         _ = await server.waitUntilTheClientHangsUp()
     }
 
-    /// Through the socket client only, plain or over TLS: FoundationNetworking traps on this answer (see
+    /// Through libcurl only, plain or over TLS: FoundationNetworking traps on this answer (see
     /// `HTTPSTransportTests.brokenAnswersStopFoundationNetworking`).
     @Test(arguments: HostileTransport.all.filter { !$0.isURLSession })
     func chunkedAnswerAfterAnInterimResponseIsRead(transport: HostileTransport) async throws {
@@ -244,7 +248,7 @@ struct HTTPHostileServerTests {
 
     // MARK: - 5. Dropped connections
 
-    /// `status-then-close` only through the socket client (plain or over TLS): FoundationNetworking traps
+    /// `status-then-close` only through libcurl (plain or over TLS): FoundationNetworking traps
     /// on it (see `HTTPSTransportTests.brokenAnswersStopFoundationNetworking`).
     @Test(arguments: HostileTransport.all, ["truncated", "long-length", "short-length", "close", "status-then-close"])
     func droppedConnectionIsTransient(transport: HostileTransport, mode: String) async throws {
@@ -255,9 +259,9 @@ struct HTTPHostileServerTests {
             Issue.record("expected a RemoteSourceError, got \(result)")
             return
         }
-        if transport.isURLSession, mode == "short-length" {
-            // URLSession reads the announced length and never sees the bytes past it: the body it
-            // hands over is cut, and is no page.
+        if mode == "short-length" {
+            // libcurl (under URLSession too) reads the announced length and never sees the bytes past
+            // it: the body it hands over is cut, and is no page.
             guard case .invalidResponse = error else {
                 Issue.record("expected invalidResponse, got \(error)")
                 return
@@ -269,13 +273,13 @@ struct HTTPHostileServerTests {
 
     @Test func repositoryRetriesDroppedConnections() async throws {
         let server = try await HostileHTTPServer(
-            ["truncated", "long-length", "short-length", "close", "status-then-close", "page"],
+            ["truncated", "long-length", "close", "status-then-close", "page"],
             records: try Self.records([Account.sample(3)]))
         defer { server.stop() }
         let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let report = try await repository.sync()
-        #expect(report.retries == 5)
+        #expect(report.retries == 4)
         await #expect(try cached(repository) == [Account.sample(3)])
     }
 

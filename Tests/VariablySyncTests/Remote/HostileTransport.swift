@@ -1,34 +1,36 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySync
+import VariablyTestSupport
 
 /// The ways ``HTTPRemoteSource`` reaches a ``HostileHTTPServer``, for the tests that run each hostile
-/// scenario on every transport: `http://` through the package's socket client (the default on Linux)
-/// and through ``URLSessionTransport``, and `https://` over real TLS through both (the socket client over
-/// the system's OpenSSL is the default for `https://` on Linux).
+/// scenario on every transport: `http://` through the platform's default transport (libcurl on Linux)
+/// and through ``URLSessionTransport``, and `https://` over real TLS through both.
 ///
 /// The TLS cases run only in a test binary re-launched to trust the test authority (see
 /// ``TestCertificateAuthority``, and `HTTPSTransportTests`, which launches it); that binary runs only
 /// the TLS cases, the others already ran in the parent.
 enum HostileTransport: String, Sendable, CustomTestStringConvertible {
-    case socket
+    /// `HTTPTransports.platformDefault`: the system's libcurl on Linux.
+    case curl
     case urlSession
     case urlSessionOverTLS
-    case socketOverTLS
+    case curlOverTLS
 
     var testDescription: String { rawValue }
 
     /// The transports this process tests: TLS only in a re-launched binary, all four where the system
     /// bundle itself trusts the test authority (see `TestCertificateAuthority.isInSystemBundle`).
     static var all: [HostileTransport] {
-        guard TestCertificateAuthority.trusted != nil else { return [.socket, .urlSession] }
-        guard TestCertificateAuthority.isInSystemBundle else { return [.urlSessionOverTLS, .socketOverTLS] }
-        return [.socket, .urlSession, .urlSessionOverTLS, .socketOverTLS]
+        guard TestCertificateAuthority.trusted != nil else { return [.curl, .urlSession] }
+        guard TestCertificateAuthority.isInSystemBundle else { return [.urlSessionOverTLS, .curlOverTLS] }
+        return [.curl, .urlSession, .urlSessionOverTLS, .curlOverTLS]
     }
 
     var isURLSession: Bool { self == .urlSession || self == .urlSessionOverTLS }
 
-    var isTLS: Bool { self == .urlSessionOverTLS || self == .socketOverTLS }
+    var isTLS: Bool { self == .urlSessionOverTLS || self == .curlOverTLS }
 
     /// A server answering in `modes`, over TLS for the TLS cases.
     func server(_ modes: [String], records: String = "[]") async throws -> HostileHTTPServer {
@@ -44,7 +46,7 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
         // and must not slow the other tests' requests.
         HTTPRemoteSource<Account>(
             baseURL: server.baseURL, timeout: timeout,
-            transport: isURLSession ? URLSessionTransport(configuration: .ephemeral) : nil,
+            transport: isURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
             maximumResponseSize: maximumResponseSize, prepare: prepare)
     }
 }

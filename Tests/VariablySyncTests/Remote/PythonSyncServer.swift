@@ -1,4 +1,5 @@
 import Foundation
+import VariablyTestSupport
 
 #if canImport(Glibc)
     import Glibc

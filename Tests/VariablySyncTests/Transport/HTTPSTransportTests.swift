@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 
 /// The hostile scenarios and the transport rules over real TLS: the test binary is launched again,
 /// filtered to those suites, in a mount namespace where it trusts a test authority (see
-/// `TestCertificateAuthority`); there `HostileTransport.all` is `https://` through URLSession.
+/// `TestCertificateAuthority`); there `HostileTransport.all` is `https://` through libcurl and URLSession.
 @Suite(
     .serialized, .timeLimit(.minutes(5)),
     .enabled(
@@ -19,23 +20,23 @@ struct HTTPSTransportTests {
 
     /// Where the system bundle trusts the authority already, the TLS cases run in this process.
     @Test(.enabled(if: !TestCertificateAuthority.isInSystemBundle, "the TLS cases run in this process"))
-    func hostileScenariosAndTransportRulesHoldOverTLSThroughURLSession() async throws {
+    func hostileScenariosAndTransportRulesHoldOverTLS() async throws {
         let authority = try await TestCertificateAuthority.make()
         defer { authority.remove() }
         let (termination, log) = try await Self.runChild(
-            authority, filter: "HTTPHostileServerTests|HTTPTransportTests|TLSConnectionTests|HTTPConnectionPoolTests")
+            authority, filter: "HTTPHostileServerTests|HTTPTransportTests")
         #expect(termination == .exited(0), "the TLS run failed:\n\(Self.failures(in: log))")
         // The TLS cases did run, through both transports (a filter that matched nothing would exit 0 too).
         #expect(log.contains("urlSessionOverTLS"), "\(log.suffix(2000))")
-        #expect(log.contains("socketOverTLS"), "\(log.suffix(2000))")
+        #expect(log.contains("curlOverTLS"), "\(log.suffix(2000))")
     }
 
     /// Two answers stop any process that reads them through FoundationNetworking (6.3.1 on Linux), over
     /// TLS as over plain HTTP: a status line and then a closed connection, and a `100 Continue` before
     /// a chunked body (`Fatal error: Transfer completed, but there's no response`,
-    /// NativeProtocol.swift:240). No delegate sees them first. On Linux the package's defaults never
-    /// hand them to it: `http://` and `https://` go through the socket client, which reads them as errors
-    /// (`HostileTransport.socketOverTLS`); only an app that passes `URLSessionTransport` itself meets
+    /// NativeProtocol.swift:240). No delegate sees them first. On Linux the package's default never
+    /// hands them to it: `http://` and `https://` go through libcurl directly, which reads them as errors
+    /// (`HostileTransport.curlOverTLS`); only an app that passes `URLSessionTransport` itself meets
     /// them. When FoundationNetworking stops trapping, this known issue fails: then the scenarios join
     /// the others.
     @Test(arguments: ["status-then-close", "chunked"])

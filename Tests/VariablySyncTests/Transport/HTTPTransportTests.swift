@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablyCodable
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 
@@ -13,23 +14,61 @@ struct HTTPTransportTests {
 
     // MARK: - An app's own transport
 
-    @Test func appTransportReceivesTheRequestAndItsEncodedBodyIsDecoded() async throws {
+    @Test func appTransportReceivesTheRequestAsTheSourceMadeIt() async throws {
         let transport = ScriptedTransport { request, continuation in
             #expect(request.method == "GET")
             #expect(request.url.absoluteString == "https://api.example.com/users/changes?limit=10")
-            #expect(request.headers.contains { $0.name == "Accept-Encoding" && $0.value == "gzip, deflate" })
+            #expect(request.headers.contains { $0.name == "Accept" && $0.value == "application/json" })
+            // The codings are the transport's to ask for: it decodes them.
+            #expect(!request.headers.contains { $0.name.lowercased() == "accept-encoding" })
             #expect(request.timeout == 5)
-            let gzip = CompressionFixtures.gzipMember(deflate: Self.stored(Self.page), of: Self.page)
             // In three pieces, as a client hands them over while they arrive.
-            for start in stride(from: 0, to: gzip.count, by: gzip.count / 3 + 1) {
-                continuation.yield(gzip[start..<min(start + gzip.count / 3 + 1, gzip.count)])
+            let third = Self.page.count / 3 + 1
+            for start in stride(from: 0, to: Self.page.count, by: third) {
+                continuation.yield(Self.page[start..<min(start + third, Self.page.count)])
             }
             continuation.finish()
-            return (200, ["Content-Encoding": "gzip"])
+            return (200, [:])
         }
         let remote = HTTPRemoteSource<Account>(baseURL: Self.base, timeout: 5, transport: transport)
         let page = try await remote.pull(after: nil, limit: 10)
         #expect(page.nextCursor == "7")
+    }
+
+    @Test func bodyAnAppTransportLeftEncodedIsRefused() async throws {
+        let transport = ScriptedTransport { _, continuation in
+            continuation.yield(Data([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3]))
+            continuation.finish()
+            return (200, ["Content-Encoding": "gzip"])
+        }
+        let remote = HTTPRemoteSource<Account>(baseURL: Self.base, timeout: 5, transport: transport)
+        let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
+        guard case .invalidResponse(let reason) = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("still in Content-Encoding \"gzip\""), "\(reason)")
+    }
+
+    @Test func transportErrorKeepsItsRetryClassification() async throws {
+        let cases: [(HTTPTransportError, Bool)] = [
+            (.timedOut(request: "GET /users/changes", seconds: 1), true),
+            (.cannotConnect(request: "GET /users/changes", reason: "refused"), true),
+            (.connectionLost(request: "GET /users/changes", reason: "closed"), true),
+            (.tlsFailure(request: "GET /users/changes", reason: "expired"), false),
+            (.proxyRefused(request: "GET /users/changes", reason: "403"), false),
+            (.invalidResponse(request: "GET /users/changes", reason: "bad"), false),
+        ]
+        for (failure, isTransient) in cases {
+            let remote = HTTPRemoteSource<Account>(
+                baseURL: Self.base, timeout: 5, transport: ScriptedTransport { _, _ in throw failure })
+            let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
+            #expect(error?.isTransient == isTransient, "\(failure)")
+            #expect(error?.isTransient == failure.isTransient, "\(failure)")
+        }
+        let tooLarge = HTTPRemoteSource<Account>(
+            baseURL: Self.base, timeout: 5, transport: ScriptedTransport { _, _ in throw HTTPTransportError.tooLarge(limit: 9) })
+        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 9)) { try await tooLarge.pull(after: nil, limit: 10) }
     }
 
     @Test func endlessBodyFromAnAppTransportStopsAtTheLimitAndEndsTheRequest() async throws {
@@ -125,14 +164,6 @@ struct HTTPTransportTests {
             request.setValue(token, forHTTPHeaderField: "Authorization")
         }
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
-    }
-
-    // MARK: - Fixtures
-
-    /// `data` as one stored DEFLATE block (at most 65,535 bytes).
-    private static func stored(_ data: Data) -> Data {
-        let count = UInt16(data.count)
-        return Data([1, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8(~count >> 8)]) + data
     }
 }
 

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
 
 // docs/http.md, "Transport": the AsyncHTTPClient adapter, compiled against stand-ins with
-// AsyncHTTPClient's and NIO's signatures (the package depends on neither), then run on a gzip page.
+// AsyncHTTPClient's and NIO's signatures (the package depends on neither), then run on a page that
+// the client decoded.
 
 private struct AsyncHTTPClientTransport: HTTPTransport {
     let client: HTTPClient
@@ -13,12 +15,14 @@ private struct AsyncHTTPClientTransport: HTTPTransport {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        // The client decodes what it asks for (created with `decompression: .enabled(limit:)`).
+        outgoing.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         if let body = request.body { outgoing.body = .bytes(body) }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, timeout: .milliseconds(Int64(request.timeout * 1000)))
         } catch {
-            throw RemoteSourceError.transient("\(request.method) \(request.url.path): \(error)")
+            throw HTTPTransportError.connectionLost(request: "\(request.method) \(request.url.path)", reason: "\(error)")
         }
         let (body, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         let reader = Task {
@@ -26,30 +30,34 @@ private struct AsyncHTTPClientTransport: HTTPTransport {
                 for try await buffer in response.body { continuation.yield(Data(buffer: buffer)) }
                 continuation.finish()
             } catch {
-                continuation.finish(throwing: RemoteSourceError.transient("\(request.url.path): \(error)"))
+                continuation.finish(
+                    throwing: HTTPTransportError.connectionLost(request: "\(request.method) \(request.url.path)", reason: "\(error)"))
             }
         }
         // The source drops the stream past its size limit or deadline: stop reading then.
         continuation.onTermination = { _ in reader.cancel() }
         var headers: [String: String] = [:]
-        for (name, value) in response.headers { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
+        for (name, value) in response.headers {
+            headers[name.lowercased()] = headers[name.lowercased()].map { "\($0), \(value)" } ?? value
+        }
+        // The body is decoded: the coding no longer describes it.
+        headers["content-encoding"] = nil
         return HTTPTransportResponse(status: Int(response.status.code), headers: headers, body: body)
     }
 }
 
 @Suite struct TransportDocumentationTests {
-    @Test func asyncHTTPClientAdapterSyncsAGzipPage() async throws {
+    @Test func asyncHTTPClientAdapterSyncsADecodedGzipPage() async throws {
         let page = Data(#"{"records": [], "deleted": [], "next_cursor": "9", "has_more": false}"#.utf8)
-        let gzip = CompressionFixtures.gzipMember(
-            deflate: Data([1, UInt8(page.count), 0, ~UInt8(page.count), 0xFF]) + page, of: page)
         let client = HTTPClient { request in
             #expect(request.url == "https://api.example.com/v1/users/changes?limit=10")
             #expect(request.headers.contains { $0.name == "Accept-Encoding" && $0.value == "gzip, deflate" })
-            let half = gzip.count / 2
+            // As AsyncHTTPClient hands over a gzip page it decoded: the bytes plain, the header kept.
+            let half = page.count / 2
             return HTTPClientResponse(
                 status: HTTPResponseStatus(code: 200),
                 headers: HTTPHeaders([(name: "Content-Encoding", value: "gzip")]),
-                body: [ByteBuffer(bytes: gzip.prefix(half)), ByteBuffer(bytes: gzip.dropFirst(half))])
+                body: [ByteBuffer(bytes: page.prefix(half)), ByteBuffer(bytes: page.dropFirst(half))])
         }
         let remote = HTTPRemoteSource<User>(
             baseURL: URL(string: "https://api.example.com/v1/users")!,
@@ -123,3 +131,15 @@ private struct HTTPClientResponse: Sendable {
 extension Data {
     fileprivate init(buffer: ByteBuffer) { self = buffer.bytes }
 }
+
+#if canImport(Glibc)
+    // docs/http.md, "Proxies": libcurl with a proxy of the app's own, passed to a source.
+    @Suite struct CurlTransportDocumentationTests {
+        @Test func curlTransportWithAProxyIsPassedToASource() {
+            let transport = CurlTransport(configuration: .init(proxy: "http://proxy.internal:3128", noProxy: "localhost,.internal"))
+            let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1/users")!, transport: transport)
+            #expect(remote.transport is CurlTransport)
+            #expect(transport.configuration.proxy == "http://proxy.internal:3128")
+        }
+    }
+#endif

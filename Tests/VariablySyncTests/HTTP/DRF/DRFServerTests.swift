@@ -1,4 +1,5 @@
 import Foundation
+import VariablyHTTP
 import VariablySync
 import Testing
 

@@ -1,0 +1,244 @@
+package import Foundation
+
+/// A response body read once: values are found by path in the bytes as the server sent them, without
+/// building a tree, so that the records can be handed to `KeySetJSONDecoder` as a slice of the body
+/// (or a concatenation of slices), never re-serialized.
+///
+/// The walk checks the structure (strings, brackets, literals) and stops at the first error; scalar
+/// values at a path are read with `JSONValue(parsing:)`, the records by the decoder, so every byte
+/// that is used is validated as strictly as `JSONDecoder` would. Of duplicate keys the first wins, as
+/// in `JSONDecoder` and `KeySetJSONDecoder`.
+package struct JSONBody {
+    package let bytes: [UInt8]
+    /// The range of the top-level value.
+    package let root: Range<Int>
+
+    /// Deeper than this, a body is refused rather than walked.
+    static let maximumDepth = 512
+
+    package init(_ data: Data) throws(JSONBodyError) {
+        bytes = [UInt8](data)
+        var index = 0
+        Self.skipWhitespace(bytes, &index)
+        let start = index
+        root = start..<(try Self.skipValue(bytes, from: start, depth: 0))
+        index = root.upperBound
+        Self.skipWhitespace(bytes, &index)
+        guard index == bytes.count else { throw JSONBodyError("unexpected bytes after the JSON value at offset \(index)") }
+    }
+
+    /// The range of the value at `path` (object keys from the top), `nil` when a key is missing or a
+    /// parent is not an object. An empty path is the whole body.
+    package func range(at path: DataPath) throws(JSONBodyError) -> Range<Int>? {
+        var current = root
+        for key in path.keys {
+            guard let member = try member(key, of: current) else { return nil }
+            current = member
+        }
+        return current
+    }
+
+    /// The value of the object at `object` for `key`, the first occurrence.
+    package func member(_ key: String, of object: Range<Int>) throws(JSONBodyError) -> Range<Int>? {
+        var found: Range<Int>?
+        let isObject = try forEachMember(of: object) { (keyRange, value) throws(JSONBodyError) in
+            if try keyEquals(key, keyRange) { found = value }
+            return found == nil
+        }
+        return isObject ? found : nil
+    }
+
+    /// The members of the object at `object`, in order, as the ranges of each key (with its quotes)
+    /// and value; `nil` when the value is not an object.
+    package func members(of object: Range<Int>) throws(JSONBodyError) -> [(key: Range<Int>, value: Range<Int>)]? {
+        var members: [(key: Range<Int>, value: Range<Int>)] = []
+        let isObject = try forEachMember(of: object) { (key, value) throws(JSONBodyError) in
+            members.append((key, value))
+            return true
+        }
+        return isObject ? members : nil
+    }
+
+    /// Calls `body` with each member of the object at `object` until it returns `false`.
+    ///
+    /// - Returns: Whether the value is an object.
+    private func forEachMember(
+        of object: Range<Int>, _ body: (_ key: Range<Int>, _ value: Range<Int>) throws(JSONBodyError) -> Bool
+    ) throws(JSONBodyError) -> Bool {
+        guard bytes[object.lowerBound] == UInt8(ascii: "{") else { return false }
+        var index = object.lowerBound + 1
+        while true {
+            Self.skipWhitespace(bytes, &index)
+            guard index < object.upperBound else { throw JSONBodyError("an unterminated object") }
+            if bytes[index] == UInt8(ascii: "}") { return true }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                Self.skipWhitespace(bytes, &index)
+            }
+            let keyStart = index
+            let keyEnd = try Self.skipValue(bytes, from: keyStart, depth: 0)
+            index = keyEnd
+            Self.skipWhitespace(bytes, &index)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONBodyError("a member without ':' at offset \(index)") }
+            index += 1
+            Self.skipWhitespace(bytes, &index)
+            let valueStart = index
+            let valueEnd = try Self.skipValue(bytes, from: valueStart, depth: 1)
+            guard try body(keyStart..<keyEnd, valueStart..<valueEnd) else { return true }
+            index = valueEnd
+        }
+    }
+
+    /// The ranges of an array's elements; `nil` when the value is not an array.
+    package func elements(of array: Range<Int>) throws(JSONBodyError) -> [Range<Int>]? {
+        guard bytes[array.lowerBound] == UInt8(ascii: "[") else { return nil }
+        var ranges: [Range<Int>] = []
+        var index = array.lowerBound + 1
+        while true {
+            Self.skipWhitespace(bytes, &index)
+            guard index < array.upperBound else { throw JSONBodyError("an unterminated array") }
+            if bytes[index] == UInt8(ascii: "]") { return ranges }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                Self.skipWhitespace(bytes, &index)
+            }
+            let end = try Self.skipValue(bytes, from: index, depth: 1)
+            ranges.append(index..<end)
+            index = end
+        }
+    }
+
+    /// The bytes of a value.
+    package func data(_ range: Range<Int>) -> Data { Data(bytes[range]) }
+
+    /// A scalar or small value, read strictly.
+    package func value(_ range: Range<Int>) throws(JSONBodyError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: data(range))
+        } catch {
+            throw JSONBodyError("\(error)")
+        }
+    }
+
+    /// The value at `path` as text: a string as is, a number as written; `nil` for `null` or when absent.
+    package func text(at path: DataPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> String? {
+        var current = base ?? root
+        for key in path.keys {
+            guard let member = try member(key, of: current) else { return nil }
+            current = member
+        }
+        return try Self.text(of: value(current))
+    }
+
+    package static func text(of value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .int(let number): String(number)
+        case .double(let number): String(number)
+        case .bigNumber(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        default: nil
+        }
+    }
+
+    /// A JSON array of the given element ranges, copied byte for byte.
+    package func array(of ranges: [Range<Int>]) -> Data {
+        var out = [UInt8]()
+        out.reserveCapacity(ranges.reduce(2) { $0 + $1.count + 1 })
+        out.append(UInt8(ascii: "["))
+        for (position, range) in ranges.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: bytes[range])
+        }
+        out.append(UInt8(ascii: "]"))
+        return Data(out)
+    }
+
+    /// The object at `object` with only the members whose key `keep` accepts, copied byte for byte;
+    /// `nil` when the value is not an object.
+    package func object(_ object: Range<Int>, keeping keep: (String) -> Bool) throws(JSONBodyError) -> Data? {
+        guard let members = try members(of: object) else { return nil }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for member in members {
+            guard case .string(let key) = try value(member.key), keep(key) else { continue }
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out += bytes[member.key]
+            out.append(UInt8(ascii: ":"))
+            out += bytes[member.value]
+        }
+        out.append(UInt8(ascii: "}"))
+        return Data(out)
+    }
+
+    // MARK: - Walking
+
+    private func keyEquals(_ key: String, _ range: Range<Int>) throws(JSONBodyError) -> Bool {
+        let content = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
+        if !content.contains(UInt8(ascii: "\\")) { return content.elementsEqual(key.utf8) }
+        return try value(range) == .string(key)
+    }
+
+    private static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// The index just past the value starting at `start`.
+    private static func skipValue(_ bytes: [UInt8], from start: Int, depth: Int) throws(JSONBodyError) -> Int {
+        guard start < bytes.count else { throw JSONBodyError("the body ends where a value was expected") }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            var index = start + 1
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\\"): index += 2
+                case UInt8(ascii: "\""): return index + 1
+                default: index += 1
+                }
+            }
+            throw JSONBodyError("an unterminated string at offset \(start)")
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < maximumDepth else { throw JSONBodyError("nested deeper than \(maximumDepth) levels") }
+            let close = bytes[start] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            var index = start + 1
+            var expectsValue = true
+            while true {
+                skipWhitespace(bytes, &index)
+                guard index < bytes.count else { throw JSONBodyError("an unterminated container at offset \(start)") }
+                let byte = bytes[index]
+                if byte == close { return index + 1 }
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") {
+                    guard !expectsValue else { throw JSONBodyError("an unexpected '\(UnicodeScalar(byte))' at offset \(index)") }
+                    expectsValue = true
+                    index += 1
+                    continue
+                }
+                guard expectsValue else { throw JSONBodyError("a missing ',' at offset \(index)") }
+                index = try skipValue(bytes, from: index, depth: depth + 1)
+                expectsValue = false
+            }
+        default:
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ":"), 0x20, 0x09, 0x0A, 0x0D:
+                    guard index > start else { throw JSONBodyError("an unexpected byte at offset \(index)") }
+                    return index
+                default: index += 1
+                }
+            }
+            guard index > start else { throw JSONBodyError("the body ends where a value was expected") }
+            return index
+        }
+    }
+}
+
+/// A body that is not the JSON its API shape describes.
+package struct JSONBodyError: Error, CustomStringConvertible {
+    package let description: String
+    init(_ description: String) { self.description = description }
+}
