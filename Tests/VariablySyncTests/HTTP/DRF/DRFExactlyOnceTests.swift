@@ -6,8 +6,9 @@ import VariablySync
 /// Against a stock Django REST Framework, which ignores `Idempotency-Key`: a create whose answer was
 /// lost is created once when the model declares a client reference, and an edit is never dropped
 /// because the cache was pulled before `If-Match` was turned on.
-// One test at a time: each starts its own Django, which takes a core for a second or more.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+// One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
+// time limit): each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFExactlyOnceTests {
     /// The comments' API with a client reference, or without one.
     static func commentsAPI(clientReference: Bool) -> HTTPAPI {

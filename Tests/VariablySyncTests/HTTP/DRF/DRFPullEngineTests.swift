@@ -7,8 +7,9 @@ import VariablySync
 /// replies before the comments they reply to, comments of an article deleted on the server, and a view
 /// that ignores the ordering it is asked for. Each pull completes with no broken reference and the cache
 /// equal to the server's live rows, or stops with an error that says how to fix the server.
-// One test at a time: each starts its own Django, which takes a core for a second or more.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+// One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
+// time limit): each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFPullEngineTests {
     struct Device {
         let database: SQLiteDatabase

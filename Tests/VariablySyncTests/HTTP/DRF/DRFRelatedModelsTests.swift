@@ -5,8 +5,9 @@ import VariablySync
 
 /// Related models against a real Django REST Framework with a real foreign key: authors and their
 /// articles, created offline with provisional ids, pushed through a `SyncStore`.
-// One test at a time: each starts its own Django, which takes a core for a second or more.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+// One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
+// time limit): each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFRelatedModelsTests {
     /// The authors' and articles' repositories on one in-memory cache, and their store.
     static func graph(on server: DRFServer) throws -> (Repository<DRFAuthor>, Repository<DRFArticle>, SyncStore) {

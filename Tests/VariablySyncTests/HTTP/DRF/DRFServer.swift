@@ -165,8 +165,38 @@ final class DRFServer {
     /// cooperative threads: Django takes a second or more to start, and a test that blocked a
     /// cooperative thread that long would stall the tests around it. It exits by itself after
     /// `lifetime` seconds.
+    ///
+    /// One server runs at a time across the test suites: several Djangos starting at once on a loaded
+    /// two-core machine missed their start deadline. The next test's server starts after ``stop()``.
     static func start(lifetime: Int = 600) async throws -> DRFServer {
-        try await onThreadOfItsOwn { try DRFServer(lifetime: lifetime) }
+        await turns.begin()
+        do {
+            return try await onThreadOfItsOwn { try DRFServer(lifetime: lifetime) }
+        } catch {
+            await turns.end()
+            throw error
+        }
+    }
+
+    /// Whose turn it is to run a server.
+    private static let turns = Turns()
+
+    /// One holder at a time, the others waiting in order.
+    actor Turns {
+        private var isTaken = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func begin() async {
+            guard isTaken else {
+                isTaken = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func end() {
+            if waiting.isEmpty { isTaken = false } else { waiting.removeFirst().resume() }
+        }
     }
 
     /// Starts the server on the calling thread; see ``start(lifetime:)``.
@@ -189,6 +219,26 @@ final class DRFServer {
     /// Kills the server and removes its folder (the database with it).
     func stop() {
         server.stop()
+        guard !isStopped.exchange(true) else { return }
+        let turns = Self.turns
+        Task { await turns.end() }
+    }
+
+    /// Whether ``stop()`` handed the turn on already.
+    private let isStopped = StopFlag()
+
+    /// A flag set once. `@unchecked Sendable`: `value` is only touched while `lock` is held.
+    final class StopFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+
+        /// Sets the flag and returns what it was.
+        func exchange(_ new: Bool) -> Bool {
+            lock.withLock {
+                defer { value = new }
+                return value
+            }
+        }
     }
 
     // MARK: - Commands

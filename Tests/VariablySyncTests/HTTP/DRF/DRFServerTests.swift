@@ -9,8 +9,9 @@ import Testing
 
 /// The Django REST Framework server itself, through plain `URLSession` requests (no library code): its
 /// pages, its stock 404 past the last page and 301 for a missing trailing slash, and the `If-Match` mixin.
-// One test at a time: each starts its own Django, which takes a core for a second or more.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+// One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
+// time limit): each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFServerTests {
     @Test func pagesNeedTheTokenAndEndWithDRFsInvalidPage() async throws {
         let server = try await DRFServer.start()

@@ -6,8 +6,9 @@ import VariablySync
 /// The repository against a real, unmodified Django REST Framework backend (``DRFServer``), declared as
 /// docs/http.md tells a user to: every pagination, every write, server-assigned ids, the `If-Match`
 /// recipe, and no local change ever lost. The server's database is checked after each step.
-// One test at a time: each starts its own Django, which takes a core for a second or more.
-@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+// One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
+// time limit): each starts its own Django, which takes a core for a second or more.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFSyncTests {
     private func cached(_ repository: Repository<DRFNote>) async throws -> [DRFServer.Content] {
         try await repository.fetch(sortedBy: [SortDescriptor(\.id)]).map(\.content)
