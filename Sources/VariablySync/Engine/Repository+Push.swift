@@ -259,6 +259,21 @@ extension Repository {
                         recordID = try Self.adopt(
                             created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
                             pulledEntries: pulledEntries, db)
+                        // The server's copy may reference a record deleted here meanwhile, that deletion
+                        // still to push: its rule does here what the pushed deletion will do there, or
+                        // the transaction (and every sync after it) would fail on the foreign key.
+                        let key = try primaryKey.sqlValue(of: created.id)
+                        let dangling = try state.danglingReferences(
+                            of: key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+                        if !dangling.isEmpty {
+                            try state.withCapturePaused(db) {
+                                if dangling.contains(where: { $0.onDelete != .setNull }) {
+                                    _ = try db.delete(Model.self, primaryKeys: [key])
+                                } else {
+                                    try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+                                }
+                            }
+                        }
                     }
                     // Created with references left empty: an update sends them once their records exist.
                     if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }

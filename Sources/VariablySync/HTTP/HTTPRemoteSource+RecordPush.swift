@@ -108,10 +108,9 @@ extension HTTPRemoteSource {
             // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
             // client reference, it is adopted instead of created twice.
             if isCreate, change.mayHaveBeenApplied, let reference = endpoints.clientReference,
-                let found = try await createdRecord(record, reference: reference, in: collection)
+                let adopted = try await adoptCreate(change, record: record, reference: reference, in: collection, endpoints: endpoints)
             {
-                let version = try endpoints.versionField.flatMap { try Self.versionJSON(in: found, field: $0) }
-                return (.accepted(version: SyncCursor(rawValue: Self.recordVersionPrefix + (version ?? ""))), found)
+                return adopted
             }
             // A conditional write with no version kept for the record (pulled before the source declared
             // one): its base is the server's current version, read now, never one rebuilt from the local
@@ -162,6 +161,14 @@ extension HTTPRemoteSource {
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
         let outcome = try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
+        // A create in doubt that the server refused (its unique client reference taken) may have been
+        // applied by the first request, still in progress when the look-up above ran: look again.
+        if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, let reference = endpoints.clientReference,
+            case .upsert(let record) = change.operation,
+            let adopted = try await adoptCreate(change, record: record, reference: reference, in: collection, endpoints: endpoints)
+        {
+            return adopted
+        }
         guard isCreate, case .accepted = outcome, let body = try? JSONBody(response.body), body.bytes.first == UInt8(ascii: "{")
         else { return (outcome, nil) }
         return (outcome, response.body)
@@ -202,6 +209,38 @@ extension HTTPRemoteSource {
             // 403, 415, 422, a create answered 404): the change is kept, held with the answer.
             return .rejected(reason: Self.refusal(response, for: change, isCreate: isCreate))
         }
+    }
+
+    /// A create in doubt that the server has (found by its client reference): the record as this device
+    /// has it now is sent as an update of the server's record (it may have been edited since the first
+    /// request), and the answer is the create's, with the server's record and id. `nil` when the server
+    /// does not have it.
+    private func adoptCreate(
+        _ change: RemoteChange<Model.ID>, record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL,
+        endpoints: HTTPRecordEndpoints
+    ) async throws -> (PushOutcome, Data?)? {
+        guard let found = try await createdRecord(record, reference: reference, in: collection) else { return nil }
+        // Created, then deleted by another client: the create's record is gone from the server.
+        if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
+            return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+        }
+        guard let body = try? JSONBody(found), let idRange = try body.member(api.pull.idKey, of: body.root),
+            let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
+        else {
+            throw RemoteSourceError.invalidResponse("the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
+        }
+        let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
+        var request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
+        request.body = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
+        request.headers.append(("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        request.headers.append(("Idempotency-Key", change.idempotencyKey))
+        let response = try await exchange(request)
+        var updated = change
+        updated.isNew = false
+        let outcome = try await outcome(of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
+        guard case .accepted = outcome else { return (outcome, nil) }
+        let answered = (try? JSONBody(response.body)).map { $0.bytes.first == UInt8(ascii: "{") } == true
+        return (outcome, answered ? response.body : found)
     }
 
     /// The record the server holds with the client reference of `record`, looked up in the collection

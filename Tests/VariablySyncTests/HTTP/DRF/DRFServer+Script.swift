@@ -263,9 +263,12 @@ extension DRFServer {
             serializer_class = CommentSerializer
 
             def get_queryset(self):
-                rows = changed_since(self, Comment.objects.all())
+                # A look-up by client reference lists a deleted comment too (as a tombstone): the client
+                # then knows its create reached the server and went.
                 client_id = self.request.query_params.get("client_id")
-                return rows.filter(client_id=client_id) if client_id else rows
+                if self.action == "list" and client_id:
+                    return Comment.objects.filter(client_id=client_id)
+                return changed_since(self, Comment.objects.all())
 
             def perform_destroy(self, instance):
                 instance.deleted = True
