@@ -10,17 +10,17 @@ import VariablyTestSupport
 /// concurrent ones overlap, with the HTTP version it was spoken in and the client's port, which names
 /// the connection it came on.
 final class HTTP2Server {
-    /// Why the HTTP/2 tests cannot run here, or `nil` when they can.
-    static let unavailability: String? = {
-        guard let python = PythonScriptProcess.python else { return "python3 is not installed" }
+    /// Whether the tests' python3 imports hypercorn and h2; asked once, without holding a thread of
+    /// Swift's cooperative pool while python3 starts.
+    static func isAvailable() async -> Bool {
+        guard let python = PythonScriptProcess.python else { return false }
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
         guard let child = try? ChildProcess(
-            executable: python, arguments: ["-c", "import hypercorn, h2"], standardOutput: devNull, standardError: devNull),
-            child.waitForExit(timeout: .seconds(30)) == .exited(0)
-        else { return "hypercorn is not installed (Debian: apt-get install python3-hypercorn)" }
-        return nil
-    }()
+            executable: python, arguments: ["-c", "import hypercorn, h2"], standardOutput: devNull, standardError: devNull)
+        else { return false }
+        return await child.exit(within: .seconds(60)) == .exited(0)
+    }
 
     let baseURL: URL
     private let server: PythonScriptProcess

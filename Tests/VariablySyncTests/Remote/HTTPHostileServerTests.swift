@@ -42,7 +42,7 @@ struct HTTPHostileServerTests {
     @Test func statusLineThenCloseIsATransientErrorNotACrash() async throws {
         let server = try await HostileHTTPServer(["status-then-close"])
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
         #expect(error?.isTransient == true, "\(String(describing: error))")
         #expect("\(error.map { "\($0)" } ?? "")".contains("inside the response head"))
@@ -124,7 +124,7 @@ struct HTTPHostileServerTests {
     @Test func repositoryResyncsWhenTheServerForgetsTheCursor() async throws {
         let server = try await HostileHTTPServer(["gone"], records: try Self.records([Account.sample(0)]))
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let first = try await repository.sync()
         #expect(first.cursor == "ab+c/d==")
@@ -276,7 +276,7 @@ struct HTTPHostileServerTests {
             ["truncated", "long-length", "close", "status-then-close", "page"],
             records: try Self.records([Account.sample(3)]))
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let report = try await repository.sync()
         #expect(report.retries == 4)
@@ -301,7 +301,7 @@ struct HTTPHostileServerTests {
 
         let server = try await HostileHTTPServer(["page"], records: record)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         let page = try await remote.pull(after: nil, limit: 10)
         #expect(String(decoding: page.records, as: UTF8.self) == record, "the records are the server's bytes")
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
@@ -325,7 +325,7 @@ struct HTTPHostileServerTests {
         records.replaceSubrange(try #require(records.range(of: Data("@@".utf8))), with: [0xFF])
         let server = try await HostileHTTPServer(["page"], recordBytes: records)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         #expect(try await remote.pull(after: nil, limit: 10).records == records, "the records are the server's bytes")
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let report = try await repository.sync()
@@ -367,7 +367,7 @@ struct HTTPHostileServerTests {
     @Test func repositoryWaitsAtLeastTheRetryAfterDelay() async throws {
         let server = try await HostileHTTPServer(["throttle", "page"])
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 5)
+        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let progress = repository.progressUpdates()
         let collector = Task {
