@@ -1,0 +1,70 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Creates in doubt, found by their client reference
+
+extension HTTPRemoteSource {
+    /// A create in doubt that the server has (found by its client reference): the record as this device
+    /// has it now is sent as an update of the server's record (it may have been edited since the first
+    /// request), and the answer is the create's, with the server's record and id. `nil` when the server
+    /// does not have it.
+    func adoptCreate(
+        _ change: RemoteChange<Model.ID>, record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL,
+        endpoints: HTTPRecordEndpoints
+    ) async throws -> (PushOutcome, Data?)? {
+        guard let found = try await createdRecord(record, reference: reference, in: collection) else { return nil }
+        // Created, then deleted by another client: the create's record is gone from the server.
+        if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
+            return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+        }
+        guard let body = try? JSONBody(found), let idRange = try body.member(api.pull.idKey, of: body.root),
+            let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
+        else {
+            throw RemoteSourceError.invalidResponse("the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
+        }
+        let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
+        var request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
+        request.body = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
+        request.headers.append(("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        request.headers.append(("Idempotency-Key", change.idempotencyKey))
+        let response = try await exchange(request)
+        var updated = change
+        updated.isNew = false
+        let outcome = try await outcome(of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
+        guard case .accepted = outcome else { return (outcome, nil) }
+        let answered = (try? JSONBody(response.body)).map { $0.bytes.first == UInt8(ascii: "{") } == true
+        return (outcome, answered ? response.body : found)
+    }
+
+    /// The record the server holds with the client reference of `record`, looked up in the collection
+    /// with the reference's query (`GET {collection}?client_id=…`); `nil` when it holds none.
+    func createdRecord(
+        _ record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL
+    ) async throws -> Data? {
+        guard let body = try? JSONBody(record), let range = try body.member(reference.field, of: body.root),
+            let value = try? body.value(range), value != .null, let text = JSONBody.text(of: value),
+            var components = URLComponents(url: collection, resolvingAgainstBaseURL: false)
+        else { return nil }
+        let query = HTTPRequestHead.percentEncodedQueryValue(reference.query) + "=" + HTTPRequestHead.percentEncodedQueryValue(text)
+        components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + query } ?? query
+        guard let url = components.url else { return nil }
+        let answer = try Self.successBody(await exchange(makeRequest(url: url, method: "GET")))
+        guard let list = try? JSONBody(answer) else {
+            throw RemoteSourceError.invalidResponse("the look-up of a create by \(reference.query) did not answer JSON")
+        }
+        let array = list.bytes.first == UInt8(ascii: "[") ? list.root : try list.range(at: api.pull.records)
+        guard let array, let elements = try list.elements(of: array) else {
+            throw RemoteSourceError.invalidResponse(
+                "the look-up of a create by \(reference.query) answered no records array at \(api.pull.records)")
+        }
+        for element in elements {
+            guard let member = try list.member(reference.field, of: element) else { continue }
+            let found = try list.value(member)
+            // A UUID may come back in another case than it was sent (Django writes it in lower case).
+            if found == value || JSONBody.text(of: found).map({ $0.lowercased() == text.lowercased() }) == true {
+                return list.data(element)
+            }
+        }
+        return nil
+    }
+}
