@@ -71,11 +71,24 @@ extension Repository {
                     return recordID
                 }
                 newRecordID = text
-                // A pull may have stored the server's row before this answer: the server's id names one
-                // record, so that row gives way (https://www.sqlite.org/lang_conflict.html).
+                // A pull (or a parent's look-up) may have stored the server's row before this answer: the
+                // server's id names one record, so that row gives way. Its children move to the provisional
+                // row first: deleted with them, its `ON DELETE` rules would empty or delete them, inside
+                // this pause, with nothing queued to mend them. The id's update then takes every child
+                // along (`ON UPDATE CASCADE`).
+                if try db.fetchValue(
+                    sql: "SELECT 1 FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?", arguments: [newKey]) != nil
+                {
+                    for (child, column) in try Self.references(to: primaryKey.table, db) {
+                        try db.execute(
+                            sql: "UPDATE \(SQL.quote(child)) SET \(SQL.quote(column)) = ? WHERE \(SQL.quote(column)) = ?",
+                            arguments: [oldKey, newKey])
+                    }
+                    try db.execute(
+                        sql: "DELETE FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?", arguments: [newKey])
+                }
                 try db.execute(
-                    sql: "UPDATE OR REPLACE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? "
-                        + "WHERE \(primaryKey.quotedColumn) = ?",
+                    sql: "UPDATE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? WHERE \(primaryKey.quotedColumn) = ?",
                     arguments: [newKey, oldKey])
                 try state.rewriteRecordID(from: recordID, to: newRecordID, db)
             }
@@ -84,6 +97,23 @@ extension Repository {
             try db.upsert([server], primaryKeys: [newKey], updatingEntries: pulledEntries)
             return newRecordID
         }
+    }
+
+    /// The tables and columns whose foreign keys reference `table`, its own included
+    /// (https://www.sqlite.org/pragma.html#pragma_foreign_key_list).
+    static func references(to table: String, _ db: Database) throws -> [(table: String, column: String)] {
+        var found: [(table: String, column: String)] = []
+        let tables = try db.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        for child in tables {
+            for row in try db.fetch(sql: "SELECT \"table\", \"from\" FROM pragma_foreign_key_list(?)", arguments: [child]) {
+                guard case .text(let parent) = row[0], case .text(let column) = row[1],
+                    parent.lowercased() == table.lowercased()
+                else { continue }
+                found.append((child, column))
+            }
+        }
+        return found
     }
 
     /// `json` (an object) with the members `keys` set to `null`, byte for byte elsewhere.
