@@ -59,11 +59,7 @@ struct DRFManyDevicesTests {
         #expect(tally.lost == 0)
         #expect(tally.orphans == 0)
         #expect(tally.unsent == 0)
-        // Open: in about 1 run in 15, one device ends with a stale copy of a comment (an older text, a
-        // reply's reference emptied) that a later sync does not correct; see docs/reliability.md.
-        withKnownIssue("a device may keep a stale copy of a comment after killed syncs", isIntermittent: true) {
-            #expect(tally.diverged == 0)
-        }
+        #expect(tally.diverged == 0)
     }
 
     /// One run on articles of its own, so that runs on one server do not meet.
