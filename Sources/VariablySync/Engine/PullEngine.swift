@@ -68,7 +68,8 @@ struct PullEngine: Sendable {
                         let batch = try table.makeBatch(tableParts, hasParked, db)
                         if tableParts.isEmpty, batch.isEmpty, parking[table.table] == nil { continue }
                         members.append((table, batch))
-                        applied.append(try batch.applySaves(excluding: parking[table.table] ?? [:], db))
+                        applied.append(
+                            try batch.applySaves(excluding: parking[table.table] ?? [:], parkingCachedRows: true, db))
                     }
                     for member in members.reversed() { try member.batch.applyDeletions(db) }
                     try Self.settleParkedChildren(of: members.map(\.batch), among: tables, db)
@@ -83,7 +84,11 @@ struct PullEngine: Sendable {
                             guard !batch.isEmpty else { continue }
                             isDone = false
                             members.append((table, batch))
-                            applied.append(try batch.applySaves(excluding: parking[table.table] ?? [:], db))
+                            // Its saves are parked records only: an excluded key that is none of them is
+                            // the first batch's to settle, never a cached row to take out again (that would
+                            // park the old copy over the new one, and empty its replies' references).
+                            applied.append(
+                                try batch.applySaves(excluding: parking[table.table] ?? [:], parkingCachedRows: false, db))
                         }
                         if isDone { break }
                     }

@@ -14,9 +14,11 @@ protocol TableBatching: AnyObject {
     var isEmpty: Bool { get }
     /// The keys of the records the server deleted in this batch.
     var deletedKeys: [SQLValue] { get }
-    /// Writes the saves, except `excluded` ones, which are parked with the reference values given
-    /// (a cached row among them is taken out of the table and parked too); returns the keys written.
-    func applySaves(excluding excluded: [SQLValue: String?], _ db: Database) throws -> [SQLValue]
+    /// Writes the saves, except `excluded` ones, which are parked with the reference values given;
+    /// with `parkingCachedRows`, an excluded key that is no save of this batch is a cached row (one
+    /// whose parent the server deleted) and is taken out of the table and parked too. Returns the keys
+    /// written.
+    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws -> [SQLValue]
     /// Removes the deleted records.
     func applyDeletions(_ db: Database) throws
     /// The keys among `keys` whose rows reference a row that is not there.
@@ -153,7 +155,7 @@ where Model.ID: Codable & Sendable {
         }
     }
 
-    func applySaves(excluding excluded: [SQLValue: String?], _ db: Database) throws -> [SQLValue] {
+    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws -> [SQLValue] {
         for recordID in takenParked { try applier.state.forgetParkedRecord(recordID, db) }
         try applier.state.park(undecodable, state: .undecodable, db)
         let written: [SQLValue]
@@ -183,7 +185,7 @@ where Model.ID: Codable & Sendable {
             }
             // Rows already in the cache that lost a parent (a deletion the server made, whose children
             // it keeps): parked with the values they have, out of every reader's sight.
-            let cached = excluded.keys.filter { !parkedKeys.contains($0) }
+            let cached = parkingCachedRows ? excluded.keys.filter { !parkedKeys.contains($0) } : []
             if !cached.isEmpty {
                 for model in try db.fetch(Model.self, primaryKeys: cached) {
                     let key = try primaryKey.sqlValue(of: model.id)
