@@ -53,12 +53,7 @@ extension PullEngine {
                     _ = try await apply([parent.table: [decoded]]) { _, _ in }
                 } else {
                     try await database.write { db in
-                        for child in tables {
-                            for reference in child.references where reference.parentTable == parent.table {
-                                _ = try SyncStateStore(table: child.table).settleParkedRecords(
-                                    referencing: reference, deletedKeys: [parent.key], db)
-                            }
-                        }
+                        try Self.settleParkedChildren(ofDeleted: [parent.key], in: parent.table, among: tables, db)
                     }
                     // Records whose reference was emptied are ready now.
                     _ = try await apply([:]) { _, _ in }

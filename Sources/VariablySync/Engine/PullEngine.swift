@@ -120,11 +120,18 @@ struct PullEngine: Sendable {
         throws
     {
         for batch in batches where !batch.deletedKeys.isEmpty {
-            for child in tables {
-                for reference in child.references where reference.parentTable == batch.table {
-                    _ = try SyncStateStore(table: child.table).settleParkedRecords(
-                        referencing: reference, deletedKeys: batch.deletedKeys, db)
-                }
+            try settleParkedChildren(ofDeleted: batch.deletedKeys, in: batch.table, among: tables, db)
+        }
+    }
+
+    /// Settles the parked records of every table that reference the records with `keys` of `table`,
+    /// which the server deleted (see ``SyncStateStore/settleParkedRecords(referencing:deletedKeys:_:)``).
+    static func settleParkedChildren(
+        ofDeleted keys: [SQLValue], in table: String, among tables: [EngineTable], _ db: Database
+    ) throws {
+        for child in tables {
+            for reference in child.references where reference.parentTable == table {
+                _ = try SyncStateStore(table: child.table).settleParkedRecords(referencing: reference, deletedKeys: keys, db)
             }
         }
     }

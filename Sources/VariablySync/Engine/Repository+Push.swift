@@ -217,6 +217,26 @@ extension Repository {
         return settled.rebased
     }
 
+    /// Settles the references of the stored row `key` to records deleted here, those deletions still to
+    /// push, by each reference's delete rule, as the pushed deletion will on the server: an optional
+    /// reference is emptied (the row stays, and so do its own children); a required one takes the row
+    /// with it. Stored as it is, the row would fail the transaction at commit, and every push after it.
+    /// Runs inside the caller's capture pause.
+    ///
+    /// - Returns: The dangling references, and whether the row was removed.
+    static func settleDanglingReferences(
+        of key: SQLValue, state: SyncStateStore, primaryKey: PrimaryKey<Model>, _ db: Database
+    ) throws -> (references: [TableReference], isRemoved: Bool) {
+        let dangling = try state.danglingReferences(
+            of: key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+        if dangling.contains(where: { $0.onDelete != .setNull }) {
+            _ = try db.delete(Model.self, primaryKeys: [key])
+            return (dangling, true)
+        }
+        if !dangling.isEmpty { try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db) }
+        return (dangling, false)
+    }
+
     /// Whether `error` is the server's answer of a failure (`5xx`), rather than no answer at all: a
     /// change the server keeps failing waits for a later sync while the others go on.
     static func isServerFailure(_ error: any Error) -> Bool {
@@ -259,21 +279,9 @@ extension Repository {
                         recordID = try Self.adopt(
                             created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
                             pulledEntries: pulledEntries, db)
-                        // The server's copy may reference a record deleted here meanwhile, that deletion
-                        // still to push: its rule does here what the pushed deletion will do there, or
-                        // the transaction (and every sync after it) would fail on the foreign key.
-                        let key = try primaryKey.sqlValue(of: created.id)
-                        let dangling = try state.danglingReferences(
-                            of: key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
-                        if !dangling.isEmpty {
-                            try state.withCapturePaused(db) {
-                                if dangling.contains(where: { $0.onDelete != .setNull }) {
-                                    _ = try db.delete(Model.self, primaryKeys: [key])
-                                } else {
-                                    try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
-                                }
-                            }
-                        }
+                        // The server's copy may reference a record deleted here meanwhile.
+                        _ = try Self.settleDanglingReferences(
+                            of: try primaryKey.sqlValue(of: created.id), state: state, primaryKey: primaryKey, db)
                     }
                     // Created with references left empty: an update sends them once their records exist.
                     if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }
@@ -300,19 +308,10 @@ extension Repository {
                         if let server {
                             let key = try primaryKey.sqlValue(of: server.id)
                             try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
-                            // A record it references was deleted here, with that deletion still to push:
-                            // stored as it is, it would fail the transaction at commit and every push after
-                            // it. The reference's delete rule does here what the pushed deletion will do
-                            // there: an optional reference is emptied (the row stays, and so do its own
-                            // children); a required one takes the record with it, as the server will.
-                            let dangling = try state.danglingReferences(
-                                of: key, primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
-                            if dangling.contains(where: { $0.onDelete != .setNull }) {
-                                _ = try db.delete(Model.self, primaryKeys: [key])
-                                outcome = .unresolved
-                            } else if !dangling.isEmpty {
-                                try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
-                            }
+                            // A record it references may be deleted here, that deletion still to push.
+                            let (dangling, isRemoved) = try Self.settleDanglingReferences(
+                                of: key, state: state, primaryKey: primaryKey, db)
+                            if isRemoved { outcome = .unresolved }
                             // Should that deletion lose its own conflict, the record comes back: the server's
                             // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
                             if !dangling.isEmpty, let serverJSON {
