@@ -141,7 +141,15 @@ extension Repository {
     ) async throws -> (changes: [RemoteChange<Model.ID>], sent: [String: PendingChange], vanished: [Model.ID]) {
         let primaryKey = self.primaryKey
         let upsertKeys = batch.compactMap { $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil }
-        let cached = try await database.read { try $0.fetch(Model.self, primaryKeys: upsertKeys) }
+        let state = self.state
+        let (cached, parked) = try await database.read { db in
+            let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
+            guard cached.count < upsertKeys.count else { return (cached, [SQLValue: Data]()) }
+            // A row out of the cache may be parked with the values it had here (its parent deleted on
+            // the server, which keeps it): its edit still goes, from that copy.
+            let missing = Set(upsertKeys).subtracting(try cached.map { try primaryKey.sqlValue(of: $0.id) })
+            return (cached, try state.parkedRecords(withKeys: Array(missing), db))
+        }
         var records: [SQLValue: Model] = [:]
         for model in cached { records[try primaryKey.sqlValue(of: model.id)] = model }
 
@@ -155,13 +163,18 @@ extension Repository {
             case .delete:
                 operation = .delete
             case .upsert:
-                guard let key = SyncStateStore.primaryKey(fromQueueText: change.recordID), let model = records[key] else {
+                let key = SyncStateStore.primaryKey(fromQueueText: change.recordID)
+                var json: Data
+                if let key, let model = records[key] {
+                    json = try recordEncoder.encode(model)
+                } else if let key, let copy = parked[key] {
+                    json = copy
+                } else {
                     // Saved, then removed from the cache by the server's data: its parent's deletion, pulled
                     // and cascaded here. Nothing to send; reported as a conflict the server won.
                     vanished.append(change)
                     continue
                 }
-                var json = try recordEncoder.encode(model)
                 if let columns = withoutReferences[change.idempotencyKey] {
                     json = try Self.nulling(primaryKey.topLevelKeys(ofColumns: columns, in: .remote), in: json)
                 }
@@ -176,7 +189,6 @@ extension Repository {
             sent[change.idempotencyKey] = change
         }
         if !vanished.isEmpty {
-            let state = self.state
             let settled = vanished
             try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
         }

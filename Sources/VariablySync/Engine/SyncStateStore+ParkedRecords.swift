@@ -116,6 +116,25 @@ extension SyncStateStore {
         }
     }
 
+    /// The parked copies of this table's records with primary keys `keys`, by key: a cached row parked
+    /// because the server deleted its parent is kept with the values it had here, local edits included.
+    ///
+    /// - Complexity: O(k log h).
+    func parkedRecords(withKeys keys: [SQLValue], _ db: Database) throws -> [SQLValue: Data] {
+        var records: [SQLValue: Data] = [:]
+        for key in keys {
+            let value = try db.fetchValue(
+                sql: #"SELECT "record" FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
+                arguments: [table, key])
+            switch value {
+            case .blob(let bytes)?: records[key] = bytes
+            case .text(let text)?: records[key] = Data(text.utf8)
+            default: break
+            }
+        }
+        return records
+    }
+
     /// Forgets the parked record with `recordID` (JSON text).
     func forgetParkedRecord(_ recordID: String, _ db: Database) throws {
         try db.execute(
