@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import VariablyCodable
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// A source that pulls and pushes through a simulated server but cannot read a single record, so
+/// records waiting for a parent stay parked until a page brings it.
+struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSource where Model.ID == Int64 {
+    let server: SimulatedServer<Model>
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        try await server.pull(after: cursor, limit: limit)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { try await server.push(changes) }
+
+    var feedIdentifier: String { "pages only \(Model.self)" }
+}
+
+/// How a batch treats a record it parks while it also applies parked records whose parents it
+/// brought: the newest copy stays parked, and the cached row it replaces stays until then.
+@Suite struct PullEngineParkingTests {
+    /// A cached remark's new copy replies to a remark not served yet, in the same batch as the parent of
+    /// a record parked before: the batch's second pass (the parked records it made ready) leaves the
+    /// new copy parked, and neither parks the old cached copy over it nor takes the cached row, whose
+    /// replies would lose their reference.
+    @Test func aNewCopyParkedBesideReadyParkedRecordsIsTheOneAppliedLater() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
+        let writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
+        let remarkServer = try SimulatedServer<Remark>(records: [], seed: 3)
+        let writers = try Repository(database: database, remote: PagesOnlyRemote(server: writerServer))
+        let essays = try Repository(database: database, remote: PagesOnlyRemote(server: essayServer))
+        let remarks = try Repository(database: database, remote: PagesOnlyRemote(server: remarkServer))
+        let store = SyncStore(remarks, essays, writers)
+
+        _ = try await remarkServer.upsert(Remark(id: 500, essayID: 10, text: "old"))
+        _ = try await remarkServer.upsert(Remark(id: 501, essayID: 10, replyTo: 500, text: "a reply to 500"))
+        _ = try await remarkServer.upsert(Remark(id: 800, essayID: 10, replyTo: 801, text: "served before 801"))
+        try await store.sync()
+        #expect(try await remarks.fetch(id: 800) == nil)  // parked: 801 not served yet
+        #expect(try await remarks.fetch(id: 501)?.replyTo == 500)
+
+        _ = try await remarkServer.upsert(Remark(id: 500, essayID: 10, replyTo: 600, text: "new"))
+        _ = try await remarkServer.upsert(Remark(id: 801, essayID: 10, text: "the parent of 800"))
+        try await store.sync()
+        #expect(try await remarks.fetch(id: 800)?.replyTo == 801)  // the second pass applied it
+        let cached = try await remarks.fetch(id: 500)
+        #expect(cached?.text == "old")  // the old copy stays until its new parent comes
+        #expect(try await remarks.fetch(id: 501)?.replyTo == 500)
+        try await expectNoBrokenReferences(database)
+
+        _ = try await remarkServer.upsert(Remark(id: 600, essayID: 10, text: "the parent of the new 500"))
+        try await store.sync()
+        #expect(try await remarks.fetch(id: 500) == Remark(id: 500, essayID: 10, replyTo: 600, text: "new"))
+        #expect(try await remarks.fetch(id: 501)?.replyTo == 500)
+        let cachedRemarks = try await remarks.fetch().sorted { $0.id < $1.id }
+        #expect(cachedRemarks == (await remarkServer.allRecords()).sorted { $0.id < $1.id })
+        #expect(try await remarks.pendingChangeCount() == 0)
+        try await expectNoBrokenReferences(database)
+    }
+}
