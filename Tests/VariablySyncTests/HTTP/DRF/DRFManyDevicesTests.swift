@@ -16,6 +16,9 @@ import VariablySyncTesting
 @Suite(.serialized, .timeLimit(.minutes(60)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFManyDevicesTests {
     static let runs: Int = ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_RUNS"].flatMap(Int.init) ?? 2
+    /// The first seed, so that a long run can be split between processes (each with its own server).
+    static let firstSeed: UInt64 =
+        ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_FIRST_SEED"].flatMap(UInt64.init) ?? 0
 
     /// One device: its own database, the three repositories and their store.
     struct Device {
@@ -51,7 +54,7 @@ struct DRFManyDevicesTests {
         defer { server.stop() }
         try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
         var tally = Tally()
-        for seed in 0..<UInt64(Self.runs) {
+        for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.runs) {
             try await run(seed: seed, on: server, into: &tally)
             print(tally.line)
         }
@@ -168,6 +171,7 @@ struct DRFManyDevicesTests {
             if lines != expected {
                 tally.diverged += 1
                 print("diverged (seed \(seed)): only here \(Set(lines).subtracting(expected)), only there \(Set(expected).subtracting(lines))")
+                try await printState(of: device, seed: seed)
             }
             tally.orphans += try await device.database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count }
             let unsent = try await device.store.unsentChanges()
@@ -175,5 +179,22 @@ struct DRFManyDevicesTests {
             tally.unsent += unsent.count
         }
         tally.runs += 1
+    }
+
+    /// What a diverged device holds besides its rows: its queue, its acknowledgements and its parked
+    /// records, to tell which path left the stale copy.
+    private func printState(of device: Device, seed: UInt64) async throws {
+        let lines = try await device.database.read { db in
+            var lines: [String] = []
+            for (name, sql) in [
+                ("queued", #"SELECT "table_name", "record_id", "operation", "sent", "base_cursor" FROM "variably_pending_changes""#),
+                ("acknowledged", #"SELECT "table_name", "record_id", "version" FROM "variably_acknowledged_changes""#),
+                ("parked", #"SELECT "table_name", "record_id", "state", "parents", "emptied", CAST("record" AS TEXT) FROM "variably_parked_records""#),
+            ] {
+                for row in try db.fetch(sql: sql) { lines.append("  \(name): " + row.values.map { "\($0)" }.joined(separator: " | ")) }
+            }
+            return lines
+        }
+        print("device state (seed \(seed)):\n" + lines.joined(separator: "\n"))
     }
 }
