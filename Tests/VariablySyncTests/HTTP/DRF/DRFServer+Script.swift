@@ -267,7 +267,7 @@ extension DRFServer {
                 # then knows its create reached the server and went.
                 client_id = self.request.query_params.get("client_id")
                 if self.action == "list" and client_id:
-                    return Comment.objects.filter(client_id=client_id)
+                    return Comment.objects.filter(client_id=client_id).order_by("id")
                 return changed_since(self, Comment.objects.all())
 
             def perform_destroy(self, instance):
