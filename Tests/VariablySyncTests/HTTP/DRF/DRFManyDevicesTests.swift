@@ -37,6 +37,8 @@ struct DRFManyDevicesTests {
         var runs = 0
         var duplicates = 0
         var lost = 0
+        var lostEdits = 0
+        var editsChecked = 0
         var orphans = 0
         var diverged = 0
         var unsent = 0
@@ -45,7 +47,8 @@ struct DRFManyDevicesTests {
 
         var line: String {
             "[reliability] DRF devices: \(runs) run(s), \(killedSyncs) syncs killed, \(failedSyncs) failed, "
-                + "\(duplicates) duplicates, \(lost) lost, \(orphans) orphans, \(diverged) diverged, \(unsent) left unsent"
+                + "\(duplicates) duplicates, \(lost) lost, \(lostEdits) of \(editsChecked) edits lost, \(orphans) orphans, "
+                + "\(diverged) diverged, \(unsent) left unsent"
         }
     }
 
@@ -60,6 +63,8 @@ struct DRFManyDevicesTests {
         }
         #expect(tally.duplicates == 0)
         #expect(tally.lost == 0)
+        #expect(tally.lostEdits == 0)
+        #expect(tally.editsChecked > 0)
         #expect(tally.orphans == 0)
         #expect(tally.unsent == 0)
         // Open: now and then (1 run in about 15 after the adoption fix) one device keeps a stale copy of a
@@ -77,10 +82,14 @@ struct DRFManyDevicesTests {
         let devices = try (0..<3).map { _ in try Device(server) }
         var created: [UUID] = []
         var deletedHere: Set<UUID> = []
+        // Each device's last edit of each comment (by client reference, or by id for the server's own),
+        // which the server must have received unless the comment went first.
+        var lastEdits: [Int: [String: String]] = [:]
+        var editCount = 0
         for device in devices { try await device.store.sync() }
 
         for _ in 0..<5 {
-            for device in devices {
+            for (deviceIndex, device) in devices.enumerated() {
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
                     let cached = try await device.comments.fetch().filter { articleIDs.contains($0.articleID) }
                     switch Int.random(in: 0..<6, using: &random) {
@@ -101,8 +110,11 @@ struct DRFManyDevicesTests {
                         created.append(clientID)
                     case 3, 4:
                         if var comment = cached.randomElement(using: &random) {
-                            comment.text = "edited \(Int.random(in: 0..<1_000, using: &random))"
+                            editCount += 1
+                            comment.text = "edited \(seed)-\(editCount)"
                             try await device.comments.save(comment)
+                            lastEdits[deviceIndex, default: [:]][comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
+                                comment.text
                         }
                     default:
                         if let comment = cached.randomElement(using: &random) {
@@ -158,6 +170,18 @@ struct DRFManyDevicesTests {
         tally.lost += created.filter { clientID in
             !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
         }.count
+        // A device's last edit of a comment still live on the server reached it (in a create or an update),
+        // whatever the server's copy says now: another client may have written after it.
+        let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
+        for (key, comment) in lastEdits.values.flatMap({ $0 }) {
+            let server = mine.first { key == ($0.client_id?.lowercased() ?? "id \($0.id)") || key == "id \($0.id)" }
+            guard let server, !server.deleted, liveArticles.contains(server.article) else { continue }
+            tally.editsChecked += 1
+            if !sent.contains(where: { $0.contains("\"\(comment)\"") }) {
+                tally.lostEdits += 1
+                print("edit lost (seed \(seed)): \(comment) of \(key)")
+            }
+        }
         // The server's live comments as devices keep them: those of a deleted article are gone, a reply
         // to a deleted comment is emptied.
         let live = mine.filter { !$0.deleted && liveArticles.contains($0.article) }

@@ -341,11 +341,13 @@ extension DRFServer {
                 self.get_response = get_response
 
             def __call__(self, request):
+                # Read before the view: Django keeps the bytes and hands the view a copy of them.
+                body = request.body.decode("utf-8", "replace") if request.method != "GET" else None
                 response = self.get_response(request)
                 entry = {"method": request.method, "path": request.get_full_path(), "status": response.status_code,
                          "ifMatch": request.headers.get("If-Match"), "contentType": request.headers.get("Content-Type"),
                          "idempotencyKey": request.headers.get("Idempotency-Key"),
-                         "authorization": request.headers.get("Authorization")}
+                         "authorization": request.headers.get("Authorization"), "body": body}
                 with log_lock:
                     request_log.append(entry)
                 return response

@@ -119,6 +119,8 @@ final class DRFServer {
         var contentType: String?
         var idempotencyKey: String?
         var authorization: String?
+        /// The body of a write, as text.
+        var body: String?
     }
 
     /// What the server holds and has been asked, after a command.
