@@ -82,15 +82,25 @@ extension Repository {
                     var generator = SplitMix64(seed: random.next())
                     let asked = unanswered
                     let results: [PushResult<Model.ID>]
+                    // A retry sends changes whose answers a failure may have swallowed after the server
+                    // applied them (a timeout, a lost connection): said so, a create is looked up by its
+                    // client reference before it is sent again.
+                    let resent = asked.map { change in
+                        var change = change
+                        change.mayHaveBeenApplied = true
+                        return change
+                    }
+                    let attempts = Attempts()
                     do {
                         let answered = try await Self.retrying(
                             policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
                             broadcaster: broadcaster
                         ) {
+                            let sending = attempts.next() == 1 ? asked : resent
                             if let streaming = remote as? any ResultStreamingSource<Model> {
-                                return try await streaming.push(asked, onResult: settleOnArrival)
+                                return try await streaming.push(sending, onResult: settleOnArrival)
                             }
-                            return try await remote.push(asked)
+                            return try await remote.push(sending)
                         }
                         try Self.checkResults(answered, answer: asked)
                         results = answered
@@ -102,7 +112,11 @@ extension Repository {
                         guard remaining.count < asked.count else { throw partial.error }
                         try Self.checkResults(partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
                         results = partial.results
-                        unanswered = remaining
+                        unanswered = remaining.map { change in
+                            var change = change
+                            change.mayHaveBeenApplied = true
+                            return change
+                        }
                         report.retries += 1
                     } catch SyncError.retriesExhausted(let attempts, let error) where Self.isServerFailure(error) {
                         // The server answered these with a failure after every retry: they wait, with
@@ -186,7 +200,9 @@ extension Repository {
                 supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
             changes.append(remoteChange)
-            sent[change.idempotencyKey] = change
+            var sending = change
+            if case .upsert(let json) = operation { sending.sentRecord = json }
+            sent[change.idempotencyKey] = sending
         }
         if !vanished.isEmpty {
             let settled = vanished
@@ -249,6 +265,22 @@ extension Repository {
         return (dangling, false)
     }
 
+    /// Whether the server's record `server` holds the values of `sent` (both JSON objects in remote
+    /// keys) under `keys`, or under every key of `sent` when `keys` is `nil`.
+    static func holds(_ server: Data?, _ sent: Data?, keys: Set<String>?) -> Bool {
+        guard let server, let sent,
+            let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any],
+            let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any]
+        else { return false }
+        let compared = keys.map { Array($0) } ?? Array(sentObject.keys)
+        guard !compared.isEmpty else { return false }
+        return compared.allSatisfy { key in
+            let value = sentObject[key] as? NSObject ?? NSNull()
+            let serverValue = serverObject[key] as? NSObject ?? NSNull()
+            return value.isEqual(serverValue)
+        }
+    }
+
     /// Whether `error` is the server's answer of a failure (`5xx`), rather than no answer at all: a
     /// change the server keeps failing waits for a later sync while the others go on.
     static func isServerFailure(_ error: any Error) -> Bool {
@@ -302,6 +334,15 @@ extension Repository {
                     // Never dropped: held with the server's answer until the app decides.
                     try state.markFailed(change, failure: reason, db)
                     settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                case .conflict(let serverJSON, let version)
+                where Self.holds(serverJSON, change.sentRecord, keys: change.changedColumns.map {
+                    primaryKey.topLevelKeys(ofColumns: $0, in: .remote)
+                }):
+                    // The server's copy already holds what this change sends: its own write, applied
+                    // before an answer was lost (the server ignores idempotency keys), or the same
+                    // values written by another client. No conflict: nothing here differs.
+                    try state.complete(change, version: version, db)
+                    settled.accepted += 1
                 case .conflict(let serverJSON, let version):
                     let server: Model?
                     do {
@@ -351,6 +392,22 @@ extension Repository {
             return settled
         } }
         return settled
+    }
+
+    /// How many times a push was tried.
+    ///
+    /// `@unchecked Sendable`: `count` is only touched while `lock` is held.
+    final class Attempts: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+
+        /// The number of the attempt starting now, from 1.
+        func next() -> Int {
+            lock.withLock {
+                count += 1
+                return count
+            }
+        }
     }
 
     /// The push results settled as their answers arrived, by idempotency key.

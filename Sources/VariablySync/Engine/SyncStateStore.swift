@@ -24,6 +24,9 @@ struct PendingChange: Sendable {
     let changedColumns: [String]?
     /// Whether it was sent and its answer never arrived (a kill, a timeout): the server may have it.
     var wasSent = false
+    /// The record as the push sends it (remote keys), set when the change is sent: a conflict whose
+    /// server copy already holds these values is the change's own write, met again.
+    var sentRecord: Data?
 
     /// Whether the server may have applied this change, or one it replaced, already.
     var mayHaveBeenApplied: Bool { wasSent || !supersededKeys.isEmpty }

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import VariablyHTTP
+import VariablySQLite
+import VariablySync
+
+/// A transport whose first write of a method is applied by the server and its answer lost, as a
+/// timeout after the server's commit would: the caller sees `timedOut`.
+struct LosingFirstAnswerTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let method: String
+    let lost = Lost()
+
+    /// Whether an answer was lost already.
+    actor Lost {
+        private(set) var isLost = false
+        func lose() -> Bool {
+            defer { isLost = true }
+            return !isLost
+        }
+    }
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        let response = try await base.send(request)
+        if request.method == method, (200..<300).contains(response.status), await lost.lose() {
+            for try await _ in response.body {}
+            throw HTTPTransportError.timedOut(request: "\(request.method) \(request.url.path)", seconds: 10)
+        }
+        return response
+    }
+}
+
+/// Against a real DRF, which ignores `Idempotency-Key`: a write whose answer is lost inside a sync is
+/// sent again by that sync's own retry, as a write that may have been applied.
+@Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
+struct DRFLostAnswerTests {
+    @Test func aCreateWhoseAnswerIsLostIsAdoptedByTheSyncsOwnRetry() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        let database = try SQLiteDatabase.inMemory()
+        let (comments, store) = try DRFKilledPush.comments(
+            baseURL: server.baseURL, token: server.token, database: database,
+            transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST"))
+        try await store.sync()
+        let clientID = UUID()
+        _ = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+
+        let report = try await comments.sync()
+        #expect(report.rejected.isEmpty)
+        #expect(report.retries >= 1)
+        let state = try server.state()
+        #expect(state.comments.filter { $0.client_id?.lowercased() == clientID.uuidString.lowercased() }.count == 1)
+        #expect(state.requests.filter { $0.method == "POST" }.count == 1)
+        #expect(try await comments.unsentChanges().isEmpty)
+        #expect(try await comments.fetch().map(\.clientID) == [clientID])
+    }
+
+    /// An edit under `If-Match` whose answer is lost: sent again, it meets its own write (`412`, the
+    /// server's copy holding what was sent), which is no conflict.
+    @Test func anEditWhoseAnswerIsLostIsNotAConflictWithItself() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try server.create((1...2).map { ["title": "note \($0)", "body": "", "rating": 0] })
+        let database = try SQLiteDatabase.inMemory()
+        let notes = try Repository(
+            database: database,
+            remote: HTTPRemoteSource<DRFNote>(
+                baseURL: server.baseURL, api: DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch),
+                headers: ["Authorization": "Token \(server.token)"],
+                transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "PATCH")),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        try await notes.sync()
+        var note = try #require(try await notes.fetch(id: 1))
+        note.title = "edited here"
+        try await notes.save(note)
+
+        let report = try await notes.sync()
+        #expect(report.conflicts.isEmpty)
+        #expect(report.retries >= 1)
+        #expect(try server.state().notes.first { $0.id == 1 }?.title == "edited here")
+        #expect(try await notes.fetch(id: 1)?.title == "edited here")
+        #expect(try await notes.unsentChanges().isEmpty)
+    }
+}
