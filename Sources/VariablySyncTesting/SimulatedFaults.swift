@@ -20,6 +20,10 @@ public struct SimulatedFaults: Sendable, Equatable {
     /// After this many successful pulls, the next pull fails once with
     /// ``RemoteSourceError/unavailable(_:)``: an interrupted sync.
     public var interruptAfterPulls: Int?
+    /// Whether the server ignores idempotency keys, as most web frameworks do (Django REST Framework,
+    /// Rails): a change pushed again after its answer was lost is applied again, and meets its own
+    /// first write as a conflict; a change that supersedes an earlier one is not recognised either.
+    public var ignoresIdempotencyKeys: Bool
 
     /// Describes the faults to inject.
     ///
@@ -29,10 +33,12 @@ public struct SimulatedFaults: Sendable, Equatable {
     ///   - malformedRecordRate: Probability of a malformed record per served record, in `0...1`.
     ///   - duplicatePageRate: Probability of a pull answering the previous page again, in `0...1`.
     ///   - interruptAfterPulls: Fail the pull after this many successful ones, once.
+    ///   - ignoresIdempotencyKeys: Apply a change pushed again as a new one.
     public init(
         latency: Duration = .zero, transientErrorRate: Double = 0, malformedRecordRate: Double = 0,
-        duplicatePageRate: Double = 0, interruptAfterPulls: Int? = nil
+        duplicatePageRate: Double = 0, interruptAfterPulls: Int? = nil, ignoresIdempotencyKeys: Bool = false
     ) {
+        self.ignoresIdempotencyKeys = ignoresIdempotencyKeys
         self.latency = latency
         self.transientErrorRate = transientErrorRate
         self.malformedRecordRate = malformedRecordRate

@@ -65,7 +65,8 @@ extension SimulatedServer {
             guard let baseVersion = Int64(base.rawValue) else {
                 return .rejected(reason: "unknown base cursor \"\(base)\"")
             }
-            let ownWrite = lastWriterKey[change.id].map(change.supersedes.contains) ?? false
+            let ownWrite =
+                !faults.ignoresIdempotencyKeys && (lastWriterKey[change.id].map(change.supersedes.contains) ?? false)
             if let row, row.version > baseVersion, !ownWrite {
                 statistics.conflicts += 1
                 return .conflict(serverRecord: served(row.json), version: SyncCursor(rawValue: String(row.version)))

@@ -180,7 +180,8 @@ where Model.ID: Codable & Sendable {
 
     /// Applies pushed changes: a change whose base is older than the record's version is a conflict,
     /// a record that fails validation or decoding is rejected, a change already applied (same
-    /// idempotency key) returns its first outcome again.
+    /// idempotency key) returns its first outcome again, unless the server
+    /// ``SimulatedFaults/ignoresIdempotencyKeys``.
     ///
     /// ```swift
     /// let results = try await server.push(changes)
@@ -200,7 +201,7 @@ where Model.ID: Codable & Sendable {
         var results: [PushResult<Model.ID>] = []
         results.reserveCapacity(changes.count)
         for change in changes {
-            if let earlier = appliedChanges[change.idempotencyKey] {
+            if !faults.ignoresIdempotencyKeys, let earlier = appliedChanges[change.idempotencyKey] {
                 statistics.replayedChanges += 1
                 results.append(earlier)
                 continue
