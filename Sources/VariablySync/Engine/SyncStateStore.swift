@@ -27,6 +27,8 @@ struct PendingChange: Sendable {
     /// The record as the push sends it (remote keys), set when the change is sent: a conflict whose
     /// server copy already holds these values is the change's own write, met again.
     var sentRecord: Data?
+    /// The JSON a create of the record was sent with, while its answer is unknown.
+    var createdRecord: Data?
 
     /// Whether the server may have applied this change, or one it replaced, already.
     var mayHaveBeenApplied: Bool { wasSent || !supersededKeys.isEmpty }
@@ -117,6 +119,11 @@ struct SyncStateStore: Sendable {
                     ALTER TABLE "variably_pending_changes" ADD COLUMN "attempts" INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE "variably_pending_changes" ADD COLUMN "last_error" TEXT;
                     """#)
+        }
+        migrator.register("4 pending changes: the record a create sent") { db in
+            // `created_record`: the JSON a create was sent with, kept while its answer is unknown, so that
+            // a deletion of the record before the answer can find the server's copy.
+            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "created_record" BLOB"#)
         }
         return migrator
     }()
@@ -263,7 +270,7 @@ struct SyncStateStore: Sendable {
         let rows = try db.fetch(
             sql: #"""
                 SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys",
-                    "is_new", "changed_columns", "sent"
+                    "is_new", "changed_columns", "sent", "created_record"
                 FROM "variably_pending_changes" WHERE "table_name" = ? AND \#(condition)
                 ORDER BY coalesce("transaction_group", 9223372036854775807), "sequence"
                 """#,
@@ -286,6 +293,7 @@ struct SyncStateStore: Sendable {
                 sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: key, baseCursor: base,
                 supersededKeys: superseded, isNew: row[6] == .integer(1), changedColumns: changedColumns)
             change.wasSent = row[8] == .integer(1)
+            if case .blob(let record) = row[9] { change.createdRecord = record }
             return change
         }
     }
@@ -317,10 +325,17 @@ struct SyncStateStore: Sendable {
 
     /// Marks changes as sent, before the push that carries them: from then on the server may have
     /// applied them even if no answer comes back.
-    func markSent(_ keys: [String], _ db: Database) throws {
-        for key in keys {
-            try db.execute(
-                sql: #"UPDATE "variably_pending_changes" SET "sent" = 1 WHERE "idempotency_key" = ?"#, arguments: [key])
+    func markSent(_ changes: [RemoteChange<some Codable & Sendable>], _ db: Database) throws {
+        for change in changes {
+            if change.isNew, case .upsert(let record) = change.operation {
+                try db.execute(
+                    sql: #"UPDATE "variably_pending_changes" SET "sent" = 1, "created_record" = ? WHERE "idempotency_key" = ?"#,
+                    arguments: [SQLValue.blob(record), SQLValue.text(change.idempotencyKey)])
+            } else {
+                try db.execute(
+                    sql: #"UPDATE "variably_pending_changes" SET "sent" = 1 WHERE "idempotency_key" = ?"#,
+                    arguments: [change.idempotencyKey])
+            }
         }
     }
 

@@ -36,6 +36,29 @@ extension HTTPRemoteSource {
         return (outcome, answered ? response.body : found)
     }
 
+    /// Deletes the server's copy of a record created here whose create is in doubt, found by the client
+    /// reference of `created` (the record as the create sent it): accepted when the server holds none,
+    /// or only a tombstone, as a deletion wants.
+    func deleteCreated(
+        _ created: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL, endpoints: HTTPRecordEndpoints
+    ) async throws -> PushOutcome {
+        guard let found = try await createdRecord(created, reference: reference, in: collection),
+            let body = try? JSONBody(found), try !api.pull.isDeletion(body.root, in: body)
+        else { return .accepted(version: Self.absentRecordVersion) }
+        guard let idRange = try body.member(api.pull.idKey, of: body.root),
+            let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
+        else {
+            throw RemoteSourceError.invalidResponse("the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
+        }
+        let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
+        let response = try await exchange(makeRequest(url: recordURL, method: "DELETE"))
+        switch response.head.status {
+        case 200...299, 404, 410: return .accepted(version: Self.absentRecordVersion)
+        default: _ = try Self.successBody(response)
+        }
+        return .accepted(version: Self.absentRecordVersion)
+    }
+
     /// The record the server holds with the client reference of `record`, looked up in the collection
     /// with the reference's query (`GET {collection}?client_id=…`); `nil` when it holds none.
     func createdRecord(

@@ -98,6 +98,13 @@ extension HTTPRemoteSource {
         var isCreate = false
         switch change.operation {
         case .delete:
+            // A record deleted here while its create was in doubt: its provisional id means nothing to
+            // the server, which may hold it under an id of its own, found by its client reference.
+            if change.isNew, change.mayHaveBeenApplied, let created = change.createdRecord,
+                let reference = endpoints.clientReference
+            {
+                return (try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil)
+            }
             request = makeRequest(url: recordURL, method: "DELETE")
             if case .ifMatch = endpoints.concurrency, let acknowledged, !isAbsent {
                 request.headers.append(("If-Match", Self.entityTag(acknowledged)))

@@ -41,6 +41,10 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// timeout, a dropped connection): the server may have applied it. A source whose server ignores
     /// idempotency keys looks a create in doubt up before sending it again.
     public var mayHaveBeenApplied = false
+    /// For a deletion of a record whose create is in doubt (``isNew`` and ``mayHaveBeenApplied``): the
+    /// record as its create sent it. The id the server assigned is unknown here, so a source finds the
+    /// server's copy by what the record carries (a client reference) and deletes that one.
+    public var createdRecord: Data?
 
     /// Creates a change.
     ///

@@ -83,4 +83,38 @@ struct DRFLostAnswerTests {
         #expect(try await notes.fetch(id: 1)?.title == "edited here")
         #expect(try await notes.unsentChanges().isEmpty)
     }
+
+    /// A comment deleted here while its create was in doubt (sent, its answer lost, the sync given up):
+    /// the server's copy is found by its client reference and deleted, not left behind.
+    @Test func aRecordDeletedWhileItsCreateWasInDoubtIsDeletedOnTheServer() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        let database = try SQLiteDatabase.inMemory()
+        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
+        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        let comments = try Repository(
+            database: database,
+            remote: HTTPRemoteSource<DRFComment>(
+                baseURL: server.baseURL, api: DRFExactlyOnceTests.commentsAPI(clientReference: true),
+                headers: ["Authorization": "Token \(server.token)"], timeout: 10,
+                transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST")),
+            configuration: SyncConfiguration(
+                retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 1)))
+        let store = SyncStore(comments, articles, authors)
+        try await store.sync()
+        let clientID = UUID()
+        let local = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+        await #expect(throws: (any Error).self) { try await comments.sync() }
+        #expect(try server.state().comments.filter { !$0.deleted }.count == 1)  // the server has it
+
+        try await comments.delete(id: local.id)
+        try await comments.sync()
+        let state = try server.state()
+        #expect(state.comments.filter { !$0.deleted }.isEmpty)
+        #expect(state.requests.filter { $0.method == "POST" }.count == 1)
+        #expect(try await comments.unsentChanges().isEmpty)
+        #expect(try await comments.fetch().isEmpty)
+    }
 }
