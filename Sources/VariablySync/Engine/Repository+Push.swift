@@ -27,6 +27,7 @@ extension Repository {
         // A read-only source: local changes stay queued (pendingChangeCount tells how many).
         guard remote.acceptsPushes else { return }
         var round = 0
+        var hasResolvedDoubt = false
         while round <= max(configuration.maxConflictRounds, 0) {
             let state = self.state
             let primaryKey = self.primaryKey
@@ -45,6 +46,18 @@ extension Repository {
                 withoutReferences[first.idempotencyKey] = hold.optionalColumns
                 queue = [first]
             }
+            // Creates in doubt go first, alone: adopting the server's copy of one takes the place of a copy
+            // pulled meanwhile, whose edit here is carried over (and based on the create) only while it is
+            // still queued. The rest is read again after them.
+            var isResolvingDoubt = false
+            if !hasResolvedDoubt {
+                hasResolvedDoubt = true
+                let inDoubt = queue.filter { $0.isNew && $0.mayHaveBeenApplied && $0.operation == .upsert }
+                if !inDoubt.isEmpty, inDoubt.count < queue.count {
+                    queue = inDoubt
+                    isResolvingDoubt = true
+                }
+            }
             let sending = Set(queue.map(\.recordID))
             report.held = try held.filter { !sending.contains($0.key) }
                 .sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason) }
@@ -61,7 +74,7 @@ extension Repository {
                     ConflictReport(id: $0, policy: "deleted on the server with its parent", resolution: .keptServer)
                 }
                 guard !changes.isEmpty else { continue }
-                try await database.write { try state.markSent(changes.map(\.idempotencyKey), $0) }
+                try await database.write { try state.markSent(changes, $0) }
                 let remote = self.remote
                 let isLastRound = round == configuration.maxConflictRounds
                 let emptied = Set(withoutReferences.keys)
@@ -136,7 +149,9 @@ extension Repository {
                 }
                 for settled in arrived.take() { rebased = merge(settled, into: &report) || rebased }
             }
-            if rebased {
+            if isResolvingDoubt {
+                continue
+            } else if rebased {
                 round += 1
             } else if held.isEmpty || report.pushed == pushedBefore {
                 // Nothing held, or nothing accepted that could free what is.
@@ -199,6 +214,9 @@ extension Repository {
                 idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
                 supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
+            if change.operation == .delete, change.isNew, change.mayHaveBeenApplied {
+                remoteChange.createdRecord = change.createdRecord
+            }
             changes.append(remoteChange)
             var sending = change
             if case .upsert(let json) = operation { sending.sentRecord = json }

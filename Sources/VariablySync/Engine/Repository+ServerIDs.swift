@@ -76,9 +76,11 @@ extension Repository {
                 // row first: deleted with them, its `ON DELETE` rules would empty or delete them, inside
                 // this pause, with nothing queued to mend them. The id's update then takes every child
                 // along (`ON UPDATE CASCADE`).
+                var carried: (columns: [String], values: [SQLValue]) = ([], [])
                 if try db.fetchValue(
                     sql: "SELECT 1 FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?", arguments: [newKey]) != nil
                 {
+                    carried = try Self.editedColumns(ofCopy: newKey, copyID: newRecordID, createdAs: recordID, state: state, primaryKey: primaryKey, db)
                     for (child, column) in try Self.references(to: primaryKey.table, db) {
                         try db.execute(
                             sql: "UPDATE \(SQL.quote(child)) SET \(SQL.quote(column)) = ? WHERE \(SQL.quote(column)) = ?",
@@ -90,13 +92,52 @@ extension Repository {
                 try db.execute(
                     sql: "UPDATE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? WHERE \(primaryKey.quotedColumn) = ?",
                     arguments: [newKey, oldKey])
+                if !carried.columns.isEmpty {
+                    let assignments = carried.columns.map { "\(SQL.quote($0)) = ?" }.joined(separator: ", ")
+                    try db.execute(
+                        sql: "UPDATE \(primaryKey.quotedTable) SET \(assignments) WHERE \(primaryKey.quotedColumn) = ?",
+                        arguments: StatementArguments((carried.values + [newKey]).map { $0 as any SQLValueConvertible }))
+                }
                 try state.rewriteRecordID(from: recordID, to: newRecordID, db)
+                // The carried edit was made on the copy, whose only later write is this create: it is
+                // based on the create's accepted version now, or it would conflict with it.
+                if !carried.columns.isEmpty { try state.rebaseOnAcknowledged(newRecordID, db) }
             }
             // Edited again while the create was on its way: the newer local values stay, queued.
             guard try state.change(of: newRecordID, db) == nil else { return newRecordID }
             try db.upsert([server], primaryKeys: [newKey], updatingEntries: pulledEntries)
             return newRecordID
         }
+    }
+
+    /// The columns an edit here changed in the cached server copy `key` of a record created here, with
+    /// their values, when that edit is newer than the created row's own values: the copy gives way to
+    /// the created row, and the edit must not go with it.
+    ///
+    /// - Parameters:
+    ///   - copyID: The copy's id as the queue keeps it (JSON text).
+    ///   - recordID: The created row's provisional id, as the queue keeps it.
+    static func editedColumns(
+        ofCopy key: SQLValue, copyID: String, createdAs recordID: String, state: SyncStateStore,
+        primaryKey: PrimaryKey<Model>, _ db: Database
+    ) throws -> (columns: [String], values: [SQLValue]) {
+        guard let edit = try state.change(of: copyID, db), edit.operation == .upsert else { return ([], []) }
+        if let own = try state.change(of: recordID, db), own.sequence > edit.sequence { return ([], []) }
+        let columns: [String]
+        if let changed = edit.changedColumns {
+            columns = changed
+        } else {
+            columns = try db.fetch(sql: "SELECT name FROM pragma_table_info(?) WHERE pk = 0", arguments: [primaryKey.table])
+                .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        }
+        guard !columns.isEmpty,
+            let row = try db.fetch(
+                sql: "SELECT \(columns.map(SQL.quote).joined(separator: ", ")) FROM \(primaryKey.quotedTable) "
+                    + "WHERE \(primaryKey.quotedColumn) = ?",
+                arguments: [key]
+            ).first
+        else { return ([], []) }
+        return (columns, row.values)
     }
 
     /// The tables and columns whose foreign keys reference `table`, its own included

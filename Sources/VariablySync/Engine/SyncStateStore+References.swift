@@ -106,6 +106,17 @@ extension SyncStateStore {
             arguments: [table, recordID, table, recordID])
     }
 
+    /// Bases the queued change of `recordID` (JSON text) on the version of its last accepted push.
+    func rebaseOnAcknowledged(_ recordID: String, _ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                UPDATE "variably_pending_changes" SET "base_cursor" = coalesce(
+                    (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = ? AND "record_id" = ?), "base_cursor")
+                WHERE "table_name" = ? AND "record_id" = ?
+                """#,
+            arguments: [table, recordID, table, recordID])
+    }
+
     /// Renames a record in the queue and its acknowledgements: the server assigned `newID` (JSON text)
     /// to the record created here as `oldID`. A change still queued for it is an update now, since the
     /// server has the record.

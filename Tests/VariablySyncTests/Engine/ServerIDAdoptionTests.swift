@@ -72,4 +72,43 @@ struct FailingPushesRemote: RemoteSource {
         #expect(try await remarks.pendingChangeCount() == 0)
         try await expectNoBrokenReferences(database)
     }
+
+    /// The cached server copy was edited here while the create waited: when the copy gives way to the
+    /// created row, the edit is carried over and pushed, not lost with the copy.
+    @Test func anEditOfTheCachedServerCopyIsKeptWhenItGivesWay() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let log = PushLog()
+        let writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
+        let essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
+        let remarkServer = try SimulatedServer(records: [Remark](), seed: 3)
+        let failing = FailingPushesRemote.Switch()
+        let retries = RetryPolicy(maxAttempts: 2, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 4)
+        let writers = try Repository(database: database, remote: LoggingRemote(writerServer, log: log, table: "writers"))
+        let essays = try Repository(database: database, remote: LoggingRemote(essayServer, log: log, table: "essays"))
+        let remarks = try Repository(
+            database: database,
+            remote: FailingPushesRemote(
+                inner: LoggingRemote(remarkServer, log: log, table: "remarks", numbering: .init(from: 500)), failing: failing),
+            configuration: SyncConfiguration(retryPolicy: retries))
+        let store = SyncStore(remarks, essays, writers)
+        try await store.sync()
+
+        _ = try await remarks.create { Remark(id: $0, essayID: 10, text: "mine") }
+        _ = try await remarkServer.upsert(Remark(id: 500, essayID: 10, text: "mine"))
+        try await store.sync()
+        // Two rows for one record here: the created one, and the server's copy, which is edited.
+        var copy = try #require(try await remarks.fetch(id: 500))
+        copy.text = "edited on the copy"
+        try await remarks.save(copy)
+
+        await failing.turnOff()
+        try await database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        let report = try await store.sync()
+        #expect(report.for(Remark.self)?.conflicts.isEmpty == true)
+        #expect(try await remarks.fetch().map(\.id) == [500])
+        #expect(try await remarks.fetch(id: 500)?.text == "edited on the copy")
+        #expect(await remarkServer.record(id: 500)?.text == "edited on the copy")
+        #expect(try await remarks.pendingChangeCount() == 0)
+        try await expectNoBrokenReferences(database)
+    }
 }

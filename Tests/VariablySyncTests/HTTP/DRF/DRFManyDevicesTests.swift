@@ -17,6 +17,9 @@ import VariablySyncTesting
 struct DRFManyDevicesTests {
     static let runs: Int = ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_RUNS"].flatMap(Int.init) ?? 2
     /// The first seed, so that a long run can be split between processes (each with its own server).
+    /// Prints every operation and sync of a run (`VARIABLY_DRF_DEVICE_TRACE=1`).
+    static let isTracing = ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_TRACE"] == "1"
+    static func trace(_ line: @autoclosure () -> String) { if isTracing { print("trace: " + line()) } }
     static let firstSeed: UInt64 =
         ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_FIRST_SEED"].flatMap(UInt64.init) ?? 0
 
@@ -108,17 +111,20 @@ struct DRFManyDevicesTests {
                             DRFComment(id: $0, articleID: article, replyTo: replyTo, text: "new", clientID: clientID)
                         }
                         created.append(clientID)
+                        Self.trace("device \(deviceIndex) creates \(clientID) on \(article) replying to \(replyTo.map(String.init) ?? "-")")
                     case 3, 4:
                         if var comment = cached.randomElement(using: &random) {
                             editCount += 1
                             comment.text = "edited \(seed)-\(editCount)"
                             try await device.comments.save(comment)
+                            Self.trace("device \(deviceIndex) edits \(comment.id) (\(comment.clientID?.uuidString ?? "-")): \(comment.text)")
                             lastEdits[deviceIndex, default: [:]][comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
                                 comment.text
                         }
                     default:
                         if let comment = cached.randomElement(using: &random) {
                             try await device.comments.delete(id: comment.id)
+                            Self.trace("device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
                             if let clientID = comment.clientID { deletedHere.insert(clientID) }
                         }
                     }
@@ -131,19 +137,27 @@ struct DRFManyDevicesTests {
                 try server.graph(
                     "comments", "create", fields: ["article_id": target.article, "reply_to_id": target.id, "text": "there"])
                 try server.graph("comments", "update", id: target.id, fields: ["text": "edited there"])
+                Self.trace("another client replies to \(target.id) and edits it")
             }
             if Int.random(in: 0..<4, using: &random) == 0, let target = live.randomElement(using: &random) {
                 try server.graph("comments", "soft_delete", id: target.id)
+                Self.trace("another client deletes \(target.id)")
             }
             if Int.random(in: 0..<10, using: &random) == 0 {
                 try server.graph("articles", "soft_delete", id: articleIDs.randomElement(using: &random)!)
             }
             // Syncs in random order, some killed at a random moment.
             for device in devices.shuffled(using: &random) {
-                let task = Task { try await device.store.sync() }
+                let index = devices.firstIndex { $0.database === device.database } ?? -1
+                let task = Task {
+                    let report = try await device.store.sync()
+                    Self.trace("device \(index) synced: \(report)")
+                    return report
+                }
                 if Int.random(in: 0..<3, using: &random) == 0 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0..<40, using: &random)))
                     task.cancel()
+                    Self.trace("device \(index): its sync is cancelled")
                     tally.killedSyncs += 1
                 }
                 do { _ = try await task.value } catch is CancellationError {} catch {
@@ -179,7 +193,13 @@ struct DRFManyDevicesTests {
             tally.editsChecked += 1
             if !sent.contains(where: { $0.contains("\"\(comment)\"") }) {
                 tally.lostEdits += 1
-                print("edit lost (seed \(seed)): \(comment) of \(key)")
+                let writes = state.requests.filter {
+                    $0.method != "GET" && ($0.path.contains("/\(server.id)/") || $0.body?.lowercased().contains(key) == true)
+                }.map { "\($0.method) \($0.path) \($0.status) \($0.body ?? "")" }
+                print(
+                    "edit lost (seed \(seed)): \(comment) of \(key), on the server: \(server), its writes:\n  "
+                        + writes.joined(separator: "\n  "))
+                for device in devices { try await printState(of: device, seed: seed) }
             }
         }
         // The server's live comments as devices keep them: those of a deleted article are gone, a reply
