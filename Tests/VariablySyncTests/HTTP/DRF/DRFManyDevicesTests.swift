@@ -42,6 +42,7 @@ struct DRFManyDevicesTests {
         var lost = 0
         var lostEdits = 0
         var editsChecked = 0
+        var lostDeletions = 0
         var orphans = 0
         var diverged = 0
         var unsent = 0
@@ -50,7 +51,7 @@ struct DRFManyDevicesTests {
 
         var line: String {
             "[reliability] DRF devices: \(runs) run(s), \(killedSyncs) syncs killed, \(failedSyncs) failed, "
-                + "\(duplicates) duplicates, \(lost) lost, \(lostEdits) of \(editsChecked) edits lost, \(orphans) orphans, "
+                + "\(duplicates) duplicates, \(lost) lost, \(lostEdits) of \(editsChecked) edits lost, \(lostDeletions) deletions lost, \(orphans) orphans, "
                 + "\(diverged) diverged, \(unsent) left unsent"
         }
     }
@@ -67,6 +68,7 @@ struct DRFManyDevicesTests {
         #expect(tally.duplicates == 0)
         #expect(tally.lost == 0)
         #expect(tally.lostEdits == 0)
+        #expect(tally.lostDeletions == 0)
         #expect(tally.editsChecked > 0)
         #expect(tally.orphans == 0)
         #expect(tally.unsent == 0)
@@ -89,6 +91,7 @@ struct DRFManyDevicesTests {
         // which the server must have received unless the comment went first.
         var lastEdits: [Int: [String: String]] = [:]
         var editCount = 0
+        var deletedIDs: Set<Int64> = []
         for device in devices { try await device.store.sync() }
 
         for _ in 0..<5 {
@@ -126,6 +129,7 @@ struct DRFManyDevicesTests {
                             try await device.comments.delete(id: comment.id)
                             Self.trace("device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
                             if let clientID = comment.clientID { deletedHere.insert(clientID) }
+                            if comment.id > 0 { deletedIDs.insert(comment.id) }
                         }
                     }
                 }
@@ -202,6 +206,15 @@ struct DRFManyDevicesTests {
                 for device in devices { try await printState(of: device, seed: seed) }
             }
         }
+        // A comment deleted on a device is deleted on the server, whether the device knew its server id
+        // or only its create (in doubt, maybe).
+        let lostDeletions = mine.filter { comment in
+            !comment.deleted
+                && (deletedIDs.contains(comment.id)
+                    || comment.client_id.map { id in deletedHere.contains { $0.uuidString.lowercased() == id.lowercased() } } == true)
+        }
+        tally.lostDeletions += lostDeletions.count
+        for comment in lostDeletions { print("deletion lost (seed \(seed)): \(comment)") }
         // The server's live comments as devices keep them: those of a deleted article are gone, a reply
         // to a deleted comment is emptied.
         let live = mine.filter { !$0.deleted && liveArticles.contains($0.article) }
