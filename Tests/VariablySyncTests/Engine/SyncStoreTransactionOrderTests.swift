@@ -12,56 +12,56 @@ import VariablySyncTesting
     /// before deletions within one transaction. A save before them shares the deletion's round.
     @Test func aLaterTransactionsSaveWaitsForAnEarlierDeletion() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.writers.save(Writer(id: 3, name: "grace"))
-        try await fixture.remarks.delete(id: 100)
+        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
+        try await fixture.comments.delete(id: 100)
         try await fixture.database.write { db in
-            try db.upsert(Writer(id: 2, name: "ada"))
-            try db.upsert(Essay(id: 20, writerID: 2, title: "second"))
+            try db.upsert(StoreUser(id: 2, name: "ada"))
+            try db.upsert(StorePost(id: 20, authorID: 2, title: "second"))
         }
         let report = try await fixture.store.sync()
         #expect(
             await fixture.log.entries == [
-                "writers save 3", "remarks delete 100", "writers save 2", "essays save 20",
+                "users save 3", "comments delete 100", "users save 2", "posts save 20",
             ])
-        #expect(report.for(Writer.self)?.pushed == 2)
-        #expect(report.for(Remark.self)?.pushed == 1)
-        #expect(try await fixture.writers.pendingChangeCount() + fixture.remarks.pendingChangeCount() == 0)
-        #expect(await fixture.remarkServer.record(id: 100) == nil)
-        #expect(await fixture.essayServer.record(id: 20)?.writerID == 2)
+        #expect(report.for(StoreUser.self)?.pushed == 2)
+        #expect(report.for(StoreComment.self)?.pushed == 1)
+        #expect(try await fixture.users.pendingChangeCount() + fixture.comments.pendingChangeCount() == 0)
+        #expect(await fixture.commentServer.record(id: 100) == nil)
+        #expect(await fixture.postServer.record(id: 20)?.authorID == 2)
     }
 
     /// docs/relationships.md, "Transactions and push order".
     @Test func theTransactionsPageExample() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        let (writers, database, store) = (fixture.writers, fixture.database, fixture.store)
-        let bob = Writer(id: 8, name: "bob")
-        try await writers.save(bob)
+        let (users, database, store) = (fixture.users, fixture.database, fixture.store)
+        let bob = StoreUser(id: 8, name: "bob")
+        try await users.save(bob)
         try await store.sync()
 
-        try await writers.delete(id: bob.id)                                 // transaction 1: a deletion
+        try await users.delete(id: bob.id)                                 // transaction 1: a deletion
         try await database.write { db in                                     // transaction 2: saves
-            try db.upsert(Writer(id: 7, name: "bob"))
-            try db.upsert(Essay(id: 70, writerID: 7, title: "hello again"))
+            try db.upsert(StoreUser(id: 7, name: "bob"))
+            try db.upsert(StorePost(id: 70, authorID: 7, title: "hello again"))
         }
-        try await store.sync()   // round 1: delete writer bob; round 2: save writer 7, then essay 70
+        try await store.sync()   // round 1: delete user bob; round 2: save user 7, then post 70
         #expect(
-            await fixture.log.entries == ["writers save 8", "writers delete 8", "writers save 7", "essays save 70"])
+            await fixture.log.entries == ["users save 8", "users delete 8", "users save 7", "posts save 70"])
     }
 
     /// Saves and deletions that never cross go in one round, as before: one push per table and
     /// operation, whatever the number of transactions.
     @Test func transactionsThatNeverCrossShareOneRound() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        for id in Int64(2)...5 { try await fixture.writers.save(Writer(id: id, name: "w\(id)")) }
-        try await fixture.essays.save(Essay(id: 20, writerID: 2, title: "second"))
-        try await fixture.remarks.delete(id: 100)
-        let before = await fixture.writerServer.statistics.pushes
+        for id in Int64(2)...5 { try await fixture.users.save(StoreUser(id: id, name: "w\(id)")) }
+        try await fixture.posts.save(StorePost(id: 20, authorID: 2, title: "second"))
+        try await fixture.comments.delete(id: 100)
+        let before = await fixture.userServer.statistics.pushes
         try await fixture.store.sync()
-        #expect(await fixture.writerServer.statistics.pushes == before + 1)
+        #expect(await fixture.userServer.statistics.pushes == before + 1)
         #expect(
             await fixture.log.entries == [
-                "writers save 2", "writers save 3", "writers save 4", "writers save 5", "essays save 20",
-                "remarks delete 100",
+                "users save 2", "users save 3", "users save 4", "users save 5", "posts save 20",
+                "comments delete 100",
             ])
     }
 
@@ -69,12 +69,12 @@ import VariablySyncTesting
     /// whose content it carries, alone as in a store.
     @Test func aRecordEditedAgainGoesWithItsLastTransaction() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.writers.save(Writer(id: 2, name: "first name"))
-        try await fixture.writers.save(Writer(id: 3, name: "grace"))
-        try await fixture.writers.save(Writer(id: 2, name: "second name"))
-        try await fixture.writers.sync()
-        #expect(await fixture.log.entries == ["writers save 3", "writers save 2"])
-        #expect(await fixture.writerServer.record(id: 2)?.name == "second name")
+        try await fixture.users.save(StoreUser(id: 2, name: "first name"))
+        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
+        try await fixture.users.save(StoreUser(id: 2, name: "second name"))
+        try await fixture.users.sync()
+        #expect(await fixture.log.entries == ["users save 3", "users save 2"])
+        #expect(await fixture.userServer.record(id: 2)?.name == "second name")
     }
 
     /// Changes another connection queued between two of the repository's transactions (raw SQL, no
