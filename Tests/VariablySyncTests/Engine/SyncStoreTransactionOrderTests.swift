@@ -84,20 +84,20 @@ import VariablySyncTesting
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
         let log = PushLog()
-        let accounts = Account.samples(3)
-        let server = try SimulatedServer(records: accounts, seed: 4)
+        let users = SyncUser.samples(3)
+        let server = try SimulatedServer(records: users, seed: 4)
         let database = try SQLiteDatabase(path: path)
         let repository = try Repository(
-            database: database, remote: LoggingRemote(server, log: log, table: "accounts"),
+            database: database, remote: LoggingRemote(server, log: log, table: "users"),
             configuration: makeConfiguration())
         try await repository.sync()
 
-        var first = accounts[0]
+        var first = users[0]
         first.email = "first@example.com"
         try await repository.save(first)
         let other = try SQLiteDatabase(path: path)
-        try await other.write { try $0.execute(sql: #"DELETE FROM "accounts" WHERE "id" = ?"#, arguments: [accounts[1].id]) }
-        let new = Account.sample(7)
+        try await other.write { try $0.execute(sql: #"DELETE FROM "sync_users" WHERE "id" = ?"#, arguments: [users[1].id]) }
+        let new = SyncUser.sample(7)
         try await repository.save(new)
         first.email = "again@example.com"
         try await repository.save(first)
@@ -105,10 +105,10 @@ import VariablySyncTesting
         let entries = await log.entries
         #expect(
             entries == [
-                "accounts delete \(accounts[1].id)", "accounts save \(new.id)", "accounts save \(accounts[0].id)",
+                "users delete \(users[1].id)", "users save \(new.id)", "users save \(users[0].id)",
             ])
-        #expect(await server.record(id: accounts[1].id) == nil)
-        #expect(await server.record(id: accounts[0].id)?.email == "again@example.com")
+        #expect(await server.record(id: users[1].id) == nil)
+        #expect(await server.record(id: users[0].id)?.email == "again@example.com")
     }
 
     /// A file whose queue an earlier version wrote (no transaction groups): opened now, its changes are
@@ -117,11 +117,11 @@ import VariablySyncTesting
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
-        let server = try SimulatedServer(records: Account.samples(2), seed: 5)
+        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 5)
         do {
             let repository = try Repository(database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
-            try await repository.save(Account.sample(4))
+            try await repository.save(SyncUser.sample(4))
             // Outside of `write`, whose last statement stamps the groups of the column removed here.
             try repository.database.writeWithoutTransaction { db in
                 try db.execute(sql: #"DROP INDEX "variably_pending_changes_by_group""#)
@@ -136,28 +136,28 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "transaction_group" FROM "variably_pending_changes""#).map { $0[0] }
         }
         #expect(groups == [.integer(1)])
-        try await repository.save(Account.sample(5))
+        try await repository.save(SyncUser.sample(5))
         let report = try await repository.sync()
         #expect(report.pushed == 2)
-        #expect(await server.record(id: Account.sample(4).id) != nil)
+        #expect(await server.record(id: SyncUser.sample(4).id) != nil)
     }
 
     /// Capture triggers of an earlier version are replaced when a repository opens, not kept beside the
     /// new ones: each write queues once, stamped with its group.
     @Test func olderCaptureTriggersAreReplaced() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let server = try SimulatedServer(records: Account.samples(2), seed: 6)
+        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 6)
         _ = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await database.write { db in
             try db.execute(
                 sql: """
-                    CREATE TRIGGER "variably_capture_v1_0_accounts_insert" AFTER INSERT ON "accounts"
+                    CREATE TRIGGER "variably_capture_v1_0_sync_users_insert" AFTER INSERT ON "sync_users"
                     BEGIN INSERT INTO "variably_pending_changes" ("table_name", "record_id", "operation",
                         "idempotency_key", "created_at") VALUES ('stale', NEW."id", 'upsert', hex(randomblob(16)), 0); END
                     """)
         }
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
-        try await repository.save(Account.sample(3))
+        try await repository.save(SyncUser.sample(3))
         let triggers = try await database.read { db in
             try db.fetch(sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" LIKE 'variably_capture_v1_%'"#)
         }
@@ -166,6 +166,6 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "table_name", "transaction_group" IS NOT NULL FROM "variably_pending_changes""#)
                 .map { [$0[0], $0[1]] }
         }
-        #expect(queued == [[.text("accounts"), .integer(1)]])
+        #expect(queued == [[.text("sync_users"), .integer(1)]])
     }
 }
