@@ -32,3 +32,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The repository's sync against a naive Codable + one-INSERT-per-record pipeline, with memory; moved out
+// of the UserSync sample. Added apart so that it needs none of the main target's dependencies.
+package.targets.append(
+    .executableTarget(
+        name: "NaivePipelineBenchmark",
+        dependencies: [
+            .product(name: "VariablyCodable", package: "VariablyCodable"),
+            .product(name: "VariablySQLite", package: "VariablyCodable"),
+            .product(name: "VariablySync", package: "VariablyCodable"),
+            .product(name: "VariablySyncTesting", package: "VariablyCodable"),
+        ]
+    ))

@@ -4,24 +4,19 @@ struct Options {
     var databasePath = "users.sqlite"
     var faultRate = 0.05
     var reset = false
-    var benchmark = false
 
     static let usage = """
         usage: swift run UserSync [--users N] [--database PATH] [--fault-rate X] [--reset]
-               swift run -c release UserSync --benchmark [--users N]
 
           --users N        users on the simulated server (default 10000)
           --database PATH  the SQLite cache (default ./users.sqlite); the cache file goes next to it
           --fault-rate X   probability of a transient failure per request, in 0...1 (default 0.05);
                            a few records per page are also served malformed at X/100 per record
           --reset          delete the database first (otherwise it is reused when it still matches)
-          --benchmark      time a full sync (default 100000 users) and a 1% incremental sync against the
-                           naive pipeline (synthesized Codable + one INSERT per record), with memory
         """
 
     /// Parses `arguments` (without the program name).
     init(_ arguments: [String]) throws(OptionsError) {
-        if arguments.contains("--benchmark") { users = 100_000 }
         var rest = arguments[...]
         func value(for flag: String) throws(OptionsError) -> String {
             guard let value = rest.popFirst() else { throw OptionsError("\(flag) needs a value") }
@@ -43,8 +38,6 @@ struct Options {
                 faultRate = rate
             case "--reset":
                 reset = true
-            case "--benchmark":
-                benchmark = true
             case "--help", "-h":
                 throw OptionsError(nil)
             default:

@@ -19,18 +19,6 @@ do {
     exit(error.message == nil ? 0 : 2)
 }
 
-if options.benchmark {
-    do {
-        try await runBenchmark(
-            users: options.users,
-            folder: FileManager.default.temporaryDirectory.appendingPathComponent("UserSyncBenchmark"))
-        exit(0)
-    } catch {
-        print("Benchmark failed: \(error)")
-        exit(1)
-    }
-}
-
 let clock = ContinuousClock()
 let started = clock.now
 let databaseURL = URL(fileURLWithPath: options.databasePath)

@@ -3,82 +3,82 @@ import Testing
 import VariablyCodable
 import VariablySQLite
 
-/// A parent, its children (deleted with it), their replies (a self-reference set to NULL), and labels
-/// that keep a parent from being deleted.
-private struct Author: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+/// A parent (a user), its children (comments, deleted with it), their replies (a self-reference set to NULL),
+/// and posts that keep their user from being deleted.
+private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
     var id: Int64
     var name: String
 
     init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
-    init(from container: DecodingContainer<Author>) throws {
+    init(from container: DecodingContainer<User>) throws {
         id = try container.decode(\.id)
         name = try container.decode(\.name)
     }
 
-    static let keySets = KeySets<Author>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.name, "name") } }
-    static let sqliteTable = SQLiteTable<Author>("reference_authors", primaryKey: \.id)
+    static let keySets = KeySets<User>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.name, "name") } }
+    static let sqliteTable = SQLiteTable<User>("reference_users", primaryKey: \.id)
 }
 
-private struct Article: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+private struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
     var id: Int64
     var authorID: Int64
     var replyTo: Int64?
 
     init(id: Int64, authorID: Int64, replyTo: Int64? = nil) { (self.id, self.authorID, self.replyTo) = (id, authorID, replyTo) }
-    init(from container: DecodingContainer<Article>) throws {
+    init(from container: DecodingContainer<Comment>) throws {
         id = try container.decode(\.id)
         authorID = try container.decode(\.authorID)
         replyTo = try container.decode(\.replyTo)
     }
 
-    static let keySets = KeySets<Article>(defaultSource: .sqlite) {
+    static let keySets = KeySets<Comment>(defaultSource: .sqlite) {
         KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to") }
     }
-    static let sqliteTable = SQLiteTable<Article>(
-        "reference_articles", primaryKey: \.id,
-        [.references(\.authorID, Author.self, onDelete: .cascade), .references(\.replyTo, Article.self, onDelete: .setNull)])
+    static let sqliteTable = SQLiteTable<Comment>(
+        "reference_comments", primaryKey: \.id,
+        [.references(\.authorID, User.self, onDelete: .cascade), .references(\.replyTo, Comment.self, onDelete: .setNull)])
 }
 
-private struct Label: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+private struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
     var id: Int64
     var authorID: Int64
 
     init(id: Int64, authorID: Int64) { (self.id, self.authorID) = (id, authorID) }
-    init(from container: DecodingContainer<Label>) throws {
+    init(from container: DecodingContainer<Post>) throws {
         id = try container.decode(\.id)
         authorID = try container.decode(\.authorID)
     }
 
-    static let keySets = KeySets<Label>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id") } }
-    static let sqliteTable = SQLiteTable<Label>(
-        "reference_labels", primaryKey: \.id, [.references(\.authorID, Author.self)])
+    static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id") } }
+    static let sqliteTable = SQLiteTable<Post>(
+        "reference_posts", primaryKey: \.id, [.references(\.authorID, User.self)])
 }
 
-/// The same table as `Article`, declared before it had references.
-private struct OldArticle: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+/// The same table as `Comment`, declared before it had references.
+private struct OldComment: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
     var id: Int64
     var authorID: Int64
     var replyTo: Int64?
 
-    init(from container: DecodingContainer<OldArticle>) throws {
+    init(from container: DecodingContainer<OldComment>) throws {
         id = try container.decode(\.id)
         authorID = try container.decode(\.authorID)
         replyTo = try container.decode(\.replyTo)
     }
 
-    static let keySets = KeySets<OldArticle>(defaultSource: .sqlite) {
+    static let keySets = KeySets<OldComment>(defaultSource: .sqlite) {
         KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to") }
     }
-    static let sqliteTable = SQLiteTable<OldArticle>("reference_articles", primaryKey: \.id)
+    static let sqliteTable = SQLiteTable<OldComment>("reference_comments", primaryKey: \.id)
 }
 
 @Suite struct ReferenceTests {
     private func database() throws -> SQLiteDatabase {
         let database = try SQLiteDatabase.inMemory()
         try database.write { db in
-            try db.migrate(Author.self)
-            try db.migrate(Article.self)
-            try db.migrate(Label.self)
+            try db.migrate(User.self)
+            try db.migrate(Comment.self)
+            try db.migrate(Post.self)
         }
         return database
     }
@@ -86,13 +86,13 @@ private struct OldArticle: VariablyCodable, SQLiteStorable, Identifiable, Sendab
     @Test func theColumnIsADeferredForeignKeyThatFollowsItsParentsID() throws {
         let database = try database()
         let sql = try database.read { db in
-            try db.fetchValue(sql: "SELECT sql FROM sqlite_master WHERE name = 'reference_articles'")
+            try db.fetchValue(sql: "SELECT sql FROM sqlite_master WHERE name = 'reference_comments'")
         }
         #expect(
             sql == .text(
-                #"CREATE TABLE "reference_articles" ("id" INTEGER PRIMARY KEY NOT NULL, "author_id" INTEGER NOT NULL "#
-                    + #"REFERENCES "reference_authors" ("id") ON UPDATE CASCADE ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "#
-                    + #""reply_to" INTEGER REFERENCES "reference_articles" ("id") ON UPDATE CASCADE ON DELETE SET NULL "#
+                #"CREATE TABLE "reference_comments" ("id" INTEGER PRIMARY KEY NOT NULL, "author_id" INTEGER NOT NULL "#
+                    + #"REFERENCES "reference_users" ("id") ON UPDATE CASCADE ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "#
+                    + #""reply_to" INTEGER REFERENCES "reference_comments" ("id") ON UPDATE CASCADE ON DELETE SET NULL "#
                     + #"DEFERRABLE INITIALLY DEFERRED)"#))
     }
 
@@ -100,68 +100,68 @@ private struct OldArticle: VariablyCodable, SQLiteStorable, Identifiable, Sendab
     @Test func childrenMayComeBeforeTheirParentInOneTransaction() throws {
         let database = try database()
         try database.write { db in
-            try db.insert(Article(id: 10, authorID: 1))
-            try db.insert(Article(id: 11, authorID: 1, replyTo: 10))
-            try db.insert(Author(id: 1, name: "ada"))
+            try db.insert(Comment(id: 10, authorID: 1))
+            try db.insert(Comment(id: 11, authorID: 1, replyTo: 10))
+            try db.insert(User(id: 1, name: "ada"))
         }
-        #expect(try database.read { try $0.count(Article.self) } == 2)
+        #expect(try database.read { try $0.count(Comment.self) } == 2)
     }
 
     @Test func anOrphanFailsTheTransactionAndLeavesNothing() throws {
         let database = try database()
         #expect(throws: SQLiteError.self) {
             try database.write { db in
-                try db.insert(Author(id: 1, name: "ada"))
-                try db.insert(Article(id: 10, authorID: 2))
+                try db.insert(User(id: 1, name: "ada"))
+                try db.insert(Comment(id: 10, authorID: 2))
             }
         }
-        #expect(try database.read { try $0.count(Author.self) } == 0)
+        #expect(try database.read { try $0.count(User.self) } == 0)
     }
 
     @Test func deletingAParentCascadesSetsNullOrIsRefused() throws {
         let database = try database()
         try database.write { db in
-            try db.insert(Author(id: 1, name: "ada"))
-            try db.insert(Author(id: 2, name: "grace"))
-            try db.insert(Article(id: 10, authorID: 1))
-            try db.insert(Article(id: 20, authorID: 2, replyTo: 10))
-            try db.insert(Label(id: 5, authorID: 2))
+            try db.insert(User(id: 1, name: "ada"))
+            try db.insert(User(id: 2, name: "grace"))
+            try db.insert(Comment(id: 10, authorID: 1))
+            try db.insert(Comment(id: 20, authorID: 2, replyTo: 10))
+            try db.insert(Post(id: 5, authorID: 2))
         }
-        try database.write { db in _ = try db.delete(Author.self, id: 1) }
-        #expect(try database.read { try $0.fetch(Article.self) } == [Article(id: 20, authorID: 2, replyTo: nil)])
-        // Restricted: refused when the transaction commits, unless the label goes first.
-        #expect(throws: SQLiteError.self) { try database.write { db in _ = try db.delete(Author.self, id: 2) } }
+        try database.write { db in _ = try db.delete(User.self, id: 1) }
+        #expect(try database.read { try $0.fetch(Comment.self) } == [Comment(id: 20, authorID: 2, replyTo: nil)])
+        // Restricted: refused when the transaction commits, unless the post goes first.
+        #expect(throws: SQLiteError.self) { try database.write { db in _ = try db.delete(User.self, id: 2) } }
         try database.write { db in
-            _ = try db.delete(Author.self, id: 2)
-            _ = try db.delete(Label.self, id: 5)
+            _ = try db.delete(User.self, id: 2)
+            _ = try db.delete(Post.self, id: 5)
         }
-        #expect(try database.read { try $0.count(Article.self) } == 0)
+        #expect(try database.read { try $0.count(Comment.self) } == 0)
     }
 
     /// A provisional id replaced by the server's: the children follow in the same statement.
     @Test func aParentsNewIDReachesItsChildren() throws {
         let database = try database()
         try database.write { db in
-            try db.insert(Author(id: -1, name: "draft"))
-            try db.insert(Article(id: -5, authorID: -1))
-            try db.insert(Article(id: -6, authorID: -1, replyTo: -5))
+            try db.insert(User(id: -1, name: "draft"))
+            try db.insert(Comment(id: -5, authorID: -1))
+            try db.insert(Comment(id: -6, authorID: -1, replyTo: -5))
         }
         try database.write { db in
-            try db.execute(sql: #"UPDATE "reference_articles" SET "id" = 50 WHERE "id" = -5"#)
-            try db.execute(sql: #"UPDATE "reference_authors" SET "id" = 7 WHERE "id" = -1"#)
+            try db.execute(sql: #"UPDATE "reference_comments" SET "id" = 50 WHERE "id" = -5"#)
+            try db.execute(sql: #"UPDATE "reference_users" SET "id" = 7 WHERE "id" = -1"#)
         }
-        let articles = try database.read { try $0.fetch(Article.self, sortedBy: [SortDescriptor(\.id)]) }
-        #expect(articles == [Article(id: -6, authorID: 7, replyTo: 50), Article(id: 50, authorID: 7)])
+        let comments = try database.read { try $0.fetch(Comment.self, sortedBy: [SortDescriptor(\.id)]) }
+        #expect(comments == [Comment(id: -6, authorID: 7, replyTo: 50), Comment(id: 50, authorID: 7)])
     }
 
     @Test func aTableMadeBeforeItsReferencesNeedsAnExplicitMigration() throws {
         let database = try SQLiteDatabase.inMemory()
         try database.write { db in
-            try db.migrate(Author.self)
-            try db.migrate(OldArticle.self)
+            try db.migrate(User.self)
+            try db.migrate(OldComment.self)
         }
         do {
-            try database.write { db in try db.migrate(Article.self) }
+            try database.write { db in try db.migrate(Comment.self) }
             Issue.record("the missing references should be reported")
         } catch let error as SchemaMismatchError {
             #expect(error.problems.map(\.description).allSatisfy { $0.contains("must reference") })

@@ -142,12 +142,12 @@ import VariablyTestSupport
     @Test func columnsWithDefaultsAreAddedAsNotNull() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
-            try db.execute(sql: #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY NOT NULL, "title" TEXT NOT NULL)"#)
-            try db.execute(sql: #"INSERT INTO "notes" VALUES (1, 'a')"#)
+            try db.execute(sql: #"CREATE TABLE "posts" ("id" INTEGER PRIMARY KEY NOT NULL, "title" TEXT NOT NULL)"#)
+            try db.execute(sql: #"INSERT INTO "posts" VALUES (1, 'a')"#)
         }
-        let statements = try db.write { try $0.migrate(Note.self) }
-        #expect(statements == [#"ALTER TABLE "notes" ADD COLUMN "priority" INTEGER NOT NULL DEFAULT 3"#])
-        #expect(try db.read { try $0.fetchAll(Note.self) } == [Note(id: 1, title: "a", priority: 3)])
+        let statements = try db.write { try $0.migrate(Post.self) }
+        #expect(statements == [#"ALTER TABLE "posts" ADD COLUMN "priority" INTEGER NOT NULL DEFAULT 3"#])
+        #expect(try db.read { try $0.fetchAll(Post.self) } == [Post(id: 1, title: "a", priority: 3)])
     }
 
     @Test func changesThatLoseDataNeedAnExplicitStep() throws {
@@ -177,12 +177,12 @@ import VariablyTestSupport
     }
 }
 
-private struct Note: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
+private struct Post: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
     var id: Int64 = 0
     var title = ""
     var priority = 0
-    static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.title); Key(\.priority) } }
-    static let sqliteTable = SQLiteTable<Note>("notes", primaryKey: \.id, [.defaultValue(\.priority, 3)])
+    static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.title); Key(\.priority) } }
+    static let sqliteTable = SQLiteTable<Post>("posts", primaryKey: \.id, [.defaultValue(\.priority, 3)])
 }
 
 private struct Event: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
@@ -295,18 +295,18 @@ private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
 // MARK: - Misdeclared tables trap when first used
 
 private enum Inbox {
-    struct Note: SQLiteStorable, EmptyInitializable, Identifiable {
+    struct Post: SQLiteStorable, EmptyInitializable, Identifiable {
         var id: Int64 = 0
         var title = ""
-        static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "title") } }
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "title") } }
     }
 }
 
 private enum Archive {
-    struct Note: SQLiteStorable, EmptyInitializable, Identifiable {
+    struct Post: SQLiteStorable, EmptyInitializable, Identifiable {
         var id: Int64 = 0
         var body = ""
-        static let keySets = KeySets<Note>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.body, "body") } }
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.body, "body") } }
     }
 }
 
@@ -321,8 +321,8 @@ private struct Unnamed: SQLiteStorable, EmptyInitializable {
     @Test func twoTypesNamedAlikeDoNotShareADefaultTable() async {
         await #expect(processExitsWith: .failure) {
             let db = try SQLiteDatabase.inMemory()
-            try db.write { try $0.migrate(Inbox.Note.self) }
-            try db.write { try $0.migrate(Archive.Note.self) }
+            try db.write { try $0.migrate(Inbox.Post.self) }
+            try db.write { try $0.migrate(Archive.Post.self) }
         }
     }
 

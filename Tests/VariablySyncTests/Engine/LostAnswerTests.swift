@@ -7,8 +7,8 @@ import VariablySyncTesting
 /// A source whose first push is applied by its simulated server and then fails, as an answer lost
 /// after the server's commit would.
 struct LosingFirstAnswerRemote: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     let lost = Lost()
 
     /// Whether an answer was lost already.
@@ -38,12 +38,12 @@ struct LosingFirstAnswerRemote: RemoteSource {
 @Suite struct LostAnswerTests {
     @Test func anEditSentAgainAfterItsAnswerWasLostIsNotAConflictWithItself() async throws {
         let server = try SimulatedServer(
-            records: Account.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
+            records: SyncUser.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
         let repository = try Repository(
             database: .inMemory(), remote: LosingFirstAnswerRemote(server: server),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
-        var account = try #require(try await repository.fetch(id: Account.sample(1).id))
+        var account = try #require(try await repository.fetch(id: SyncUser.sample(1).id))
         account.nickname = "edited here"
         try await repository.save(account)
 
@@ -60,11 +60,11 @@ struct LosingFirstAnswerRemote: RemoteSource {
     /// Another client's write in between, to the same field, is still a real conflict.
     @Test func anotherClientsWriteInBetweenIsStillAConflict() async throws {
         let server = try SimulatedServer(
-            records: Account.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
+            records: SyncUser.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
-        var account = try #require(try await repository.fetch(id: Account.sample(1).id))
+        var account = try #require(try await repository.fetch(id: SyncUser.sample(1).id))
         try await server.update(id: account.id) { $0.nickname = "written there" }
         account.nickname = "edited here"
         try await repository.save(account)

@@ -10,129 +10,129 @@ import VariablySyncTesting
 /// records the model could not decode. Each pull completes, with no broken reference and the cache
 /// equal to the server's live rows.
 @Suite struct PullEngineTests {
-    /// Writers, essays and remarks on one database, each table with its own simulated server.
+    /// Users, posts and comments on one database, each table with its own simulated server.
     struct Graph {
         let database: SQLiteDatabase
-        let writerServer: SimulatedServer<Writer>
-        let essayServer: SimulatedServer<Essay>
-        let remarkServer: SimulatedServer<Remark>
-        let writers: Repository<Writer>
-        let essays: Repository<Essay>
-        let remarks: Repository<Remark>
+        let userServer: SimulatedServer<StoreUser>
+        let postServer: SimulatedServer<StorePost>
+        let commentServer: SimulatedServer<StoreComment>
+        let users: Repository<StoreUser>
+        let posts: Repository<StorePost>
+        let comments: Repository<StoreComment>
         let store: SyncStore
 
         init(pageSize: Int = 1_000) async throws {
             database = try SQLiteDatabase.inMemory()
             let log = PushLog()
-            writerServer = try SimulatedServer(records: [Writer(id: 1, name: "ada")], seed: 1)
-            essayServer = try SimulatedServer(records: [Essay(id: 10, writerID: 1, title: "first")], seed: 2)
-            remarkServer = try SimulatedServer(records: [], seed: 3)
-            writers = try Repository(
-                database: database, remote: LoggingRemote(writerServer, log: log, table: "writers"),
+            userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
+            postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
+            commentServer = try SimulatedServer(records: [], seed: 3)
+            users = try Repository(
+                database: database, remote: LoggingRemote(userServer, log: log, table: "users"),
                 configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
-            essays = try Repository(
-                database: database, remote: LoggingRemote(essayServer, log: log, table: "essays"),
+            posts = try Repository(
+                database: database, remote: LoggingRemote(postServer, log: log, table: "posts"),
                 configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
-            remarks = try Repository(
-                database: database, remote: LoggingRemote(remarkServer, log: log, table: "remarks"),
+            comments = try Repository(
+                database: database, remote: LoggingRemote(commentServer, log: log, table: "comments"),
                 configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
-            store = SyncStore(remarks, essays, writers)
+            store = SyncStore(comments, posts, users)
         }
 
         /// Expects the cache to hold exactly the servers' live records, and no broken reference.
         func expectCacheEqualsServers(sourceLocation: SourceLocation = #_sourceLocation) async throws {
             try await expectNoBrokenReferences(database, sourceLocation: sourceLocation)
-            let cachedRemarks = try await remarks.fetch().sorted { $0.id < $1.id }
-            let liveRemarks = await remarkServer.allRecords().sorted { $0.id < $1.id }
-            #expect(cachedRemarks == liveRemarks, sourceLocation: sourceLocation)
-            let cachedEssays = try await essays.fetch().sorted { $0.id < $1.id }
-            let liveEssays = await essayServer.allRecords().sorted { $0.id < $1.id }
-            #expect(cachedEssays == liveEssays, sourceLocation: sourceLocation)
+            let cachedComments = try await comments.fetch().sorted { $0.id < $1.id }
+            let liveComments = await commentServer.allRecords().sorted { $0.id < $1.id }
+            #expect(cachedComments == liveComments, sourceLocation: sourceLocation)
+            let cachedPosts = try await posts.fetch().sorted { $0.id < $1.id }
+            let livePosts = await postServer.allRecords().sorted { $0.id < $1.id }
+            #expect(cachedPosts == livePosts, sourceLocation: sourceLocation)
         }
     }
 
     /// A chain of replies served newest-parent-last, one record a page: each reply arrives before the
-    /// remark it replies to, on a fresh device.
+    /// comment it replies to, on a fresh device.
     @Test(arguments: [1, 1_000])
-    func repliesServedBeforeTheRemarksTheyReplyToArrive(pageSize: Int) async throws {
+    func repliesServedBeforeTheCommentsTheyReplyToArrive(pageSize: Int) async throws {
         let graph = try await Graph(pageSize: pageSize)
         for id in Int64(100)...105 {
-            _ = try await graph.remarkServer.upsert(
-                Remark(id: id, essayID: 10, replyTo: id == 100 ? nil : id - 1, text: "remark \(id)"))
+            _ = try await graph.commentServer.upsert(
+                StoreComment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, text: "comment \(id)"))
         }
         // Edited later, each parent moves after its reply in the server's order of changes.
         for id in (Int64(100)...104).reversed() {
-            _ = try await graph.remarkServer.upsert(
-                Remark(id: id, essayID: 10, replyTo: id == 100 ? nil : id - 1, text: "edited \(id)"))
+            _ = try await graph.commentServer.upsert(
+                StoreComment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, text: "edited \(id)"))
         }
         let report = try await graph.store.sync()
-        #expect(report.for(Remark.self)?.waitingForParents == 0)
-        #expect(try await graph.remarks.fetch(id: 105)?.replyTo == 104)
+        #expect(report.for(StoreComment.self)?.waitingForParents == 0)
+        #expect(try await graph.comments.fetch(id: 105)?.replyTo == 104)
         try await graph.expectCacheEqualsServers()
     }
 
-    /// Children whose parents come three pages later, from another table: the essays' pages are pulled
-    /// alone, before their writers.
+    /// Children whose parents come three pages later, from another table: the posts' pages are pulled
+    /// alone, before their users.
     @Test func childrenWhoseParentsComeLaterFromAnotherTableWait() async throws {
         let graph = try await Graph(pageSize: 2)
-        for id in Int64(2)...4 { _ = try await graph.writerServer.upsert(Writer(id: id, name: "writer \(id)")) }
+        for id in Int64(2)...4 { _ = try await graph.userServer.upsert(StoreUser(id: id, name: "user \(id)")) }
         for id in Int64(20)...25 {
-            _ = try await graph.essayServer.upsert(Essay(id: id, writerID: 2 + id % 3, title: "essay \(id)"))
+            _ = try await graph.postServer.upsert(StorePost(id: id, authorID: 2 + id % 3, title: "post \(id)"))
         }
-        let alone = try await graph.essays.sync()
-        #expect(alone.waitingForParents == 0)  // looked up on the writers' server, and applied
+        let alone = try await graph.posts.sync()
+        #expect(alone.waitingForParents == 0)  // looked up on the users' server, and applied
         try await graph.expectCacheEqualsServers()
-        #expect(try await graph.writers.fetch(id: 4)?.name == "writer 4")
+        #expect(try await graph.users.fetch(id: 4)?.name == "user 4")
     }
 
-    /// The server deletes an essay but keeps its remarks (a soft delete that marks the parent only);
-    /// one remark is edited later. A fresh device's pull completes: the essay's deletion settles the
-    /// remarks by their reference's rule (`.cascade`), and the other essays' remarks arrive.
+    /// The server deletes a post but keeps its comments (a soft delete that marks the parent only);
+    /// one comment is edited later. A fresh device's pull completes: the post's deletion settles the
+    /// comments by their reference's rule (`.cascade`), and the other posts' comments arrive.
     @Test func childrenOfAParentTheServerDeletedAreSettledByTheirRule() async throws {
         let graph = try await Graph()
-        _ = try await graph.essayServer.upsert(Essay(id: 11, writerID: 1, title: "second"))
-        _ = try await graph.remarkServer.upsert(Remark(id: 200, essayID: 11, text: "on the deleted essay"))
-        _ = try await graph.remarkServer.upsert(Remark(id: 201, essayID: 10, text: "on the kept essay"))
-        await graph.essayServer.delete(id: 11)
-        _ = try await graph.remarkServer.upsert(Remark(id: 200, essayID: 11, text: "edited after the deletion"))
+        _ = try await graph.postServer.upsert(StorePost(id: 11, authorID: 1, title: "second"))
+        _ = try await graph.commentServer.upsert(StoreComment(id: 200, postID: 11, text: "on the deleted post"))
+        _ = try await graph.commentServer.upsert(StoreComment(id: 201, postID: 10, text: "on the kept post"))
+        await graph.postServer.delete(id: 11)
+        _ = try await graph.commentServer.upsert(StoreComment(id: 200, postID: 11, text: "edited after the deletion"))
         let report = try await graph.store.sync()
-        #expect(report.for(Remark.self)?.waitingForParents == 0)
-        #expect(try await graph.remarks.fetch(id: 200) == nil)
-        #expect(try await graph.remarks.fetch(id: 201)?.text == "on the kept essay")
+        #expect(report.for(StoreComment.self)?.waitingForParents == 0)
+        #expect(try await graph.comments.fetch(id: 200) == nil)
+        #expect(try await graph.comments.fetch(id: 201)?.text == "on the kept post")
         try await expectNoBrokenReferences(graph.database)
         // A later sync is not stopped either.
-        _ = try await graph.remarkServer.upsert(Remark(id: 202, essayID: 10, text: "later"))
+        _ = try await graph.commentServer.upsert(StoreComment(id: 202, postID: 10, text: "later"))
         try await graph.store.sync()
-        #expect(try await graph.remarks.fetch(id: 202)?.text == "later")
+        #expect(try await graph.comments.fetch(id: 202)?.text == "later")
     }
 
-    /// A reply whose remark the server deleted: its `.setNull` reference is emptied, and it is kept.
-    @Test func aReplyToARemarkTheServerDeletedIsKeptWithTheReferenceEmptied() async throws {
+    /// A reply whose comment the server deleted: its `.setNull` reference is emptied, and it is kept.
+    @Test func aReplyToACommentTheServerDeletedIsKeptWithTheReferenceEmptied() async throws {
         let graph = try await Graph()
-        _ = try await graph.remarkServer.upsert(Remark(id: 300, essayID: 10, text: "deleted later"))
-        _ = try await graph.remarkServer.upsert(Remark(id: 301, essayID: 10, replyTo: 300, text: "a reply"))
-        await graph.remarkServer.delete(id: 300)
+        _ = try await graph.commentServer.upsert(StoreComment(id: 300, postID: 10, text: "deleted later"))
+        _ = try await graph.commentServer.upsert(StoreComment(id: 301, postID: 10, replyTo: 300, text: "a reply"))
+        await graph.commentServer.delete(id: 300)
         try await graph.store.sync()
-        let reply = try await graph.remarks.fetch(id: 301)
+        let reply = try await graph.comments.fetch(id: 301)
         #expect(reply?.text == "a reply")
         #expect(reply?.replyTo == nil)
         // Settled here as the server's data, not queued as a local edit to push back.
-        #expect(try await graph.remarks.pendingChangeCount() == 0)
+        #expect(try await graph.comments.pendingChangeCount() == 0)
         try await expectNoBrokenReferences(graph.database)
     }
 
-    /// A device that has an essay and its remarks pulls the essay's deletion while the server keeps the
-    /// remarks: the deletion cascades here, and the pull goes on.
+    /// A device that has a post and its comments pulls the post's deletion while the server keeps the
+    /// comments: the deletion cascades here, and the pull goes on.
     @Test func aPulledDeletionOfAParentWithLiveChildrenDoesNotStopThePull() async throws {
         let graph = try await Graph()
-        _ = try await graph.remarkServer.upsert(Remark(id: 400, essayID: 10, text: "kept by the server"))
+        _ = try await graph.commentServer.upsert(StoreComment(id: 400, postID: 10, text: "kept by the server"))
         try await graph.store.sync()
-        #expect(try await graph.remarks.fetch(id: 400) != nil)
-        await graph.essayServer.delete(id: 10)
-        _ = try await graph.remarkServer.upsert(Remark(id: 400, essayID: 10, text: "edited on the server"))
+        #expect(try await graph.comments.fetch(id: 400) != nil)
+        await graph.postServer.delete(id: 10)
+        _ = try await graph.commentServer.upsert(StoreComment(id: 400, postID: 10, text: "edited on the server"))
         try await graph.store.sync()
-        #expect(try await graph.essays.fetch(id: 10) == nil)
-        #expect(try await graph.remarks.fetch(id: 400) == nil)
+        #expect(try await graph.posts.fetch(id: 10) == nil)
+        #expect(try await graph.comments.fetch(id: 400) == nil)
         try await expectNoBrokenReferences(graph.database)
     }
 }

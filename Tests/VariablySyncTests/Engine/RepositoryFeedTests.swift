@@ -7,8 +7,8 @@ import VariablySyncTesting
 
 /// A simulated server under a feed name of the test's choosing.
 private struct NamedFeed: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     let feedIdentifier: String
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -29,7 +29,7 @@ struct RepositoryFeedTests {
     @Test func aCacheSyncedWithAnotherFeedStartsOverAndKeepsLocalEdits() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let staging = try SimulatedServer(records: Account.samples(40), seed: 1)
+        let staging = try SimulatedServer(records: SyncUser.samples(40), seed: 1)
         let first = try Repository(
             database: SQLiteDatabase(path: path), remote: NamedFeed(server: staging, feedIdentifier: "staging"),
             configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries))
@@ -41,7 +41,7 @@ struct RepositoryFeedTests {
         try await first.save(edited)
 
         // Production has the records 20..<60 only, edited differently.
-        let production = try SimulatedServer(records: Array(Account.samples(60)[20...]), seed: 2)
+        let production = try SimulatedServer(records: Array(SyncUser.samples(60)[20...]), seed: 2)
         let second = try Repository(
             database: database, remote: NamedFeed(server: production, feedIdentifier: "production"),
             configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries))
@@ -52,7 +52,7 @@ struct RepositoryFeedTests {
         #expect(report.pushed == 1)
         #expect(await production.record(id: 3)?.nickname == "kept across the switch")
         let ids = Set(try await second.fetch().map(\.id))
-        #expect(ids == Set((20..<60).map { Account.sample($0).id } + [3]))
+        #expect(ids == Set((20..<60).map { SyncUser.sample($0).id } + [3]))
 
         // The feed is recorded: the next sync continues from its cursor.
         let again = try await second.sync()
@@ -61,7 +61,7 @@ struct RepositoryFeedTests {
     }
 
     @Test func theSameFeedContinuesFromItsCursorAndAnUnnamedOneKeepsTheTypeName() async throws {
-        let server = try SimulatedServer(records: Account.samples(30), seed: 3)
+        let server = try SimulatedServer(records: SyncUser.samples(30), seed: 3)
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))
         #expect(server.feedIdentifier.hasPrefix("VariablySyncTesting.SimulatedServer<"))
@@ -72,14 +72,14 @@ struct RepositoryFeedTests {
     }
 
     @Test func anHTTPSourceIsNamedByItsBaseURLAndPullPath() throws {
-        let remote = HTTPRemoteSource<Account>(baseURL: URL(string: "https://api.example.com/v1")!)
+        let remote = HTTPRemoteSource<SyncUser>(baseURL: URL(string: "https://api.example.com/v1")!)
         #expect(remote.feedIdentifier == "https://api.example.com/v1 changes")
     }
 
     @Test func aFileFromBeforeFeedsWereRecordedAdoptsTheFeedItSyncsWith() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try SimulatedServer(records: Account.samples(25), seed: 4)
+        let server = try SimulatedServer(records: SyncUser.samples(25), seed: 4)
         let first = try Repository(
             database: SQLiteDatabase(path: path), remote: server,
             configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))

@@ -6,7 +6,7 @@ import VariablyTestSupport
 
 /// A source that serves fixed page bytes in process, as `SimulatedServer` does, without HTTP.
 private struct FixedPageSource: RemoteSource {
-    typealias Model = Account
+    typealias Model = SyncUser
     let records: Data
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -43,39 +43,39 @@ struct RepositoryInvalidTextTests {
     ]
 
     /// Three records; the second holds `defect`.
-    static func page(with defect: Defect) throws -> (data: Data, accounts: [Account]) {
-        var accounts = Account.samples(3)
+    static func page(with defect: Defect) throws -> (data: Data, users: [SyncUser]) {
+        var users = SyncUser.samples(3)
         switch defect.place {
-        case "a string value": accounts[1].userName = "a@@b"
+        case "a string value": users[1].userName = "a@@b"
         case "a nested object": break
-        case "an array element": accounts[1].tags = ["x@@y"]
-        default: accounts[1].nickname = "nick"
+        case "an array element": users[1].tags = ["x@@y"]
+        default: users[1].nickname = "nick"
         }
-        var text = String(decoding: try JSONEncoder().encode(accounts, source: .remote), as: UTF8.self)
+        var text = String(decoding: try JSONEncoder().encode(users, source: .remote), as: UTF8.self)
         if defect.place == "a key" {
             text = text.replacingOccurrences(of: #""nick_name":"nick""#, with: #""nick@@name":"nick""#)
         }
         if defect.place == "a nested object" {
             // The nested object holds the age; a member beside it carries the defect.
-            let age = #""age":\#(accounts[1].age)"#
+            let age = #""age":\#(users[1].age)"#
             text.replaceSubrange(try #require(text.range(of: age)), with: age + #","note":"@@""#)
         }
         var data = Data(text.utf8)
         let marker = try #require(data.range(of: Data("@@".utf8)))
         data.replaceSubrange(marker, with: defect.bytes)
         #expect(data.range(of: Data("@@".utf8)) == nil)
-        return (data, accounts)
+        return (data, users)
     }
 
     @Test(arguments: defects)
     func invalidTextSkipsItsRecordWithTheDecodersError(defect: Defect) async throws {
-        let (data, accounts) = try Self.page(with: defect)
+        let (data, users) = try Self.page(with: defect)
         // The rule, from the decoders themselves: both refuse the page. (`JSONDecoder` converts only the
         // strings it reads: a member the model ignores passes it or not depending on the keys' order.)
         if defect.place != "a nested object" {
-            #expect(throws: (any Error).self) { try JSONDecoder(source: .remote).decode([Account].self, from: data) }
+            #expect(throws: (any Error).self) { try JSONDecoder(source: .remote).decode([SyncUser].self, from: data) }
         }
-        #expect(throws: (any Error).self) { try KeySetJSONDecoder(source: .remote).decode([Account].self, from: data) }
+        #expect(throws: (any Error).self) { try KeySetJSONDecoder(source: .remote).decode([SyncUser].self, from: data) }
 
         let repository = try Repository(
             database: .inMemory(), remote: FixedPageSource(records: data), configuration: makeConfiguration())
@@ -85,16 +85,16 @@ struct RepositoryInvalidTextTests {
         let skipped = try #require(report.skipped.first)
         #expect(report.skipped.count == 1)
         #expect(skipped.index == 1)
-        #expect(skipped.id == accounts[1].id)
-        #expect("\(skipped)".hasPrefix("record id \(accounts[1].id): "))
+        #expect(skipped.id == users[1].id)
+        #expect("\(skipped)".hasPrefix("record id \(users[1].id): "))
         Self.expectSyntaxError(skipped.error)
-        await #expect(try repository.fetch(id: accounts[1].id) == nil)
-        await #expect(try repository.fetch(id: accounts[0].id) == accounts[0])
-        await #expect(try repository.fetch(id: accounts[2].id) == accounts[2])
+        await #expect(try repository.fetch(id: users[1].id) == nil)
+        await #expect(try repository.fetch(id: users[0].id) == users[0])
+        await #expect(try repository.fetch(id: users[2].id) == users[2])
     }
 
     @Test func invalidTextFailsThePageWhenTheConfigurationSaysSo() async throws {
-        let (data, accounts) = try Self.page(with: Self.defects[0])
+        let (data, users) = try Self.page(with: Self.defects[0])
         let repository = try Repository(
             database: .inMemory(), remote: FixedPageSource(records: data), configuration: makeConfiguration(malformed: .failPage))
         do {
@@ -103,7 +103,7 @@ struct RepositoryInvalidTextTests {
         } catch SyncError.malformedRecords(let records) {
             let record = try #require(records.first as? SkippedRecord<Int64>)
             #expect(records.count == 1)
-            #expect(record.id == accounts[1].id)
+            #expect(record.id == users[1].id)
             Self.expectSyntaxError(record.error)
         }
         await #expect(try repository.count() == 0)

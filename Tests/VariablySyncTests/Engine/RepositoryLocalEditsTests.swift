@@ -7,12 +7,12 @@ import VariablySyncTesting
 
 /// Runs a closure inside the first pull after a push: the moment a sync has pushed and not yet pulled.
 private actor PausingAfterPush: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     private var hasPushed = false
     private var hook: (@Sendable () async throws -> Void)?
 
-    init(_ server: SimulatedServer<Account>) {
+    init(_ server: SimulatedServer<SyncUser>) {
         self.server = server
     }
 
@@ -38,11 +38,11 @@ private actor PausingAfterPush: RemoteSource {
 
 /// Applies the first push on the server, then fails for good, as a crash right after sending would.
 private actor CrashingAfterFirstPush: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     private var crashed = false
 
-    init(_ server: SimulatedServer<Account>) {
+    init(_ server: SimulatedServer<SyncUser>) {
         self.server = server
     }
 
@@ -62,12 +62,12 @@ private actor CrashingAfterFirstPush: RemoteSource {
 
 /// Loses the response of the first push after the server applied it, as a dropped connection would.
 private actor LosingFirstResponse: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     private var lost = false
     private(set) var pushedKeys: [String] = []
 
-    init(_ server: SimulatedServer<Account>) {
+    init(_ server: SimulatedServer<SyncUser>) {
         self.server = server
     }
 
@@ -88,10 +88,10 @@ private actor LosingFirstResponse: RemoteSource {
 
 @Suite struct RepositoryLocalEditsTests {
     private func syncedRepository(
-        count: Int = 100, conflicts: ConflictPolicy<Account> = .serverWins,
-        validate: (@Sendable (Account) -> String?)? = nil
-    ) async throws -> (SimulatedServer<Account>, Repository<Account>) {
-        let server = try SimulatedServer(records: Account.samples(count), seed: 21, validate: validate)
+        count: Int = 100, conflicts: ConflictPolicy<SyncUser> = .serverWins,
+        validate: (@Sendable (SyncUser) -> String?)? = nil
+    ) async throws -> (SimulatedServer<SyncUser>, Repository<SyncUser>) {
+        let server = try SimulatedServer(records: SyncUser.samples(count), seed: 21, validate: validate)
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: conflicts))
         try await repository.sync()
@@ -100,10 +100,10 @@ private actor LosingFirstResponse: RemoteSource {
 
     @Test func savedEditsArePushedOnTheNextSync() async throws {
         let (server, repository) = try await syncedRepository()
-        var account = try await #require(try repository.fetch(id: 7))
-        account.nickname = "seven"
-        try await repository.save(account)
-        try await repository.save(Account.sample(999))
+        var user = try await #require(try repository.fetch(id: 7))
+        user.nickname = "seven"
+        try await repository.save(user)
+        try await repository.save(SyncUser.sample(999))
         await #expect(try repository.fetch(id: 7)?.nickname == "seven")
         await #expect(try repository.pendingChangeCount() == 2)
 
@@ -112,7 +112,7 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.conflicts.isEmpty)
         await #expect(try repository.pendingChangeCount() == 0)
         #expect(await server.record(id: 7)?.nickname == "seven")
-        #expect(await server.record(id: 1_000) == Account.sample(999))
+        #expect(await server.record(id: 1_000) == SyncUser.sample(999))
     }
 
     @Test func deletionsArePushed() async throws {
@@ -128,9 +128,9 @@ private actor LosingFirstResponse: RemoteSource {
     @Test func repeatedEditsOfOneRecordArePushedOnce() async throws {
         let (server, repository) = try await syncedRepository()
         for age in 40..<45 {
-            var account = Account.sample(0)
-            account.age = age
-            try await repository.save(account)
+            var user = SyncUser.sample(0)
+            user.age = age
+            try await repository.save(user)
         }
         await #expect(try repository.pendingChangeCount() == 1)
         let before = await server.latestCursor
@@ -144,14 +144,14 @@ private actor LosingFirstResponse: RemoteSource {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
-        let server = try SimulatedServer(records: Account.samples(50), seed: 22)
+        let server = try SimulatedServer(records: SyncUser.samples(50), seed: 22)
         do {
             let repository = try Repository(
                 database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
-            var account = Account.sample(9)
-            account.email = "ten@example.org"
-            try await repository.save(account)
+            var user = SyncUser.sample(9)
+            user.email = "ten@example.org"
+            try await repository.save(user)
             try await repository.delete(id: 20)
         }
         let reopened = try Repository(
@@ -166,13 +166,13 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func retriedPushIsAppliedOnceThanksToItsIdempotencyKey() async throws {
-        let server = try SimulatedServer(records: Account.samples(20), seed: 23)
+        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 23)
         let remote = LosingFirstResponse(server)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         try await repository.sync()
-        var account = Account.sample(4)
-        account.score = 1
-        try await repository.save(account)
+        var user = SyncUser.sample(4)
+        user.score = 1
+        try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.retries == 1)
         #expect(report.pushed == 1)
@@ -183,17 +183,17 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func anEditOfAChangeWhoseAnswerNeverCameIsNotAConflictWithItself() async throws {
-        let server = try SimulatedServer(records: Account.samples(20), seed: 25)
+        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 25)
         let repository = try Repository(
             database: .inMemory(), remote: CrashingAfterFirstPush(server), configuration: makeConfiguration())
         try await repository.sync()
-        var account = Account.sample(5)
-        account.nickname = "first"
-        try await repository.save(account)
+        var user = SyncUser.sample(5)
+        user.nickname = "first"
+        try await repository.save(user)
         await #expect(throws: RemoteSourceError.self) { try await repository.sync() }
         #expect(await server.record(id: 6)?.nickname == "first", "the server applied the first change")
-        account.nickname = "second"
-        try await repository.save(account)  // replaces the queued change whose outcome never came
+        user.nickname = "second"
+        try await repository.save(user)  // replaces the queued change whose outcome never came
 
         let report = try await repository.sync()
         #expect(report.conflicts.isEmpty, "the server's version is the client's own first change")
@@ -203,14 +203,14 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func anEditSavedBetweenAPushAndItsPullIsNotAConflictWithItself() async throws {
-        let server = try SimulatedServer(records: Account.samples(30), seed: 26)
+        let server = try SimulatedServer(records: SyncUser.samples(30), seed: 26)
         let remote = PausingAfterPush(server)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         try await repository.sync()
-        var account = Account.sample(2)
-        account.nickname = "first"
-        try await repository.save(account)
-        var edited = account
+        var user = SyncUser.sample(2)
+        user.nickname = "first"
+        try await repository.save(user)
+        var edited = user
         edited.nickname = "second"
         let second = edited
         await remote.runAfterNextPush { try await repository.save(second) }
@@ -223,44 +223,44 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func rejectedChangesAreReportedAndHeldUntilTheAppDecides() async throws {
-        let (server, repository) = try await syncedRepository { account in
-            account.email.contains("@") ? nil : "email must contain @"
+        let (server, repository) = try await syncedRepository { user in
+            user.email.contains("@") ? nil : "email must contain @"
         }
-        var account = Account.sample(2)
-        account.email = "nowhere"
-        try await repository.save(account)
+        var user = SyncUser.sample(2)
+        user.email = "nowhere"
+        try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.rejected.map(\.reason) == ["email must contain @"])
         #expect(report.pushed == 0)
         // Kept, held: not pushed again, not lost.
         await #expect(try repository.pendingChangeCount() == 1)
         let failed = try await repository.failedChanges()
-        #expect(failed.map(\.id) == [account.id])
+        #expect(failed.map(\.id) == [user.id])
         #expect(failed.first?.operation == .save)
         #expect(failed.first?.reason == "email must contain @")
         let quiet = try await repository.sync()
         #expect(quiet.rejected.isEmpty)
         #expect(await server.record(id: 3)?.email == "user2@example.com")
-        await #expect(try repository.fetch(id: account.id)?.email == "nowhere")
+        await #expect(try repository.fetch(id: user.id)?.email == "nowhere")
 
         // A new edit retries it by itself.
-        account.email = "fixed@example.com"
-        try await repository.save(account)
+        user.email = "fixed@example.com"
+        try await repository.save(user)
         let fixed = try await repository.sync()
         #expect(fixed.pushed == 1)
-        #expect(await server.record(id: account.id)?.email == "fixed@example.com")
+        #expect(await server.record(id: user.id)?.email == "fixed@example.com")
         await #expect(try repository.pendingChangeCount() == 0)
     }
 
     @Test func aRefusedChangeIsRetriedRevertedOrDiscardedOnlyWhenTheAppSaysSo() async throws {
-        let (server, repository) = try await syncedRepository { account in
-            account.email.contains("@") ? nil : "email must contain @"
+        let (server, repository) = try await syncedRepository { user in
+            user.email.contains("@") ? nil : "email must contain @"
         }
-        var first = Account.sample(1)
+        var first = SyncUser.sample(1)
         first.email = "one"
-        var second = Account.sample(2)
+        var second = SyncUser.sample(2)
         second.email = "two"
-        var third = Account.sample(3)
+        var third = SyncUser.sample(3)
         third.email = "three"
         try await repository.save([first, second, third])
         #expect(try await repository.sync().rejected.count == 3)
@@ -280,7 +280,7 @@ private actor LosingFirstResponse: RemoteSource {
 
     @Test func pagesPulledDuringAnEditLeaveTheLocalVersionAlone() async throws {
         let server = try SimulatedServer(
-            records: Account.samples(1_000), seed: 24, faults: SimulatedFaults(latency: .milliseconds(5)))
+            records: SyncUser.samples(1_000), seed: 24, faults: SimulatedFaults(latency: .milliseconds(5)))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: .clientWins))
         let progress = repository.progressUpdates()
@@ -288,7 +288,7 @@ private actor LosingFirstResponse: RemoteSource {
         for await event in progress {
             if case .pageApplied = event { break }
         }
-        var local = Account.sample(949)  // id 950, in the tenth page
+        var local = SyncUser.sample(949)  // id 950, in the tenth page
         local.nickname = "edited while syncing"
         try await repository.save(local)
         let report = try await sync.value
@@ -309,8 +309,8 @@ private actor LosingFirstResponse: RemoteSource {
 
     /// The local side edits `nickname` (updatedAt +100 s), another client edits `age` (updatedAt `serverDelta`).
     private func conflict(
-        policy: ConflictPolicy<Account>, serverDelta: TimeInterval = 50
-    ) async throws -> (SyncReport<Account.ID>, Account?, Account?) {
+        policy: ConflictPolicy<SyncUser>, serverDelta: TimeInterval = 50
+    ) async throws -> (SyncReport<SyncUser.ID>, SyncUser?, SyncUser?) {
         let (server, repository) = try await syncedRepository(conflicts: policy)
         var local = try await #require(try repository.fetch(id: 1))
         let base = local.updatedAt
@@ -324,52 +324,52 @@ private actor LosingFirstResponse: RemoteSource {
         let report = try await repository.sync()
         #expect(report.conflicts.count == 1)
         await #expect(try repository.pendingChangeCount() == 0)
-        let cachedAccount = try await repository.fetch(id: 1)
-        let serverAccount = await server.record(id: 1)
-        #expect(cachedAccount == serverAccount, "after the sync, cache and server agree")
-        return (report, cachedAccount, serverAccount)
+        let cachedUser = try await repository.fetch(id: 1)
+        let serverUser = await server.record(id: 1)
+        #expect(cachedUser == serverUser, "after the sync, cache and server agree")
+        return (report, cachedUser, serverUser)
     }
 
     @Test func serverWinsTakesTheServerVersion() async throws {
-        let (report, account, _) = try await conflict(policy: .serverWins)
+        let (report, user, _) = try await conflict(policy: .serverWins)
         #expect(report.conflicts.map(\.resolution) == [.keptServer])
-        #expect(account?.age == 99)
-        #expect(account?.nickname == "nick0" || account?.nickname == nil)
+        #expect(user?.age == 99)
+        #expect(user?.nickname == "nick0" || user?.nickname == nil)
     }
 
     @Test func clientWinsPushesTheLocalVersionAgain() async throws {
-        let (report, account, _) = try await conflict(policy: .clientWins)
+        let (report, user, _) = try await conflict(policy: .clientWins)
         #expect(report.conflicts.map(\.resolution) == [.keptLocal])
         #expect(report.pushed == 1)
-        #expect(account?.nickname == "local")
-        #expect(account?.age == Account.sample(0).age)
+        #expect(user?.nickname == "local")
+        #expect(user?.age == SyncUser.sample(0).age)
     }
 
     @Test(arguments: [(50.0, "local"), (200.0, "server")])
     func newestWinsComparesTheDeclaredTimestamp(serverDelta: Double, winner: String) async throws {
-        let (report, account, _) = try await conflict(policy: .newestWins(by: \.updatedAt), serverDelta: serverDelta)
-        #expect(report.conflicts.first?.policy == "newestWins(\\Account.updatedAt)")
+        let (report, user, _) = try await conflict(policy: .newestWins(by: \.updatedAt), serverDelta: serverDelta)
+        #expect(report.conflicts.first?.policy == "newestWins(\\SyncUser.updatedAt)")
         if winner == "local" {
             #expect(report.conflicts.map(\.resolution) == [.keptLocal])
-            #expect(account?.nickname == "local")
+            #expect(user?.nickname == "local")
         } else {
             #expect(report.conflicts.map(\.resolution) == [.keptServer])
-            #expect(account?.age == 99)
+            #expect(user?.age == 99)
         }
     }
 
     @Test func customMergeCombinesBothSides() async throws {
-        let merge = ConflictPolicy<Account>.custom(name: "mergeFields") { conflict in
+        let merge = ConflictPolicy<SyncUser>.custom(name: "mergeFields") { conflict in
             guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
             merged.nickname = local.nickname
             merged.updatedAt = max(local.updatedAt, merged.updatedAt)
             return .merged(merged)
         }
-        let (report, account, _) = try await conflict(policy: merge)
+        let (report, user, _) = try await conflict(policy: merge)
         #expect(report.conflicts.map(\.resolution) == [.merged])
         #expect(report.conflicts.first?.policy == "mergeFields")
-        #expect(account?.nickname == "local")
-        #expect(account?.age == 99)
+        #expect(user?.nickname == "local")
+        #expect(user?.age == 99)
     }
 
     @Test func localDeletionAgainstAServerEditFollowsThePolicy() async throws {

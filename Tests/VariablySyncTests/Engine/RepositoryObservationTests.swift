@@ -8,8 +8,8 @@ import VariablySyncTesting
 
 /// A server that answers pulls slowly, so that a sync is still running when the test acts.
 private struct SlowSource: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         try await Task.sleep(for: .milliseconds(5))
@@ -22,8 +22,8 @@ private struct SlowSource: RemoteSource {
 }
 
 private func fileRepository(
-    _ remote: some RemoteSource<Account>, pageSize: Int = 100
-) throws -> (Repository<Account>, @Sendable () -> Void) {
+    _ remote: some RemoteSource<SyncUser>, pageSize: Int = 100
+) throws -> (Repository<SyncUser>, @Sendable () -> Void) {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variably-observe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
@@ -35,15 +35,15 @@ private func fileRepository(
 @Suite("Repository: observing the cache while it syncs")
 struct RepositoryObservationTests {
     @Test func aCountFollowsTheSyncPageByPage() async throws {
-        let server = try SimulatedServer(records: Account.samples(1_000), seed: 21)
+        let server = try SimulatedServer(records: SyncUser.samples(1_000), seed: 21)
         let (repository, cleanUp) = try fileRepository(SlowSource(server: server))
         defer { cleanUp() }
-        let predicate = #Predicate<Account> { $0.isActive && $0.age > 30 }
+        let predicate = #Predicate<SyncUser> { $0.isActive && $0.age > 30 }
         var counts = repository.observeCount(where: predicate).makeAsyncIterator()
         #expect(try await counts.next() == 0)
         let sync = Task { try await repository.sync() }
         var seen: [Int] = []
-        let expected = Account.samples(1_000).filter { $0.isActive && $0.age > 30 }.count
+        let expected = SyncUser.samples(1_000).filter { $0.isActive && $0.age > 30 }.count
         while seen.last != expected, let count = try await counts.next() { seen.append(count) }
         let report = try await sync.value
         #expect(report.inserted == 1_000)
@@ -54,7 +54,7 @@ struct RepositoryObservationTests {
     }
 
     @Test func savesDeletesAndDirectWritesReachObservers() async throws {
-        let server = try SimulatedServer(records: Account.samples(20), seed: 22)
+        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 22)
         let (repository, cleanUp) = try fileRepository(server)
         defer { cleanUp() }
         try await repository.sync()
@@ -63,15 +63,15 @@ struct RepositoryObservationTests {
         #expect(try await record.next()??.id == 5)
         #expect(try await nicknamed.next() == [])
 
-        var account = try #require(try await repository.fetch(id: 5))
-        account.nickname = "watched"
-        let saved = account
+        var user = try #require(try await repository.fetch(id: 5))
+        user.nickname = "watched"
+        let saved = user
         try await repository.save(saved)
         #expect(try await record.next() == saved)
         #expect(try await nicknamed.next() == [saved])
 
         try await repository.database.write { db in
-            try db.execute(sql: #"UPDATE "accounts" SET "nickname" = 'watched' WHERE "id" = 6"#)
+            try db.execute(sql: #"UPDATE "sync_users" SET "nickname" = 'watched' WHERE "id" = 6"#)
         }
         #expect(try await nicknamed.next()?.map(\.id) == [5, 6])
 
@@ -81,7 +81,7 @@ struct RepositoryObservationTests {
 
     @MainActor
     @Test func aLiveQueryUpdatesItsResults() async throws {
-        let server = try SimulatedServer(records: Account.samples(300), seed: 23)
+        let server = try SimulatedServer(records: SyncUser.samples(300), seed: 23)
         let (repository, cleanUp) = try fileRepository(server, pageSize: 50)
         defer { cleanUp() }
         let query = LiveQuery(repository, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.id)])
@@ -92,7 +92,7 @@ struct RepositoryObservationTests {
         let changed = Changed()
         withObservationTracking { _ = query.results } onChange: { changed.mark() }
         try await repository.sync()
-        let expected = Account.samples(300).filter { $0.age > 30 }
+        let expected = SyncUser.samples(300).filter { $0.age > 30 }
         for _ in 0..<5_000 where query.results != expected { try await Task.sleep(for: .milliseconds(1)) }
         #expect(query.results == expected)
         #expect(changed.isMarked)
@@ -100,7 +100,7 @@ struct RepositoryObservationTests {
     }
 
     @Test func cancellingASyncStopsItAndKeepsTheCacheConsistent() async throws {
-        let server = try SimulatedServer(records: Account.samples(5_000), seed: 24)
+        let server = try SimulatedServer(records: SyncUser.samples(5_000), seed: 24)
         let (repository, cleanUp) = try fileRepository(SlowSource(server: server))
         defer { cleanUp() }
         var counts = repository.observeCount().makeAsyncIterator()

@@ -7,11 +7,11 @@ import VariablySyncTesting
 
 /// Counts pushes per idempotency key in front of a simulated server.
 private actor CountingSource: RemoteSource {
-    typealias Model = Account
-    let server: SimulatedServer<Account>
+    typealias Model = SyncUser
+    let server: SimulatedServer<SyncUser>
     private(set) var pushedKeys: [String] = []
 
-    init(_ server: SimulatedServer<Account>) {
+    init(_ server: SimulatedServer<SyncUser>) {
         self.server = server
     }
 
@@ -28,10 +28,10 @@ private actor CountingSource: RemoteSource {
 
 /// A server that always answers "more to come" with the same cursor.
 private struct StuckSource: RemoteSource {
-    typealias Model = Account
+    typealias Model = SyncUser
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        let record = try JSONEncoder(source: .remote).encode([Account.sample(1)])
+        let record = try JSONEncoder(source: .remote).encode([SyncUser.sample(1)])
         return RemotePage(records: record, deletedIDs: [], nextCursor: SyncCursor(rawValue: "7"), hasMore: true)
     }
 
@@ -40,7 +40,7 @@ private struct StuckSource: RemoteSource {
 
 /// A server that accepts pushes without answering for them.
 private struct SilentPushSource: RemoteSource {
-    typealias Model = Account
+    typealias Model = SyncUser
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: SyncCursor(rawValue: "1"), hasMore: false)
@@ -52,15 +52,15 @@ private struct SilentPushSource: RemoteSource {
 @Suite("Repository: one sync at a time, and no local write lost")
 struct RepositoryOwnershipTests {
     @Test func concurrentSyncsAndResyncsPushEachChangeOnce() async throws {
-        let server = try SimulatedServer(records: Account.samples(300), seed: 11)
+        let server = try SimulatedServer(records: SyncUser.samples(300), seed: 11)
         let source = CountingSource(server)
         let repository = try Repository(
             database: .inMemory(), remote: source, configuration: SyncConfiguration(pageSize: 50, retryPolicy: quickRetries))
         try await repository.sync()
         for id in 1...40 {
-            var account = try await #require(try repository.fetch(id: Int64(id)))
-            account.nickname = "edited \(id)"
-            try await repository.save(account)
+            var user = try await #require(try repository.fetch(id: Int64(id)))
+            user.nickname = "edited \(id)"
+            try await repository.save(user)
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<24 {
@@ -79,20 +79,20 @@ struct RepositoryOwnershipTests {
     }
 
     @Test func directWritesAreQueuedAndPushedNotOverwritten() async throws {
-        let server = try SimulatedServer(records: Account.samples(20), seed: 12)
+        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 12)
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(
             database: database, remote: server, configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
         await #expect(try repository.pendingChangeCount() == 0)
 
-        var account = Account.sample(2)  // id 3
-        account.nickname = "written directly"
-        let edited = account
+        var user = SyncUser.sample(2)  // id 3
+        user.nickname = "written directly"
+        let edited = user
         try await database.write { db in
             try db.upsert(edited)
-            try db.execute(sql: #"UPDATE "accounts" SET "age" = 77 WHERE "id" = 4"#)
-            _ = try db.delete(Account.self, id: 5)
+            try db.execute(sql: #"UPDATE "sync_users" SET "age" = 77 WHERE "id" = 4"#)
+            _ = try db.delete(SyncUser.self, id: 5)
         }
         await #expect(try repository.pendingChangeCount() == 3)
 
@@ -127,7 +127,7 @@ struct RepositoryOwnershipTests {
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(
             database: database, remote: SilentPushSource(), configuration: SyncConfiguration(retryPolicy: quickRetries))
-        try await repository.save(Account.sample(1))
+        try await repository.save(SyncUser.sample(1))
         await #expect {
             try await repository.sync()
         } throws: { error in

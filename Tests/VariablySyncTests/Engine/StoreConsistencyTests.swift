@@ -5,15 +5,15 @@ import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
-/// Randomized runs over writers, essays and remarks, pulled table by table or (odd seeds) as one feed
+/// Randomized runs over users, posts and comments, pulled table by table or (odd seeds) as one feed
 /// in checkpoints, with 20% transient faults (half of the failed
 /// pushes applied with their answer lost) and duplicated pages: local creates (references to new
 /// records included), edits and deletions (cascading), server-side edits, creates and leaf deletions,
 /// and a store sync after each round, while an observer reads the cache. The simulated servers get the
 /// foreign keys a real backend has from ``ServerCascade``: a deletion pushed or made there cascades
-/// (and empties replies' references) as the declared references do. Other clients also reply to remarks
-/// and edit the remark replied to afterwards (the reply is served first), and now and then soft-delete
-/// an essay alone, keeping its remarks and editing one (orphans the server keeps).
+/// (and empties replies' references) as the declared references do. Other clients also reply to comments
+/// and edit the comment replied to afterwards (the reply is served first), and now and then soft-delete
+/// a post alone, keeping its comments and editing one (orphans the server keeps).
 ///
 /// Checked: an observer never sees an orphan; after the faults stop, the cache and every server hold
 /// the same records (no local change lost, none applied twice, nothing left queued).
@@ -70,35 +70,35 @@ struct StoreConsistencyTests {
 
         let faults = SimulatedFaults(transientErrorRate: 0.2, duplicatePageRate: 0.1)
         let clock = SimulatedClock()
-        let writerServer = try SimulatedServer(
-            records: (1...5).map { Writer(id: $0, name: "w\($0)") }, seed: seed, faults: faults, clock: clock)
-        let essayServer = try SimulatedServer(
-            records: (1...10).map { Essay(id: 100 + $0, writerID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1, faults: faults,
+        let userServer = try SimulatedServer(
+            records: (1...5).map { StoreUser(id: $0, name: "w\($0)") }, seed: seed, faults: faults, clock: clock)
+        let postServer = try SimulatedServer(
+            records: (1...10).map { StorePost(id: 100 + $0, authorID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1, faults: faults,
             clock: clock)
-        let remarkServer = try SimulatedServer(
-            records: (1...20).map { Remark(id: 1_000 + $0, essayID: 100 + ($0 % 10) + 1, text: "r\($0)") }, seed: seed &+ 2,
+        let commentServer = try SimulatedServer(
+            records: (1...20).map { StoreComment(id: 1_000 + $0, postID: 100 + ($0 % 10) + 1, text: "r\($0)") }, seed: seed &+ 2,
             faults: faults, clock: clock)
         // Odd seeds pull one feed of the three tables, in checkpoints of two pages; even seeds each table.
         let usesFeed = seed % 2 == 1
-        let feed = SimulatedChangeFeed(writerServer, essayServer, remarkServer, seed: seed &+ 3, faults: faults)
+        let feed = SimulatedChangeFeed(userServer, postServer, commentServer, seed: seed &+ 3, faults: faults)
         let retries = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: seed)
         // The servers' own foreign keys: a pushed deletion cascades there as it did here.
-        let cascade = ServerCascade(writers: writerServer, essays: essayServer, remarks: remarkServer)
-        let writers = try Repository(
-            database: database, remote: CascadingRemote(writerServer, cascade: cascade),
+        let cascade = ServerCascade(users: userServer, posts: postServer, comments: commentServer)
+        let users = try Repository(
+            database: database, remote: CascadingRemote(userServer, cascade: cascade),
             configuration: SyncConfiguration(pageSize: 4, retryPolicy: retries))
-        let essays = try Repository(
-            database: database, remote: CascadingRemote(essayServer, cascade: cascade),
+        let posts = try Repository(
+            database: database, remote: CascadingRemote(postServer, cascade: cascade),
             configuration: SyncConfiguration(pageSize: 4, retryPolicy: retries))
-        let remarks = try Repository(
-            database: database, remote: CascadingRemote(remarkServer, cascade: cascade),
+        let comments = try Repository(
+            database: database, remote: CascadingRemote(commentServer, cascade: cascade),
             configuration: SyncConfiguration(pageSize: 4, retryPolicy: retries))
         let store =
             usesFeed
             ? SyncStore(
-                remarks, essays, writers, feed: feed,
+                comments, posts, users, feed: feed,
                 configuration: ChangeFeedConfiguration(pageSize: 4, batchSize: 8, retryPolicy: retries))
-            : SyncStore(remarks, essays, writers)
+            : SyncStore(comments, posts, users)
 
         // The observer: orphans in any snapshot it reads.
         let observer = Task.detached { () -> (orphans: Int, reads: Int) in
@@ -110,12 +110,12 @@ struct StoreConsistencyTests {
                     found = try await database.read { db in
                     try db.fetchValue(
                         sql: """
-                            SELECT (SELECT count(*) FROM "store_essays" WHERE "writer_id" NOT IN (SELECT "id" FROM "store_writers"))
-                            + (SELECT count(*) FROM "store_remarks" WHERE "essay_id" NOT IN (SELECT "id" FROM "store_essays"))
-                            + (SELECT count(*) FROM "store_remarks" WHERE "reply_to" IS NOT NULL
-                                AND "reply_to" NOT IN (SELECT "id" FROM "store_remarks"))
-                            + (SELECT count(*) FROM "store_writers" WHERE "favorite_essay_id" IS NOT NULL
-                                AND "favorite_essay_id" NOT IN (SELECT "id" FROM "store_essays"))
+                            SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
+                            + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
+                            + (SELECT count(*) FROM "store_comments" WHERE "reply_to" IS NOT NULL
+                                AND "reply_to" NOT IN (SELECT "id" FROM "store_comments"))
+                            + (SELECT count(*) FROM "store_users" WHERE "favorite_post_id" IS NOT NULL
+                                AND "favorite_post_id" NOT IN (SELECT "id" FROM "store_posts"))
                             """)
                     }
                 } catch is CancellationError {
@@ -137,87 +137,87 @@ struct StoreConsistencyTests {
         for _ in 0..<6 {
             // Local work, in a few transactions.
             for _ in 0..<Int.random(in: 1...3, using: &random) {
-                let cachedWriters = try await writers.fetch().map(\.id)
-                let cachedEssays = try await essays.fetch().map(\.id)
-                let cachedRemarks = try await remarks.fetch().map(\.id)
+                let cachedUsers = try await users.fetch().map(\.id)
+                let cachedPosts = try await posts.fetch().map(\.id)
+                let cachedComments = try await comments.fetch().map(\.id)
                 let roll = Int.random(in: 0..<10, using: &random)
-                let writerID = newID(), essayID = newID()
-                let someWriter = cachedWriters.randomElement(using: &random)
-                let someEssay = cachedEssays.randomElement(using: &random)
-                let someRemark = cachedRemarks.randomElement(using: &random)
-                let replyID = newID(), remarkID = newID()
+                let userID = newID(), postID = newID()
+                let someUser = cachedUsers.randomElement(using: &random)
+                let somePost = cachedPosts.randomElement(using: &random)
+                let someComment = cachedComments.randomElement(using: &random)
+                let replyID = newID(), commentID = newID()
                 try await database.write { db in
                     switch roll {
                     case 0, 1:
-                        // A new writer with an essay and a remark, children written first; sometimes a cycle.
-                        try db.upsert(Remark(id: remarkID, essayID: essayID, text: "new"))
-                        try db.upsert(Essay(id: essayID, writerID: writerID, title: "new"))
-                        try db.upsert(Writer(id: writerID, name: "new", favoriteEssayID: roll == 0 ? essayID : nil))
+                        // A new user with a post and a comment, children written first; sometimes a cycle.
+                        try db.upsert(StoreComment(id: commentID, postID: postID, text: "new"))
+                        try db.upsert(StorePost(id: postID, authorID: userID, title: "new"))
+                        try db.upsert(StoreUser(id: userID, name: "new", favoritePostID: roll == 0 ? postID : nil))
                     case 2, 3:
-                        if let someEssay {
-                            try db.upsert(Remark(id: remarkID, essayID: someEssay, text: "on an old essay"))
-                            try db.upsert(Remark(id: replyID, essayID: someEssay, replyTo: remarkID, text: "reply"))
+                        if let somePost {
+                            try db.upsert(StoreComment(id: commentID, postID: somePost, text: "on an old post"))
+                            try db.upsert(StoreComment(id: replyID, postID: somePost, replyTo: commentID, text: "reply"))
                         }
                     case 4, 5:
-                        if let someWriter { try db.execute(sql: #"UPDATE "store_writers" SET "name" = 'edited' WHERE "id" = ?"#, arguments: [someWriter]) }
-                        if let someRemark { try db.execute(sql: #"UPDATE "store_remarks" SET "text" = 'edited' WHERE "id" = ?"#, arguments: [someRemark]) }
+                        if let someUser { try db.execute(sql: #"UPDATE "store_users" SET "name" = 'edited' WHERE "id" = ?"#, arguments: [someUser]) }
+                        if let someComment { try db.execute(sql: #"UPDATE "store_comments" SET "text" = 'edited' WHERE "id" = ?"#, arguments: [someComment]) }
                     case 6:
-                        if let someEssay { _ = try db.delete(Essay.self, id: someEssay) }
+                        if let somePost { _ = try db.delete(StorePost.self, id: somePost) }
                     case 7:
-                        if let someWriter { _ = try db.delete(Writer.self, id: someWriter) }
+                        if let someUser { _ = try db.delete(StoreUser.self, id: someUser) }
                     default:
-                        if let someRemark { _ = try db.delete(Remark.self, id: someRemark) }
+                        if let someComment { _ = try db.delete(StoreComment.self, id: someComment) }
                     }
                 }
             }
-            // Another client: edits, a new essay with a remark, a leaf deleted.
-            let serverWriters = await writerServer.allRecords().map(\.id)
-            if let writer = serverWriters.randomElement(using: &random) {
-                let essayID = newID(), remarkID = newID()
-                _ = try await essayServer.upsert(Essay(id: essayID, writerID: writer, title: "from another client"))
-                _ = try await remarkServer.upsert(Remark(id: remarkID, essayID: essayID, text: "from another client"))
-                try await writerServer.update(id: writer) { $0.name = "renamed there" }
+            // Another client: edits, a new post with a comment, a leaf deleted.
+            let serverUsers = await userServer.allRecords().map(\.id)
+            if let user = serverUsers.randomElement(using: &random) {
+                let postID = newID(), commentID = newID()
+                _ = try await postServer.upsert(StorePost(id: postID, authorID: user, title: "from another client"))
+                _ = try await commentServer.upsert(StoreComment(id: commentID, postID: postID, text: "from another client"))
+                try await userServer.update(id: user) { $0.name = "renamed there" }
             }
-            if let remark = await remarkServer.allRecords().map(\.id).randomElement(using: &random) {
-                try await cascade.deleteRemark(remark)
+            if let comment = await commentServer.allRecords().map(\.id).randomElement(using: &random) {
+                try await cascade.deleteComment(comment)
             }
-            // Another client replies, then edits the remark replied to: the reply is served first.
-            if let essay = await essayServer.allRecords().map(\.id).randomElement(using: &random) {
+            // Another client replies, then edits the comment replied to: the reply is served first.
+            if let post = await postServer.allRecords().map(\.id).randomElement(using: &random) {
                 let parentID = newID(), replyID = newID()
-                _ = try await remarkServer.upsert(Remark(id: parentID, essayID: essay, text: "parent there"))
-                _ = try await remarkServer.upsert(Remark(id: replyID, essayID: essay, replyTo: parentID, text: "reply there"))
-                try await remarkServer.update(id: parentID) { $0.text = "parent edited there" }
+                _ = try await commentServer.upsert(StoreComment(id: parentID, postID: post, text: "parent there"))
+                _ = try await commentServer.upsert(StoreComment(id: replyID, postID: post, replyTo: parentID, text: "reply there"))
+                try await commentServer.update(id: parentID) { $0.text = "parent edited there" }
             }
-            // Now and then a soft delete that marks an essay only: the server keeps its remarks (orphans),
+            // Now and then a soft delete that marks a post only: the server keeps its comments (orphans),
             // and one of them is edited later.
             if Int.random(in: 0..<3, using: &random) == 0,
-                let essay = await essayServer.allRecords().map(\.id).randomElement(using: &random)
+                let post = await postServer.allRecords().map(\.id).randomElement(using: &random)
             {
-                await essayServer.delete(id: essay)
-                if let orphan = await remarkServer.allRecords().first(where: { $0.essayID == essay }) {
-                    try await remarkServer.update(id: orphan.id) { $0.text = "edited after its essay went" }
+                await postServer.delete(id: post)
+                if let orphan = await commentServer.allRecords().first(where: { $0.postID == post }) {
+                    try await commentServer.update(id: orphan.id) { $0.text = "edited after its post went" }
                 }
             }
             do {
                 let report = try await store.sync()
                 if ProcessInfo.processInfo.environment["VARIABLY_STORE_TRACE"] != nil {
-                    print("sync:", report, report.for(Writer.self)?.conflicts ?? [], report.for(Essay.self)?.conflicts ?? [])
+                    print("sync:", report, report.for(StoreUser.self)?.conflicts ?? [], report.for(StorePost.self)?.conflicts ?? [])
                 }
             } catch { failedSyncs += 1 }
         }
 
         // The faults stop; syncs until nothing is left to push.
-        for server in [writerServer] as [SimulatedServer<Writer>] { await server.setFaults(SimulatedFaults()) }
-        await essayServer.setFaults(SimulatedFaults())
-        await remarkServer.setFaults(SimulatedFaults())
+        for server in [userServer] as [SimulatedServer<StoreUser>] { await server.setFaults(SimulatedFaults()) }
+        await postServer.setFaults(SimulatedFaults())
+        await commentServer.setFaults(SimulatedFaults())
         await feed.setFaults(SimulatedFaults())
         var finalError: (any Error)?
         for _ in 0..<4 {
             // As an app does with a refused change once its record is mended (a reference the server's
             // deletion emptied here): send it again.
-            for failure in try await writers.failedChanges() { try await writers.retry(failedChangeOf: failure.id) }
-            for failure in try await essays.failedChanges() { try await essays.retry(failedChangeOf: failure.id) }
-            for failure in try await remarks.failedChanges() { try await remarks.retry(failedChangeOf: failure.id) }
+            for failure in try await users.failedChanges() { try await users.retry(failedChangeOf: failure.id) }
+            for failure in try await posts.failedChanges() { try await posts.retry(failedChangeOf: failure.id) }
+            for failure in try await comments.failedChanges() { try await comments.retry(failedChangeOf: failure.id) }
             do { try await store.sync() } catch { finalError = error }
         }
         if finalError != nil {
@@ -225,16 +225,16 @@ struct StoreConsistencyTests {
             do { try await store.sync(); finalError = nil } catch { finalError = error }
         }
         if finalError != nil, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
-            print("writers here", try await writers.fetch().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
-            print("writers there", await writerServer.allRecords().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
-            print("essays here", try await essays.fetch().map { "\($0.id)->\($0.writerID)" })
-            print("essays there", await essayServer.allRecords().map { "\($0.id)->\($0.writerID)" })
-            print("remarks here", try await remarks.fetch().map { "\($0.id)->\($0.essayID)/\($0.replyTo.map(String.init) ?? "-")" })
-            print("remarks there", await remarkServer.allRecords().map { "\($0.id)->\($0.essayID)/\($0.replyTo.map(String.init) ?? "-")" })
-            print("queued", try await writers.pendingChangeCount(), try await essays.pendingChangeCount(), try await remarks.pendingChangeCount(),
-                "failed", try await writers.failedChanges(), try await essays.failedChanges(), try await remarks.failedChanges())
+            print("users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print("users there", await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print("posts here", try await posts.fetch().map { "\($0.id)->\($0.authorID)" })
+            print("posts there", await postServer.allRecords().map { "\($0.id)->\($0.authorID)" })
+            print("comments here", try await comments.fetch().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
+            print("comments there", await commentServer.allRecords().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
+            print("queued", try await users.pendingChangeCount(), try await posts.pendingChangeCount(), try await comments.pendingChangeCount(),
+                "failed", try await users.failedChanges(), try await posts.failedChanges(), try await comments.failedChanges())
             print("error", finalError.map { "\($0)" } ?? "")
-            for repository in [await writers.lastReport.map { "\($0)" }, await essays.lastReport.map { "\($0)" }, await remarks.lastReport.map { "\($0)" }] {
+            for repository in [await users.lastReport.map { "\($0)" }, await posts.lastReport.map { "\($0)" }, await comments.lastReport.map { "\($0)" }] {
                 print("report", repository ?? "-")
             }
         }
@@ -244,60 +244,60 @@ struct StoreConsistencyTests {
         // The server's live rows as the device keeps them: rows whose parent the server deleted while
         // keeping them are settled by their reference's rule (cascade: gone, set null: emptied).
         let live = await ServerCascade.settled(
-            writers: writerServer.allRecords(), essays: essayServer.allRecords(), remarks: remarkServer.allRecords())
-        let writersMatch = Set(try await writers.fetch()) == Set(live.writers)
-        let essaysMatch = Set(try await essays.fetch()) == Set(live.essays)
-        if !essaysMatch, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
-            let local = Set(try await essays.fetch()), remote = Set(live.essays)
-            print("essays only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
-            print("writers here", try await writers.fetch().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
-            print("writers there", await writerServer.allRecords().map { "\($0.id)->\($0.favoriteEssayID.map(String.init) ?? "-")" })
+            users: userServer.allRecords(), posts: postServer.allRecords(), comments: commentServer.allRecords())
+        let usersMatch = Set(try await users.fetch()) == Set(live.users)
+        let postsMatch = Set(try await posts.fetch()) == Set(live.posts)
+        if !postsMatch, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
+            let local = Set(try await posts.fetch()), remote = Set(live.posts)
+            print("posts only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
+            print("users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print("users there", await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
         }
-        let remarksMatch = Set(try await remarks.fetch()) == Set(live.remarks)
-        if !remarksMatch {
-            let local = Set(try await remarks.fetch()), remote = Set(live.remarks)
+        let commentsMatch = Set(try await comments.fetch()) == Set(live.comments)
+        if !commentsMatch {
+            let local = Set(try await comments.fetch()), remote = Set(live.comments)
             print("only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
-            print(await remarks.lastReport.map { "\($0)" } ?? "")
+            print(await comments.lastReport.map { "\($0)" } ?? "")
         }
-        let queued = try await writers.pendingChangeCount() + essays.pendingChangeCount() + remarks.pendingChangeCount()
-        let lost = [writersMatch, essaysMatch, remarksMatch].filter { !$0 }.count + queued + (finalError == nil ? 0 : 1)
+        let queued = try await users.pendingChangeCount() + posts.pendingChangeCount() + comments.pendingChangeCount()
+        let lost = [usersMatch, postsMatch, commentsMatch].filter { !$0 }.count + queued + (finalError == nil ? 0 : 1)
         await Self.tally.add(orphans: orphans, reads: reads, failedSyncs: failedSyncs, lost: lost)
         print(await Self.tally.line)
 
         #expect(finalError == nil, "the syncs after the faults stopped: \(finalError.map { "\($0)" } ?? "")")
         #expect(orphans == 0)
-        #expect(writersMatch)
-        #expect(essaysMatch)
-        #expect(remarksMatch)
+        #expect(usersMatch)
+        #expect(postsMatch)
+        #expect(commentsMatch)
         #expect(queued == 0)
     }
 }
 
-/// The foreign keys of the simulated servers, which have none of their own: a deletion of a writer
-/// deletes its essays, an essay's deletion its remarks, and a remark's deletion empties its replies'
+/// The foreign keys of the simulated servers, which have none of their own: a deletion of a user
+/// deletes its posts, a post's deletion its comments, and a comment's deletion empties its replies'
 /// reference, as the declared references do on the device; and a new write that references a record
 /// the server does not have is refused, as a real server's foreign key refuses it (another client may
 /// have deleted a parent the device pushed earlier).
 actor ServerCascade {
-    let writers: SimulatedServer<Writer>
-    let essays: SimulatedServer<Essay>
-    let remarks: SimulatedServer<Remark>
+    let users: SimulatedServer<StoreUser>
+    let posts: SimulatedServer<StorePost>
+    let comments: SimulatedServer<StoreComment>
 
-    init(writers: SimulatedServer<Writer>, essays: SimulatedServer<Essay>, remarks: SimulatedServer<Remark>) {
-        (self.writers, self.essays, self.remarks) = (writers, essays, remarks)
+    init(users: SimulatedServer<StoreUser>, posts: SimulatedServer<StorePost>, comments: SimulatedServer<StoreComment>) {
+        (self.users, self.posts, self.comments) = (users, posts, comments)
     }
 
-    func deleteWriter(_ id: Int64) async throws {
-        for essay in await essays.allRecords() where essay.writerID == id { try await deleteEssay(essay.id) }
-        await writers.delete(id: id)
+    func deleteUser(_ id: Int64) async throws {
+        for post in await posts.allRecords() where post.authorID == id { try await deletePost(post.id) }
+        await users.delete(id: id)
     }
 
-    func deleteEssay(_ id: Int64) async throws {
-        for writer in await writers.allRecords() where writer.favoriteEssayID == id {
-            try await writers.update(id: writer.id) { $0.favoriteEssayID = nil }
+    func deletePost(_ id: Int64) async throws {
+        for user in await users.allRecords() where user.favoritePostID == id {
+            try await users.update(id: user.id) { $0.favoritePostID = nil }
         }
-        for remark in await remarks.allRecords() where remark.essayID == id { try await deleteRemark(remark.id) }
-        await essays.delete(id: id)
+        for comment in await comments.allRecords() where comment.postID == id { try await deleteComment(comment.id) }
+        await posts.delete(id: id)
     }
 
     /// Why `json`, a record of `type` about to be written, cannot be: it references a record the server
@@ -305,17 +305,17 @@ actor ServerCascade {
     func missingReference(of type: Any.Type, json: Data, alongside: Set<Int64>) async throws -> String? {
         let decoder = JSONDecoder()
         switch type {
-        case is Writer.Type:
-            let writer = try decoder.decode(Writer.self, from: json)
-            if let essay = writer.favoriteEssayID, await essays.record(id: essay) == nil { return "no essay \(essay)" }
-        case is Essay.Type:
-            let essay = try decoder.decode(Essay.self, from: json)
-            if await writers.record(id: essay.writerID) == nil { return "no writer \(essay.writerID)" }
-        case is Remark.Type:
-            let remark = try decoder.decode(Remark.self, from: json)
-            if await essays.record(id: remark.essayID) == nil { return "no essay \(remark.essayID)" }
-            if let reply = remark.replyTo, !alongside.contains(reply), await remarks.record(id: reply) == nil {
-                return "no remark \(reply)"
+        case is StoreUser.Type:
+            let user = try decoder.decode(StoreUser.self, from: json)
+            if let post = user.favoritePostID, await posts.record(id: post) == nil { return "no post \(post)" }
+        case is StorePost.Type:
+            let post = try decoder.decode(StorePost.self, from: json)
+            if await users.record(id: post.authorID) == nil { return "no user \(post.authorID)" }
+        case is StoreComment.Type:
+            let comment = try decoder.decode(StoreComment.self, from: json)
+            if await posts.record(id: comment.postID) == nil { return "no post \(comment.postID)" }
+            if let reply = comment.replyTo, !alongside.contains(reply), await comments.record(id: reply) == nil {
+                return "no comment \(reply)"
             }
         default:
             break
@@ -324,34 +324,34 @@ actor ServerCascade {
     }
 
     /// The servers' live records with those that reference a deleted record settled by the reference's
-    /// rule, as the device settles them: essays of a missing writer and remarks of a missing essay are
-    /// gone (cascade), a missing favourite essay or replied-to remark is emptied (set null).
-    static func settled(writers: [Writer], essays: [Essay], remarks: [Remark]) -> (writers: [Writer], essays: [Essay], remarks: [Remark]) {
-        let writerIDs = Set(writers.map(\.id))
-        let keptEssays = essays.filter { writerIDs.contains($0.writerID) }
-        let essayIDs = Set(keptEssays.map(\.id))
-        let keptRemarks = remarks.filter { essayIDs.contains($0.essayID) }
-        let remarkIDs = Set(keptRemarks.map(\.id))
+    /// rule, as the device settles them: posts of a missing user and comments of a missing post are
+    /// gone (cascade), a missing favourite post or replied-to comment is emptied (set null).
+    static func settled(users: [StoreUser], posts: [StorePost], comments: [StoreComment]) -> (users: [StoreUser], posts: [StorePost], comments: [StoreComment]) {
+        let userIDs = Set(users.map(\.id))
+        let keptPosts = posts.filter { userIDs.contains($0.authorID) }
+        let postIDs = Set(keptPosts.map(\.id))
+        let keptComments = comments.filter { postIDs.contains($0.postID) }
+        let commentIDs = Set(keptComments.map(\.id))
         return (
-            writers.map { writer in
-                var writer = writer
-                if let essay = writer.favoriteEssayID, !essayIDs.contains(essay) { writer.favoriteEssayID = nil }
-                return writer
+            users.map { user in
+                var user = user
+                if let post = user.favoritePostID, !postIDs.contains(post) { user.favoritePostID = nil }
+                return user
             },
-            keptEssays,
-            keptRemarks.map { remark in
-                var remark = remark
-                if let reply = remark.replyTo, !remarkIDs.contains(reply) { remark.replyTo = nil }
-                return remark
+            keptPosts,
+            keptComments.map { comment in
+                var comment = comment
+                if let reply = comment.replyTo, !commentIDs.contains(reply) { comment.replyTo = nil }
+                return comment
             }
         )
     }
 
-    func deleteRemark(_ id: Int64) async throws {
-        for reply in await remarks.allRecords() where reply.replyTo == id {
-            try await remarks.update(id: reply.id) { $0.replyTo = nil }
+    func deleteComment(_ id: Int64) async throws {
+        for reply in await comments.allRecords() where reply.replyTo == id {
+            try await comments.update(id: reply.id) { $0.replyTo = nil }
         }
-        await remarks.delete(id: id)
+        await comments.delete(id: id)
     }
 }
 
@@ -390,9 +390,9 @@ struct CascadingRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
         for (change, result) in zip(changes, results) where change.operation == .delete {
             guard case .accepted = result.outcome else { continue }
             switch Model.self {
-            case is Writer.Type: try await cascade.deleteWriter(change.id)
-            case is Essay.Type: try await cascade.deleteEssay(change.id)
-            case is Remark.Type: try await cascade.deleteRemark(change.id)
+            case is StoreUser.Type: try await cascade.deleteUser(change.id)
+            case is StorePost.Type: try await cascade.deletePost(change.id)
+            case is StoreComment.Type: try await cascade.deleteComment(change.id)
             default: break
             }
         }

@@ -11,9 +11,9 @@ import VariablyTestSupport
 
 // A store killed while it syncs: the test re-launches its own test binary filtered to
 // `storeCrashChildProcess`, which works only when `VARIABLY_STORE_CRASH_DIR` is set. The child syncs
-// writers, essays and remarks into a WAL file (simulated servers, the same each run, writing new
-// essays and remarks as other clients) while the app writes parents and children in one transaction
-// and deletes writers (cascading), every other run pulling one feed of the three tables in checkpoints
+// users, posts and comments into a WAL file (simulated servers, the same each run, writing new
+// posts and comments as other clients) while the app writes parents and children in one transaction
+// and deletes users (cascading), every other run pulling one feed of the three tables in checkpoints
 // (SimulatedChangeFeed); the parent SIGKILLs it at a random moment, then checks the file:
 // SQLite's integrity, no orphan (`PRAGMA foreign_key_check`), and every queued save's row present.
 
@@ -31,39 +31,39 @@ struct StoreCrashChild {
         let directory = URL(fileURLWithPath: path)
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
         let clock = SimulatedClock()
-        let writerServer = try SimulatedServer(records: (1...50).map { Writer(id: $0, name: "w\($0)") }, seed: 1, clock: clock)
-        let essayServer = try SimulatedServer(
-            records: (1...200).map { Essay(id: 1_000 + $0, writerID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2, clock: clock)
-        let remarkServer = try SimulatedServer(
-            records: (1...600).map { Remark(id: 10_000 + $0, essayID: 1_000 + ($0 % 200) + 1, text: "r\($0)") }, seed: 3,
+        let userServer = try SimulatedServer(records: (1...50).map { StoreUser(id: $0, name: "w\($0)") }, seed: 1, clock: clock)
+        let postServer = try SimulatedServer(
+            records: (1...200).map { StorePost(id: 1_000 + $0, authorID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2, clock: clock)
+        let commentServer = try SimulatedServer(
+            records: (1...600).map { StoreComment(id: 10_000 + $0, postID: 1_000 + ($0 % 200) + 1, text: "r\($0)") }, seed: 3,
             clock: clock)
-        let configuration = SyncConfiguration<Writer>(pageSize: 25)
-        let writers = try Repository(database: database, remote: writerServer, configuration: configuration)
-        let essays = try Repository(database: database, remote: essayServer, configuration: SyncConfiguration(pageSize: 25))
-        let remarks = try Repository(database: database, remote: remarkServer, configuration: SyncConfiguration(pageSize: 25))
-        // Every other run pulls one feed in checkpoints of three pages (essays and remarks often come
-        // before their writers there: the writers are written again by deletions and local creates).
+        let configuration = SyncConfiguration<StoreUser>(pageSize: 25)
+        let users = try Repository(database: database, remote: userServer, configuration: configuration)
+        let posts = try Repository(database: database, remote: postServer, configuration: SyncConfiguration(pageSize: 25))
+        let comments = try Repository(database: database, remote: commentServer, configuration: SyncConfiguration(pageSize: 25))
+        // Every other run pulls one feed in checkpoints of three pages (posts and comments often come
+        // before their users there: the users are written again by deletions and local creates).
         let store =
             run.isMultiple(of: 2)
             ? SyncStore(
-                remarks, essays, writers, feed: SimulatedChangeFeed(writerServer, essayServer, remarkServer),
+                comments, posts, users, feed: SimulatedChangeFeed(userServer, postServer, commentServer),
                 configuration: ChangeFeedConfiguration(pageSize: 25, batchSize: 75))
-            : SyncStore(remarks, essays, writers)
+            : SyncStore(comments, posts, users)
         #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil))
         var random = SeededRandomNumberGenerator(seed: UInt64(run))
         for iteration in Int64(0)..<300 {
             let base = 1_000_000 + run * 100_000 + iteration * 10
             try await database.write { db in
-                try db.upsert(Remark(id: base + 3, essayID: base + 2, text: "local"))
-                try db.upsert(Essay(id: base + 2, writerID: base + 1, title: "local"))
-                try db.upsert(Writer(id: base + 1, name: "local", favoriteEssayID: base + 2))
+                try db.upsert(StoreComment(id: base + 3, postID: base + 2, text: "local"))
+                try db.upsert(StorePost(id: base + 2, authorID: base + 1, title: "local"))
+                try db.upsert(StoreUser(id: base + 1, name: "local", favoritePostID: base + 2))
             }
-            if let victim = try await writers.fetch(limit: 60).map(\.id).randomElement(using: &random) {
-                try await writers.delete(id: victim)
+            if let victim = try await users.fetch(limit: 60).map(\.id).randomElement(using: &random) {
+                try await users.delete(id: victim)
             }
-            if let writer = await writerServer.allRecords().map(\.id).randomElement(using: &random) {
-                _ = try await essayServer.upsert(Essay(id: base + 5, writerID: writer, title: "there"))
-                _ = try await remarkServer.upsert(Remark(id: base + 6, essayID: base + 5, text: "there"))
+            if let user = await userServer.allRecords().map(\.id).randomElement(using: &random) {
+                _ = try await postServer.upsert(StorePost(id: base + 5, authorID: user, title: "there"))
+                _ = try await commentServer.upsert(StoreComment(id: base + 6, postID: base + 5, text: "there"))
             }
             _ = try? await store.sync()
         }
@@ -106,17 +106,17 @@ struct StoreCrashConsistencyTests {
                 let missing = try db.fetchValue(
                     sql: """
                         SELECT count(*) FROM "variably_pending_changes" AS change WHERE change."operation" = 'upsert' AND NOT EXISTS (
-                            SELECT 1 FROM "store_writers" WHERE change."table_name" = 'store_writers' AND json_quote("id") = change."record_id"
-                            UNION ALL SELECT 1 FROM "store_essays" WHERE change."table_name" = 'store_essays' AND json_quote("id") = change."record_id"
-                            UNION ALL SELECT 1 FROM "store_remarks" WHERE change."table_name" = 'store_remarks' AND json_quote("id") = change."record_id")
+                            SELECT 1 FROM "store_users" WHERE change."table_name" = 'store_users' AND json_quote("id") = change."record_id"
+                            UNION ALL SELECT 1 FROM "store_posts" WHERE change."table_name" = 'store_posts' AND json_quote("id") = change."record_id"
+                            UNION ALL SELECT 1 FROM "store_comments" WHERE change."table_name" = 'store_comments' AND json_quote("id") = change."record_id")
                         """)
                 return (integrity, orphans, missing)
             }
             rows = try await database.read { db in
                 try db.fetchValue(
                     sql: """
-                        SELECT (SELECT count(*) FROM "store_writers") + (SELECT count(*) FROM "store_essays")
-                            + (SELECT count(*) FROM "store_remarks")
+                        SELECT (SELECT count(*) FROM "store_users") + (SELECT count(*) FROM "store_posts")
+                            + (SELECT count(*) FROM "store_comments")
                         """)
             }
             #expect(integrity == .text("ok"), "run \(run)")

@@ -4,55 +4,55 @@ import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
-/// A store that pulls writers, essays and remarks from one feed: batches of every table and one
+/// A store that pulls users, posts and comments from one feed: batches of every table and one
 /// cursor in one transaction, children that arrive before their parents held until they come.
 @Suite struct SyncStoreFeedTests {
     struct Fixture {
         let folder: URL
         let database: SQLiteDatabase
         let clock = SimulatedClock()
-        let writerServer: SimulatedServer<Writer>
-        let essayServer: SimulatedServer<Essay>
-        let remarkServer: SimulatedServer<Remark>
+        let userServer: SimulatedServer<StoreUser>
+        let postServer: SimulatedServer<StorePost>
+        let commentServer: SimulatedServer<StoreComment>
         let feed: SimulatedChangeFeed
-        let writers: Repository<Writer>
-        let essays: Repository<Essay>
-        let remarks: Repository<Remark>
+        let users: Repository<StoreUser>
+        let posts: Repository<StorePost>
+        let comments: Repository<StoreComment>
         let store: SyncStore
 
-        /// `writerCount` writers with two essays each and a remark on each essay, on a file in a
+        /// `userCount` users with two posts each and a comment on each post, on a file in a
         /// temporary folder (readers run beside the writer).
-        init(writerCount: Int = 3, configuration: ChangeFeedConfiguration = ChangeFeedConfiguration(), faults: SimulatedFaults = SimulatedFaults()) throws {
+        init(userCount: Int = 3, configuration: ChangeFeedConfiguration = ChangeFeedConfiguration(), faults: SimulatedFaults = SimulatedFaults()) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             database = try SQLiteDatabase(path: folder.appendingPathComponent("store.sqlite").path)
-            let writers = (1...Int64(writerCount)).map { Writer(id: $0, name: "writer \($0)") }
-            let essays = writers.flatMap { writer in
-                [Essay(id: writer.id * 10, writerID: writer.id, title: "a"), Essay(id: writer.id * 10 + 1, writerID: writer.id, title: "b")]
+            let users = (1...Int64(userCount)).map { StoreUser(id: $0, name: "user \($0)") }
+            let posts = users.flatMap { user in
+                [StorePost(id: user.id * 10, authorID: user.id, title: "a"), StorePost(id: user.id * 10 + 1, authorID: user.id, title: "b")]
             }
-            let remarks = essays.map { Remark(id: $0.id * 10, essayID: $0.id, text: "on \($0.id)") }
-            writerServer = try SimulatedServer(records: writers, seed: 1, clock: clock)
-            essayServer = try SimulatedServer(records: essays, seed: 2, clock: clock)
-            remarkServer = try SimulatedServer(records: remarks, seed: 3, clock: clock)
-            feed = SimulatedChangeFeed(writerServer, essayServer, remarkServer, seed: 4, faults: faults)
-            self.writers = try Repository(database: database, remote: writerServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            self.essays = try Repository(database: database, remote: essayServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            self.remarks = try Repository(database: database, remote: remarkServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            store = SyncStore(self.remarks, self.essays, self.writers, feed: feed, configuration: configuration)
+            let comments = posts.map { StoreComment(id: $0.id * 10, postID: $0.id, text: "on \($0.id)") }
+            userServer = try SimulatedServer(records: users, seed: 1, clock: clock)
+            postServer = try SimulatedServer(records: posts, seed: 2, clock: clock)
+            commentServer = try SimulatedServer(records: comments, seed: 3, clock: clock)
+            feed = SimulatedChangeFeed(userServer, postServer, commentServer, seed: 4, faults: faults)
+            self.users = try Repository(database: database, remote: userServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            self.posts = try Repository(database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            self.comments = try Repository(database: database, remote: commentServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            store = SyncStore(self.comments, self.posts, self.users, feed: feed, configuration: configuration)
         }
 
         func remove() {
             try? FileManager.default.removeItem(at: folder)
         }
 
-        /// Essays without their writer and remarks without their essay, as a reader sees the cache.
+        /// Posts without their user and comments without their post, as a reader sees the cache.
         func orphans() async throws -> Int {
             try await database.read { db in
-                let essays = try db.fetchValue(
-                    sql: #"SELECT count(*) FROM "store_essays" WHERE "writer_id" NOT IN (SELECT "id" FROM "store_writers")"#)
-                let remarks = try db.fetchValue(
-                    sql: #"SELECT count(*) FROM "store_remarks" WHERE "essay_id" NOT IN (SELECT "id" FROM "store_essays")"#)
-                guard case .integer(let a)? = essays, case .integer(let b)? = remarks else { return -1 }
+                let posts = try db.fetchValue(
+                    sql: #"SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users")"#)
+                let comments = try db.fetchValue(
+                    sql: #"SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts")"#)
+                guard case .integer(let a)? = posts, case .integer(let b)? = comments else { return -1 }
                 return Int(a + b)
             }
         }
@@ -68,57 +68,57 @@ import VariablySyncTesting
         let fixture = try Fixture(configuration: configuration)
         defer { fixture.remove() }
         let report = try await fixture.store.sync()
-        #expect(try await fixture.writers.count() == 3)
-        #expect(try await fixture.essays.count() == 6)
-        #expect(try await fixture.remarks.count() == 6)
-        #expect(report.for(Writer.self)?.inserted == 3)
-        #expect(report.for(Essay.self)?.inserted == 6)
-        #expect(report.for(Remark.self)?.pulled == 6)
+        #expect(try await fixture.users.count() == 3)
+        #expect(try await fixture.posts.count() == 6)
+        #expect(try await fixture.comments.count() == 6)
+        #expect(report.for(StoreUser.self)?.inserted == 3)
+        #expect(report.for(StorePost.self)?.inserted == 6)
+        #expect(report.for(StoreComment.self)?.pulled == 6)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "15"))
         // Each table is at the feed's position: the base of the changes queued from now on.
-        #expect(try await fixture.essays.cursor() == SyncCursor(rawValue: "15"))
+        #expect(try await fixture.posts.cursor() == SyncCursor(rawValue: "15"))
         let again = try await fixture.store.sync()
-        #expect(again.for(Essay.self)?.pulled == 0)
+        #expect(again.for(StorePost.self)?.pulled == 0)
         #expect(await fixture.feed.pulls == 5)  // 4 pages of 4, 4, 4, 3, then one empty page
     }
 
-    /// The writer was written again after its essay: the feed sends the essay first (page 1) and the
-    /// writer in page 2. With a batch per page, the essay waits, unseen, for the next batch.
+    /// The user was written again after its post: the feed sends the post first (page 1) and the
+    /// user in page 2. With a batch per page, the post waits, unseen, for the next batch.
     @Test func aChildBeforeItsParentIsHeldUntilTheParentArrives() async throws {
         var configuration = Self.quickFeed
         (configuration.pageSize, configuration.batchSize) = (1, 1)
-        let fixture = try Fixture(writerCount: 1, configuration: configuration)
+        let fixture = try Fixture(userCount: 1, configuration: configuration)
         defer { fixture.remove() }
         try await fixture.store.sync()
-        _ = try await fixture.essayServer.upsert(Essay(id: 50, writerID: 5, title: "early"))
-        _ = try await fixture.remarkServer.upsert(Remark(id: 500, essayID: 50, text: "earlier still"))
+        _ = try await fixture.postServer.upsert(StorePost(id: 50, authorID: 5, title: "early"))
+        _ = try await fixture.commentServer.upsert(StoreComment(id: 500, postID: 50, text: "earlier still"))
         let first = try await fixture.store.sync()
-        #expect(first.for(Essay.self)?.waitingForParents == 1)
-        #expect(first.for(Remark.self)?.waitingForParents == 1)
-        #expect(try await fixture.essays.fetch(id: 50) == nil)
-        #expect(try await fixture.remarks.fetch(id: 500) == nil)
+        #expect(first.for(StorePost.self)?.waitingForParents == 1)
+        #expect(first.for(StoreComment.self)?.waitingForParents == 1)
+        #expect(try await fixture.posts.fetch(id: 50) == nil)
+        #expect(try await fixture.comments.fetch(id: 500) == nil)
         #expect(try await fixture.orphans() == 0)
 
-        _ = try await fixture.writerServer.upsert(Writer(id: 5, name: "late"))
+        _ = try await fixture.userServer.upsert(StoreUser(id: 5, name: "late"))
         let second = try await fixture.store.sync()
-        #expect(second.for(Essay.self)?.waitingForParents == 0)
-        #expect(try await fixture.essays.fetch(id: 50)?.title == "early")
-        #expect(try await fixture.remarks.fetch(id: 500)?.text == "earlier still")
+        #expect(second.for(StorePost.self)?.waitingForParents == 0)
+        #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
+        #expect(try await fixture.comments.fetch(id: 500)?.text == "earlier still")
         #expect(try await fixture.orphans() == 0)
     }
 
     /// A held record deleted by the server before its parent came is not applied later.
     @Test func aParkedRecordDeletedMeanwhileIsNeverApplied() async throws {
-        let fixture = try Fixture(writerCount: 1, configuration: Self.quickFeed)
+        let fixture = try Fixture(userCount: 1, configuration: Self.quickFeed)
         defer { fixture.remove() }
-        _ = try await fixture.essayServer.upsert(Essay(id: 70, writerID: 7, title: "gone soon"))
-        #expect(try await fixture.store.sync().for(Essay.self)?.waitingForParents == 1)
-        await fixture.essayServer.delete(id: 70)
-        _ = try await fixture.writerServer.upsert(Writer(id: 7, name: "seven"))
+        _ = try await fixture.postServer.upsert(StorePost(id: 70, authorID: 7, title: "gone soon"))
+        #expect(try await fixture.store.sync().for(StorePost.self)?.waitingForParents == 1)
+        await fixture.postServer.delete(id: 70)
+        _ = try await fixture.userServer.upsert(StoreUser(id: 7, name: "seven"))
         let report = try await fixture.store.sync()
-        #expect(report.for(Essay.self)?.waitingForParents == 0)
-        #expect(try await fixture.essays.fetch(id: 70) == nil)
-        #expect(try await fixture.writers.fetch(id: 7) != nil)
+        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        #expect(try await fixture.posts.fetch(id: 70) == nil)
+        #expect(try await fixture.users.fetch(id: 7) != nil)
     }
 
     /// A reader polling the cache while pages of every table arrive, parents written again between
@@ -126,10 +126,10 @@ import VariablySyncTesting
     @Test func aReaderNeverSeesAnOrphan() async throws {
         var configuration = Self.quickFeed
         (configuration.pageSize, configuration.batchSize) = (7, 7)
-        let fixture = try Fixture(writerCount: 40, configuration: configuration)
+        let fixture = try Fixture(userCount: 40, configuration: configuration)
         defer { fixture.remove() }
-        // Writers written again after their essays: the feed serves them late.
-        for id in Int64(1)...40 { try await fixture.writerServer.update(id: id) { $0.name += "!" } }
+        // Users written again after their posts: the feed serves them late.
+        for id in Int64(1)...40 { try await fixture.userServer.update(id: id) { $0.name += "!" } }
         let watching = Task {
             var worst = 0
             var looks = 0
@@ -146,9 +146,9 @@ import VariablySyncTesting
         let (worst, looks) = await watching.value
         #expect(worst == 0)
         #expect(looks > 0)
-        #expect(try await fixture.essays.count() == 80)
-        #expect(try await fixture.remarks.count() == 80)
-        #expect(report.for(Essay.self)?.waitingForParents == 0)
+        #expect(try await fixture.posts.count() == 80)
+        #expect(try await fixture.comments.count() == 80)
+        #expect(report.for(StorePost.self)?.waitingForParents == 0)
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -156,24 +156,24 @@ import VariablySyncTesting
         let fixture = try Fixture(configuration: Self.quickFeed)
         defer { fixture.remove() }
         try await fixture.store.sync()
-        // The server deletes writer 2 with its essays and their remarks, children last.
-        await fixture.writerServer.delete(id: 2)
-        for essay in [Int64(20), 21] {
-            await fixture.essayServer.delete(id: essay)
-            await fixture.remarkServer.delete(id: essay * 10)
+        // The server deletes user 2 with its posts and their comments, children last.
+        await fixture.userServer.delete(id: 2)
+        for post in [Int64(20), 21] {
+            await fixture.postServer.delete(id: post)
+            await fixture.commentServer.delete(id: post * 10)
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.deleted == 1)
-        #expect(try await fixture.writers.fetch(id: 2) == nil)
-        #expect(try await fixture.essays.count() == 4)
-        #expect(try await fixture.remarks.count() == 4)
+        #expect(report.for(StoreUser.self)?.deleted == 1)
+        #expect(try await fixture.users.fetch(id: 2) == nil)
+        #expect(try await fixture.posts.count() == 4)
+        #expect(try await fixture.comments.count() == 4)
         #expect(try await fixture.orphans() == 0)
     }
 
     /// A record changed in several pages of one batch ends as its last change says: written with
     /// its last values, or deleted; a record created and deleted within the batch never shows.
     @Test func aRecordChangedTwiceWithinACheckpointEndsAsItsLastChange() async throws {
-        let fixture = try Fixture(writerCount: 1, configuration: Self.quickFeed)
+        let fixture = try Fixture(userCount: 1, configuration: Self.quickFeed)
         defer { fixture.remove() }
         func changes(_ records: String, deleted: [Int64] = []) -> RemoteFeedChanges {
             RemoteFeedChanges(records: Data(records.utf8), deletedIDs: deleted.map { .int($0) })
@@ -181,25 +181,25 @@ import VariablySyncTesting
         let feed = ScriptedFeed(pages: [
             RemoteFeedPage(
                 tables: [
-                    "store_writers": changes(#"[{"id": 1, "name": "first"}, {"id": 2, "name": "gone"}]"#),
-                    "store_essays": changes(#"[{"id": 10, "writer_id": 1, "title": "draft"}]"#),
+                    "store_users": changes(#"[{"id": 1, "name": "first"}, {"id": 2, "name": "gone"}]"#),
+                    "store_posts": changes(#"[{"id": 10, "author_id": 1, "title": "draft"}]"#),
                 ],
                 nextCursor: "1", hasMore: true),
             RemoteFeedPage(
                 tables: [
-                    "store_writers": changes(#"[{"id": 1, "name": "second"}]"#, deleted: [2]),
-                    "store_essays": changes(#"[{"id": 11, "writer_id": 1, "title": "kept"}]"#, deleted: [10]),
+                    "store_users": changes(#"[{"id": 1, "name": "second"}]"#, deleted: [2]),
+                    "store_posts": changes(#"[{"id": 11, "author_id": 1, "title": "kept"}]"#, deleted: [10]),
                 ],
                 nextCursor: "2", hasMore: true),
             RemoteFeedPage(
-                tables: ["store_writers": changes(#"[{"id": 1, "name": "last"}]"#)], nextCursor: "3", hasMore: false),
+                tables: ["store_users": changes(#"[{"id": 1, "name": "last"}]"#)], nextCursor: "3", hasMore: false),
         ])
-        let store = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: feed, configuration: Self.quickFeed)
+        let store = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: feed, configuration: Self.quickFeed)
         let report = try await store.sync()
-        #expect(try await fixture.writers.fetch() == [Writer(id: 1, name: "last")])
-        #expect(try await fixture.essays.fetch().map(\.id) == [11])
-        #expect(report.for(Writer.self)?.pulled == 4)
-        #expect(report.for(Writer.self)?.inserted == 1)
+        #expect(try await fixture.users.fetch() == [StoreUser(id: 1, name: "last")])
+        #expect(try await fixture.posts.fetch().map(\.id) == [11])
+        #expect(report.for(StoreUser.self)?.pulled == 4)
+        #expect(report.for(StoreUser.self)?.inserted == 1)
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -209,22 +209,22 @@ import VariablySyncTesting
     @Test func aFirstSyncIsAppliedInGrowingStepsAndALaterOneWhole() async throws {
         var configuration = Self.quickFeed
         (configuration.pageSize, configuration.batchSize) = (4, 1_000)
-        let fixture = try Fixture(writerCount: 1, configuration: configuration)
+        let fixture = try Fixture(userCount: 1, configuration: configuration)
         defer { fixture.remove() }
         let cut = RemoteSourceError.unavailable("the server went away")
-        // Pages 1 to 5 of 4 writers, then a failure: batches of 4 (page 1) and 8 (pages 2 and 3)
+        // Pages 1 to 5 of 4 users, then a failure: batches of 4 (page 1) and 8 (pages 2 and 3)
         // are applied; pages 4 and 5 wait for a batch of 16 that never completes.
-        let first = ScriptedFeed(pages: ScriptedFeed.writerPages(1...5, size: 4), thenFailingWith: cut)
-        let firstStore = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: first, configuration: configuration)
+        let first = ScriptedFeed(pages: ScriptedFeed.userPages(1...5, size: 4), thenFailingWith: cut)
+        let firstStore = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: first, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await firstStore.sync() }
         #expect(try await firstStore.feedCursor() == "3")
-        #expect(try await fixture.writers.count() == 12)
+        #expect(try await fixture.users.count() == 12)
         // Pages 6 and 7, then a failure: nothing of them is applied.
-        let later = ScriptedFeed(pages: ScriptedFeed.writerPages(6...7, size: 4), thenFailingWith: cut)
-        let laterStore = SyncStore(fixture.remarks, fixture.essays, fixture.writers, feed: later, configuration: configuration)
+        let later = ScriptedFeed(pages: ScriptedFeed.userPages(6...7, size: 4), thenFailingWith: cut)
+        let laterStore = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: later, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await laterStore.sync() }
         #expect(try await laterStore.feedCursor() == "3")
-        #expect(try await fixture.writers.count() == 12)
+        #expect(try await fixture.users.count() == 12)
     }
 
     /// Local changes are pushed to each table's own server first; the feed then brings them back as the
@@ -234,37 +234,37 @@ import VariablySyncTesting
         defer { fixture.remove() }
         try await fixture.store.sync()
         try await fixture.database.write { db in
-            try db.upsert(Writer(id: 9, name: "new"))
-            try db.upsert(Essay(id: 90, writerID: 9, title: "fresh"))
+            try db.upsert(StoreUser(id: 9, name: "new"))
+            try db.upsert(StorePost(id: 90, authorID: 9, title: "fresh"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.pushed == 1)
-        #expect(report.for(Essay.self)?.pushed == 1)
-        #expect(await fixture.essayServer.record(id: 90)?.title == "fresh")
-        #expect(try await fixture.essays.pendingChangeCount() == 0)
+        #expect(report.for(StoreUser.self)?.pushed == 1)
+        #expect(report.for(StorePost.self)?.pushed == 1)
+        #expect(await fixture.postServer.record(id: 90)?.title == "fresh")
+        #expect(try await fixture.posts.pendingChangeCount() == 0)
 
-        // An edit waiting to be pushed while the server changes the same essay: the pull keeps the edit.
-        try await fixture.essays.save(Essay(id: 10, writerID: 1, title: "mine"))
-        try await fixture.essayServer.update(id: 10) { $0.title = "theirs" }
+        // An edit waiting to be pushed while the server changes the same post: the pull keeps the edit.
+        try await fixture.posts.save(StorePost(id: 10, authorID: 1, title: "mine"))
+        try await fixture.postServer.update(id: 10) { $0.title = "theirs" }
         try await fixture.store.sync()
-        let merged = try await fixture.essays.fetch(id: 10)
+        let merged = try await fixture.posts.fetch(id: 10)
         #expect(merged?.title == "mine" || merged?.title == "theirs")
-        #expect(try await fixture.essays.pendingChangeCount() == 0)
-        #expect(await fixture.essayServer.record(id: 10)?.title == merged?.title)
+        #expect(try await fixture.posts.pendingChangeCount() == 0)
+        #expect(await fixture.postServer.record(id: 10)?.title == merged?.title)
     }
 
-    /// A local edit made before the server's edit of the same essay was pulled is a conflict: the
+    /// A local edit made before the server's edit of the same post was pulled is a conflict: the
     /// queued change is based on the feed's position, which the server's version is after.
     @Test func aLocalEditBasedOnAnOlderPositionIsAConflict() async throws {
         let fixture = try Fixture(configuration: Self.quickFeed)
         defer { fixture.remove() }
         try await fixture.store.sync()
-        try await fixture.essayServer.update(id: 10) { $0.title = "theirs" }
-        try await fixture.essays.save(Essay(id: 10, writerID: 1, title: "mine"))
+        try await fixture.postServer.update(id: 10) { $0.title = "theirs" }
+        try await fixture.posts.save(StorePost(id: 10, authorID: 1, title: "mine"))
         let report = try await fixture.store.sync()
-        #expect(report.for(Essay.self)?.conflicts.map(\.id) == [10])
-        #expect(try await fixture.essays.fetch(id: 10)?.title == "theirs")
-        #expect(await fixture.essayServer.record(id: 10)?.title == "theirs")
+        #expect(report.for(StorePost.self)?.conflicts.map(\.id) == [10])
+        #expect(try await fixture.posts.fetch(id: 10)?.title == "theirs")
+        #expect(await fixture.postServer.record(id: 10)?.title == "theirs")
     }
 
     @Test func transientFaultsOfTheFeedAreRetried() async throws {
@@ -272,11 +272,11 @@ import VariablySyncTesting
         faults.transientErrorRate = 0.2
         var configuration = Self.quickFeed
         configuration.pageSize = 3
-        let fixture = try Fixture(writerCount: 10, configuration: configuration, faults: faults)
+        let fixture = try Fixture(userCount: 10, configuration: configuration, faults: faults)
         defer { fixture.remove() }
         let report = try await fixture.store.sync()
         #expect(report.feedRetries > 0)
-        #expect(try await fixture.remarks.count() == 20)
+        #expect(try await fixture.comments.count() == 20)
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -287,7 +287,7 @@ import VariablySyncTesting
         let state = SyncStateStoreProbe(database: fixture.database)
         try await state.setFeedCursor("999999")
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.pulled == 3)
+        #expect(report.for(StoreUser.self)?.pulled == 3)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "15"))
     }
 }
@@ -321,14 +321,14 @@ actor ScriptedFeed: RemoteChangeFeed {
         return pages.removeFirst()
     }
 
-    /// Pages `numbers`, each of `size` new writers (ids from `size × (number - 1) + 1`), all with more
+    /// Pages `numbers`, each of `size` new users (ids from `size × (number - 1) + 1`), all with more
     /// to come.
-    static func writerPages(_ numbers: ClosedRange<Int>, size: Int) -> [RemoteFeedPage] {
+    static func userPages(_ numbers: ClosedRange<Int>, size: Int) -> [RemoteFeedPage] {
         numbers.map { number in
             let ids = (size * (number - 1) + 1)...(size * number)
             let records = "[" + ids.map { #"{"id": \#($0), "name": "w\#($0)"}"# }.joined(separator: ",") + "]"
             return RemoteFeedPage(
-                tables: ["store_writers": RemoteFeedChanges(records: Data(records.utf8))],
+                tables: ["store_users": RemoteFeedChanges(records: Data(records.utf8))],
                 nextCursor: SyncCursor(rawValue: String(number)), hasMore: true)
         }
     }

@@ -12,56 +12,56 @@ import VariablySyncTesting
     /// before deletions within one transaction. A save before them shares the deletion's round.
     @Test func aLaterTransactionsSaveWaitsForAnEarlierDeletion() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.writers.save(Writer(id: 3, name: "grace"))
-        try await fixture.remarks.delete(id: 100)
+        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
+        try await fixture.comments.delete(id: 100)
         try await fixture.database.write { db in
-            try db.upsert(Writer(id: 2, name: "ada"))
-            try db.upsert(Essay(id: 20, writerID: 2, title: "second"))
+            try db.upsert(StoreUser(id: 2, name: "ada"))
+            try db.upsert(StorePost(id: 20, authorID: 2, title: "second"))
         }
         let report = try await fixture.store.sync()
         #expect(
             await fixture.log.entries == [
-                "writers save 3", "remarks delete 100", "writers save 2", "essays save 20",
+                "users save 3", "comments delete 100", "users save 2", "posts save 20",
             ])
-        #expect(report.for(Writer.self)?.pushed == 2)
-        #expect(report.for(Remark.self)?.pushed == 1)
-        #expect(try await fixture.writers.pendingChangeCount() + fixture.remarks.pendingChangeCount() == 0)
-        #expect(await fixture.remarkServer.record(id: 100) == nil)
-        #expect(await fixture.essayServer.record(id: 20)?.writerID == 2)
+        #expect(report.for(StoreUser.self)?.pushed == 2)
+        #expect(report.for(StoreComment.self)?.pushed == 1)
+        #expect(try await fixture.users.pendingChangeCount() + fixture.comments.pendingChangeCount() == 0)
+        #expect(await fixture.commentServer.record(id: 100) == nil)
+        #expect(await fixture.postServer.record(id: 20)?.authorID == 2)
     }
 
     /// docs/relationships.md, "Transactions and push order".
     @Test func theTransactionsPageExample() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        let (writers, database, store) = (fixture.writers, fixture.database, fixture.store)
-        let bob = Writer(id: 8, name: "bob")
-        try await writers.save(bob)
+        let (users, database, store) = (fixture.users, fixture.database, fixture.store)
+        let bob = StoreUser(id: 8, name: "bob")
+        try await users.save(bob)
         try await store.sync()
 
-        try await writers.delete(id: bob.id)                                 // transaction 1: a deletion
+        try await users.delete(id: bob.id)                                 // transaction 1: a deletion
         try await database.write { db in                                     // transaction 2: saves
-            try db.upsert(Writer(id: 7, name: "bob"))
-            try db.upsert(Essay(id: 70, writerID: 7, title: "hello again"))
+            try db.upsert(StoreUser(id: 7, name: "bob"))
+            try db.upsert(StorePost(id: 70, authorID: 7, title: "hello again"))
         }
-        try await store.sync()   // round 1: delete writer bob; round 2: save writer 7, then essay 70
+        try await store.sync()   // round 1: delete user bob; round 2: save user 7, then post 70
         #expect(
-            await fixture.log.entries == ["writers save 8", "writers delete 8", "writers save 7", "essays save 70"])
+            await fixture.log.entries == ["users save 8", "users delete 8", "users save 7", "posts save 70"])
     }
 
     /// Saves and deletions that never cross go in one round, as before: one push per table and
     /// operation, whatever the number of transactions.
     @Test func transactionsThatNeverCrossShareOneRound() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        for id in Int64(2)...5 { try await fixture.writers.save(Writer(id: id, name: "w\(id)")) }
-        try await fixture.essays.save(Essay(id: 20, writerID: 2, title: "second"))
-        try await fixture.remarks.delete(id: 100)
-        let before = await fixture.writerServer.statistics.pushes
+        for id in Int64(2)...5 { try await fixture.users.save(StoreUser(id: id, name: "w\(id)")) }
+        try await fixture.posts.save(StorePost(id: 20, authorID: 2, title: "second"))
+        try await fixture.comments.delete(id: 100)
+        let before = await fixture.userServer.statistics.pushes
         try await fixture.store.sync()
-        #expect(await fixture.writerServer.statistics.pushes == before + 1)
+        #expect(await fixture.userServer.statistics.pushes == before + 1)
         #expect(
             await fixture.log.entries == [
-                "writers save 2", "writers save 3", "writers save 4", "writers save 5", "essays save 20",
-                "remarks delete 100",
+                "users save 2", "users save 3", "users save 4", "users save 5", "posts save 20",
+                "comments delete 100",
             ])
     }
 
@@ -69,12 +69,12 @@ import VariablySyncTesting
     /// whose content it carries, alone as in a store.
     @Test func aRecordEditedAgainGoesWithItsLastTransaction() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.writers.save(Writer(id: 2, name: "first name"))
-        try await fixture.writers.save(Writer(id: 3, name: "grace"))
-        try await fixture.writers.save(Writer(id: 2, name: "second name"))
-        try await fixture.writers.sync()
-        #expect(await fixture.log.entries == ["writers save 3", "writers save 2"])
-        #expect(await fixture.writerServer.record(id: 2)?.name == "second name")
+        try await fixture.users.save(StoreUser(id: 2, name: "first name"))
+        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
+        try await fixture.users.save(StoreUser(id: 2, name: "second name"))
+        try await fixture.users.sync()
+        #expect(await fixture.log.entries == ["users save 3", "users save 2"])
+        #expect(await fixture.userServer.record(id: 2)?.name == "second name")
     }
 
     /// Changes another connection queued between two of the repository's transactions (raw SQL, no
@@ -84,20 +84,20 @@ import VariablySyncTesting
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
         let log = PushLog()
-        let accounts = Account.samples(3)
-        let server = try SimulatedServer(records: accounts, seed: 4)
+        let users = SyncUser.samples(3)
+        let server = try SimulatedServer(records: users, seed: 4)
         let database = try SQLiteDatabase(path: path)
         let repository = try Repository(
-            database: database, remote: LoggingRemote(server, log: log, table: "accounts"),
+            database: database, remote: LoggingRemote(server, log: log, table: "users"),
             configuration: makeConfiguration())
         try await repository.sync()
 
-        var first = accounts[0]
+        var first = users[0]
         first.email = "first@example.com"
         try await repository.save(first)
         let other = try SQLiteDatabase(path: path)
-        try await other.write { try $0.execute(sql: #"DELETE FROM "accounts" WHERE "id" = ?"#, arguments: [accounts[1].id]) }
-        let new = Account.sample(7)
+        try await other.write { try $0.execute(sql: #"DELETE FROM "sync_users" WHERE "id" = ?"#, arguments: [users[1].id]) }
+        let new = SyncUser.sample(7)
         try await repository.save(new)
         first.email = "again@example.com"
         try await repository.save(first)
@@ -105,10 +105,10 @@ import VariablySyncTesting
         let entries = await log.entries
         #expect(
             entries == [
-                "accounts delete \(accounts[1].id)", "accounts save \(new.id)", "accounts save \(accounts[0].id)",
+                "users delete \(users[1].id)", "users save \(new.id)", "users save \(users[0].id)",
             ])
-        #expect(await server.record(id: accounts[1].id) == nil)
-        #expect(await server.record(id: accounts[0].id)?.email == "again@example.com")
+        #expect(await server.record(id: users[1].id) == nil)
+        #expect(await server.record(id: users[0].id)?.email == "again@example.com")
     }
 
     /// A file whose queue an earlier version wrote (no transaction groups): opened now, its changes are
@@ -117,11 +117,11 @@ import VariablySyncTesting
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
-        let server = try SimulatedServer(records: Account.samples(2), seed: 5)
+        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 5)
         do {
             let repository = try Repository(database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
-            try await repository.save(Account.sample(4))
+            try await repository.save(SyncUser.sample(4))
             // Outside of `write`, whose last statement stamps the groups of the column removed here.
             try repository.database.writeWithoutTransaction { db in
                 try db.execute(sql: #"DROP INDEX "variably_pending_changes_by_group""#)
@@ -136,28 +136,28 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "transaction_group" FROM "variably_pending_changes""#).map { $0[0] }
         }
         #expect(groups == [.integer(1)])
-        try await repository.save(Account.sample(5))
+        try await repository.save(SyncUser.sample(5))
         let report = try await repository.sync()
         #expect(report.pushed == 2)
-        #expect(await server.record(id: Account.sample(4).id) != nil)
+        #expect(await server.record(id: SyncUser.sample(4).id) != nil)
     }
 
     /// Capture triggers of an earlier version are replaced when a repository opens, not kept beside the
     /// new ones: each write queues once, stamped with its group.
     @Test func olderCaptureTriggersAreReplaced() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let server = try SimulatedServer(records: Account.samples(2), seed: 6)
+        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 6)
         _ = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await database.write { db in
             try db.execute(
                 sql: """
-                    CREATE TRIGGER "variably_capture_v1_0_accounts_insert" AFTER INSERT ON "accounts"
+                    CREATE TRIGGER "variably_capture_v1_0_sync_users_insert" AFTER INSERT ON "sync_users"
                     BEGIN INSERT INTO "variably_pending_changes" ("table_name", "record_id", "operation",
                         "idempotency_key", "created_at") VALUES ('stale', NEW."id", 'upsert', hex(randomblob(16)), 0); END
                     """)
         }
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
-        try await repository.save(Account.sample(3))
+        try await repository.save(SyncUser.sample(3))
         let triggers = try await database.read { db in
             try db.fetch(sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" LIKE 'variably_capture_v1_%'"#)
         }
@@ -166,6 +166,6 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "table_name", "transaction_group" IS NOT NULL FROM "variably_pending_changes""#)
                 .map { [$0[0], $0[1]] }
         }
-        #expect(queued == [[.text("accounts"), .integer(1)]])
+        #expect(queued == [[.text("sync_users"), .integer(1)]])
     }
 }

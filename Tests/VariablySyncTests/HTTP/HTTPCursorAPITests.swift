@@ -11,7 +11,7 @@ struct HTTPCursorAPITests {
     @Test func cacheMirrorsTheItemsAndTheirTombstonesAcrossSyncs() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...35))
+        try server.put("items", Post.drafts(1...35))
         // Tombstones of records the client never had, and of one that never existed.
         try server.delete("items", ids: [4, 5, 40])
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
@@ -19,33 +19,33 @@ struct HTTPCursorAPITests {
         let first = try await repository.sync()
         #expect(first.pulled == 33)
         #expect(first.pages == 4)
-        #expect(try await cachedNotes(repository) == server.state().items)
+        #expect(try await cachedPosts(repository) == server.state().items)
 
         try server.put(
-            "items", [Note(id: 1, title: "edited 1"), Note(id: 2, title: "edited 2")] + Note.drafts(36...38))
+            "items", [Post(id: 1, title: "edited 1"), Post(id: 2, title: "edited 2")] + Post.drafts(36...38))
         try server.delete("items", ids: [3, 6])
         let second = try await repository.sync()
         #expect(second.pulled == 5)
         #expect(second.deleted == 2)
-        #expect(try await cachedNotes(repository) == server.state().items)
+        #expect(try await cachedPosts(repository) == server.state().items)
 
         let third = try await repository.sync()
         #expect(third.pulled == 0)
         #expect(third.deleted == 0)
-        #expect(try await cachedNotes(repository) == server.state().items)
+        #expect(try await cachedPosts(repository) == server.state().items)
     }
 
     @Test func pullOnlyAPIKeepsALocalSaveQueuedAndStillPulls() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...5))
+        try server.put("items", Post.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
         try await repository.sync()
 
         var local = try #require(try await repository.fetch(id: 2))
         local.title = "local edit"
         try await repository.save(local)
-        try server.put("items", [Note(id: 3, title: "server edit"), Note(id: 2, title: "server edit of 2")])
+        try server.put("items", [Post(id: 3, title: "server edit"), Post(id: 2, title: "server edit of 2")])
         let report = try await repository.sync()
         #expect(report.pushed == 0)
         // Nothing was pushed: the local edit stays queued and in the cache, over the server's edit of it.
@@ -61,13 +61,13 @@ struct HTTPCursorAPITests {
     @Test func batchPushVariantSyncsBothWaysAndSettlesAConflictForTheServer() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...20))
+        try server.put("items", Post.drafts(1...20))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPIWithBatchPush)
         try await repository.sync()
 
         var edited = try #require(try await repository.fetch(id: 2))
         edited.title = "local edit"
-        try await repository.save([edited, Note(id: 21, title: "created locally")])
+        try await repository.save([edited, Post(id: 21, title: "created locally")])
         try await repository.delete(id: 3)
         let pushed = try await repository.sync()
         #expect(pushed.pushed == 3)
@@ -75,9 +75,9 @@ struct HTTPCursorAPITests {
         #expect(state.items.map(\.id) == [1, 2] + Array(4...21))
         #expect(state.items.first { $0.id == 2 }?.title == "local edit")
         #expect(state.items.last?.title == "created locally")
-        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await cachedPosts(repository) == state.items)
 
-        try server.put("items", [Note(id: 5, title: "server edit")])
+        try server.put("items", [Post(id: 5, title: "server edit")])
         var stale = try #require(try await repository.fetch(id: 5))
         stale.title = "stale local edit"
         try await repository.save(stale)
@@ -85,7 +85,7 @@ struct HTTPCursorAPITests {
         #expect(conflicted.conflicts.map(\.resolution) == [.keptServer])
         state = try server.state()
         #expect(state.items.first { $0.id == 5 }?.title == "server edit")
-        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await cachedPosts(repository) == state.items)
         #expect(try await repository.pendingChangeCount() == 0)
 
         let quiet = try await repository.sync()
@@ -99,7 +99,7 @@ struct HTTPCursorAPITests {
     func cacheMirrorsTheItemsThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...25))
+        try server.put("items", Post.drafts(1...25))
         try server.delete("items", ids: [7])
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken(fault == "401" ? "new" : "old")
@@ -110,7 +110,7 @@ struct HTTPCursorAPITests {
         let report = try await repository.sync()
         var state = try server.state()
         #expect(state.faultsLeft == 0)
-        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await cachedPosts(repository) == state.items)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         if ["500", "429", "truncate", "slow"].contains(fault) { #expect(report.retries >= 1) }
         if fault == "401" {
@@ -120,19 +120,19 @@ struct HTTPCursorAPITests {
             #expect(state.requests.contains { $0.fault == fault })
         }
 
-        try server.put("items", [Note(id: 1, title: "edited")] + Note.drafts(26...27))
+        try server.put("items", [Post(id: 1, title: "edited")] + Post.drafts(26...27))
         try server.delete("items", ids: [2])
         let second = try await repository.sync()
         #expect(second.pulled == 3)
         state = try server.state()
-        #expect(try await cachedNotes(repository) == state.items)
+        #expect(try await cachedPosts(repository) == state.items)
         #expect(try await repository.sync().pulled == 0)
     }
 
     @Test func cursorThatNeverAdvancesStopsTheSyncWithAnError() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...5))
+        try server.put("items", Post.drafts(1...5))
         // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
         try server.fault("stuck", path: "/items", times: 200)
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
@@ -145,13 +145,13 @@ struct HTTPCursorAPITests {
         let pulls = try server.state().requests.filter { $0.path == "/items" }.count
         #expect(pulls <= 40)
         // The repeated page was applied, as often as it came, and changed nothing.
-        #expect(try await cachedNotes(repository) == server.state().items)
+        #expect(try await cachedPosts(repository) == server.state().items)
     }
 
     @Test func unauthorizedAfterARefreshFailsTheSyncAfterTwoRequests() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Note.drafts(1...3))
+        try server.put("items", Post.drafts(1...3))
         try server.requireToken("neither")
         let vault = TokenVault(token: "old", refreshed: "new")
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI, vault: vault)

@@ -7,9 +7,9 @@ import Testing
 /// server would have to go out of its way to produce.
 @Suite struct HTTPPullShapePageTests {
     private let shape = HTTPPullShape(
-        path: "notes", paging: .nextLink, changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"),
+        path: "posts", paging: .nextLink, changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"),
         limitParameter: "per_page")
-    private let pageURL = URL(string: "http://127.0.0.1:1/notes?per_page=10")!
+    private let pageURL = URL(string: "http://127.0.0.1:1/posts?per_page=10")!
 
     /// The ids of `seen` entries (`<id>#<digest>`).
     private func ids(_ seen: [String]?) -> [String] {
@@ -64,8 +64,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "https://elsewhere.example/notes?page=2", "//elsewhere.example/notes?page=2",
-        "https://api.example:8443/notes?page=2", "http://api.example/notes?page=2",
+        "https://elsewhere.example/posts?page=2", "//elsewhere.example/posts?page=2",
+        "https://api.example:8443/posts?page=2", "http://api.example/posts?page=2",
     ])
     func nextPagesOnAnotherOriginAreRefusedBeforeAnyRequest(next: String) throws {
         var state = HTTPPullState()
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "https://api.example/v1/notes?page=2", "HTTPS://API.example:443/notes?page=2", "/notes?page=2", "?page=2",
+        "https://api.example/v1/posts?page=2", "HTTPS://API.example:443/posts?page=2", "/posts?page=2", "?page=2",
     ])
     func nextPagesOnTheSameOriginAreFollowed(next: String) throws {
         var state = HTTPPullState()

@@ -8,11 +8,11 @@ import Testing
 /// errors.
 @Suite struct HTTPPullShapeWindowTests {
     private let base = URL(string: "http://127.0.0.1:1/api/")!
-    private let pageURL = URL(string: "http://127.0.0.1:1/api/notes/?page=1")!
+    private let pageURL = URL(string: "http://127.0.0.1:1/api/posts/?page=1")!
 
     private func windowShape(lookBack: Duration) -> HTTPPullShape {
         HTTPPullShape(
-            path: "notes/", paging: .nextLink,
+            path: "posts/", paging: .nextLink,
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: lookBack),
             limitParameter: nil)
     }
@@ -25,10 +25,10 @@ import Testing
 
     @Test func fixedQueryParametersComeFirstSortedByName() throws {
         let shape = HTTPPullShape(
-            path: "notes/", records: "results", paging: .page(parameter: "page"), limitParameter: "page_size",
+            path: "posts/", records: "results", paging: .page(parameter: "page"), limitParameter: "page_size",
             query: ["ordering": "updated_at,id", "format": "json"])
         let url = try shape.url(base: base, state: HTTPPullState(), limit: 50)
-        #expect(url.absoluteString == "http://127.0.0.1:1/api/notes/?format=json&ordering=updated_at%2Cid&page=1&page_size=50")
+        #expect(url.absoluteString == "http://127.0.0.1:1/api/posts/?format=json&ordering=updated_at%2Cid&page=1&page_size=50")
     }
 
     @Test func aNotFoundPageEndsThePullOnlyAfterTheFirstPageAndOnlyWhenDeclared() throws {
@@ -67,7 +67,7 @@ import Testing
         let state = try HTTPPullState(cursor: first.nextCursor, shape: shape)
         #expect(state.since == #""2026-11-26T12:00:03Z""#)
 
-        // Asked from 11:59:58: both come again, and note 3, stamped 12:00:02 but committed late.
+        // Asked from 11:59:58: both come again, and post 3, stamped 12:00:02 but committed late.
         let second = try page(
             shape,
             #"[{"id": 1, "updated_at": "2026-11-26T12:00:01Z"}, {"id": 3, "updated_at": "2026-11-26T12:00:02Z"}, "#

@@ -7,9 +7,9 @@ import Testing
 /// that a failure in one record's request never sends an answered record again.
 @Suite(.timeLimit(.minutes(3)))
 struct HTTPRecordPushRulesTests {
-    private typealias Source = HTTPRemoteSource<Note>
+    private typealias Source = HTTPRemoteSource<Post>
 
-    private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/notes/2") -> HTTPRequestHead {
+    private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/posts/2") -> HTTPRequestHead {
         HTTPRequestHead(method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
     }
 
@@ -19,8 +19,8 @@ struct HTTPRecordPushRulesTests {
 
     @Test(arguments: [301, 302, 303, 307, 308])
     func readsFollowEveryRedirectOnTheirOrigin(status: Int) throws {
-        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/notes/2/")))
-        #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/notes/2/")
+        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/posts/2/")))
+        #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/posts/2/")
         #expect(next.method == "GET")
     }
 
@@ -29,20 +29,20 @@ struct HTTPRecordPushRulesTests {
     @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
     func writesFollowOnlyRedirectsThatKeepTheirMethod(method: String) throws {
         for status in [301, 302, 303] {
-            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/notes/2/")) == nil)
+            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/posts/2/")) == nil)
         }
         for status in [307, 308] {
-            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/notes/2/")))
+            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/posts/2/")))
             #expect(next.method == method)
             #expect(next.body == Data("{}".utf8))
         }
     }
 
     @Test func noRedirectLeavesTheOriginOrFollowsWithoutALocation() {
-        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/notes/2/")) == nil)
-        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/notes/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/posts/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/posts/2/")) == nil)
         #expect(Source.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
-        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/notes/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/posts/2/")) == nil)
     }
 
     /// Three creates pushed at once, two of them answered 500 at first: the answered one is settled
@@ -50,14 +50,14 @@ struct HTTPRecordPushRulesTests {
     @Test func aFailedRequestDoesNotSendAnAnsweredRecordAgain() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.fault("500", method: "POST", path: "/notes", skip: 1, times: 4)
+        try server.fault("500", method: "POST", path: "/posts", skip: 1, times: 4)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
-        for id in Int64(1)...3 { try await repository.save(Note(id: id, title: "created \(id)")) }
+        for id in Int64(1)...3 { try await repository.save(Post(id: id, title: "created \(id)")) }
         let report = try await repository.sync()
         #expect(report.pushed == 3)
 
         let state = try server.state()
-        #expect(state.notes.map(\.id) == [1, 2, 3])
+        #expect(state.posts.map(\.id) == [1, 2, 3])
         let posts = state.requests.filter { $0.method == "POST" }
         for key in Set(posts.compactMap(\.idempotencyKey)) {
             let sent = posts.filter { $0.idempotencyKey == key }

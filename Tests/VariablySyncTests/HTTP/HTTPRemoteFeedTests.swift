@@ -4,43 +4,43 @@ import VariablySQLite
 import VariablySync
 import VariablyTestSupport
 
-/// A store of writers, essays and remarks against a real HTTP server: one feed of every table
+/// A store of users, posts and comments against a real HTTP server: one feed of every table
 /// (``HTTPAPI/changeFeed``), pushes to each table's own envelope. These tests need `python3`.
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRemoteFeedTests {
     struct Fixture {
         let server: PythonFeedServer
         let database: SQLiteDatabase
-        let writers: Repository<Writer>
-        let essays: Repository<Essay>
-        let remarks: Repository<Remark>
+        let users: Repository<StoreUser>
+        let posts: Repository<StorePost>
+        let comments: Repository<StoreComment>
         let store: SyncStore
 
         init(failureRate: Double = 0, pageSize: Int = 4, batchSize: Int = 50_000) async throws {
             server = try await PythonFeedServer(failureRate: failureRate)
             database = try SQLiteDatabase.inMemory()
             let base = server.baseURL
-            writers = try Repository(
-                database: database, remote: HTTPRemoteSource<Writer>(baseURL: base.appendingPathComponent("store_writers"), timeout: 10))
-            essays = try Repository(
-                database: database, remote: HTTPRemoteSource<Essay>(baseURL: base.appendingPathComponent("store_essays"), timeout: 10))
-            remarks = try Repository(
-                database: database, remote: HTTPRemoteSource<Remark>(baseURL: base.appendingPathComponent("store_remarks"), timeout: 10))
+            users = try Repository(
+                database: database, remote: HTTPRemoteSource<StoreUser>(baseURL: base.appendingPathComponent("store_users"), timeout: 10))
+            posts = try Repository(
+                database: database, remote: HTTPRemoteSource<StorePost>(baseURL: base.appendingPathComponent("store_posts"), timeout: 10))
+            comments = try Repository(
+                database: database, remote: HTTPRemoteSource<StoreComment>(baseURL: base.appendingPathComponent("store_comments"), timeout: 10))
             let configuration = ChangeFeedConfiguration(
                 pageSize: pageSize, batchSize: batchSize,
                 retryPolicy: RetryPolicy(maxAttempts: 30, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5), seed: 3))
             store = SyncStore(
-                writers, essays, remarks, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed, timeout: 10),
+                users, posts, comments, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed, timeout: 10),
                 configuration: configuration)
         }
 
-        /// Writers 1...count, two essays each, a remark on each essay, written parents first.
-        func seed(writers count: Int64) async throws {
-            for writer in 1...count {
-                try await server.write("store_writers", id: writer, record: ["id": writer, "name": "writer \(writer)"])
-                for essay in [writer * 10, writer * 10 + 1] {
-                    try await server.write("store_essays", id: essay, record: ["id": essay, "writer_id": writer, "title": "t\(essay)"])
-                    try await server.write("store_remarks", id: essay * 10, record: ["id": essay * 10, "essay_id": essay, "text": "r"])
+        /// Users 1...count, two posts each, a comment on each post, written parents first.
+        func seed(users count: Int64) async throws {
+            for user in 1...count {
+                try await server.write("store_users", id: user, record: ["id": user, "name": "user \(user)"])
+                for post in [user * 10, user * 10 + 1] {
+                    try await server.write("store_posts", id: post, record: ["id": post, "author_id": user, "title": "t\(post)"])
+                    try await server.write("store_comments", id: post * 10, record: ["id": post * 10, "post_id": post, "text": "r"])
                 }
             }
         }
@@ -49,8 +49,8 @@ struct HTTPRemoteFeedTests {
             try await database.read { db in
                 let value = try db.fetchValue(
                     sql: #"""
-                        SELECT (SELECT count(*) FROM "store_essays" WHERE "writer_id" NOT IN (SELECT "id" FROM "store_writers"))
-                             + (SELECT count(*) FROM "store_remarks" WHERE "essay_id" NOT IN (SELECT "id" FROM "store_essays"))
+                        SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
+                             + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
                         """#)
                 if case .integer(let count)? = value { return Int(count) }
                 return -1
@@ -64,58 +64,58 @@ struct HTTPRemoteFeedTests {
         defer { server.stop() }
         let apiURL = server.baseURL
         let database = try SQLiteDatabase.inMemory()
-        try await server.write("store_essays", id: 70, record: ["id": 70, "writer_id": 7, "title": "hi"])
-        try await server.write("store_writers", id: 7, record: ["id": 7, "name": "ada"])
-        let writers = try Repository<Writer>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_writers")))
-        let essays = try Repository<Essay>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_essays")))
-        let remarks = try Repository<Remark>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_remarks")))
+        try await server.write("store_posts", id: 70, record: ["id": 70, "author_id": 7, "title": "hi"])
+        try await server.write("store_users", id: 7, record: ["id": 7, "name": "ada"])
+        let users = try Repository<StoreUser>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_users")))
+        let posts = try Repository<StorePost>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_posts")))
+        let comments = try Repository<StoreComment>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_comments")))
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
-        let store = SyncStore(remarks, essays, writers, feed: feed)
+        let store = SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
-        print(report.for(Essay.self)?.waitingForParents ?? 0)
-        #expect(report.for(Essay.self)?.waitingForParents == 0)
-        #expect(try await essays.fetch(id: 70)?.writerID == 7)
+        print(report.for(StorePost.self)?.waitingForParents ?? 0)
+        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        #expect(try await posts.fetch(id: 70)?.authorID == 7)
     }
 
     @Test func everyTableArrivesThroughOneFeed() async throws {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
-        try await fixture.seed(writers: 5)
+        try await fixture.seed(users: 5)
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.inserted == 5)
-        #expect(report.for(Essay.self)?.inserted == 10)
-        #expect(report.for(Remark.self)?.inserted == 10)
+        #expect(report.for(StoreUser.self)?.inserted == 5)
+        #expect(report.for(StorePost.self)?.inserted == 10)
+        #expect(report.for(StoreComment.self)?.inserted == 10)
         #expect(try await fixture.orphans() == 0)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "25"))
         // Deletions of every table, children last on the server, in one page.
-        try await fixture.server.write("store_writers", id: 1, record: nil)
-        for essay in [Int64(10), 11] {
-            try await fixture.server.write("store_essays", id: essay, record: nil)
-            try await fixture.server.write("store_remarks", id: essay * 10, record: nil)
+        try await fixture.server.write("store_users", id: 1, record: nil)
+        for post in [Int64(10), 11] {
+            try await fixture.server.write("store_posts", id: post, record: nil)
+            try await fixture.server.write("store_comments", id: post * 10, record: nil)
         }
         let second = try await fixture.store.sync()
-        #expect(second.for(Writer.self)?.deleted == 1)
-        #expect(try await fixture.writers.count() == 4)
-        #expect(try await fixture.essays.count() == 8)
-        #expect(try await fixture.remarks.count() == 8)
+        #expect(second.for(StoreUser.self)?.deleted == 1)
+        #expect(try await fixture.users.count() == 4)
+        #expect(try await fixture.posts.count() == 8)
+        #expect(try await fixture.comments.count() == 8)
     }
 
-    /// Essays written before their writer exists on the server come a page early: they are held, never
-    /// shown, and applied when the writer arrives.
+    /// Posts written before their user exists on the server come a page early: they are held, never
+    /// shown, and applied when the user arrives.
     @Test func childrenBeforeTheirParentAreHeld() async throws {
         let fixture = try await Fixture(pageSize: 1, batchSize: 1)
         defer { fixture.server.stop() }
-        try await fixture.server.write("store_essays", id: 50, record: ["id": 50, "writer_id": 5, "title": "early"])
-        try await fixture.server.write("store_remarks", id: 500, record: ["id": 500, "essay_id": 50, "text": "earlier"])
+        try await fixture.server.write("store_posts", id: 50, record: ["id": 50, "author_id": 5, "title": "early"])
+        try await fixture.server.write("store_comments", id: 500, record: ["id": 500, "post_id": 50, "text": "earlier"])
         let first = try await fixture.store.sync()
-        #expect(first.for(Essay.self)?.waitingForParents == 1)
-        #expect(first.for(Remark.self)?.waitingForParents == 1)
-        #expect(try await fixture.essays.count() == 0)
-        try await fixture.server.write("store_writers", id: 5, record: ["id": 5, "name": "late"])
+        #expect(first.for(StorePost.self)?.waitingForParents == 1)
+        #expect(first.for(StoreComment.self)?.waitingForParents == 1)
+        #expect(try await fixture.posts.count() == 0)
+        try await fixture.server.write("store_users", id: 5, record: ["id": 5, "name": "late"])
         let second = try await fixture.store.sync()
-        #expect(second.for(Essay.self)?.waitingForParents == 0)
-        #expect(try await fixture.essays.fetch(id: 50)?.title == "early")
-        #expect(try await fixture.remarks.fetch(id: 500)?.text == "earlier")
+        #expect(second.for(StorePost.self)?.waitingForParents == 0)
+        #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
+        #expect(try await fixture.comments.fetch(id: 500)?.text == "earlier")
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -124,79 +124,79 @@ struct HTTPRemoteFeedTests {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(Remark(id: 700, essayID: 70, text: "mine"))
-            try db.upsert(Essay(id: 70, writerID: 7, title: "mine"))
-            try db.upsert(Writer(id: 7, name: "me"))
+            try db.upsert(StoreComment(id: 700, postID: 70, text: "mine"))
+            try db.upsert(StorePost(id: 70, authorID: 7, title: "mine"))
+            try db.upsert(StoreUser(id: 7, name: "me"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.pushed == 1)
-        #expect(report.for(Remark.self)?.pushed == 1)
-        #expect(try await fixture.server.rows("store_essays")[70]?["title"] as? String == "mine")
-        #expect(try await fixture.remarks.pendingChangeCount() == 0)
-        #expect(report.for(Essay.self)?.pulled == 1)
+        #expect(report.for(StoreUser.self)?.pushed == 1)
+        #expect(report.for(StoreComment.self)?.pushed == 1)
+        #expect(try await fixture.server.rows("store_posts")[70]?["title"] as? String == "mine")
+        #expect(try await fixture.comments.pendingChangeCount() == 0)
+        #expect(report.for(StorePost.self)?.pulled == 1)
     }
 
-    /// A writer the server refuses holds its essay and the essay's remark: neither is sent, both stay,
-    /// and they go once the writer is fixed.
+    /// A user the server refuses holds its post and the post's comment: neither is sent, both stay,
+    /// and they go once the user is fixed.
     @Test func aRefusedParentHoldsItsChildren() async throws {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(Writer(id: 3, name: "refused"))
-            try db.upsert(Essay(id: 30, writerID: 3, title: "held"))
-            try db.upsert(Remark(id: 300, essayID: 30, text: "held too"))
+            try db.upsert(StoreUser(id: 3, name: "refused"))
+            try db.upsert(StorePost(id: 30, authorID: 3, title: "held"))
+            try db.upsert(StoreComment(id: 300, postID: 30, text: "held too"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.rejected.map(\.reason) == ["this name is refused"])
-        #expect(report.for(Essay.self)?.held.map(\.id) == [30])
-        #expect(report.for(Remark.self)?.held.map(\.id) == [300])
-        #expect(try await fixture.server.rows("store_essays").isEmpty)
-        #expect(try await fixture.essays.fetch(id: 30) != nil)
+        #expect(report.for(StoreUser.self)?.rejected.map(\.reason) == ["this name is refused"])
+        #expect(report.for(StorePost.self)?.held.map(\.id) == [30])
+        #expect(report.for(StoreComment.self)?.held.map(\.id) == [300])
+        #expect(try await fixture.server.rows("store_posts").isEmpty)
+        #expect(try await fixture.posts.fetch(id: 30) != nil)
 
-        try await fixture.writers.save(Writer(id: 3, name: "fixed"))
+        try await fixture.users.save(StoreUser(id: 3, name: "fixed"))
         let fixed = try await fixture.store.sync()
-        #expect(fixed.for(Remark.self)?.pushed == 1)
-        #expect(try await fixture.server.rows("store_remarks")[300]?["text"] as? String == "held too")
+        #expect(fixed.for(StoreComment.self)?.pushed == 1)
+        #expect(try await fixture.server.rows("store_comments")[300]?["text"] as? String == "held too")
         #expect(try await fixture.orphans() == 0)
     }
 
-    /// A writer and its favourite essay created together (a cycle through an optional reference): the
-    /// writer goes without its favourite, then the essay, then the writer's favourite.
+    /// A user and its favourite post created together (a cycle through an optional reference): the
+    /// user goes without its favourite, then the post, then the user's favourite.
     @Test func aCycleIsCompletedOverHTTP() async throws {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(Essay(id: 40, writerID: 4, title: "loved"))
-            try db.upsert(Writer(id: 4, name: "four", favoriteEssayID: 40))
+            try db.upsert(StorePost(id: 40, authorID: 4, title: "loved"))
+            try db.upsert(StoreUser(id: 4, name: "four", favoritePostID: 40))
         }
         try await fixture.store.sync()
-        let writer = try #require(try await fixture.server.rows("store_writers")[4])
-        #expect((writer["favorite_essay_id"] as? NSNumber)?.int64Value == 40)
-        #expect(try await fixture.server.rows("store_essays")[40] != nil)
-        #expect(try await fixture.writers.pendingChangeCount() == 0)
-        #expect(try await fixture.writers.fetch(id: 4)?.favoriteEssayID == 40)
+        let user = try #require(try await fixture.server.rows("store_users")[4])
+        #expect((user["favorite_post_id"] as? NSNumber)?.int64Value == 40)
+        #expect(try await fixture.server.rows("store_posts")[40] != nil)
+        #expect(try await fixture.users.pendingChangeCount() == 0)
+        #expect(try await fixture.users.fetch(id: 4)?.favoritePostID == 40)
     }
 
     /// A fifth of the feed's requests answer 503: the pages are asked again, nothing is missing or orphaned.
     @Test func transientFailuresOfTheFeedAreRetried() async throws {
         let fixture = try await Fixture(failureRate: 0.2, pageSize: 3, batchSize: 6)
         defer { fixture.server.stop() }
-        try await fixture.seed(writers: 6)
+        try await fixture.seed(users: 6)
         let report = try await fixture.store.sync()
         #expect(report.feedRetries > 0)
-        #expect(try await fixture.remarks.count() == 12)
-        #expect(try await fixture.essays.count() == 12)
+        #expect(try await fixture.comments.count() == 12)
+        #expect(try await fixture.posts.count() == 12)
         #expect(try await fixture.orphans() == 0)
     }
 
     @Test func aForgottenCursorStartsTheFeedOver() async throws {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
-        try await fixture.seed(writers: 1)
+        try await fixture.seed(users: 1)
         try await fixture.store.sync()
         try await SyncStateStoreProbe(database: fixture.database).setFeedCursor("999")
         let report = try await fixture.store.sync()
-        #expect(report.for(Writer.self)?.pulled == 1)
+        #expect(report.for(StoreUser.self)?.pulled == 1)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "5"))
     }
 }

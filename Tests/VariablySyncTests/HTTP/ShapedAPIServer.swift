@@ -16,10 +16,10 @@ import VariablyTestSupport
 ///   `{"data": [...records (with "deleted": false)..., {"id": 7, "deleted": true}], "meta": {"next_cursor": "…",
 ///   "has_more": true}}`,
 ///   the cursor being the server's change sequence; `POST /items/changes` takes the package's batch envelope.
-/// - **Page API** (``pageAPI``): `GET /notes?updated_since=…&per_page=n` answers a JSON array of the notes
+/// - **Page API** (``pageAPI``): `GET /posts?updated_since=…&per_page=n` answers a JSON array of the posts
 ///   with `updated_at >= updated_since`, sorted by `(updated_at, id)`, and `Link: <…>; rel="next"` while
-///   pages follow; `POST /notes`, `PUT /notes/{id}` (`If-Match` required, `412` with the current note when
-///   stale, a new `ETag` when accepted), `GET` and `DELETE /notes/{id}`. Deletions are not listed anywhere.
+///   pages follow; `POST /posts`, `PUT /posts/{id}` (`If-Match` required, `412` with the current post when
+///   stale, a new `ETag` when accepted), `GET` and `DELETE /posts/{id}`. Deletions are not listed anywhere.
 ///
 /// Every write stamps the record with the next `version` and, unless given, a new `updated_at` one second
 /// after the last (the same as the last once ``freezeClock()`` was called). A write with an
@@ -60,17 +60,17 @@ final class ShapedAPIServer {
     /// The page API: `updated_since`, `per_page`, `Link` paging, one request per change with `If-Match`.
     static let pageAPI = HTTPAPI(
         pull: HTTPPullShape(
-            path: "notes", paging: .nextLink,
+            path: "posts", paging: .nextLink,
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page"),
         push: .perRecord(
-            HTTPRecordEndpoints(path: "notes", update: .put, versionField: "version", concurrency: .ifMatch)))
+            HTTPRecordEndpoints(path: "posts", update: .put, versionField: "version", concurrency: .ifMatch)))
 
     /// What the server holds and has been asked, after a command.
     struct State {
         /// The live items, by id.
-        var items: [Note]
-        /// The notes, by id.
-        var notes: [Note]
+        var items: [Post]
+        /// The posts, by id.
+        var posts: [Post]
         /// Every request so far, oldest first.
         var requests: [Request]
         /// Faults not yet served.
@@ -103,10 +103,10 @@ final class ShapedAPIServer {
 
     /// A repository on an in-memory cache, synced with this server through `api`; quick retries.
     func makeRepository(
-        _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5, conflicts: ConflictPolicy<Note> = .serverWins,
+        _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5, conflicts: ConflictPolicy<Post> = .serverWins,
         vault: TokenVault? = nil, throughURLSession: Bool = false
-    ) throws -> Repository<Note> {
-        let remote = HTTPRemoteSource<Note>(
+    ) throws -> Repository<Post> {
+        let remote = HTTPRemoteSource<Post>(
             baseURL: baseURL, api: api, timeout: timeout,
             transport: throughURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
             prepare: vault?.hook)
@@ -130,7 +130,7 @@ final class ShapedAPIServer {
     /// Writes `records` on the server's side, as another client would: each gets the next version and
     /// an `updated_at` as `stamp` says.
     @discardableResult
-    func put(_ collection: String, _ records: [Note], stamp: Stamp = .eachNext) throws -> State {
+    func put(_ collection: String, _ records: [Post], stamp: Stamp = .eachNext) throws -> State {
         let objects = try records.map {
             try JSONSerialization.jsonObject(with: JSONEncoder().encode($0, source: .remote))
         }
@@ -143,7 +143,7 @@ final class ShapedAPIServer {
         return try self.command(command)
     }
 
-    /// Deletes records on the server's side: a tombstone for items, nothing left for notes.
+    /// Deletes records on the server's side: a tombstone for items, nothing left for posts.
     @discardableResult
     func delete(_ collection: String, ids: [Int64]) throws -> State {
         try command(["op": "delete", "collection": collection, "ids": ids])
@@ -166,7 +166,7 @@ final class ShapedAPIServer {
     }
 
     /// What a stale `If-Match` is answered with, besides 412 and the current `ETag`: `"record"` (the
-    /// current note, the default), `"empty"` or `"error"` (`{"error": "precondition_failed"}`).
+    /// current post, the default), `"empty"` or `"error"` (`{"error": "precondition_failed"}`).
     @discardableResult
     func answerConflicts(with body: String) throws -> State {
         try command(["op": "option", "name": "conflict_body", "value": body])
@@ -197,7 +197,7 @@ final class ShapedAPIServer {
         try server.input.write(contentsOf: line)
         let answer = server.readLine()
         guard let state = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
-            let items = state["items"], let notes = state["notes"], let requests = state["requests"],
+            let items = state["items"], let posts = state["posts"], let requests = state["requests"],
             let faultsLeft = state["faults"] as? Int
         else {
             throw CocoaError(
@@ -205,14 +205,14 @@ final class ShapedAPIServer {
         }
         let decoder = JSONDecoder(source: .remote)
         return State(
-            items: try decoder.decode([Note].self, from: JSONSerialization.data(withJSONObject: items)),
-            notes: try decoder.decode([Note].self, from: JSONSerialization.data(withJSONObject: notes)),
+            items: try decoder.decode([Post].self, from: JSONSerialization.data(withJSONObject: items)),
+            posts: try decoder.decode([Post].self, from: JSONSerialization.data(withJSONObject: posts)),
             requests: try JSONDecoder().decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             faultsLeft: faultsLeft)
     }
 }
 
-/// Every note in `repository`'s cache, by id.
-func cachedNotes(_ repository: Repository<Note>) async throws -> [Note] {
+/// Every post in `repository`'s cache, by id.
+func cachedPosts(_ repository: Repository<Post>) async throws -> [Post] {
     try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
 }

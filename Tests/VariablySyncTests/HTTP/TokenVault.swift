@@ -23,7 +23,7 @@ final class TokenVault: @unchecked Sendable {
     var refreshes: Int { lock.withLock { count } }
 
     /// The hook for `HTTPRemoteSource(prepare:)`.
-    var hook: HTTPRemoteSource<Note>.RequestHook {
+    var hook: HTTPRemoteSource<Post>.RequestHook {
         { request, attempt in
             // Refreshed once for all the requests that met the same expired token.
             let token = self.current(refreshing: attempt.isRetryAfterUnauthorized, rejected: attempt.rejectedAuthorization)

@@ -101,9 +101,9 @@ struct HTTPRepositoryTests {
     @Test func repositorySyncsBothWaysOverHTTP() async throws {
         let server = try await PythonSyncServer()
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
+        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 10)
         let seeded = try await remote.push(
-            try Account.samples(35).map {
+            try SyncUser.samples(35).map {
                 RemoteChange(
                     idempotencyKey: "seed\($0.id)", id: $0.id,
                     operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
@@ -113,9 +113,9 @@ struct HTTPRepositoryTests {
         let first = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         let report = try await first.sync()
         #expect(report.pages == 4)
-        await #expect(try cached(first) == Account.samples(35))
+        await #expect(try cached(first) == SyncUser.samples(35))
 
-        var edited = Account.sample(4)
+        var edited = SyncUser.sample(4)
         edited.nickname = "over http"
         try await first.save(edited)
         try await first.delete(id: 9)
@@ -133,21 +133,21 @@ struct HTTPRepositoryTests {
     func repositoryReachesTheServersStateOverCompressedAnswers(compression: String) async throws {
         let server = try await PythonSyncServer(compression: compression)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<Account>(baseURL: server.baseURL, timeout: 10)
-        var accounts = Account.samples(120)
+        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 10)
+        var users = SyncUser.samples(120)
         let seeded = try await remote.push(
-            try accounts.map {
+            try users.map {
                 RemoteChange(
                     idempotencyKey: "seed\($0.id)", id: $0.id,
                     operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
             })
         #expect(seeded.count == 120)
         _ = try await remote.push([RemoteChange(idempotencyKey: "gone", id: 7, operation: .delete, baseCursor: nil)])
-        accounts.removeAll { $0.id == 7 }
+        users.removeAll { $0.id == 7 }
 
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 25))
         let report = try await repository.sync()
         #expect(report.pages == 5)
-        await #expect(try cached(repository) == accounts)
+        await #expect(try cached(repository) == users)
     }
 }

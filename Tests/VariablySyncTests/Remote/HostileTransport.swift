@@ -40,11 +40,11 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
     /// A source for `server` through this transport.
     func source(
         _ server: HostileHTTPServer, timeout: TimeInterval = 20, maximumResponseSize: Int = 64 << 20,
-        prepare: HTTPRemoteSource<Account>.RequestHook? = nil
-    ) -> HTTPRemoteSource<Account> {
+        prepare: HTTPRemoteSource<SyncUser>.RequestHook? = nil
+    ) -> HTTPRemoteSource<SyncUser> {
         // A session per source: a server that floods one keeps its queue busy (see `URLSessionTransfer`),
         // and must not slow the other tests' requests.
-        HTTPRemoteSource<Account>(
+        HTTPRemoteSource<SyncUser>(
             baseURL: server.baseURL, timeout: timeout,
             transport: isURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
             maximumResponseSize: maximumResponseSize, prepare: prepare)

@@ -22,18 +22,18 @@ struct DRFExactlyOnceTests {
                     clientReference: clientReference ? .init(field: "client_id") : nil)))
     }
 
-    /// The comments' repository, with the authors' and articles' beside it on `database`, and their store.
+    /// The comments' repository, with the users' and posts' beside it on `database`, and their store.
     static func comments(
         _ server: DRFServer, on database: SQLiteDatabase, clientReference: Bool
     ) throws -> (Repository<DRFComment>, SyncStore) {
-        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        let users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
+        let posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
         let remote = HTTPRemoteSource<DRFComment>(
             baseURL: server.baseURL, api: commentsAPI(clientReference: clientReference),
             headers: ["Authorization": "Token \(server.token)"], timeout: 10)
         let comments = try Repository(
             database: database, remote: remote, configuration: SyncConfiguration(retryPolicy: quickRetries))
-        return (comments, SyncStore(comments, articles, authors))
+        return (comments, SyncStore(comments, posts, users))
     }
 
     /// The state a kill between the server's accept and the local commit leaves: the server has the
@@ -41,12 +41,12 @@ struct DRFExactlyOnceTests {
     private func createAcceptedButUnanswered(
         _ server: DRFServer, _ comments: Repository<DRFComment>, _ store: SyncStore, clientID: UUID
     ) async throws -> DRFComment {
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
-        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         try await store.sync()
-        let local = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+        let local = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
         try server.graph(
-            "comments", "create", fields: ["id": 500, "article_id": 1, "text": "written offline", "client_id": clientID.uuidString])
+            "comments", "create", fields: ["id": 500, "post_id": 1, "text": "written offline", "client_id": clientID.uuidString])
         try await comments.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#) }
         #expect(try await comments.unsentChanges().map(\.status) == [.awaitingAnswer])
         return local

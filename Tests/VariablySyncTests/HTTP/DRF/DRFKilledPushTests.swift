@@ -39,16 +39,16 @@ enum DRFKilledPush {
                 baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10, transport: transport)
         }
         let configuration = SyncConfiguration<DRFComment>(pageSize: 5, retryPolicy: quickRetries)
-        let authors = try Repository(
-            database: database, remote: remote(DRFAuthor.self, DRFServer.graphAPI("authors")),
+        let users = try Repository(
+            database: database, remote: remote(DRFUser.self, DRFServer.graphAPI("users")),
             configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
-        let articles = try Repository(
-            database: database, remote: remote(DRFArticle.self, DRFServer.graphAPI("articles")),
+        let posts = try Repository(
+            database: database, remote: remote(DRFPost.self, DRFServer.graphAPI("posts")),
             configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
         let comments = try Repository(
             database: database, remote: remote(DRFComment.self, DRFExactlyOnceTests.commentsAPI(clientReference: true)),
             configuration: configuration)
-        return (comments, SyncStore(comments, articles, authors))
+        return (comments, SyncStore(comments, posts, users))
     }
 }
 
@@ -99,7 +99,7 @@ struct DRFKilledPushChild {
             let clientID = UUID()
             let replyTo = Bool.random(using: &random) ? cached.randomElement(using: &random)?.id : nil
             _ = try await comments.create {
-                DRFComment(id: $0, articleID: 1, replyTo: replyTo, text: "run \(run), comment \(index)", clientID: clientID)
+                DRFComment(id: $0, postID: 1, replyTo: replyTo, text: "run \(run), comment \(index)", clientID: clientID)
             }
             // Recorded once its local transaction has committed: a create the server must end up with.
             #expect(
@@ -122,8 +122,8 @@ struct DRFKilledPushTests {
         let executable = try #require(ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
-        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-drf-kill")
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path("created"), withIntermediateDirectories: true)

@@ -37,15 +37,15 @@ struct DRFLostAnswerTests {
     @Test func aCreateWhoseAnswerIsLostIsAdoptedByTheSyncsOwnRetry() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
-        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let database = try SQLiteDatabase.inMemory()
         let (comments, store) = try DRFKilledPush.comments(
             baseURL: server.baseURL, token: server.token, database: database,
             transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST"))
         try await store.sync()
         let clientID = UUID()
-        _ = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+        _ = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
 
         let report = try await comments.sync()
         #expect(report.rejected.isEmpty)
@@ -89,11 +89,11 @@ struct DRFLostAnswerTests {
     @Test func aRecordDeletedWhileItsCreateWasInDoubtIsDeletedOnTheServer() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
-        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let database = try SQLiteDatabase.inMemory()
-        let authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-        let articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        let users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
+        let posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
         let comments = try Repository(
             database: database,
             remote: HTTPRemoteSource<DRFComment>(
@@ -102,10 +102,10 @@ struct DRFLostAnswerTests {
                 transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST")),
             configuration: SyncConfiguration(
                 retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 1)))
-        let store = SyncStore(comments, articles, authors)
+        let store = SyncStore(comments, posts, users)
         try await store.sync()
         let clientID = UUID()
-        let local = try await comments.create { DRFComment(id: $0, articleID: 1, text: "written offline", clientID: clientID) }
+        let local = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
         await #expect(throws: (any Error).self) { try await comments.sync() }
         #expect(try server.state().comments.filter { !$0.deleted }.count == 1)  // the server has it
 

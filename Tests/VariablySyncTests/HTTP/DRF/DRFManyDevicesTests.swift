@@ -6,7 +6,7 @@ import VariablySyncTesting
 
 /// Several devices, one real Django REST Framework with foreign keys: each device creates (with a
 /// client reference), edits, deletes and replies to comments offline; another client edits and
-/// soft-deletes comments and whole articles (keeping their comments); syncs run in random order and
+/// soft-deletes comments and whole posts (keeping their comments); syncs run in random order and
 /// are killed at random moments (their task cancelled mid-push or mid-pull). After the runs every
 /// device holds the server's live comments, the server holds each created comment once, nothing is
 /// left unsent and no reference is broken.
@@ -59,7 +59,7 @@ struct DRFManyDevicesTests {
     @Test func devicesConvergeOnTheServerWithNothingDoubledOrLost() async throws {
         let server = try await DRFServer.start(lifetime: 3_600)
         defer { server.stop() }
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
         var tally = Tally()
         for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.runs) {
             try await run(seed: seed, on: server, into: &tally)
@@ -79,11 +79,11 @@ struct DRFManyDevicesTests {
         }
     }
 
-    /// One run on articles of its own, so that runs on one server do not meet.
+    /// One run on posts of its own, so that runs on one server do not meet.
     private func run(seed: UInt64, on server: DRFServer, into tally: inout Tally) async throws {
         var random = SeededRandomNumberGenerator(seed: seed)
-        let articleIDs = (Int64(1)...3).map { Int64(seed) * 10 + $0 + 100 }
-        for id in articleIDs { try server.graph("articles", "create", fields: ["id": id, "author_id": 1, "title": "article \(id)"]) }
+        let postIDs = (Int64(1)...3).map { Int64(seed) * 10 + $0 + 100 }
+        for id in postIDs { try server.graph("posts", "create", fields: ["id": id, "author_id": 1, "title": "post \(id)"]) }
         let devices = try (0..<3).map { _ in try Device(server) }
         var created: [UUID] = []
         var deletedHere: Set<UUID> = []
@@ -97,24 +97,24 @@ struct DRFManyDevicesTests {
         for _ in 0..<5 {
             for (deviceIndex, device) in devices.enumerated() {
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
-                    let cached = try await device.comments.fetch().filter { articleIDs.contains($0.articleID) }
+                    let cached = try await device.comments.fetch().filter { postIDs.contains($0.postID) }
                     switch Int.random(in: 0..<6, using: &random) {
                     case 0, 1, 2:
-                        // On an article this device still has (one deleted on the server and pulled is gone).
+                        // On a post this device still has (one deleted on the server and pulled is gone).
                         let here = try await device.database.read { db in
-                            try db.fetch(sql: #"SELECT "id" FROM "drf_articles""#).compactMap { row -> Int64? in
+                            try db.fetch(sql: #"SELECT "id" FROM "drf_posts""#).compactMap { row -> Int64? in
                                 if case .integer(let id) = row[0] { id } else { nil }
                             }
                         }
-                        guard let article = articleIDs.filter(here.contains).randomElement(using: &random) else { continue }
+                        guard let post = postIDs.filter(here.contains).randomElement(using: &random) else { continue }
                         let clientID = UUID()
-                        let parent = cached.filter { $0.articleID == article }.randomElement(using: &random)
+                        let parent = cached.filter { $0.postID == post }.randomElement(using: &random)
                         let replyTo = Bool.random(using: &random) ? parent?.id : nil
                         _ = try await device.comments.create {
-                            DRFComment(id: $0, articleID: article, replyTo: replyTo, text: "new", clientID: clientID)
+                            DRFComment(id: $0, postID: post, replyTo: replyTo, text: "new", clientID: clientID)
                         }
                         created.append(clientID)
-                        Self.trace("device \(deviceIndex) creates \(clientID) on \(article) replying to \(replyTo.map(String.init) ?? "-")")
+                        Self.trace("device \(deviceIndex) creates \(clientID) on \(post) replying to \(replyTo.map(String.init) ?? "-")")
                     case 3, 4:
                         if var comment = cached.randomElement(using: &random) {
                             editCount += 1
@@ -135,11 +135,11 @@ struct DRFManyDevicesTests {
                 }
             }
             // Another client: a comment of its own replying to one, edits, and now and then a soft
-            // delete of a comment or of a whole article whose comments the server keeps.
-            let live = try server.state().comments.filter { !$0.deleted && articleIDs.contains($0.article) }
+            // delete of a comment or of a whole post whose comments the server keeps.
+            let live = try server.state().comments.filter { !$0.deleted && postIDs.contains($0.post) }
             if let target = live.randomElement(using: &random) {
                 try server.graph(
-                    "comments", "create", fields: ["article_id": target.article, "reply_to_id": target.id, "text": "there"])
+                    "comments", "create", fields: ["post_id": target.post, "reply_to_id": target.id, "text": "there"])
                 try server.graph("comments", "update", id: target.id, fields: ["text": "edited there"])
                 Self.trace("another client replies to \(target.id) and edits it")
             }
@@ -148,7 +148,7 @@ struct DRFManyDevicesTests {
                 Self.trace("another client deletes \(target.id)")
             }
             if Int.random(in: 0..<10, using: &random) == 0 {
-                try server.graph("articles", "soft_delete", id: articleIDs.randomElement(using: &random)!)
+                try server.graph("posts", "soft_delete", id: postIDs.randomElement(using: &random)!)
             }
             // Syncs in random order, some killed at a random moment.
             for device in devices.shuffled(using: &random) {
@@ -178,12 +178,12 @@ struct DRFManyDevicesTests {
             }
         }
         let state = try server.state()
-        let liveArticles = Set(state.articles.filter { !$0.deleted }.map(\.id))
-        let mine = state.comments.filter { articleIDs.contains($0.article) }
+        let livePosts = Set(state.posts.filter { !$0.deleted }.map(\.id))
+        let mine = state.comments.filter { postIDs.contains($0.post) }
         let byClient = Dictionary(grouping: mine.compactMap(\.client_id)) { $0.lowercased() }
         tally.duplicates += byClient.values.filter { $0.count > 1 }.count
         // A create of this run is lost when the server never got it, unless a device deleted it or its
-        // article went before it was sent.
+        // post went before it was sent.
         let present = Set(byClient.keys)
         tally.lost += created.filter { clientID in
             !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
@@ -193,7 +193,7 @@ struct DRFManyDevicesTests {
         let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
         for (key, comment) in lastEdits.values.flatMap({ $0 }) {
             let server = mine.first { key == ($0.client_id?.lowercased() ?? "id \($0.id)") || key == "id \($0.id)" }
-            guard let server, !server.deleted, liveArticles.contains(server.article) else { continue }
+            guard let server, !server.deleted, livePosts.contains(server.post) else { continue }
             tally.editsChecked += 1
             if !sent.contains(where: { $0.contains("\"\(comment)\"") }) {
                 tally.lostEdits += 1
@@ -215,16 +215,16 @@ struct DRFManyDevicesTests {
         }
         tally.lostDeletions += lostDeletions.count
         for comment in lostDeletions { print("deletion lost (seed \(seed)): \(comment)") }
-        // The server's live comments as devices keep them: those of a deleted article are gone, a reply
+        // The server's live comments as devices keep them: those of a deleted post are gone, a reply
         // to a deleted comment is emptied.
-        let live = mine.filter { !$0.deleted && liveArticles.contains($0.article) }
+        let live = mine.filter { !$0.deleted && livePosts.contains($0.post) }
         let liveIDs = Set(live.map(\.id))
         let expected = live.map { comment in
-            "\(comment.id) \(comment.article) \(comment.reply_to.flatMap { liveIDs.contains($0) ? $0 : nil }.map(String.init) ?? "-") \(comment.text)"
+            "\(comment.id) \(comment.post) \(comment.reply_to.flatMap { liveIDs.contains($0) ? $0 : nil }.map(String.init) ?? "-") \(comment.text)"
         }.sorted()
         for device in devices {
-            let cached = try await device.comments.fetch().filter { articleIDs.contains($0.articleID) }
-            let lines = cached.map { "\($0.id) \($0.articleID) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }.sorted()
+            let cached = try await device.comments.fetch().filter { postIDs.contains($0.postID) }
+            let lines = cached.map { "\($0.id) \($0.postID) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }.sorted()
             if lines != expected {
                 tally.diverged += 1
                 print("diverged (seed \(seed)): only here \(Set(lines).subtracting(expected)), only there \(Set(expected).subtracting(lines))")

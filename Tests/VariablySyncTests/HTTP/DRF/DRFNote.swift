@@ -116,43 +116,43 @@ extension DRFServer {
     }
 }
 
-/// An author of the DRF server's `graph/` endpoints; the server assigns its id.
-struct DRFAuthor: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+/// A user of the DRF server's `graph/` endpoints; the server assigns its id.
+struct DRFUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var name: String
 
     init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
-    init(from container: DecodingContainer<DRFAuthor>) throws {
+    init(from container: DecodingContainer<DRFUser>) throws {
         id = try container.decode(\.id)
         name = try container.decode(\.name)
     }
 
-    static let keySets = KeySets<DRFAuthor>(defaultSource: .remote) {
+    static let keySets = KeySets<DRFUser>(defaultSource: .remote) {
         KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name") }
         KeySet(.sqlite, style: .snakeCase)
     }
-    static let sqliteTable = SQLiteTable<DRFAuthor>("drf_authors", primaryKey: \.id)
+    static let sqliteTable = SQLiteTable<DRFUser>("drf_users", primaryKey: \.id)
 }
 
-/// An article of the DRF server's `graph/` endpoints: `author` is its author's id.
-struct DRFArticle: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+/// A post of the DRF server's `graph/` endpoints: `author` is its author's id.
+struct DRFPost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var authorID: Int64
     var title: String
 
     init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
-    init(from container: DecodingContainer<DRFArticle>) throws {
+    init(from container: DecodingContainer<DRFPost>) throws {
         id = try container.decode(\.id)
         authorID = try container.decode(\.authorID)
         title = try container.decode(\.title)
     }
 
-    static let keySets = KeySets<DRFArticle>(defaultSource: .remote) {
+    static let keySets = KeySets<DRFPost>(defaultSource: .remote) {
         KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author"); Key(\.title, "title") }
         KeySet(.sqlite, style: .snakeCase)
     }
-    static let sqliteTable = SQLiteTable<DRFArticle>(
-        "drf_articles", primaryKey: \.id, [.references(\.authorID, DRFAuthor.self, onDelete: .cascade)])
+    static let sqliteTable = SQLiteTable<DRFPost>(
+        "drf_posts", primaryKey: \.id, [.references(\.authorID, DRFUser.self, onDelete: .cascade)])
 }
 
 extension DRFServer {

@@ -4,7 +4,7 @@ import VariablySQLite
 import VariablySync
 
 /// What a stock Django REST Framework with real foreign keys serves that used to stop a pull for good:
-/// replies before the comments they reply to, comments of an article deleted on the server, and a view
+/// replies before the comments they reply to, comments of a post deleted on the server, and a view
 /// that ignores the ordering it is asked for. Each pull completes with no broken reference and the cache
 /// equal to the server's live rows, or stops with an error that says how to fix the server.
 // One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
@@ -13,24 +13,24 @@ import VariablySync
 struct DRFPullEngineTests {
     struct Device {
         let database: SQLiteDatabase
-        let authors: Repository<DRFAuthor>
-        let articles: Repository<DRFArticle>
+        let users: Repository<DRFUser>
+        let posts: Repository<DRFPost>
         let comments: Repository<DRFComment>
         let store: SyncStore
 
         init(_ server: DRFServer) throws {
             database = try SQLiteDatabase.inMemory()
-            authors = try server.makeGraphRepository(DRFAuthor.self, "authors", database: database)
-            articles = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+            users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
+            posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
             comments = try server.makeGraphRepository(DRFComment.self, "comments", database: database)
-            store = SyncStore(comments, articles, authors)
+            store = SyncStore(comments, posts, users)
         }
 
         /// Expects the cached comments to be the server's live ones, and every reference to hold.
         func expectMirrors(_ server: DRFServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             try await expectNoBrokenReferences(database, sourceLocation: sourceLocation)
             let live = try server.state().comments.filter { comment in
-                !comment.deleted && (try? server.state().articles.first { $0.id == comment.article }?.deleted) == false
+                !comment.deleted && (try? server.state().posts.first { $0.id == comment.post }?.deleted) == false
             }
             let cached = try await comments.fetch(sortedBy: [SortDescriptor(\.id)])
             #expect(cached.map(\.id) == live.map(\.id), sourceLocation: sourceLocation)
@@ -39,11 +39,11 @@ struct DRFPullEngineTests {
         }
     }
 
-    /// One author and two articles on the server.
+    /// One author and two posts on the server.
     private func seed(_ server: DRFServer) throws {
-        try server.graph("authors", "create", fields: ["id": 1, "name": "ada"])
-        try server.graph("articles", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
-        try server.graph("articles", "create", fields: ["id": 2, "author_id": 1, "title": "deleted later"])
+        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try server.graph("posts", "create", fields: ["id": 2, "author_id": 1, "title": "deleted later"])
     }
 
     /// A chain of twelve replies, each parent edited after its reply: DRF serves every reply before the
@@ -53,7 +53,7 @@ struct DRFPullEngineTests {
         defer { server.stop() }
         try seed(server)
         for id in Int64(1)...12 {
-            var fields: [String: Any] = ["id": id, "article_id": 1, "text": "comment \(id)"]
+            var fields: [String: Any] = ["id": id, "post_id": 1, "text": "comment \(id)"]
             if id > 1 { fields["reply_to_id"] = id - 1 }
             try server.graph("comments", "create", fields: fields)
         }
@@ -66,23 +66,23 @@ struct DRFPullEngineTests {
         try await device.expectMirrors(server)
     }
 
-    /// Another client soft-deletes an article (that row only); one of its comments is edited later. A
+    /// Another client soft-deletes a post (that row only); one of its comments is edited later. A
     /// fresh device and a device that had them both complete their syncs: the comments follow the
-    /// article by their reference's rule (cascade), the other article's comments arrive.
-    @Test func commentsOfAnArticleDeletedOnTheServerDoNotStopThePull() async throws {
+    /// post by their reference's rule (cascade), the other post's comments arrive.
+    @Test func commentsOfAPostDeletedOnTheServerDoNotStopThePull() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server)
-        try server.graph("comments", "create", fields: ["id": 20, "article_id": 2, "text": "on the deleted one"])
-        try server.graph("comments", "create", fields: ["id": 21, "article_id": 2, "text": "also"])
-        try server.graph("comments", "create", fields: ["id": 22, "article_id": 1, "text": "on the kept one"])
+        try server.graph("comments", "create", fields: ["id": 20, "post_id": 2, "text": "on the deleted one"])
+        try server.graph("comments", "create", fields: ["id": 21, "post_id": 2, "text": "also"])
+        try server.graph("comments", "create", fields: ["id": 22, "post_id": 1, "text": "on the kept one"])
         let before = try Device(server)
         try await before.store.sync()
         #expect(try await before.comments.count() == 3)
 
-        try server.graph("articles", "soft_delete", id: 2)
-        try server.graph("comments", "update", id: 20, fields: ["text": "edited after the article went"])
-        try server.graph("comments", "create", fields: ["id": 23, "article_id": 1, "text": "after"])
+        try server.graph("posts", "soft_delete", id: 2)
+        try server.graph("comments", "update", id: 20, fields: ["text": "edited after the post went"])
+        try server.graph("comments", "create", fields: ["id": 23, "post_id": 1, "text": "after"])
         try await before.store.sync()
         try await before.expectMirrors(server)
 
@@ -91,7 +91,7 @@ struct DRFPullEngineTests {
         try await fresh.expectMirrors(server)
         #expect(try await fresh.comments.fetch(id: 23)?.text == "after")
         // And the next sync is not stopped either.
-        try server.graph("comments", "create", fields: ["id": 24, "article_id": 1, "text": "later"])
+        try server.graph("comments", "create", fields: ["id": 24, "post_id": 1, "text": "later"])
         try await fresh.store.sync()
         try await fresh.expectMirrors(server)
     }
@@ -103,11 +103,11 @@ struct DRFPullEngineTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server)
-        try server.graph("comments", "create", fields: ["id": 1, "article_id": 1, "text": "first"])
-        try server.graph("comments", "create", fields: ["id": 2, "article_id": 1, "text": "second"])
+        try server.graph("comments", "create", fields: ["id": 1, "post_id": 1, "text": "first"])
+        try server.graph("comments", "create", fields: ["id": 2, "post_id": 1, "text": "second"])
         try server.graph("comments", "update", id: 1, fields: ["text": "edited later"])
         let database = try SQLiteDatabase.inMemory()
-        _ = try server.makeGraphRepository(DRFArticle.self, "articles", database: database)
+        _ = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
         let comments = try server.makeGraphRepository(DRFComment.self, "unordered-comments", database: database)
         do {
             try await comments.sync()

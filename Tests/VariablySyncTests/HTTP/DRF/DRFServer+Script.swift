@@ -160,22 +160,22 @@ extension DRFServer {
                     response["ETag"] = '"%s"' % data["updated_at"]
                 return super().finalize_response(request, response, *args, **kwargs)
 
-        # Two related models: authors, and articles that reference them (deleted with them).
+        # Two related models: users, and posts that reference them (deleted with them).
 
-        class Author(models.Model):
+        class User(models.Model):
             name = models.CharField(max_length=200)
             deleted = models.BooleanField(default=False)
             updated_at = models.DateTimeField(auto_now=True)
 
             class Meta:
                 app_label = "notes"
-                # No two live authors share a name: a deleted one's name is free again.
+                # No two live users share a name: a deleted one's name is free again.
                 constraints = [
-                    models.UniqueConstraint(fields=["name"], condition=models.Q(deleted=False), name="one_live_author_per_name")
+                    models.UniqueConstraint(fields=["name"], condition=models.Q(deleted=False), name="one_live_user_per_name")
                 ]
 
-        class Article(models.Model):
-            author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="articles")
+        class Post(models.Model):
+            author = models.ForeignKey(User, on_delete=models.CASCADE, related_name="posts")
             title = models.CharField(max_length=200)
             deleted = models.BooleanField(default=False)
             updated_at = models.DateTimeField(auto_now=True)
@@ -183,9 +183,9 @@ extension DRFServer {
             class Meta:
                 app_label = "notes"
 
-        class AuthorSerializer(serializers.ModelSerializer):
+        class UserSerializer(serializers.ModelSerializer):
             class Meta:
-                model = Author
+                model = User
                 fields = ["id", "name", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
@@ -194,17 +194,17 @@ extension DRFServer {
                     raise serializers.ValidationError("This name is not allowed.")
                 return value
 
-        class ArticleSerializer(serializers.ModelSerializer):
-            author = serializers.PrimaryKeyRelatedField(queryset=Author.objects.filter(deleted=False))
+        class PostSerializer(serializers.ModelSerializer):
+            author = serializers.PrimaryKeyRelatedField(queryset=User.objects.filter(deleted=False))
 
             class Meta:
-                model = Article
+                model = Post
                 fields = ["id", "author", "title", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
         class Comment(models.Model):
-            """Comments on articles, each maybe a reply to another comment (a self-reference)."""
-            article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="comments")
+            """Comments on posts, each maybe a reply to another comment (a self-reference)."""
+            post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="comments")
             reply_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replies")
             text = models.CharField(max_length=200)
             # The client's reference of a comment it created: unique, so a create sent twice is refused,
@@ -217,12 +217,12 @@ extension DRFServer {
                 app_label = "notes"
 
         class CommentSerializer(serializers.ModelSerializer):
-            article = serializers.PrimaryKeyRelatedField(queryset=Article.objects.all())
+            post = serializers.PrimaryKeyRelatedField(queryset=Post.objects.all())
             reply_to = serializers.PrimaryKeyRelatedField(queryset=Comment.objects.all(), allow_null=True, required=False)
 
             class Meta:
                 model = Comment
-                fields = ["id", "article", "reply_to", "text", "client_id", "deleted", "updated_at"]
+                fields = ["id", "post", "reply_to", "text", "client_id", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
         def changed_since(view, rows):
@@ -236,24 +236,24 @@ extension DRFServer {
                 return rows.filter(updated_at__gte=moment)
             return rows.filter(deleted=False)
 
-        class AuthorViewSet(viewsets.ModelViewSet):
-            serializer_class = AuthorSerializer
+        class UserViewSet(viewsets.ModelViewSet):
+            serializer_class = UserSerializer
 
             def get_queryset(self):
-                return changed_since(self, Author.objects.all())
+                return changed_since(self, User.objects.all())
 
             def perform_destroy(self, instance):
                 instance.deleted = True
                 instance.save()
-                for article in instance.articles.all():
-                    article.deleted = True
-                    article.save()
+                for post in instance.posts.all():
+                    post.deleted = True
+                    post.save()
 
-        class ArticleViewSet(viewsets.ModelViewSet):
-            serializer_class = ArticleSerializer
+        class PostViewSet(viewsets.ModelViewSet):
+            serializer_class = PostSerializer
 
             def get_queryset(self):
-                return changed_since(self, Article.objects.all())
+                return changed_since(self, Post.objects.all())
 
             def perform_destroy(self, instance):
                 instance.deleted = True
@@ -295,10 +295,10 @@ extension DRFServer {
         class CheckedNotes(IfMatchMixin, NoteViewSet):
             pagination_class = NumberedPages
 
-        class PagedAuthors(AuthorViewSet):
+        class PagedUsers(UserViewSet):
             pagination_class = NumberedPages
 
-        class PagedArticles(ArticleViewSet):
+        class PagedPosts(PostViewSet):
             pagination_class = NumberedPages
 
         class PagedComments(CommentViewSet):
@@ -312,8 +312,8 @@ extension DRFServer {
                 return super().get_queryset().order_by("id")
 
         graph = DefaultRouter()
-        graph.register("authors", PagedAuthors, basename="author")
-        graph.register("articles", PagedArticles, basename="article")
+        graph.register("users", PagedUsers, basename="user")
+        graph.register("posts", PagedPosts, basename="post")
         graph.register("comments", PagedComments, basename="comment")
         graph.register("unordered-comments", UnorderedComments, basename="unordered-comment")
 
@@ -355,9 +355,9 @@ extension DRFServer {
         # Start: tables, a user and its token, the server; then the commands, until stdin closes.
 
         call_command("migrate", run_syncdb=True, verbosity=0, interactive=False)
-        from django.contrib.auth.models import User
+        from django.contrib.auth import models as auth_models
         from rest_framework.authtoken.models import Token
-        TOKEN = Token.objects.create(user=User.objects.create_user("tester", password="tester")).key
+        TOKEN = Token.objects.create(user=auth_models.User.objects.create_user("tester", password="tester")).key
 
         class Server(ThreadingMixIn, WSGIServer):
             daemon_threads = True
@@ -381,8 +381,8 @@ extension DRFServer {
             with log_lock:
                 requests = list(request_log)
             return {"notes": NoteSerializer(Note.objects.order_by("id"), many=True).data, "requests": requests,
-                    "authors": AuthorSerializer(Author.objects.order_by("id"), many=True).data,
-                    "articles": ArticleSerializer(Article.objects.order_by("id"), many=True).data,
+                    "users": UserSerializer(User.objects.order_by("id"), many=True).data,
+                    "posts": PostSerializer(Post.objects.order_by("id"), many=True).data,
                     "comments": CommentSerializer(Comment.objects.order_by("id"), many=True).data,
                     "token": TOKEN}
 
@@ -403,7 +403,7 @@ extension DRFServer {
             elif operation == "graph":
                 # Another client's write to a graph model: "create" (explicit ids), "update", or
                 # "soft_delete", which marks that one row only and keeps its children, as many backends do.
-                model = {"authors": Author, "articles": Article, "comments": Comment}[command["model"]]
+                model = {"users": User, "posts": Post, "comments": Comment}[command["model"]]
                 if command["action"] == "create":
                     model.objects.create(**command["fields"])
                 else:

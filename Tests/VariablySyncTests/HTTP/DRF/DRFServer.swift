@@ -37,10 +37,10 @@ import VariablyTestSupport
 /// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
 /// one transaction; without `If-Match`, the last write wins.
 ///
-/// Three related models under `graph/` (page-number pagination, `updated_since`, tombstones): `authors/`
-/// (`id`, `name`, a `name` of `"forbidden"` refused with 400), `articles/` (`id`, `author` — the
-/// author's id, a foreign key that DRF validates — and `title`; deleting an author marks its articles
-/// deleted too) and `comments/` (`id`, `article`, `reply_to` — another comment, a nullable
+/// Three related models under `graph/` (page-number pagination, `updated_since`, tombstones): `users/`
+/// (`id`, `name`, a `name` of `"forbidden"` refused with 400), `posts/` (`id`, `author` — the
+/// author's id, a foreign key that DRF validates — and `title`; deleting a user marks its posts
+/// deleted too) and `comments/` (`id`, `post`, `reply_to` — another comment, a nullable
 /// self-reference — and `text`). `unordered-comments/` serves the same comments as a stock view without
 /// `OrderingFilter` does: in id order, whatever ordering is asked for. Server-side writes
 /// (``graph(_:_:id:fields:)``) can soft-delete a row alone, keeping its children, as many backends do.
@@ -129,34 +129,34 @@ final class DRFServer {
         var notes: [ServerNote]
         /// Every request since the start or the last ``clearLog()``, oldest first.
         var requests: [Request]
-        /// The authors of `graph/authors/`, deleted ones included, by id.
-        var authors: [ServerAuthor] = []
-        /// The articles of `graph/articles/`, each referencing an author, deleted ones included, by id.
-        var articles: [ServerArticle] = []
-        /// The comments of `graph/comments/`, each on an article and maybe replying to another, deleted
+        /// The users of `graph/users/`, deleted ones included, by id.
+        var users: [ServerUser] = []
+        /// The posts of `graph/posts/`, each referencing a user, deleted ones included, by id.
+        var posts: [ServerPost] = []
+        /// The comments of `graph/comments/`, each on a post and maybe replying to another, deleted
         /// ones included, by id.
         var comments: [ServerComment] = []
     }
 
-    /// A comment as the server stores it: `article` and `reply_to` are ids (foreign keys).
+    /// A comment as the server stores it: `post` and `reply_to` are ids (foreign keys).
     struct ServerComment: Decodable, Equatable {
         var id: Int64
-        var article: Int64
+        var post: Int64
         var reply_to: Int64?
         var text: String
         var client_id: String?
         var deleted: Bool
     }
 
-    /// An author as the server stores it.
-    struct ServerAuthor: Decodable, Equatable {
+    /// A user as the server stores it.
+    struct ServerUser: Decodable, Equatable {
         var id: Int64
         var name: String
         var deleted: Bool
     }
 
-    /// An article as the server stores it: `author` is the author's id (a foreign key).
-    struct ServerArticle: Decodable, Equatable {
+    /// A post as the server stores it: `author` is the author's id (a foreign key).
+    struct ServerPost: Decodable, Equatable {
         var id: Int64
         var author: Int64
         var title: String
@@ -265,7 +265,7 @@ final class DRFServer {
     }
 
     /// Writes a graph record on the server's side, as another client would: `action` is `create` (with
-    /// its id among `fields`, foreign keys as `article_id`, `reply_to_id`), `update`, or `soft_delete`,
+    /// its id among `fields`, foreign keys as `post_id`, `reply_to_id`), `update`, or `soft_delete`,
     /// which marks that row deleted and keeps its children.
     @discardableResult
     func graph(_ model: String, _ action: String, id: Int64? = nil, fields: [String: Any] = [:]) throws -> State {
@@ -312,9 +312,9 @@ final class DRFServer {
         let state = State(
             notes: try decoder.decode([ServerNote].self, from: JSONSerialization.data(withJSONObject: notes)),
             requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
-            authors: try decoder.decode([ServerAuthor].self, from: JSONSerialization.data(withJSONObject: object["authors"] ?? [])),
-            articles: try decoder.decode(
-                [ServerArticle].self, from: JSONSerialization.data(withJSONObject: object["articles"] ?? [])),
+            users: try decoder.decode([ServerUser].self, from: JSONSerialization.data(withJSONObject: object["users"] ?? [])),
+            posts: try decoder.decode(
+                [ServerPost].self, from: JSONSerialization.data(withJSONObject: object["posts"] ?? [])),
             comments: try decoder.decode(
                 [ServerComment].self, from: JSONSerialization.data(withJSONObject: object["comments"] ?? [])))
         return (state, token)

@@ -2,9 +2,9 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-/// The declared-shape tests' model: a note whose `updated_at` (ISO 8601 text) and `version` the server
-/// stamps on every write; a new note has neither yet.
-struct Note: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+/// The declared-shape tests' model: a post whose `updated_at` (ISO 8601 text) and `version` the server
+/// stamps on every write; a new post has neither yet.
+struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var title: String
     var updatedAt: String?
@@ -17,14 +17,14 @@ struct Note: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
         self.version = version
     }
 
-    init(from container: DecodingContainer<Note>) throws {
+    init(from container: DecodingContainer<Post>) throws {
         id = try container.decode(\.id)
         title = try container.decode(\.title)
         updatedAt = try container.decode(\.updatedAt)
         version = try container.decode(\.version)
     }
 
-    static let keySets = KeySets<Note>(defaultSource: .remote) {
+    static let keySets = KeySets<Post>(defaultSource: .remote) {
         KeySet(.remote) {
             Key(\.id, "id")
             Key(\.title, "title")
@@ -34,10 +34,10 @@ struct Note: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
         KeySet(.sqlite, style: .snakeCase)
     }
 
-    static let sqliteTable = SQLiteTable<Note>("shaped_notes", primaryKey: \.id)
+    static let sqliteTable = SQLiteTable<Post>("shaped_posts", primaryKey: \.id)
 
-    /// Notes `ids`, titled `"<prefix> <id>"`, as the server has never seen them.
-    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "note") -> [Note] {
-        ids.map { Note(id: $0, title: "\(prefix) \($0)") }
+    /// Posts `ids`, titled `"<prefix> <id>"`, as the server has never seen them.
+    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "post") -> [Post] {
+        ids.map { Post(id: $0, title: "\(prefix) \($0)") }
     }
 }

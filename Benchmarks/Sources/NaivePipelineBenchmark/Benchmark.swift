@@ -7,9 +7,9 @@ import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
-/// `UserSync --benchmark`: a full sync of `users` from the simulated server (pages of 1,000) into an
+/// A full sync of `users` from the simulated server (pages of 1,000) into an
 /// empty SQLite file, an incremental sync of 1% changes, and the naive pipeline on the same pages in
-/// the same run. Prints throughput and memory. Run it in release: `swift run -c release UserSync --benchmark`.
+/// the same run. Prints throughput and memory. Run it in release (see `main.swift`).
 func runBenchmark(users: Int, folder: URL) async throws {
     let pageSize = 1_000
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -7,7 +7,7 @@ import VariablyTestSupport
 /// The repository tests' model: the shared `User`'s fields with an `updatedAt` for `newestWins`, and
 /// a SQLite table of its own (the SQLite tests already give `User` a table conformance; one process
 /// must not see two).
-struct Account: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+struct SyncUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var userName: String
     var email: String
@@ -33,7 +33,7 @@ struct Account: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
         self.nickname = nickname
     }
 
-    init(from container: DecodingContainer<Account>) throws {
+    init(from container: DecodingContainer<SyncUser>) throws {
         id = try container.decode(\.id)
         userName = try container.decode(\.userName)
         email = try container.decode(\.email)
@@ -45,7 +45,7 @@ struct Account: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
         nickname = try container.decode(\.nickname)
     }
 
-    static let keySets = KeySets<Account>(defaultSource: .remote) {
+    static let keySets = KeySets<SyncUser>(defaultSource: .remote) {
         KeySet(.remote) {
             Key(\.id, "id")
             Key(\.userName, ["user_name", "username"])
@@ -61,17 +61,17 @@ struct Account: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
         KeySet(.sqlite, style: .snakeCase)
     }
 
-    static let sqliteTable = SQLiteTable<Account>("accounts", primaryKey: \.id, [.index(\.userName), .index(\.age)])
+    static let sqliteTable = SQLiteTable<SyncUser>("sync_users", primaryKey: \.id, [.index(\.userName), .index(\.age)])
 
-    /// The shared `User.sample(index)` as an account.
-    static func sample(_ index: Int) -> Account {
+    /// The shared `User.sample(index)` as a user.
+    static func sample(_ index: Int) -> SyncUser {
         let user = User.sample(index)
-        return Account(
+        return SyncUser(
             id: user.id, userName: user.userName, email: user.email, age: user.age, isActive: user.isActive,
             score: user.score, updatedAt: user.createdAt, tags: user.tags, nickname: user.nickname)
     }
 
-    static func samples(_ count: Int) -> [Account] {
+    static func samples(_ count: Int) -> [SyncUser] {
         (0..<count).map(sample)
     }
 }
@@ -81,8 +81,8 @@ let quickRetries = RetryPolicy(maxAttempts: 30, initialDelay: .microseconds(10),
 
 func makeConfiguration(
     pageSize: Int = 100, malformed: MalformedRecordPolicy = .skipAndReport,
-    conflicts: ConflictPolicy<Account> = .serverWins, retry: RetryPolicy = quickRetries
-) -> SyncConfiguration<Account> {
+    conflicts: ConflictPolicy<SyncUser> = .serverWins, retry: RetryPolicy = quickRetries
+) -> SyncConfiguration<SyncUser> {
     SyncConfiguration(pageSize: pageSize, retryPolicy: retry, malformedRecords: malformed, conflictPolicy: conflicts)
 }
 
@@ -93,7 +93,7 @@ func makeTemporaryFolder() throws -> URL {
     return folder
 }
 
-/// Every account in the cache, by id.
-func cached(_ repository: Repository<Account>) async throws -> [Account] {
+/// Every user in the cache, by id.
+func cached(_ repository: Repository<SyncUser>) async throws -> [SyncUser] {
     try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
 }
