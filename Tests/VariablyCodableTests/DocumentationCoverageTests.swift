@@ -11,7 +11,7 @@ import Testing
     /// The documents checked; add one here when its examples are compiled in a test.
     static let documents = [
         "docs/key-sets.md", "docs/toolkit.md", "docs/fast-json.md", "docs/sqlite.md", "docs/getting-started.md",
-        "docs/sync.md", "docs/observation.md", "docs/http.md", "docs/relationships.md",
+        "docs/sync.md", "docs/observation.md", "docs/http.md", "docs/relationships.md", "README.md",
     ]
 
     @Test(arguments: documents)

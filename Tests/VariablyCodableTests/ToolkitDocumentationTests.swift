@@ -9,7 +9,7 @@ import VariablyCodable
 enum ToolkitDocumentation {
     // MARK: - toolkit.md: the model
 
-    private struct Member: VariablyCodable {
+    private struct User: VariablyCodable {
         enum Status: String, Codable { case active, suspended, unknown }
         var id: Int64
         var age: Int
@@ -18,7 +18,7 @@ enum ToolkitDocumentation {
         var status: Status
         var nickname: String?
 
-        init(from container: DecodingContainer<Member>) throws {
+        init(from container: DecodingContainer<User>) throws {
             id = try container.decode(\.id)
             age = try container.decode(\.age)
             createdAt = try container.decode(\.createdAt)
@@ -27,7 +27,7 @@ enum ToolkitDocumentation {
             nickname = try container.decode(\.nickname)
         }
 
-        static let keySets = KeySets<Member>(defaultSource: .remote) {
+        static let keySets = KeySets<User>(defaultSource: .remote) {
             KeySet(.remote) {
                 Key(\.id, "id").lenient()
                 Key(\.age, "age").lenient().default(ifMissing: 0, ifNull: 0, ifInvalid: -1)
@@ -41,7 +41,7 @@ enum ToolkitDocumentation {
         }
     }
 
-    static let memberJSON = Data(
+    static let userJSON = Data(
         #"[{"id": "7", "created_at": "2024-05-01T12:30:00Z", "tags": ["a", 1, "b"], "status": "gone"}]"#.utf8)
 
     // MARK: - 1. JSONValue
@@ -49,7 +49,7 @@ enum ToolkitDocumentation {
     @Suite struct JSONValueExampleTests {
         @Test func jsonValueExample() throws {
             let data = Data(#"{"ok": true, "count": 1, "ratio": 1.0}"#.utf8)
-            let member = try JSONDecoder().decode([Member].self, from: memberJSON)[0]
+            let user = try JSONDecoder().decode([User].self, from: userJSON)[0]
 
             let value: JSONValue = ["id": 1, "tags": ["a", "b"], "nickname": nil, "score": 2.5]
             _ = value["tags"]?[0]
@@ -66,8 +66,8 @@ enum ToolkitDocumentation {
             let bridged: JSONValue? = JSONValue(any: try JSONSerialization.jsonObject(with: data))
             #expect(bridged == ["ok": true, "count": 1, "ratio": 1.0])
 
-            let json = try JSONValue(encoding: member)
-            let back = try json.decode(as: Member.self)
+            let json = try JSONValue(encoding: user)
+            let back = try json.decode(as: User.self)
             #expect(back.id == 7 && back.tags == ["a", "b"])
 
             let event = try JSONDecoder().decode(Event.self, from: Data(#"{"metadata": {"a": 1, "b": [true]}}"#.utf8))
@@ -260,19 +260,19 @@ enum ToolkitDocumentation {
 
     @Suite struct ReportExampleTests {
         @Test func reportExample() throws {
-            let data = memberJSON
+            let data = userJSON
             let report = DecodeReport()
             let decoder = JSONDecoder(source: .remote)
             decoder.decodingOptions.report = report
-            let members = try decoder.decode([Member].self, from: data)
+            let users = try decoder.decode([User].self, from: data)
             _ = report.events.map(\.description)
-            #expect(members.count == 1)
+            #expect(users.count == 1)
             let events = report.events.map(\.description)
             #expect(events.count == 4)
-            #expect(events.first == "Member.id (remote): coerced string \"7\" to Int64 at [0].id")
+            #expect(events.first == "User.id (remote): coerced string \"7\" to Int64 at [0].id")
 
             decoder.decodingOptions.isStrict = true
-            #expect(throws: (any Error).self) { try decoder.decode([Member].self, from: data) }
+            #expect(throws: (any Error).self) { try decoder.decode([User].self, from: data) }
         }
     }
 
@@ -438,8 +438,6 @@ enum ToolkitDocumentation {
 
     // MARK: - fast-json.md
 
-    private typealias User = Member
-
     private struct Page<Item: Decodable>: Decodable {
         var next: String?
         var users: [Item]
@@ -461,14 +459,14 @@ enum ToolkitDocumentation {
             lenient.decodingOptions = DecodingOptions(isLenient: true, report: report)   // toolkit options
             #expect(users[0].id == 7 && users[0].age == 3 && user.id == 8 && page.users[0].status == .unknown)
             data = Data(#"{"id": 1, "created_at": "2024-05-01T12:30:00Z", "tags": [], "status": "active", "nick": 5}"#.utf8)
-            #expect(try lenient.decode(Member.self, from: data).nickname == "5")
+            #expect(try lenient.decode(User.self, from: data).nickname == "5")
             #expect(!report.isEmpty)
         }
 
         @Test func fastJSONEncoderExample() throws {
-            let users = try JSONDecoder().decode([Member].self, from: memberJSON)
+            let users = try JSONDecoder().decode([User].self, from: userJSON)
             let data = try KeySetJSONEncoder(source: .remote).encode(users)
-            #expect(try JSONDecoder().decode([Member].self, from: data).map(\.id) == [7])
+            #expect(try JSONDecoder().decode([User].self, from: data).map(\.id) == [7])
         }
     }
 }

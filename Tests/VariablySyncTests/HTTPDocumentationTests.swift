@@ -21,6 +21,21 @@ private actor Session {
 }
 
 @Suite struct HTTPDocumentationTests {
+    /// A user's post, the record of the examples' post endpoints (nested, apart from the tests' own models).
+    struct Post: VariablyCodable, Identifiable, Sendable {
+        var id: Int64
+        var title: String
+
+        init(from container: DecodingContainer<Post>) throws {
+            id = try container.decode(\.id)
+            title = try container.decode(\.title)
+        }
+
+        static let keySets = KeySets<Post>(defaultSource: .remote) {
+            KeySet(.remote) { Key(\.id, "id"); Key(\.title, "title") }
+        }
+    }
+
     @Test func theThreeShapesOfConnectYourAPI() async throws {
         let session = Session()
         // 1. The package's own envelope.
@@ -39,23 +54,23 @@ private actor Session {
         #expect(items.api.pull.records == DataPath(["data"]))
 
         // 3. A page API with `Link` headers and `updated_since`, written record by record.
-        let notesAPI = HTTPAPI(
+        let postsAPI = HTTPAPI(
             pull: HTTPPullShape(
-                path: "notes", paging: .nextLink,
+                path: "posts", paging: .nextLink,
                 changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page"),
-            push: .perRecord(HTTPRecordEndpoints(path: "notes", update: .put, versionField: "version", concurrency: .ifMatch)))
-        let notes = HTTPRemoteSource<User>(
-            baseURL: URL(string: "https://api.example.com")!, api: notesAPI,
+            push: .perRecord(HTTPRecordEndpoints(path: "posts", update: .put, versionField: "version", concurrency: .ifMatch)))
+        let posts = HTTPRemoteSource<Post>(
+            baseURL: URL(string: "https://api.example.com")!, api: postsAPI,
             prepare: { request, attempt in
                 let token = attempt.isRetryAfterUnauthorized ? try await session.refreshedToken() : await session.token()
                 request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             })
-        var request = URLRequest(url: notes.baseURL)
-        try await notes.prepare?(&request, HTTPRequestAttempt(isRetryAfterUnauthorized: true))
+        var request = URLRequest(url: posts.baseURL)
+        try await posts.prepare?(&request, HTTPRequestAttempt(isRetryAfterUnauthorized: true))
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
 
         let everyArgument = HTTPPullShape(
-            path: "notes/", records: "results", paging: .page(parameter: "page", first: 1), hasMore: nil,
+            path: "posts/", records: "results", paging: .page(parameter: "page", first: 1), hasMore: nil,
             deletions: .tombstones(flag: "deleted"),
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
             limitParameter: "page_size", idKey: "id", query: ["ordering": "updated_at,id"], endsOnNotFound: true)
@@ -75,15 +90,15 @@ private actor Session {
     @Test func theDjangoRESTFrameworkRecipe() {
         let drfAPI = HTTPAPI(
             pull: HTTPPullShape(
-                path: "notes/", records: "results", paging: .page(parameter: "page"),
+                path: "posts/", records: "results", paging: .page(parameter: "page"),
                 deletions: .tombstones(flag: "deleted"),
                 changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
                 limitParameter: "page_size", query: ["ordering": "updated_at,id"], endsOnNotFound: true),
             push: .perRecord(
                 HTTPRecordEndpoints(
-                    path: "notes", trailingSlash: true, update: .patch, body: .changedFields,
+                    path: "posts", trailingSlash: true, update: .patch, body: .changedFields,
                     readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)))
-        let drf = HTTPRemoteSource<User>(
+        let drf = HTTPRemoteSource<Post>(
             baseURL: URL(string: "https://api.example.com/api/")!, api: drfAPI,
             headers: ["Authorization": "Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"])
         #expect(drf.acceptsPushes)

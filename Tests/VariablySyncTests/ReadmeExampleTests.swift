@@ -7,7 +7,7 @@ import VariablySyncTesting
 
 // The README's example, compiled and run: keep the two in step.
 
-private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     var id: Int64
     var userName: String
     var email: String
@@ -40,7 +40,29 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
     static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName)])
 }
 
+extension User: Equatable {}
+
 @Suite struct ReadmeExampleTests {
+    /// A user's post, for the README's second example.
+    struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+        var id: Int64
+        var authorID: Int64
+        var title: String
+
+        init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
+        init(from container: DecodingContainer<Post>) throws {
+            id = try container.decode(\.id)
+            authorID = try container.decode(\.authorID)
+            title = try container.decode(\.title)
+        }
+
+        static let keySets = KeySets<Post>(defaultSource: .remote) {
+            KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title") }
+            KeySet(.sqlite, style: .snakeCase)
+        }
+        static let sqliteTable = SQLiteTable<Post>("posts", primaryKey: \.id)
+    }
+
     @Test func readmeExampleSyncsAndQueries() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -49,10 +71,10 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
             let name = "user" + String(1000 + index)
             return User(id: Int64(index + 1), userName: name, email: name + "@example.com", age: 20 + index % 30, isActive: index % 2 == 0)
         }
-        let server = try SimulatedServer(records: users, seed: 7)
+        let databasePath = folder.appendingPathComponent("users.sqlite").path
 
-        let repository = try await Repository<User>.open(
-            database: SQLiteDatabase(path: folder.appendingPathComponent("users.sqlite").path), remote: server)
+        let server = try SimulatedServer(records: users)           // or HTTPRemoteSource(baseURL:)
+        let repository = try await Repository<User>.open(database: SQLiteDatabase(path: databasePath), remote: server)
         let report = try await repository.sync()
         let firstTen = try await repository.fetch(
             where: #Predicate<User> { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\User.userName)], limit: 10)
@@ -60,5 +82,17 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         #expect(report.inserted == 200)
         let expected = users.filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }.prefix(10)
         #expect(firstTen == Array(expected))
+    }
+
+    /// The README's second example: compiled here; DRFSyncTests runs creates and refusals against a real
+    /// Django REST Framework.
+    private func createsAndFailedChanges(posts: Repository<Post>, me: User) async throws {
+        let post = try await posts.create { Post(id: $0, authorID: me.id, title: "Written offline") }   // a provisional id
+        let report = try await posts.sync()                     // POSTed; the server's id replaces the provisional one
+        for failure in try await posts.failedChanges() {        // refused changes wait for the app
+            print(failure)                                      // 7: save refused: HTTP 400: {"title": [...]}
+            try await posts.revert(failedChangeOf: failure.id)  // or retry(failedChangeOf:), discard(failedChangeOf:)
+        }
+        _ = (post, report)
     }
 }

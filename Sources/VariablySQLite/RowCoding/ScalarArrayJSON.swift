@@ -1,5 +1,5 @@
 /// Writes and reads JSON arrays of scalars (`["a","b"]`, `[1,2]`) without Foundation's JSON coders,
-/// which cost more than the rest of a row (see BASELINES.md). Anything unexpected returns `nil`, and
+/// which cost more than the rest of a row (see docs/benchmarks.md). Anything unexpected returns `nil`, and
 /// the caller falls back to `JSONDecoder`.
 enum ScalarArrayJSON {
     // MARK: - Writing

@@ -2,8 +2,8 @@
 /// ``Repository/fetch(where:sortedBy:limit:including:by:)``.
 ///
 /// ```swift
-/// for entry in try await essays.fetch(including: Remark.self, by: \.essayID) {
-///     print(entry.parent.title, entry.children.count)
+/// for thread in try await posts.fetch(including: Comment.self, by: \.postID) {
+///     print(thread.parent.title, thread.children.count)
 /// }
 /// ```
 public struct Related<Parent: Sendable, Child: Sendable>: Sendable {

@@ -10,8 +10,8 @@ extension Repository {
     /// read in one snapshot: two queries, whatever the number of models.
     ///
     /// ```swift
-    /// let feed = try await essays.fetch(
-    ///     where: #Predicate { $0.writerID == 1 }, sortedBy: [SortDescriptor(\.id)], including: Remark.self, by: \.essayID)
+    /// let threads = try await posts.fetch(
+    ///     where: #Predicate { $0.authorID == 1 }, sortedBy: [SortDescriptor(\.id)], including: Comment.self, by: \.postID)
     /// ```
     ///
     /// - Parameters:
@@ -23,7 +23,7 @@ extension Repository {
     ///     a programming error and traps.
     /// - Throws: `QueryTranslationError` for a predicate SQL cannot express, `SQLiteError`.
     /// - Complexity: The models' query, plus one indexed look-up per model when `reference`'s column
-    ///   has an index (declare `.index(\.essayID)` on large tables).
+    ///   has an index (declare `.index(\.postID)` on large tables).
     public nonisolated func fetch<Child: SQLiteStorable & Sendable>(
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
@@ -42,8 +42,8 @@ extension Repository {
     /// query of its own per child table.
     ///
     /// ```swift
-    /// for try await feed in essays.observe(where: #Predicate { $0.writerID == 1 }, including: Remark.self, by: \.essayID) {
-    ///     print(feed.map { "\($0.parent.title): \($0.children.count)" })
+    /// for try await threads in posts.observe(where: #Predicate { $0.authorID == 1 }, including: Comment.self, by: \.postID) {
+    ///     print(threads.map { "\($0.parent.title): \($0.children.count)" })
     /// }
     /// ```
     ///

@@ -11,14 +11,14 @@ extension Repository where Model.ID: FixedWidthInteger & SignedInteger {
     /// the provisional one in the row and in every queued change of the record, in one transaction.
     ///
     /// ```swift
-    /// let note = try await repository.create { Note(id: $0, title: "Offline draft") }
-    /// try await repository.sync()
-    /// let stored = try await repository.fetch(where: #Predicate { $0.title == "Offline draft" }).first
+    /// let draft = try await posts.create { Post(id: $0, authorID: me.id, title: "Offline draft") }
+    /// try await posts.sync()
+    /// let stored = try await posts.fetch(where: #Predicate { $0.title == "Offline draft" }).first
     /// print(stored?.id)   // the server's id, e.g. 42
     /// ```
     ///
     /// The collection must be declared as one that creates with `POST` and answers with the record,
-    /// its id among the ``HTTPRecordEndpoints`` read-only fields (see docs/http.md).
+    /// its id among the ``HTTPRecordEndpoints`` read-only fields (see `docs/http.md`).
     ///
     /// - Parameter make: Builds the record from its provisional id; the record's `id` must be that id.
     /// - Returns: The record as written, with its provisional id.

@@ -209,7 +209,7 @@ extension SyncStateStore {
     }
 
     /// The values of the reference columns `references` of the row with primary key `key`, as a JSON
-    /// object of the non-null ones (`{"essay_id":10,"reply_to":7}`): what a parked record waits for.
+    /// object of the non-null ones (`{"post_id":10,"parent_id":7}`): what a parked record waits for.
     func referenceValues(of key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database) throws
         -> String?
     {
