@@ -14,7 +14,7 @@ import Testing
         let files = FileManager.default.enumerator(at: root.appendingPathComponent("Tests"), includingPropertiesForKeys: nil)?
             .allObjects.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count > 50, "the scan found no test sources")
-        let declared = try NSRegularExpression(pattern: #"SQLiteTable<([A-Za-z.]+)>\("([^"]+)""#)
+        let declared = try NSRegularExpression(pattern: #"SQLiteTable<([A-Za-z.]+)>\(\s*"([^"]+)""#)
         let storable = try NSRegularExpression(
             pattern: #"(?:struct|class)\s+(\w+)\s*:[^{]*\bSQLiteStorable\b|extension\s+(\w+)\s*:[^{]*\bSQLiteStorable\b"#)
         for file in files {
