@@ -15,45 +15,52 @@ enum ScalarArrayJSON {
         return out
     }
 
-    /// Calls `body` with the bytes of `encode(strings)`, written into a temporary buffer: binding a
-    /// column this way makes no `String` per row.
-    static func withEncodedBytes<R>(_ strings: [String], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    /// The length in bytes of `encode(strings)`: what ``write(_:to:)`` needs.
+    static func encodedLength(_ strings: [String]) -> Int {
         var length = 1 + Swift.max(strings.count, 1)  // brackets and commas
         for string in strings {
             length += 2
             for byte in string.utf8 { length += escapedLength(byte) }
         }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
-            var position = 0
-            func put(_ byte: UInt8) {
-                buffer[position] = byte
-                position += 1
-            }
-            put(UInt8(ascii: "["))
-            for (offset, string) in strings.enumerated() {
-                if offset > 0 { put(UInt8(ascii: ",")) }
-                put(UInt8(ascii: "\""))
-                for byte in string.utf8 {
-                    switch byte {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(byte)
-                    case UInt8(ascii: "\n"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
-                    case UInt8(ascii: "\r"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
-                    case UInt8(ascii: "\t"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
-                    case ..<0x20:
-                        let hex = Array("0123456789abcdef".utf8)
-                        for character in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] {
-                            put(character)
-                        }
-                        put(hex[Int(byte >> 4)])
-                        put(hex[Int(byte & 0xF)])
-                    default: put(byte)
-                    }
-                }
-                put(UInt8(ascii: "\""))
-            }
-            put(UInt8(ascii: "]"))
-            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<position])))
+        return length
+    }
+
+    /// Writes the bytes of `encode(strings)` to `buffer`, which holds at least `encodedLength(strings)`.
+    ///
+    /// - Returns: How many bytes were written, and whether they are all ASCII (text that is then in NFC
+    ///   without a look at it again).
+    static func write(_ strings: [String], to buffer: UnsafeMutablePointer<UInt8>) -> (count: Int, isASCII: Bool) {
+        var position = 0
+        var highBits: UInt8 = 0
+        func put(_ byte: UInt8) {
+            buffer[position] = byte
+            position += 1
         }
+        put(UInt8(ascii: "["))
+        for (offset, string) in strings.enumerated() {
+            if offset > 0 { put(UInt8(ascii: ",")) }
+            put(UInt8(ascii: "\""))
+            for byte in string.utf8 {
+                highBits |= byte
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(byte)
+                case UInt8(ascii: "\n"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    for character in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] {
+                        put(character)
+                    }
+                    put(hex[Int(byte >> 4)])
+                    put(hex[Int(byte & 0xF)])
+                default: put(byte)
+                }
+            }
+            put(UInt8(ascii: "\""))
+        }
+        put(UInt8(ascii: "]"))
+        return (position, highBits < 0x80)
     }
 
     /// How many bytes `appendQuoted` writes for `byte` of a string's UTF-8.
