@@ -108,6 +108,11 @@ enum ScalarArrayJSON {
         guard reader.consume(UInt8(ascii: "[")) else { return nil }
         var result: [String] = []
         if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? result : nil }
+        // Sized once: grown element by element, a short array is reallocated for each of its first
+        // elements. Commas inside strings only make it a little larger than needed.
+        var commas = 0
+        for byte in bytes where byte == UInt8(ascii: ",") { commas &+= 1 }
+        result.reserveCapacity(commas &+ 1)
         while true {
             guard let string = reader.readString() else { return nil }
             result.append(string)
