@@ -202,9 +202,17 @@ package final class Statement {
     /// Binds `strings` as their JSON array text (``ScalarArrayJSON``), in NFC, written straight into
     /// the row's arena.
     func bindRecordJSON(_ strings: [String], at index: Int32) -> Int32 {
-        let length = ScalarArrayJSON.encodedLength(strings)
-        let bytes = reserveText(length)
-        let written = ScalarArrayJSON.write(strings, to: bytes)
+        var length = ScalarArrayJSON.unescapedLength(strings)
+        var bytes = reserveText(length)
+        let written: (count: Int, isASCII: Bool)
+        if let plain = ScalarArrayJSON.writeUnescaped(strings, to: bytes) {
+            written = plain
+        } else {
+            arenaUsed &-= length
+            length = ScalarArrayJSON.encodedLength(strings)
+            bytes = reserveText(length)
+            written = ScalarArrayJSON.write(strings, to: bytes)
+        }
         // Unused room goes back to the arena.
         arenaUsed &-= length &- written.count
         if written.isASCII
