@@ -8,11 +8,15 @@
 ///
 /// One reader owns it and resets it before each row (``startRow()``); it is not `Sendable`.
 @usableFromInline package final class KeyPathOrder {
-    @usableFromInline var keyPaths: [AnyKeyPath] = []
+    // Unchecked exclusivity: a class's stored properties are otherwise checked at run time on every
+    // access, which cost more than the lookups this saves (callgrind, fetchAll: 1.9k instructions per
+    // row). No access here overlaps another: each method reads or writes and returns, on the one
+    // thread that reads the rows.
+    @exclusivity(unchecked) @usableFromInline var keyPaths: [AnyKeyPath] = []
     /// The entry of each key path in ``keyPaths``; `-1` for a key path the key set excludes.
-    @usableFromInline var entries: [Int] = []
+    @exclusivity(unchecked) @usableFromInline var entries: [Int] = []
     /// The place in the order of the next key path asked for.
-    @usableFromInline var position = 0
+    @exclusivity(unchecked) @usableFromInline var position = 0
 
     /// An empty order, filled in by the first row.
     package init() {}
