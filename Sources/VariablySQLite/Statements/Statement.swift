@@ -155,10 +155,9 @@ package final class Statement {
     }
 
     private func growArena(toHold count: Int) {
-        if let arena {
-            // The row's earlier binds point into the old buffer: it lives until the next row.
-            if arenaUsed > 0 { retiredArenas.append(arena) } else { arena.deallocate() }
-        }
+        // Bindings (this row's, or the previous row's not bound again yet) point into the old buffer:
+        // it lives until the next row starts, which clears them.
+        if let arena { retiredArenas.append(arena) }
         arenaCapacity = Swift.max(arenaCapacity * 2, count, 256)
         arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 1)
         arenaUsed = 0
