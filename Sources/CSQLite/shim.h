@@ -9,6 +9,11 @@ static inline sqlite3_destructor_type variably_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+// SQLITE_STATIC, for text whose bytes outlive the binding (a statement's own buffer).
+static inline sqlite3_destructor_type variably_sqlite_static(void) {
+    return SQLITE_STATIC;
+}
+
 // sqlite3_db_config is variadic, which Swift cannot call: one fixed-argument wrapper per option used.
 // https://www.sqlite.org/c3ref/c_dbconfig_defensive.html#sqlitedbconfigenabletrigger
 static inline int variably_sqlite_enable_triggers(sqlite3 *db, int enable) {

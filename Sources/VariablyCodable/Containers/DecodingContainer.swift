@@ -27,14 +27,44 @@ public struct DecodingContainer<Model> {
     /// `backend` when it reads a Foundation decoder, whose reads are then inlined into the model's
     /// `init(from container:)` (no existential call, scalars through their concrete overloads).
     @usableFromInline let foundationBackend: FoundationDecodingBackend?
+    /// For a reader of many rows: the key paths' entries, resolved on the first row (see
+    /// ``KeyPathOrder``).
+    @usableFromInline let keyPathOrder: KeyPathOrder?
 
     /// Creates a container over `backend`; coders call this, models receive the result.
-    package init(source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend) {
+    ///
+    /// - Parameter keyPathOrder: Given by a reader of many rows, which calls its `startRow()` before
+    ///   each row, so that each key path is looked up in the key set once.
+    package init(
+        source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend, keyPathOrder: KeyPathOrder? = nil
+    ) {
         self.source = source
         self.keySet = keySet
         self.backend = backend
         self.appliesOptions = keySet.hasEntryOptions
         self.foundationBackend = backend as? FoundationDecodingBackend
+        self.keyPathOrder = keyPathOrder
+    }
+
+    /// The entry of `keyPath`; traps for a key path the key set does not map.
+    @inlinable @inline(__always)
+    func requiredEntry(of keyPath: AnyKeyPath) -> Int {
+        guard let keyPathOrder else { return keySet.requireIndex(of: keyPath) }
+        if let entry = keyPathOrder.recordedEntry(of: keyPath), entry >= 0 { return entry }
+        let entry = keySet.requireIndex(of: keyPath)
+        keyPathOrder.record(keyPath, entry: entry)
+        return entry
+    }
+
+    /// The entry of `keyPath`, or `nil` for one the key set excludes; traps for a key path neither
+    /// mapped nor excluded.
+    @inlinable @inline(__always)
+    func entryUnlessExcluded(of keyPath: AnyKeyPath) -> Int? {
+        guard let keyPathOrder else { return keySet.indexUnlessExcluded(of: keyPath) }
+        if let entry = keyPathOrder.recordedEntry(of: keyPath) { return entry >= 0 ? entry : nil }
+        let entry = keySet.indexUnlessExcluded(of: keyPath)
+        keyPathOrder.record(keyPath, entry: entry ?? -1)
+        return entry
     }
 
     /// The decoder's toolkit options (`userInfo[.decodingOptions]`), if any.
@@ -53,7 +83,7 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
     @inlinable
     public func decode<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value {
-        try decode(Value.self, entry: keySet.requireIndex(of: keyPath))
+        try decode(Value.self, entry: requiredEntry(of: keyPath))
     }
 
     /// Decodes an optional property: `nil` when no key is present or the value is `null`.
@@ -70,7 +100,7 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
     public func decodeIfPresent<Value: Decodable>(_ keyPath: KeyPath<Model, Value>) throws -> Value? {
-        guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
+        guard let index = entryUnlessExcluded(of: keyPath) else { return nil }
         return try decodeIfPresent(Value.self, entry: index)
     }
 
@@ -79,7 +109,7 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
     public func decodeIfPresent<Wrapped: Decodable>(_ keyPath: KeyPath<Model, Wrapped?>) throws -> Wrapped? {
-        guard let index = keySet.indexUnlessExcluded(of: keyPath) else { return nil }
+        guard let index = entryUnlessExcluded(of: keyPath) else { return nil }
         return try decodeIfPresent(Wrapped.self, entry: index)
     }
 

@@ -29,8 +29,8 @@ public struct Configuration: Sendable {
     /// The shortest time between the starts of two fetches of one observation. A commit that comes
     /// sooner is answered when the interval has passed, together with every commit meanwhile: while a
     /// sync commits page after page, an observed query is fetched at most this often, whatever the
-    /// table holds, and a commit after a quiet moment is answered at once. A query slower than a
-    /// quarter of this interval is spaced by four times its own duration instead (up to 250 ms). One display frame by
+    /// table holds, and a commit after a quiet moment is answered at once. A query slower than an
+    /// eighth of this interval is spaced by eight times its own duration instead (up to 250 ms). One display frame by
     /// default.
     public var minimumObservationInterval: Duration = .milliseconds(16)
     /// When a file database in WAL mode copies the WAL back into the database file: by default in the

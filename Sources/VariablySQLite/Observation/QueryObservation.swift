@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Fetches are coalesced: a commit during a fetch marks the observation dirty, and one more fetch
 /// runs after the current one, whatever the number of commits meanwhile. Fetches are paced: one
-/// starts no sooner than `Configuration.minimumObservationInterval` after the previous one started,
-/// and commits while it waits are answered by it. The observer is registered before the first
+/// starts no sooner than `Configuration.minimumObservationInterval`, nor eight times the previous
+/// fetch's duration (at most a quarter of a second), after the previous one started, and commits
+/// while it waits are answered by it. The observer is registered before the first
 /// fetch, so no commit falls between the first value and the notifications.
 ///
 /// `@unchecked Sendable`: `state` is only touched while holding `lock`; the rest is immutable.
@@ -81,10 +82,13 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
         let interval = UInt64(database.configuration.minimumObservationInterval / .nanoseconds(1))
         let earliest: UInt64 = lock.withLock {
             state.hasStarted = false
-            // A slow query (a scan of a large table) is also spaced by four times its own duration, so
-            // that one observation keeps at most a quarter of a reader busy during a stream of commits;
-            // at most a quarter of a second, so that a fetch slowed by something else delays little.
-            let spacing = max(interval, min(4 &* state.lastDuration, Self.maximumSpacing))
+            // A slow query (a scan of a large table) is also spaced by eight times its own duration, so
+            // that one observation keeps at most an eighth of a reader busy during a stream of commits
+            // (a sync's writer needs the other cores: at a quarter, three observed counts over a large
+            // table slowed a sync by 17% on two cores); at most a quarter of a second, so that a fetch
+            // slowed by something else delays little. The last commit's value still comes, at most
+            // that spacing later.
+            let spacing = max(interval, min(8 &* state.lastDuration, Self.maximumSpacing))
             return state.lastStart == 0 ? 0 : state.lastStart &+ spacing
         }
         let now = DispatchTime.now().uptimeNanoseconds

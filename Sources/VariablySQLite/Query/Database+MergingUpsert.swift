@@ -171,13 +171,17 @@ struct MergingUpsertPlan {
 private struct RowMerger<Model: SQLiteStorable> {
     let database: Database
     let mapping: TableMapping<Model>
+    /// A plain `INSERT`, for the keys that no row had: SQLite runs it with less work than an upsert
+    /// (no conflict target to check for a `DO UPDATE`).
+    let plainInsert: (statement: Statement, sink: RowEncodingSink)
     let insert: (statement: Statement, sink: RowEncodingSink)
     let update: (statement: Statement, sink: RowEncodingSink)
     let groups: [(statement: Statement, sink: RowEncodingSink, plan: MergingUpsertPlan.Group)]
     /// Every entry, for the upserts.
     private let entries: [Int]
-    /// The keys of the rows the table had before: the others are inserted, by the statement that also
-    /// updates every column of a key that comes twice (a duplicate is rare, and written as before).
+    /// The keys of the rows the table had before: the others are inserted by a plain `INSERT`; a key
+    /// that it finds taken (one that comes twice, or a key that `keys` wrongly called new) is written
+    /// by the statement that also updates every column.
     private let existing: Set<SQLValue>
     /// The last error of a row that a unique index refused.
     private(set) var lastRefusal: SQLiteError?
@@ -189,6 +193,7 @@ private struct RowMerger<Model: SQLiteStorable> {
         }
         self.database = database
         self.mapping = mapping
+        plainInsert = try prepared(mapping.insertSQL, mapping.insertSlots)
         insert = try prepared(plan.insertSQL, mapping.insertSlots)
         update = try prepared(plan.updateSQL, mapping.insertSlots)
         groups = try plan.groups.map { group in
@@ -215,9 +220,17 @@ private struct RowMerger<Model: SQLiteStorable> {
                         slots: group.plan.slots, mapping: mapping)
                 }
             } else {
-                try database.step(
-                    insert.statement, bindingModelAt: model, entries: entries, sink: insert.sink,
-                    slots: mapping.insertSlots, mapping: mapping)
+                do {
+                    try database.step(
+                        plainInsert.statement, bindingModelAt: model, entries: entries, sink: plainInsert.sink,
+                        slots: mapping.insertSlots, mapping: mapping)
+                } catch let error as SQLiteError where ResultCode.constraintPrimaryKey.matches(error.code) {
+                    // SQLite undid the failed statement alone (https://www.sqlite.org/lang_conflict.html,
+                    // ABORT): the upsert writes the row over the one with its key.
+                    try database.step(
+                        insert.statement, bindingModelAt: model, entries: entries, sink: insert.sink,
+                        slots: mapping.insertSlots, mapping: mapping)
+                }
             }
         } catch let error as SQLiteError where ResultCode.constraintUnique.matches(error.code) {
             lastRefusal = error

@@ -83,8 +83,11 @@ extension Database {
         let statement = try makeStatement(sql: query.sql)
         try statement.bind(StatementArguments(positional: query.arguments))
         let backend = RowDecodingBackend(statement: statement, slots: mapping.readSlots, columns: mapping.columnNames)
-        let container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
+        let keyPathOrder = KeyPathOrder()
+        let container = DecodingContainer(
+            source: mapping.keySet.source, keySet: mapping.keySet, backend: backend, keyPathOrder: keyPathOrder)
         while try statement.step() {
+            keyPathOrder.startRow()
             try body(try Model(from: container))
         }
     }

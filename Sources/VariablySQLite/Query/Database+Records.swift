@@ -136,7 +136,7 @@ extension Database {
         _ statement: Statement, bindingModelAt model: UnsafePointer<Model>, entries: [Int], sink: RowEncodingSink,
         slots: [ColumnSlot], mapping: TableMapping<Model>
     ) throws {
-        statement.reset()
+        statement.beginRecordRow()
         let coders = mapping.coders
         let readers = mapping.fastReaders
         let base = UnsafeRawPointer(model)

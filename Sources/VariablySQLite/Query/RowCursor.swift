@@ -7,6 +7,8 @@ public import VariablyCodable
 @usableFromInline final class RowCursor<Model: SQLiteStorable> {
     private let statement: Statement
     private let arguments: StatementArguments
+    /// The key paths the model's `init(from:)` reads, resolved on the first row.
+    private let keyPathOrder = KeyPathOrder()
     /// The current row, as the model's `init(from:)` reads it.
     @usableFromInline let container: DecodingContainer<Model>
 
@@ -18,14 +20,16 @@ public import VariablyCodable
         self.statement = statement
         self.arguments = arguments
         let backend = RowDecodingBackend(statement: statement, slots: slots, columns: mapping.columnNames)
-        container = DecodingContainer(source: mapping.keySet.source, keySet: mapping.keySet, backend: backend)
+        container = DecodingContainer(
+            source: mapping.keySet.source, keySet: mapping.keySet, backend: backend, keyPathOrder: keyPathOrder)
     }
 
     /// Moves to the next row; `false` after the last.
     ///
     /// - Throws: ``SQLiteError``.
     @usableFromInline func step() throws -> Bool {
-        try statement.step()
+        keyPathOrder.startRow()
+        return try statement.step()
     }
 
     /// `error`, thrown while reading, with the statement reset and an ``SQLiteError`` naming the

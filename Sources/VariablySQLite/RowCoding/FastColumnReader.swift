@@ -59,12 +59,12 @@ struct FastColumnReader: Sendable {
             // SQLite would bind NaN as NULL: the general path reports it.
             return value.isNaN ? Self.notBound : sqlite3_bind_double(handle, index, value)
         // Text in NFC, as every record path binds it (see `TextNormalization`).
-        case .string: return statement.bindText(TextNormalization.nfc(base.load(fromByteOffset: offset, as: String.self)), at: index)
+        case .string: return statement.bindRecordText(base.load(fromByteOffset: offset, as: String.self), at: index)
         case .optionalString:
             guard let value = base.load(fromByteOffset: offset, as: String?.self) else {
                 return sqlite3_bind_null(handle, index)
             }
-            return statement.bindText(TextNormalization.nfc(value), at: index)
+            return statement.bindRecordText(value, at: index)
         case .optionalInt:
             guard let value = base.load(fromByteOffset: offset, as: Int?.self) else {
                 return sqlite3_bind_null(handle, index)
@@ -74,13 +74,7 @@ struct FastColumnReader: Sendable {
             return sqlite3_bind_double(
                 handle, index, base.load(fromByteOffset: offset, as: Date.self).timeIntervalSince1970)
         case .strings:
-            return ScalarArrayJSON.withEncodedBytes(base.load(fromByteOffset: offset, as: [String].self)) { bytes in
-                // Text already in NFC (Latin) is bound as encoded; other text is normalized first.
-                if TextNormalization.isLatin(bytes.assumingMemoryBound(to: UInt8.self), allowingCRLF: true) {
-                    return statement.bindText(bytes: bytes, at: index)
-                }
-                return statement.bindText(TextNormalization.nfc(String(decoding: bytes, as: UTF8.self)), at: index)
-            }
+            return statement.bindRecordJSON(base.load(fromByteOffset: offset, as: [String].self), at: index)
         }
     }
 }

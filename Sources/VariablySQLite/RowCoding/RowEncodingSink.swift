@@ -39,13 +39,12 @@ final class RowEncodingSink: KeySetEncodingSink {
                 // SQLite binds NaN as NULL; the general path throws for it.
                 if !double.isNaN { code = sqlite3_bind_double(handle, parameter, double) }
             case .string:
-                code = statement.bindText(TextNormalization.nfc(unsafeBitCast(value, to: String.self)), at: parameter)
+                code = statement.bindRecordText(unsafeBitCast(value, to: String.self), at: parameter)
             case .date(.secondsSince1970):
                 code = sqlite3_bind_double(
                     handle, parameter, unsafeBitCast(value, to: Date.self).timeIntervalSince1970)
             case .stringArray:
-                code = statement.bindText(
-                    TextNormalization.nfc(ScalarArrayJSON.encode(unsafeBitCast(value, to: [String].self))), at: parameter)
+                code = statement.bindRecordJSON(unsafeBitCast(value, to: [String].self), at: parameter)
             default:
                 break
             }

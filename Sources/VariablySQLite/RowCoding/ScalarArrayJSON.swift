@@ -15,45 +15,98 @@ enum ScalarArrayJSON {
         return out
     }
 
-    /// Calls `body` with the bytes of `encode(strings)`, written into a temporary buffer: binding a
-    /// column this way makes no `String` per row.
-    static func withEncodedBytes<R>(_ strings: [String], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    /// The length in bytes of `encode(strings)` when no string needs escaping (the common case, which
+    /// ``writeUnescaped(_:to:)`` writes): found without reading the strings' bytes.
+    static func unescapedLength(_ strings: [String]) -> Int {
+        var length = 1 + Swift.max(strings.count, 1)  // brackets and commas
+        for string in strings { length &+= string.utf8.count &+ 2 }
+        return length
+    }
+
+    /// Writes the bytes of `encode(strings)` to `buffer`, which holds at least `unescapedLength(strings)`,
+    /// when no string has a byte to escape: one tight copy per string instead of a switch per byte.
+    ///
+    /// - Returns: How many bytes were written and whether they are all ASCII, or `nil` when a string
+    ///   needs escaping (then ``write(_:to:)`` writes it; `buffer` holds some bytes).
+    static func writeUnescaped(_ strings: [String], to buffer: UnsafeMutablePointer<UInt8>) -> (count: Int, isASCII: Bool)? {
+        var position = 1
+        var highBits: UInt8 = 0
+        buffer[0] = UInt8(ascii: "[")
+        for (offset, string) in strings.enumerated() {
+            if offset > 0 {
+                buffer[position] = UInt8(ascii: ",")
+                position &+= 1
+            }
+            buffer[position] = UInt8(ascii: "\"")
+            position &+= 1
+            var string = string
+            let isPlain = string.withUTF8 { utf8 in
+                guard let source = utf8.baseAddress else { return true }
+                let destination = buffer + position
+                for index in 0..<utf8.count {
+                    let byte = source[index]
+                    // Control characters, quotes and backslashes are escaped; nothing else is.
+                    if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+                    highBits |= byte
+                    destination[index] = byte
+                }
+                position &+= utf8.count
+                return true
+            }
+            guard isPlain else { return nil }
+            buffer[position] = UInt8(ascii: "\"")
+            position &+= 1
+        }
+        buffer[position] = UInt8(ascii: "]")
+        return (position &+ 1, highBits < 0x80)
+    }
+
+    /// The length in bytes of `encode(strings)`: what ``write(_:to:)`` needs.
+    static func encodedLength(_ strings: [String]) -> Int {
         var length = 1 + Swift.max(strings.count, 1)  // brackets and commas
         for string in strings {
             length += 2
             for byte in string.utf8 { length += escapedLength(byte) }
         }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { buffer in
-            var position = 0
-            func put(_ byte: UInt8) {
-                buffer[position] = byte
-                position += 1
-            }
-            put(UInt8(ascii: "["))
-            for (offset, string) in strings.enumerated() {
-                if offset > 0 { put(UInt8(ascii: ",")) }
-                put(UInt8(ascii: "\""))
-                for byte in string.utf8 {
-                    switch byte {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(byte)
-                    case UInt8(ascii: "\n"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
-                    case UInt8(ascii: "\r"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
-                    case UInt8(ascii: "\t"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
-                    case ..<0x20:
-                        let hex = Array("0123456789abcdef".utf8)
-                        for character in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] {
-                            put(character)
-                        }
-                        put(hex[Int(byte >> 4)])
-                        put(hex[Int(byte & 0xF)])
-                    default: put(byte)
-                    }
-                }
-                put(UInt8(ascii: "\""))
-            }
-            put(UInt8(ascii: "]"))
-            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<position])))
+        return length
+    }
+
+    /// Writes the bytes of `encode(strings)` to `buffer`, which holds at least `encodedLength(strings)`.
+    ///
+    /// - Returns: How many bytes were written, and whether they are all ASCII (text that is then in NFC
+    ///   without a look at it again).
+    static func write(_ strings: [String], to buffer: UnsafeMutablePointer<UInt8>) -> (count: Int, isASCII: Bool) {
+        var position = 0
+        var highBits: UInt8 = 0
+        func put(_ byte: UInt8) {
+            buffer[position] = byte
+            position += 1
         }
+        put(UInt8(ascii: "["))
+        for (offset, string) in strings.enumerated() {
+            if offset > 0 { put(UInt8(ascii: ",")) }
+            put(UInt8(ascii: "\""))
+            for byte in string.utf8 {
+                highBits |= byte
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(byte)
+                case UInt8(ascii: "\n"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    for character in [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")] {
+                        put(character)
+                    }
+                    put(hex[Int(byte >> 4)])
+                    put(hex[Int(byte & 0xF)])
+                default: put(byte)
+                }
+            }
+            put(UInt8(ascii: "\""))
+        }
+        put(UInt8(ascii: "]"))
+        return (position, highBits < 0x80)
     }
 
     /// How many bytes `appendQuoted` writes for `byte` of a string's UTF-8.
@@ -101,6 +154,11 @@ enum ScalarArrayJSON {
         guard reader.consume(UInt8(ascii: "[")) else { return nil }
         var result: [String] = []
         if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? result : nil }
+        // Sized once: grown element by element, a short array is reallocated for each of its first
+        // elements. Commas inside strings only make it a little larger than needed.
+        var commas = 0
+        for byte in bytes where byte == UInt8(ascii: ",") { commas &+= 1 }
+        result.reserveCapacity(commas &+ 1)
         while true {
             guard let string = reader.readString() else { return nil }
             result.append(string)

@@ -24,6 +24,14 @@ package final class Statement {
     /// The number of result columns.
     package let columnCount: Int32
     private var needsReset = false
+    /// The bytes of the text that the record paths bind `SQLITE_STATIC` for the current row
+    /// (``bindRecordText(_:at:)``): SQLite reads bound text only while it steps, so one buffer reused
+    /// row after row replaces the allocation, copy and free per text that `SQLITE_TRANSIENT` costs.
+    private var arena: UnsafeMutableRawPointer?
+    private var arenaCapacity = 0
+    private var arenaUsed = 0
+    /// Buffers the current row outgrew: the row's earlier binds still point into them.
+    private var retiredArenas: [UnsafeMutableRawPointer] = []
 
     init(database: Database, sql: String) throws {
         var handle: OpaquePointer?
@@ -49,7 +57,10 @@ package final class Statement {
     }
 
     deinit {
+        // Finalized first: until then the statement may point into the arena.
         sqlite3_finalize(handle)
+        arena?.deallocate()
+        for buffer in retiredArenas { buffer.deallocate() }
     }
 
     /// The names of the result columns, in order.
@@ -117,12 +128,99 @@ package final class Statement {
         throw SQLiteError(code: .range, message: "No parameter named \(name).", sql: sql)
     }
 
-    /// Binds UTF-8 `bytes` (at least one) as text; SQLite copies them.
+    // MARK: - Binding a record's text
+
+    /// Resets the statement for the next row of a record write: the arena's bytes, which only the
+    /// previous row's bindings pointed to, are free again.
     @inline(__always)
-    func bindText(bytes: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
+    func beginRecordRow() {
+        reset()
+        arenaUsed = 0
+        if !retiredArenas.isEmpty {
+            // Bindings into an outgrown buffer must not outlive it, even if a row's binds fail halfway.
+            sqlite3_clear_bindings(handle)
+            for buffer in retiredArenas { buffer.deallocate() }
+            retiredArenas.removeAll()
+        }
+    }
+
+    /// Room for `count` bytes of the current row's text, valid until the next ``beginRecordRow()``
+    /// or the statement's end.
+    @inline(__always)
+    private func reserveText(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if arenaUsed &+ count > arenaCapacity || arena == nil { growArena(toHold: count) }
+        let start = arena.unsafelyUnwrapped.advanced(by: arenaUsed).assumingMemoryBound(to: UInt8.self)
+        arenaUsed &+= count
+        return start
+    }
+
+    private func growArena(toHold count: Int) {
+        // Bindings (this row's, or the previous row's not bound again yet) point into the old buffer:
+        // it lives until the next row starts, which clears them.
+        if let arena { retiredArenas.append(arena) }
+        arenaCapacity = Swift.max(arenaCapacity * 2, count, 256)
+        arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 1)
+        arenaUsed = 0
+    }
+
+    /// Binds `bytes`, which ``reserveText(_:)`` gave, without SQLite copying them.
+    @inline(__always)
+    private func bindArenaText(_ bytes: UnsafeMutablePointer<UInt8>, count: Int, at index: Int32) -> Int32 {
+        // SQLITE_STATIC (https://www.sqlite.org/c3ref/bind_blob.html): the bytes stay until this
+        // parameter is bound again, which comes after `sqlite3_reset`, or the statement is finalized.
         sqlite3_bind_text(
-            handle, index, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(bytes.count),
-            variably_sqlite_transient())
+            handle, index, UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), Int32(count),
+            variably_sqlite_static())
+    }
+
+    /// Binds a record's `text` in NFC (see ``TextNormalization``), copied once into the row's arena;
+    /// the copy also checks whether the text is in NFC already.
+    ///
+    /// Binding `SQLITE_STATIC` from the `String` itself is not safe: a small string's bytes only live
+    /// inside `withUTF8`.
+    @inline(__always)
+    func bindRecordText(_ text: String, at index: Int32) -> Int32 {
+        var text = text
+        let bound: Int32? = text.withUTF8 { utf8 in
+            let bytes = reserveText(utf8.count)
+            guard TextNormalization.copyIfLatin(utf8, to: bytes) else {
+                arenaUsed &-= utf8.count
+                return nil
+            }
+            return bindArenaText(bytes, count: utf8.count, at: index)
+        }
+        if let bound { return bound }
+        var normalized = text.precomposedStringWithCanonicalMapping
+        return normalized.withUTF8 { utf8 in
+            let bytes = reserveText(utf8.count)
+            if let source = utf8.baseAddress { bytes.update(from: source, count: utf8.count) }
+            return bindArenaText(bytes, count: utf8.count, at: index)
+        }
+    }
+
+    /// Binds `strings` as their JSON array text (``ScalarArrayJSON``), in NFC, written straight into
+    /// the row's arena.
+    func bindRecordJSON(_ strings: [String], at index: Int32) -> Int32 {
+        var length = ScalarArrayJSON.unescapedLength(strings)
+        var bytes = reserveText(length)
+        let written: (count: Int, isASCII: Bool)
+        if let plain = ScalarArrayJSON.writeUnescaped(strings, to: bytes) {
+            written = plain
+        } else {
+            arenaUsed &-= length
+            length = ScalarArrayJSON.encodedLength(strings)
+            bytes = reserveText(length)
+            written = ScalarArrayJSON.write(strings, to: bytes)
+        }
+        // Unused room goes back to the arena.
+        arenaUsed &-= length &- written.count
+        if written.isASCII
+            || TextNormalization.isLatin(UnsafeBufferPointer(start: bytes, count: written.count), allowingCRLF: true)
+        {
+            return bindArenaText(bytes, count: written.count, at: index)
+        }
+        arenaUsed &-= written.count
+        return bindRecordText(String(decoding: UnsafeBufferPointer(start: bytes, count: written.count), as: UTF8.self), at: index)
     }
 
     @inline(__always)

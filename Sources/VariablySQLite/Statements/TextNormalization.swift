@@ -37,4 +37,28 @@ enum TextNormalization {
         }
         return true
     }
+
+    /// Copies `source` to `destination` while checking ``isLatin(_:allowingCRLF:)`` (with CRLF
+    /// allowed): one pass for what a bind needs, the check and the copy.
+    ///
+    /// - Returns: Whether `source` is Latin text, in NFC; when `false`, `destination` holds some bytes.
+    @inline(__always)
+    static func copyIfLatin(_ source: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard let base = source.baseAddress else { return true }
+        let count = source.count
+        var index = 0
+        while index < count {
+            let byte = base[index]
+            destination[index] = byte
+            if byte < 0x80 {
+                index &+= 1
+            } else if byte >= 0xC2, byte <= 0xCB, index &+ 1 < count, base[index &+ 1] & 0xC0 == 0x80 {
+                destination[index &+ 1] = base[index &+ 1]
+                index &+= 2
+            } else {
+                return false
+            }
+        }
+        return true
+    }
 }

@@ -120,7 +120,8 @@ extension Member: SQLiteStorable {
         #expect(stored.map(\.nickname) == User.samples(4).map(\.nickname) + ["server", "server"])
         #expect(stored.map(\.email) == users.map(\.email))
         #expect(stored.map(\.userName) == User.samples(5).map(\.userName) + ["second"])
-        // New rows are inserted by the full upsert, existing ones merged by the two statements.
+        // New rows are inserted by a plain INSERT (the key that comes twice then by the full upsert),
+        // existing ones merged by the two statements.
         #expect(recorder.recorded.contains { $0.hasPrefix(#"UPDATE "users" SET "user_name" = ?1 WHERE "id" = ?2"#) })
     }
 
@@ -200,6 +201,59 @@ extension Member: SQLiteStorable {
             try db.insert(member)
             try db.upsert([update], primaryKeys: [.integer(1)], updatingEntries: allEntries(Member.self))
             #expect(try db.fetchAll(Member.self) == [update])
+        }
+    }
+}
+
+@Suite struct MergingUpsertPlainInsertTests {
+    private func keys(_ users: [User]) -> [SQLValue] { users.map { .integer($0.id) } }
+    private var allEntries: [Int] { PrimaryKey<User>().entries(sharedWith: .sqlite) }
+
+    @Test func newKeysAreInsertedWithoutAnUpsert() throws {
+        let (database, recorder) = try TestDatabase.users()
+        let users = User.samples(5)
+        try database.write { db throws in
+            #expect(try db.upsert(users, primaryKeys: keys(users), updatingEntries: allEntries, atomically: false) == 5)
+        }
+        let inserts = recorder.recorded.filter { $0.hasPrefix("INSERT") }
+        #expect(inserts.count == 5)
+        #expect(!inserts.contains { $0.contains("ON CONFLICT") })
+        #expect(try database.read { try $0.fetchAll(User.self) } == users)
+    }
+
+    @Test func aNewKeyThatComesTwiceTakesTheLaterModel() throws {
+        let (database, _) = try TestDatabase.users()
+        let users = User.samples(3)
+        var again = users[1]
+        again.userName = "later"
+        again.email = "later@example.com"
+        let batch = users + [again]
+        try database.write { db throws in
+            #expect(try db.upsert(batch, primaryKeys: keys(batch), updatingEntries: allEntries, atomically: false) == 3)
+        }
+        #expect(try database.read { try $0.fetchAll(User.self) } == [users[0], again, users[2]])
+    }
+
+    @Test func aRowThatTheKeysWronglyCallNewIsStillUpdatedFully() throws {
+        let (database, _) = try TestDatabase.users(3)
+        var changed = User.sample(1)
+        changed.userName = "changed"
+        changed.nickname = nil
+        try database.write { db in
+            _ = try db.upsert([changed], primaryKeys: [.integer(999)], updatingEntries: allEntries)
+        }
+        #expect(try database.read { try $0.fetchAll(User.self) } == [User.sample(0), changed, User.sample(2)])
+    }
+
+    @Test func aNewRowThatAUniqueIndexRefusesStillThrows() throws {
+        let (database, _) = try TestDatabase.users(2)
+        var newcomer = User.sample(5)
+        newcomer.email = User.sample(0).email
+        try database.write { db throws in
+            #expect(throws: SQLiteError.self) {
+                try db.upsert([newcomer], primaryKeys: keys([newcomer]), updatingEntries: allEntries)
+            }
+            #expect(try db.fetchAll(User.self) == User.samples(2))
         }
     }
 }

@@ -6,7 +6,7 @@ import VariablySQLite
 @Suite struct ScalarArrayJSONTests {
     @Test(arguments: [
         [], [""], ["a", "b"], ["quote \" backslash \\ slash /"], ["\n\r\t\u{1}\u{1F}"], ["é", "😀", "日本"],
-        [String(repeating: "long ", count: 200)],
+        [String(repeating: "long ", count: 200)], ["plain first", "then \"quoted\""], ["e\u{301}", "plain"],
     ])
     func stringArraysMatchFoundation(_ strings: [String]) throws {
         let db = try SQLiteDatabase.inMemory()
