@@ -18,7 +18,9 @@ struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     }
 
     static let keySets = KeySets<Post>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<Post>(
@@ -48,13 +50,16 @@ struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
     }
 
     static let keySets = KeySets<Comment>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.authorID, "author_id"); Key(\.body, "body") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.authorID, "author_id"); Key(\.body, "body")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<Comment>(
         "comments", primaryKey: \.id,
         [
-            .references(\.postID, Post.self, onDelete: .cascade), .references(\.authorID, User.self, onDelete: .setNull),
+            .references(\.postID, Post.self, onDelete: .cascade),
+            .references(\.authorID, User.self, onDelete: .setNull),
             .index(\.postID),
         ])
 
@@ -71,7 +76,8 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
     // The servers' posts and comments are by users the user server has.
     let authors = await userServer.allRecords().map(\.id).sorted()
     let postCount = max(1, options.users / 10)
-    let postServer = try SimulatedServer(records: (0..<postCount).map { Post.generated($0, authors: authors) }, seed: 11)
+    let postServer = try SimulatedServer(
+        records: (0..<postCount).map { Post.generated($0, authors: authors) }, seed: 11)
     let commentServer = try SimulatedServer(
         records: (0..<(postCount * 2)).map { Comment.generated($0, authors: authors) }, seed: 12)
     let posts = try await Repository<Post>.open(database: users.database, remote: postServer)
@@ -88,8 +94,10 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
 
     // Offline: a post by user 42 with two comments, and a post by a new user the server will refuse
     // (its email has no @): that post and its comment are held, not sent, not lost.
-    let nextPost = try await (posts.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
-    let nextComment = try await (comments.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
+    let nextPost =
+        try await (posts.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
+    let nextComment =
+        try await (comments.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
     let newcomer = User(
         id: Int64(options.users + 1_000_000), userName: "newcomer", email: "no-at-sign", age: 30, isActive: true,
         score: 0, updatedAt: Date(timeIntervalSince1970: 1_800_000_000), tags: [], nickname: nil)
@@ -102,17 +110,21 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
         try db.upsert(Comment(id: nextComment + 2, postID: nextPost + 1, authorID: 42, body: "welcome"))
     }
     let pushed = try await store.sync()
-    print("  pushed: \(pushed.for(User.self)?.pushed ?? 0) user(s), \(pushed.for(Post.self)?.pushed ?? 0) post(s), "
-        + "\(pushed.for(Comment.self)?.pushed ?? 0) comment(s), parents first")
+    print(
+        "  pushed: \(pushed.for(User.self)?.pushed ?? 0) user(s), \(pushed.for(Post.self)?.pushed ?? 0) post(s), "
+            + "\(pushed.for(Comment.self)?.pushed ?? 0) comment(s), parents first")
     for refusal in pushed.for(User.self)?.rejected ?? [] { print("  refused user \(refusal)") }
-    for held in (pushed.for(Post.self)?.held ?? []).map({ "post \($0)" }) + (pushed.for(Comment.self)?.held ?? []).map({ "comment \($0)" }) {
+    for held in (pushed.for(Post.self)?.held ?? []).map({ "post \($0)" })
+        + (pushed.for(Comment.self)?.held ?? []).map({ "comment \($0)" })
+    {
         print("  held \(held)")
     }
     print("  the server has post \(nextPost): \(await postServer.record(id: nextPost) != nil)")
 
     // User 42's posts with their comments, in one snapshot.
     let feed = try await posts.fetch(
-        where: #Predicate { $0.authorID == 42 }, sortedBy: [SortDescriptor(\.id)], including: Comment.self, by: \.postID)
+        where: #Predicate { $0.authorID == 42 }, sortedBy: [SortDescriptor(\.id)], including: Comment.self, by: \.postID
+    )
     for entry in feed.suffix(3) {
         print("  \(entry.parent.title): \(entry.children.map(\.body).joined(separator: ", "))")
     }

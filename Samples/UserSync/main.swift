@@ -45,7 +45,8 @@ do {
     let pageSize = options.users >= 100_000 ? 5_000 : 1_000
     let configuration = SyncConfiguration<User>(
         pageSize: pageSize,
-        retryPolicy: RetryPolicy(maxAttempts: 8, initialDelay: .milliseconds(10), maxDelay: .milliseconds(200), seed: 7),
+        retryPolicy: RetryPolicy(
+            maxAttempts: 8, initialDelay: .milliseconds(10), maxDelay: .milliseconds(200), seed: 7),
         malformedRecords: .skipAndReport,
         conflictPolicy: .newestWins(by: \.updatedAt))
     let (repository, needsResync) = try await openRepository(server: server, configuration: configuration)
@@ -140,7 +141,9 @@ func openRepository(
     }
     let repository = try await Repository.open(database: database, remote: server, configuration: configuration)
     guard let cursor = try await repository.cursor() else { return (repository, false) }
-    print("Reusing \(options.databasePath) (\(await grouped(try repository.count())) users, cursor \(cursor), from an earlier run):")
+    print(
+        "Reusing \(options.databasePath) (\(await grouped(try repository.count())) users, cursor \(cursor), from an earlier run):"
+    )
     print("this run's server is new, so the first sync is a full resync. --reset starts from an empty file.")
     return (repository, true)
 }

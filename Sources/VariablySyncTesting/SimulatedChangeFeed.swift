@@ -115,7 +115,11 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
         var deleted: [String: [JSONValue]] = [:]
         for (_, table, id, json) in page {
             if let json {
-                if records[table] == nil { records[table] = Data("[".utf8) } else { records[table]?.append(UInt8(ascii: ",")) }
+                if records[table] == nil {
+                    records[table] = Data("[".utf8)
+                } else {
+                    records[table]?.append(UInt8(ascii: ","))
+                }
                 records[table]?.append(json)
             } else {
                 deleted[table, default: []].append(id)

@@ -90,7 +90,9 @@ extension SimulatedServer {
                 return .rejected(reason: "the record does not encode: \(error)")
             }
         case .delete:
-            guard row?.isLive == true else { return .accepted(version: SyncCursor(rawValue: String(row?.version ?? feed.clock))) }
+            guard row?.isLive == true else {
+                return .accepted(version: SyncCursor(rawValue: String(row?.version ?? feed.clock)))
+            }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey

@@ -19,8 +19,10 @@ import Testing
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
-        let files = try Self.swiftFiles(under: [root.appendingPathComponent("Tests"), root.appendingPathComponent("Sources")])
-            .map { try Self.codeLines(String(contentsOf: $0, encoding: .utf8)) }
+        let files = try Self.swiftFiles(under: [
+            root.appendingPathComponent("Tests"), root.appendingPathComponent("Sources"),
+        ])
+        .map { try Self.codeLines(String(contentsOf: $0, encoding: .utf8)) }
         let blocks = Self.swiftBlocks(in: text)
         #expect(!blocks.isEmpty, "\(document) has no Swift example")
         for (number, block) in blocks.enumerated() {
@@ -32,7 +34,8 @@ import Testing
                 let best = stops.compactMap { $0 }.max() ?? 0
                 let place = "\(document), Swift example \(number + 1)"
                 Issue.record(
-                    "\(place): no Swift file under Tests/ or Sources/ has its lines in order; the best match stops at \(lines[best])")
+                    "\(place): no Swift file under Tests/ or Sources/ has its lines in order; the best match stops at \(lines[best])"
+                )
             }
         }
     }

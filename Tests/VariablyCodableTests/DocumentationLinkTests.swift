@@ -33,7 +33,8 @@ import Testing
     }()
 
     static var documents: [String] {
-        let guides = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
+        let guides =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)) ?? []
         return ["README.md", "CONTRIBUTING.md"] + guides.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
     }
 
@@ -71,7 +72,8 @@ import Testing
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 guard trimmed.hasPrefix("//") else { continue }
                 for path in Self.mentionedPaths(in: trimmed, folder: "") {
-                    #expect(Self.exists(path), "\(file):\(number + 1) mentions \(path), which the repository does not have")
+                    #expect(
+                        Self.exists(path), "\(file):\(number + 1) mentions \(path), which the repository does not have")
                 }
             }
         }
@@ -94,7 +96,8 @@ import Testing
             paths.append(path)
         }
         for name in matches(of: #"(?<![\w/.+-])([\w+-]+(?:/[\w+-]+)*\.(?:md|swift))\b"#, in: text) {
-            if name.range(of: "^(docs|Tests|Sources|Samples|Scripts|Benchmarks|Fuzz)/", options: .regularExpression) != nil
+            if name.range(of: "^(docs|Tests|Sources|Samples|Scripts|Benchmarks|Fuzz)/", options: .regularExpression)
+                != nil
                 || notOurs.contains(name)
             {
                 continue

@@ -14,12 +14,15 @@ import Testing
         let sources = try DocumentationCoverageTests.swiftFiles(under: [root.appendingPathComponent("Sources")])
             .map { try String(contentsOf: $0, encoding: .utf8) }
         let packageOnly = Self.packageOnlyNames(in: sources)
-        #expect(packageOnly.contains("KeyEntry") && packageOnly.contains("withoutDateStrategy"), "the scan finds no package declarations")
+        #expect(
+            packageOnly.contains("KeyEntry") && packageOnly.contains("withoutDateStrategy"),
+            "the scan finds no package declarations")
         let documents = ["README.md"] + DocumentationCoverageTests.documents
         for document in documents {
             let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
             for (number, block) in DocumentationCoverageTests.swiftBlocks(in: text).enumerated() {
-                for name in Self.names(usedIn: block) where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
+                for name in Self.names(usedIn: block)
+                where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
                     Issue.record("\(document), Swift example \(number + 1) uses `\(name)`, which is not public")
                 }
             }
@@ -43,12 +46,16 @@ import Testing
                     continue
                 }
                 defer { comment = [] }
-                guard !comment.isEmpty, trimmed.range(of: #"^(@\w+\s+)*(public|open)\s"#, options: .regularExpression) != nil
+                guard !comment.isEmpty,
+                    trimmed.range(of: #"^(@\w+\s+)*(public|open)\s"#, options: .regularExpression) != nil
                 else { continue }
                 for block in DocumentationCoverageTests.swiftBlocks(in: comment.joined(separator: "\n")) {
                     checked += 1
-                    for name in Self.names(usedIn: block) where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
-                        Issue.record("\(file.lastPathComponent), the example before `\(trimmed.prefix(60))` uses `\(name)`, which is not public")
+                    for name in Self.names(usedIn: block)
+                    where packageOnly.contains(name) && !Self.foundationNames.contains(name) {
+                        Issue.record(
+                            "\(file.lastPathComponent), the example before `\(trimmed.prefix(60))` uses `\(name)`, which is not public"
+                        )
                     }
                 }
             }
@@ -95,7 +102,8 @@ import Testing
     /// The names declared `package` and never `public`, `open` or as an enum case.
     static func packageOnlyNames(in sources: [String]) -> Set<String> {
         let declaration = try! NSRegularExpression(
-            pattern: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(package|public|open)\s+(?:(?:static|final|override|mutating|nonisolated|convenience|indirect|lazy|class|required)\s+)*(?:(?:private|internal|fileprivate)\(set\)\s+)?(?:func|var|let|class|struct|enum|protocol|actor|typealias)\s+`?(\w+)"#,
+            pattern:
+                #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(package|public|open)\s+(?:(?:static|final|override|mutating|nonisolated|convenience|indirect|lazy|class|required)\s+)*(?:(?:private|internal|fileprivate)\(set\)\s+)?(?:func|var|let|class|struct|enum|protocol|actor|typealias)\s+`?(\w+)"#,
             options: .anchorsMatchLines)
         let enumCase = try! NSRegularExpression(pattern: #"^\s*case\s+(\w+)"#, options: .anchorsMatchLines)
         var package: Set<String> = []

@@ -49,7 +49,8 @@
         func compressedBodyIsHandedOverDecoded(mode: String) async throws {
             let server = try await HostileHTTPServer([mode])
             defer { server.stop() }
-            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            let exchange = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), through: transport)
             #expect(exchange.headers["content-encoding"] == nil)
             let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
             #expect(page?["next_cursor"] as? String == "ab+c/d==")
@@ -60,7 +61,8 @@
             defer { server.stop() }
             let started = ContinuousClock.now
             let error = await transportError {
-                try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport, timeout: 1)
+                try await TransportExchange.send(
+                    server.baseURL.appendingPathComponent("changes"), through: transport, timeout: 1)
             }
             #expect(error == .timedOut(request: "GET /users/changes", seconds: 1))
             #expect(error?.isTransient == true)
@@ -80,7 +82,9 @@
         @Test func redirectIsHandedBackNotFollowed() async throws {
             let server = try await HostileHTTPServer(["redirect-307", "echo"])
             defer { server.stop() }
-            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), method: "POST", through: transport, body: Data("{}".utf8))
+            let exchange = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), method: "POST", through: transport,
+                body: Data("{}".utf8))
             #expect(exchange.status == 307)
             #expect(exchange.headers["location"]?.contains("/users/moved/") == true)
         }
@@ -88,7 +92,8 @@
         @Test func chunkedAnswerAfterAnInterimResponseIsRead() async throws {
             let server = try await HostileHTTPServer(["chunked"])
             defer { server.stop() }
-            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            let exchange = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), through: transport)
             #expect(exchange.status == 200)
             let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
             #expect(page?["next_cursor"] as? String == "ab+c/d==")
@@ -100,7 +105,9 @@
             let error = await transportError {
                 try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
             }
-            #expect(error == .invalidResponse(request: "GET /users/changes", reason: "the response head exceeds 65536 bytes"))
+            #expect(
+                error
+                    == .invalidResponse(request: "GET /users/changes", reason: "the response head exceeds 65536 bytes"))
         }
 
         @Test func refusedConnectionIsCannotConnectAndTransient() async throws {
@@ -131,7 +138,8 @@
                     group.addTask {
                         // One after another, each while the ones before are held, as a push sends them.
                         try await Task.sleep(for: .milliseconds(50 * index))
-                        let exchange = try await TransportExchange.send(url, method: "PATCH", through: transport, body: Data("{}".utf8))
+                        let exchange = try await TransportExchange.send(
+                            url, method: "PATCH", through: transport, body: Data("{}".utf8))
                         return Int(String(decoding: exchange.body, as: UTF8.self)) ?? 0
                     }
                 }
@@ -176,7 +184,8 @@
             defer { server.stop() }
             var cursors: [String] = []
             for _ in 0..<3 {
-                let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+                let exchange = try await TransportExchange.send(
+                    server.baseURL.appendingPathComponent("changes"), through: transport)
                 let page = try JSONSerialization.jsonObject(with: exchange.body) as? [String: Any]
                 cursors.append(page?["next_cursor"] as? String ?? "")
             }

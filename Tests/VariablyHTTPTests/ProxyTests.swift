@@ -22,9 +22,12 @@
             let server = try await HostileHTTPServer(["echo"])
             defer { server.stop() }
             let transport = CurlTransport(configuration: .init(proxy: proxy.url, noProxy: ""))
-            let read = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            let read = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), through: transport)
             #expect(read.echoedHead.contains("(tinyproxy/"), "\(read.echoedHead)")
-            let write = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), method: "POST", through: transport, body: Data("{}".utf8))
+            let write = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), method: "POST", through: transport,
+                body: Data("{}".utf8))
             #expect(write.echoedHead.hasPrefix("POST /users/changes HTTP/1.1\r\n"), "\(write.echoedHead)")
             #expect(write.echoedHead.contains("(tinyproxy/"), "\(write.echoedHead)")
             #expect(proxy.log.contains("GET http://127.0.0.1:"), "\(proxy.log)")
@@ -39,7 +42,8 @@
             defer { server.stop() }
             let transport = CurlTransport(
                 configuration: .init(proxy: proxy.url, noProxy: "", certificateAuthorityFile: authority.certificate))
-            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            let exchange = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), through: transport)
             #expect(exchange.status == 200)
             // Inside the tunnel the proxy sees nothing: the request reached the server as the client wrote it.
             #expect(exchange.echoedHead.hasPrefix("GET /users/changes HTTP/1.1\r\n"), "\(exchange.echoedHead)")
@@ -54,7 +58,8 @@
             let server = try await HostileHTTPServer(["echo"])
             defer { server.stop() }
             let transport = CurlTransport(configuration: .init(proxy: proxy.url, noProxy: "localhost,127.0.0.1"))
-            let exchange = try await TransportExchange.send(server.baseURL.appendingPathComponent("changes"), through: transport)
+            let exchange = try await TransportExchange.send(
+                server.baseURL.appendingPathComponent("changes"), through: transport)
             #expect(exchange.status == 200)
             #expect(!exchange.echoedHead.contains("Via:"), "\(exchange.echoedHead)")
             #expect(!proxy.log.contains("Request"), "\(proxy.log)")
@@ -78,7 +83,8 @@
         }
 
         @Test func proxyThatIsNotThereIsCannotConnect() async throws {
-            let transport = CurlTransport(configuration: .init(proxy: "http://127.0.0.1:\(try TinyProxy.freePort())", noProxy: ""))
+            let transport = CurlTransport(
+                configuration: .init(proxy: "http://127.0.0.1:\(try TinyProxy.freePort())", noProxy: ""))
             let error = await transportError {
                 try await TransportExchange.send(URL(string: "http://127.0.0.1:9/users")!, through: transport)
             }
@@ -97,13 +103,18 @@
             let server = try await HostileHTTPServer(["echo"])
             defer { server.stop() }
             var environment = ProcessInfo.processInfo.environment
-            for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
+            for name in [
+                "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
+                "NO_PROXY",
+            ] {
                 environment[name] = nil
             }
             environment["http_proxy"] = proxy.url
             if bypassed { environment["no_proxy"] = "127.0.0.1" }
             environment[Self.probeKey] = server.baseURL.appendingPathComponent("changes").absoluteString
-            let log = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-probe-\(UUID().uuidString).log").path
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "proxy-probe-\(UUID().uuidString).log"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: log) }
             let output = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             defer { close(output) }

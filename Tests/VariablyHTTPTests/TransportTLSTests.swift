@@ -12,7 +12,8 @@
     /// the environment variables are tested in a re-launched test binary that has them set.
     @Suite(
         .timeLimit(.minutes(3)),
-        .enabled(if: TestCertificateAuthority.unavailability == nil, "\(TestCertificateAuthority.unavailability ?? "")"))
+        .enabled(if: TestCertificateAuthority.unavailability == nil, "\(TestCertificateAuthority.unavailability ?? "")")
+    )
     struct TransportTLSTests {
         /// The environment variable that makes ``trustProbe()`` pull from a TLS server of the authority
         /// in that folder, with a transport configured by the environment alone.
@@ -127,7 +128,8 @@
             let server = try await HostileHTTPServer(
                 ["page"], tls: TestCertificateAuthority(folder: URL(fileURLWithPath: folder)))
             defer { server.stop() }
-            let status = try await page(server.baseURL, through: CurlTransport(configuration: .init(proxy: "", noProxy: "*")))
+            let status = try await page(
+                server.baseURL, through: CurlTransport(configuration: .init(proxy: "", noProxy: "*")))
             print("trust probe: \(status)")
         }
     }

@@ -1,3 +1,5 @@
+// The examples below are the documentation's own lines, kept as the documents have them.
+// swift-format-ignore-file
 import Foundation
 import Testing
 import VariablyCodable

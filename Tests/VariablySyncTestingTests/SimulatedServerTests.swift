@@ -61,7 +61,8 @@ import VariablyTestSupport
     }
 
     @Test func malformedRecordsStillCarryTheirID() async throws {
-        let server = try SimulatedServer(records: User.samples(10), seed: 3, faults: SimulatedFaults(malformedRecordRate: 1))
+        let server = try SimulatedServer(
+            records: User.samples(10), seed: 3, faults: SimulatedFaults(malformedRecordRate: 1))
         let page = try await server.pull(after: nil, limit: 10)
         #expect(throws: VariablyCodingError.self) { try decode(page) }
         let objects = try #require(try JSONSerialization.jsonObject(with: page.records) as? [[String: Any]])
@@ -70,7 +71,8 @@ import VariablyTestSupport
     }
 
     @Test func duplicatedPageRepeatsThePreviousAnswer() async throws {
-        let server = try SimulatedServer(records: User.samples(30), seed: 4, faults: SimulatedFaults(duplicatePageRate: 1))
+        let server = try SimulatedServer(
+            records: User.samples(30), seed: 4, faults: SimulatedFaults(duplicatePageRate: 1))
         let first = try await server.pull(after: nil, limit: 10)
         let again = try await server.pull(after: first.nextCursor, limit: 10)
         #expect(again.nextCursor == first.nextCursor)
@@ -89,7 +91,8 @@ import VariablyTestSupport
     }
 
     @Test func transientFailuresAndInterruptionsAreThrown() async throws {
-        let server = try SimulatedServer(records: User.samples(5), seed: 6, faults: SimulatedFaults(transientErrorRate: 1))
+        let server = try SimulatedServer(
+            records: User.samples(5), seed: 6, faults: SimulatedFaults(transientErrorRate: 1))
         await #expect(throws: RemoteSourceError.transient("simulated transient failure")) {
             _ = try await server.pull(after: nil, limit: 10)
         }
@@ -140,7 +143,9 @@ import VariablyTestSupport
         #expect(await server.record(id: 1)?.userName == "edited")
         #expect(await server.record(id: 3) != nil)
 
-        let forced = try await server.push([RemoteChange(idempotencyKey: "d", id: 3, operation: .delete, baseCursor: version)])
+        let forced = try await server.push([
+            RemoteChange(idempotencyKey: "d", id: 3, operation: .delete, baseCursor: version)
+        ])
         #expect(forced[0].outcome == .accepted(version: "13"))
         #expect(await server.record(id: 3) == nil)
     }

@@ -67,9 +67,11 @@ package final class ChildProcess {
             }
         }
         guard result == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO, userInfo: [
-                NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(result)))"
-            ])
+            throw POSIXError(
+                POSIXErrorCode(rawValue: result) ?? .EIO,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(result)))"
+                ])
         }
         processIdentifier = pid
         ending = Ending(pid)
@@ -91,11 +93,13 @@ package final class ChildProcess {
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         pthread_attr_setstacksize(&attributes, 256 << 10)
         var thread = pthread_t()
-        let created = pthread_create(&thread, &attributes, { context in
-            let ending = Unmanaged<Ending>.fromOpaque(context!).takeRetainedValue()
-            ending.waitUntilEndedThenReap()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, &attributes,
+            { context in
+                let ending = Unmanaged<Ending>.fromOpaque(context!).takeRetainedValue()
+                ending.waitUntilEndedThenReap()
+                return nil
+            }, context)
         if created != 0 { Unmanaged<Ending>.fromOpaque(context).release() }
     }
 

@@ -61,7 +61,9 @@ package final class HostileHTTPServer {
     /// Starts the server; `recordBytes` are the bytes of the `records` array that `page` serves, sent
     /// as they are (they reach the script in hex, so that bytes no `String` holds, such as invalid
     /// UTF-8, go through).
-    package init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 600) async throws {
+    package init(_ modes: [String], recordBytes: Data, tls: TestCertificateAuthority? = nil, lifetime: Int = 600)
+        async throws
+    {
         let hex = recordBytes.map { String(format: "%02x", $0) }.joined()
         let certificate = tls.map { [$0.serverCertificate, $0.serverKey] } ?? []
         server = try await PythonScriptProcess.start(

@@ -44,7 +44,8 @@ package final class PythonScriptProcess {
 
     /// The Python 3 interpreter, if the machine has one (Debian: `apt-get install python3`).
     package static let python: String? = {
-        let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"]
+        let candidates =
+            ["/usr/bin/python3", "/usr/local/bin/python3"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
@@ -88,11 +89,13 @@ package final class PythonScriptProcess {
         var first = Data()
         let line = Self.readLine(from: output, pending: &first, deadline: .now + Self.lineDeadline)
         pending = first
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             child.kill()
             close(output)
             try? FileManager.default.removeItem(at: folder)
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the \(name) server did not start"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the \(name) server did not start"])
         }
         self.port = port
     }
@@ -123,7 +126,10 @@ package final class PythonScriptProcess {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { break }
             var entry = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(min(remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 1_000))
+            let milliseconds = Int32(
+                min(
+                    remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1,
+                    1_000))
             let ready = poll(&entry, 1, milliseconds)
             if ready == 0 || (ready == -1 && errno == EINTR) { continue }
             guard ready > 0 else { break }

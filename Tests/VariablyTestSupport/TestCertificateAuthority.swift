@@ -51,7 +51,8 @@ package struct TestCertificateAuthority: Sendable {
     /// machine that allows no mount namespace (an unprivileged container), and says so with
     /// `VARIABLY_HTTPS_TEST_CA_IN_SYSTEM=1`. Then every process trusts it, the HTTPS cases run in this
     /// one, and a child needs no namespace.
-    package static let isInSystemBundle = trusted != nil
+    package static let isInSystemBundle =
+        trusted != nil
         && ProcessInfo.processInfo.environment["VARIABLY_HTTPS_TEST_CA_IN_SYSTEM"] == "1"
 
     /// The CA bundle libcurl reads, the first of FoundationNetworking's list that exists.
@@ -81,8 +82,10 @@ package struct TestCertificateAuthority: Sendable {
         for arguments in geteuid() == 0 ? [["-m"], ["-rm"]] : [["-rm"]] {
             let devNull = open("/dev/null", O_WRONLY)
             defer { close(devNull) }
-            guard let child = try? ChildProcess(
-                executable: unshare, arguments: arguments + ["true"], standardOutput: devNull, standardError: devNull)
+            guard
+                let child = try? ChildProcess(
+                    executable: unshare, arguments: arguments + ["true"], standardOutput: devNull,
+                    standardError: devNull)
             else { continue }
             if child.waitForExit(timeout: .seconds(10)) == .exited(0) { return arguments }
         }
@@ -106,7 +109,8 @@ package struct TestCertificateAuthority: Sendable {
         guard await child.exit(within: .seconds(60)) == .exited(0) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: ".ci/make-test-ca failed"])
         }
-        let bundle = try Data(contentsOf: URL(fileURLWithPath: systemBundle))
+        let bundle =
+            try Data(contentsOf: URL(fileURLWithPath: systemBundle))
             + Data("\n".utf8) + Data(contentsOf: URL(fileURLWithPath: authority.certificate))
         try bundle.write(to: URL(fileURLWithPath: authority.bundle))
         return authority
@@ -147,7 +151,8 @@ package struct TestCertificateAuthority: Sendable {
     // MARK: - Helpers
 
     private static func executable(_ name: String) -> String? {
-        let folders = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"]
+        let folders =
+            ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

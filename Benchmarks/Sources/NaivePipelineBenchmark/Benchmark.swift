@@ -82,13 +82,21 @@ func runBenchmark(users: Int, folder: URL) async throws {
     let tenth = max(samples.count / 10, 1)
     let early = samples.prefix(tenth).max() ?? 0
     let late = samples.suffix(tenth).max() ?? 0
-    print("  repository full sync:   \(seconds(fullTime)) s, \(rate(full.pulled, fullTime)) (\(full.inserted) inserted)")
+    print(
+        "  repository full sync:   \(seconds(fullTime)) s, \(rate(full.pulled, fullTime)) (\(full.inserted) inserted)")
     print("  naive pipeline:         \(seconds(naiveTime)) s, \(rate(naiveCount, naiveTime))")
-    let ratio = (Double(naiveTime.components.seconds) + Double(naiveTime.components.attoseconds) / 1e18)
+    let ratio =
+        (Double(naiveTime.components.seconds) + Double(naiveTime.components.attoseconds) / 1e18)
         / (Double(fullTime.components.seconds) + Double(fullTime.components.attoseconds) / 1e18)
-    print("  speed-up over naive:    \(String(format: "%.2f", ratio))x wall clock, \(String(format: "%.2f", naiveCPU / fullCPU))x CPU time (\(String(format: "%.2f", fullCPU)) s against \(String(format: "%.2f", naiveCPU)) s)")
-    print("  incremental sync (1%):  \(seconds(incrementalTime)) s, \(incremental.pulled) pulled, \(incremental.updated) updated")
-    print("  memory: resident before sync \(megabytes(baseline)), peak during sync \(megabytes(peak)) (+\(megabytes(peak - baseline)))")
+    print(
+        "  speed-up over naive:    \(String(format: "%.2f", ratio))x wall clock, \(String(format: "%.2f", naiveCPU / fullCPU))x CPU time (\(String(format: "%.2f", fullCPU)) s against \(String(format: "%.2f", naiveCPU)) s)"
+    )
+    print(
+        "  incremental sync (1%):  \(seconds(incrementalTime)) s, \(incremental.pulled) pulled, \(incremental.updated) updated"
+    )
+    print(
+        "  memory: resident before sync \(megabytes(baseline)), peak during sync \(megabytes(peak)) (+\(megabytes(peak - baseline)))"
+    )
     print("          resident after the first 10% of pages \(megabytes(early)), after the last 10% \(megabytes(late))")
 }
 

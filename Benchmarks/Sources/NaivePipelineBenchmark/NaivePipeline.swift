@@ -102,11 +102,21 @@ private struct ColumnContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] = []
 
     mutating func encodeNil(forKey key: Key) throws { storage.columns.append((key.stringValue, .null)) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { storage.columns.append((key.stringValue, .integer(value ? 1 : 0))) }
-    mutating func encode(_ value: String, forKey key: Key) throws { storage.columns.append((key.stringValue, .text(value))) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { storage.columns.append((key.stringValue, .real(value))) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { storage.columns.append((key.stringValue, .integer(Int64(value)))) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { storage.columns.append((key.stringValue, .integer(value))) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        storage.columns.append((key.stringValue, .integer(value ? 1 : 0)))
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        storage.columns.append((key.stringValue, .text(value)))
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        storage.columns.append((key.stringValue, .real(value)))
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        storage.columns.append((key.stringValue, .integer(Int64(value))))
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        storage.columns.append((key.stringValue, .integer(value)))
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         switch value {

@@ -12,7 +12,10 @@ struct BenchUser: VariablyCodable, Hashable, Sendable {
     var createdAt: Date
     var tags: [String]
 
-    init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, score: Double, createdAt: Date, tags: [String]) {
+    init(
+        id: Int64, userName: String, email: String, age: Int, isActive: Bool, score: Double, createdAt: Date,
+        tags: [String]
+    ) {
         self.id = id
         self.userName = userName
         self.email = email
@@ -52,7 +55,8 @@ struct BenchUser: VariablyCodable, Hashable, Sendable {
         BenchUser(
             id: Int64(index + 1), userName: "user\(index)", email: "user\(index)@example.com", age: 18 + index % 60,
             isActive: index % 3 != 0, score: Double(index % 1000) / 8,
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), tags: ["tag\(index % 7)", "group\(index % 3)"])
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
+            tags: ["tag\(index % 7)", "group\(index % 3)"])
     }
 }
 
@@ -69,7 +73,8 @@ struct DerivedBenchUser: VariablyCodable, EmptyInitializable {
 
     static let keySets = KeySets<DerivedBenchUser>(defaultSource: .remote) {
         KeySet(.remote, style: .snakeCase) {
-            Key(\.id); Key(\.userName); Key(\.email); Key(\.age); Key(\.isActive); Key(\.score); Key(\.createdAt); Key(\.tags)
+            Key(\.id); Key(\.userName); Key(\.email); Key(\.age); Key(\.isActive); Key(\.score); Key(\.createdAt);
+            Key(\.tags)
         }
     }
 }

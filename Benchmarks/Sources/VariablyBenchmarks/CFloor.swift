@@ -11,7 +11,9 @@ final class FloorRows {
 
     init(_ users: some Collection<BenchUser>) {
         let tags = users.map { RawDatabase.jsonArray($0.tags) }
-        textByteCount = zip(users, tags).reduce(0) { $0 + $1.0.userName.utf8.count + $1.0.email.utf8.count + $1.1.utf8.count }
+        textByteCount = zip(users, tags).reduce(0) {
+            $0 + $1.0.userName.utf8.count + $1.0.email.utf8.count + $1.1.utf8.count
+        }
         text = .allocate(byteCount: max(1, textByteCount), alignment: 1)
         rows = .allocate(capacity: users.count)
         var offset = 0
@@ -30,7 +32,8 @@ final class FloorRows {
                 at: index,
                 to: sqlite_floor_user(
                     id: user.id, user_name: userName, user_name_length: userNameLength, email: email,
-                    email_length: emailLength, age: Int64(user.age), is_active: user.isActive ? 1 : 0, score: user.score,
+                    email_length: emailLength, age: Int64(user.age), is_active: user.isActive ? 1 : 0,
+                    score: user.score,
                     created_at: user.createdAt.timeIntervalSince1970, tags: tagText, tags_length: tagLength))
         }
     }
@@ -59,7 +62,10 @@ enum CFloor {
             file.path, checkpoints, prefill.map { UnsafePointer($0.rows.baseAddress) } ?? nil,
             Int64(prefill?.rows.count ?? 0), rows.rows.baseAddress, Int64(rows.rows.count),
             Int64(pageSize ?? rows.rows.count), upsert ? 1 : 0, &error, Int32(error.count))
-        guard code == 0 else { throw BenchmarkError("C floor: " + String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)) }
+        guard code == 0 else {
+            throw BenchmarkError(
+                "C floor: " + String(decoding: error.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+        }
         return rows.rows.count
     }
 
@@ -69,10 +75,14 @@ enum CFloor {
     ) -> [Variant] {
         [
             Variant(name: name) {
-                try write(rows, prefill: prefill, pageSize: pageSize, upsert: upsert, checkpoints: sqlite_floor_checkpoints_in_background)
+                try write(
+                    rows, prefill: prefill, pageSize: pageSize, upsert: upsert,
+                    checkpoints: sqlite_floor_checkpoints_in_background)
             },
             Variant(name: onCommitName) {
-                try write(rows, prefill: prefill, pageSize: pageSize, upsert: upsert, checkpoints: sqlite_floor_checkpoints_on_commit)
+                try write(
+                    rows, prefill: prefill, pageSize: pageSize, upsert: upsert,
+                    checkpoints: sqlite_floor_checkpoints_on_commit)
             },
         ]
     }
@@ -89,7 +99,8 @@ final class FloorReader {
     init(path: String, capacity: Int, arenaBytes: Int) throws {
         var message = [CChar](repeating: 0, count: 512)
         guard let reader = sqlite_floor_reader_open(path, &message, Int32(message.count)) else {
-            throw BenchmarkError("C floor: " + String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+            throw BenchmarkError(
+                "C floor: " + String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
         }
         self.reader = reader
         rows = .allocate(capacity: max(100, capacity))

@@ -30,7 +30,9 @@ func fastJSONGroups(users: [BenchUser]) throws -> [Group] {
                 try decodePages { try JSONDecoder().decode(BenchPage<SynthesizedUser>.self, from: payload).users.count }
             },
             Variant(name: "key-set container (JSONDecoder)") {
-                try decodePages { try JSONDecoder(source: .remote).decode(BenchPage<BenchUser>.self, from: payload).users.count }
+                try decodePages {
+                    try JSONDecoder(source: .remote).decode(BenchPage<BenchUser>.self, from: payload).users.count
+                }
             },
             Variant(name: "KeySetJSONDecoder") {
                 try decodePages { try fast.decode(BenchPage<BenchUser>.self, from: payload).users.count }

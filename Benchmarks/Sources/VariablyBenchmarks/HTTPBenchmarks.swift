@@ -16,7 +16,8 @@ func httpGroups(users: [BenchUser]) throws -> [Group] {
     func sync(from remote: some RemoteSource<BenchUser>) throws -> Int {
         let file = try TemporaryDatabase()
         let repository = try Repository<BenchUser>(
-            database: try SQLiteDatabase(path: file.path), remote: remote, configuration: SyncConfiguration(pageSize: pageSize))
+            database: try SQLiteDatabase(path: file.path), remote: remote,
+            configuration: SyncConfiguration(pageSize: pageSize))
         let report = try runBlocking { try await repository.sync() }
         guard report.inserted == count else { throw BenchmarkError("synced \(report.inserted) of \(count)") }
         return report.pulled
@@ -24,13 +25,15 @@ func httpGroups(users: [BenchUser]) throws -> [Group] {
     let http = HTTPRemoteSource<BenchUser>(baseURL: loopback.baseURL)
     return [
         Group(
-            name: "Sync over loopback HTTP", variants: [
+            name: "Sync over loopback HTTP",
+            variants: [
                 Variant(name: "Repository.sync(), in-process simulated server") { try sync(from: server) },
                 Variant(name: "Repository.sync(), HTTPRemoteSource over 127.0.0.1") { try sync(from: http) },
             ],
             targets: ["Repository.sync(), HTTPRemoteSource over 127.0.0.1": 0.7]),
         Group(
-            name: "Sync over loopback HTTP, gzip", variants: [
+            name: "Sync over loopback HTTP, gzip",
+            variants: [
                 Variant(name: "HTTPRemoteSource over 127.0.0.1, identity") { try sync(from: http) },
                 Variant(name: "HTTPRemoteSource over 127.0.0.1, gzip -6 pages") {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: gzipped.baseURL))

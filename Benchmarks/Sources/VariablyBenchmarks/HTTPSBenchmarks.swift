@@ -53,13 +53,16 @@ func httpsGroups(users: [BenchUser]) throws -> [Group] {
     let plainURLSession = "http:// identity, URLSessionTransport"
     return [
         Group(
-            name: "Sync over loopback HTTPS, gzip", variants: [
+            name: "Sync over loopback HTTPS, gzip",
+            variants: [
                 Variant(name: baseline) { try sync(from: HTTPRemoteSource<BenchUser>(baseURL: identity.baseURL)) },
                 Variant(name: secure) {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL, transport: transport))
                 },
                 // The default on Linux: kept-alive connections, HTTP/2 where the server offers it.
-                Variant(name: secureSocket) { try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL)) },
+                Variant(name: secureSocket) {
+                    try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureGzip.baseURL))
+                },
                 Variant(name: "https:// identity, libcurl") {
                     try sync(from: HTTPRemoteSource<BenchUser>(baseURL: secureIdentity.baseURL))
                 },

@@ -68,7 +68,8 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
     var group = group
     if !configuration.skippedVariants.isEmpty {
         group.variants = group.variants.enumerated().filter { variant in
-            variant.offset == 0 || !configuration.skippedVariants.contains { variant.element.name.localizedCaseInsensitiveContains($0) }
+            variant.offset == 0
+                || !configuration.skippedVariants.contains { variant.element.name.localizedCaseInsensitiveContains($0) }
         }.map(\.element)
     }
     if let wanted = configuration.variant {
@@ -79,7 +80,9 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
         // run, a first run warms up what a process does once (conformance lookups, key-set
         // resolution, statement caches) unless `--no-warm-up` says otherwise.
         let exact = group.variants.filter { $0.name == wanted }
-        for variant in exact.isEmpty ? group.variants.filter({ $0.name.localizedCaseInsensitiveContains(wanted) }) : exact {
+        for variant in exact.isEmpty
+            ? group.variants.filter({ $0.name.localizedCaseInsensitiveContains(wanted) }) : exact
+        {
             if configuration.warmUp { _ = try variant.run() }
             _ = try ProfiledSection.run("variant") {
                 callgrind_section_begin()
@@ -111,7 +114,8 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
     let names = group.variants.map(\.name)
     return rows
         + group.comparisons.compactMap { comparison in
-            guard let variant = names.firstIndex(of: comparison.variant), let baseline = names.firstIndex(of: comparison.baseline)
+            guard let variant = names.firstIndex(of: comparison.variant),
+                let baseline = names.firstIndex(of: comparison.baseline)
             else { return nil }
             return ResultRow(
                 group: group.name + ", ratio to " + comparison.baseline, variant: comparison.variant,
@@ -121,7 +125,8 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Peak resident memory of this process so far, in MiB (Linux: VmHWM).
@@ -135,13 +140,19 @@ func peakResidentMiB() -> Double? {
 }
 
 func printTable(_ rows: [ResultRow]) {
-    func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+    func pad(_ text: String, _ width: Int) -> String {
+        text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
+    }
     print("| group | variant | records/s | ratio | target | met |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
     for row in rows {
-        let rate = row.recordsPerSecond >= 1e6 ? String(format: "%.2fM", row.recordsPerSecond / 1e6) : String(format: "%.0fk", row.recordsPerSecond / 1e3)
+        let rate =
+            row.recordsPerSecond >= 1e6
+            ? String(format: "%.2fM", row.recordsPerSecond / 1e6) : String(format: "%.0fk", row.recordsPerSecond / 1e3)
         let target = row.target.map { String(format: ">= %.2f", $0) } ?? ""
         let met = row.target.map { row.ratio >= $0 ? "yes" : "no" } ?? ""
-        print("| \(row.group) | \(pad(row.variant, 0)) | \(rate) | \(String(format: "%.2f", row.ratio)) | \(target) | \(met) |")
+        print(
+            "| \(row.group) | \(pad(row.variant, 0)) | \(rate) | \(String(format: "%.2f", row.ratio)) | \(target) | \(met) |"
+        )
     }
 }

@@ -35,9 +35,15 @@ func jsonGroups(users: [BenchUser]) throws -> [Group] {
     let encodeGroup = Group(
         name: "JSON encode",
         variants: [
-            Variant(name: "synthesized Codable, explicit CodingKeys") { try JSONEncoder().encode(synthesized).count > 0 ? synthesized.count : 0 },
-            Variant(name: "key-set derived encoding") { try JSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0 },
-            Variant(name: "KeySetJSONEncoder") { try KeySetJSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0 },
+            Variant(name: "synthesized Codable, explicit CodingKeys") {
+                try JSONEncoder().encode(synthesized).count > 0 ? synthesized.count : 0
+            },
+            Variant(name: "key-set derived encoding") {
+                try JSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0
+            },
+            Variant(name: "KeySetJSONEncoder") {
+                try KeySetJSONEncoder(source: .remote).encode(users).count > 0 ? users.count : 0
+            },
         ],
         targets: ["key-set derived encoding": 0.95])
     return [decodeGroup] + (try fastJSONGroups(users: users)) + [encodeGroup]

@@ -29,7 +29,9 @@ final class LoopbackServer: @unchecked Sendable {
             let page = try runBlocking { try await server.pull(after: after, limit: pageSize) }
             var body = Data(#"{"records":"#.utf8)
             body.append(page.records)
-            body.append(contentsOf: #","deleted":[],"next_cursor":"\#(page.nextCursor.rawValue)","has_more":\#(page.hasMore)}"#.utf8)
+            body.append(
+                contentsOf: #","deleted":[],"next_cursor":"\#(page.nextCursor.rawValue)","has_more":\#(page.hasMore)}"#
+                    .utf8)
             pages[after?.rawValue ?? ""] = gzip ? try Self.gzipped(body) : body
             cursor = page.nextCursor
             if !page.hasMore { break }
@@ -67,7 +69,9 @@ final class LoopbackServer: @unchecked Sendable {
         let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
         let status = pages[after] == nil ? "410 Gone" : "200 OK"
         let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""
-        var response = Data("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n\(coding)Content-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+        var response = Data(
+            "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n\(coding)Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                .utf8)
         response.append(body)
         sendAll(response, to: connection)
     }
@@ -107,7 +111,9 @@ func listenOnLoopback(backlog: Int32) throws -> (socket: Int32, port: UInt16) {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard bound == 0, listen(listener, backlog) == 0 else {
         close(listener)

@@ -20,17 +20,20 @@ func observationGroups(users: [BenchUser]) throws -> [Group] {
             var consumers: [Task<Int, any Error>] = []
             if observers > 0 {
                 let streams: [AsyncThrowingStream<Int, any Error>] = [
-                    repository.observe(where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 100)
-                        .map(\.count).erasedToStream(),
+                    repository.observe(
+                        where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 100
+                    )
+                    .map(\.count).erasedToStream(),
                     repository.observeCount(where: #Predicate { $0.isActive }).erasedToStream(),
                     repository.observe(id: 42).map { $0 == nil ? 0 : 1 }.erasedToStream(),
                 ]
                 for stream in streams.prefix(observers) {
-                    consumers.append(Task {
-                        var values = 0
-                        for try await _ in stream { values += 1 }
-                        return values
-                    })
+                    consumers.append(
+                        Task {
+                            var values = 0
+                            for try await _ in stream { values += 1 }
+                            return values
+                        })
                 }
             }
             let report = try await repository.sync()
@@ -42,7 +45,8 @@ func observationGroups(users: [BenchUser]) throws -> [Group] {
     }
     return [
         Group(
-            name: "Sync with observers", variants: [
+            name: "Sync with observers",
+            variants: [
                 Variant(name: "Repository.sync(), no observer") { try sync(observers: 0) },
                 Variant(name: "Repository.sync(), 3 active observers") { try sync(observers: 3) },
             ],

@@ -86,7 +86,8 @@ struct PushConcurrency {
         for row in rows {
             print(
                 String(
-                    format: "| %d | %d | %d | %.3f | %.0f | %.2f |", row.latency, row.count, row.concurrency, row.seconds,
+                    format: "| %d | %d | %d | %.3f | %.0f | %.2f |", row.latency, row.count, row.concurrency,
+                    row.seconds,
                     Double(row.count) / row.seconds, row.ratio))
         }
     }
@@ -210,7 +211,8 @@ final class PushServer: @unchecked Sendable {
             reply = Data(#"{"detail":"Not found."}"#.utf8)
         }
         var response = Data(
-            "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(reply.count)\r\nConnection: close\r\n\r\n".utf8)
+            "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(reply.count)\r\nConnection: close\r\n\r\n"
+                .utf8)
         response.append(reply)
         sendAll(response, to: connection)
     }

@@ -7,7 +7,8 @@ final class RawDatabase {
 
     init(path: String) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle else {
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK, let handle
+        else {
             throw BenchmarkError("cannot open \(path)")
         }
         self.handle = handle
@@ -36,11 +37,13 @@ final class RawDatabase {
         CREATE INDEX IF NOT EXISTS users_user_name ON users(user_name);
         """
 
-    static let insertSQL = "INSERT INTO users (id, user_name, email, age, is_active, score, created_at, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-    static let upsertSQL = insertSQL + """
-         ON CONFLICT(id) DO UPDATE SET user_name = excluded.user_name, email = excluded.email, age = excluded.age, \
-        is_active = excluded.is_active, score = excluded.score, created_at = excluded.created_at, tags = excluded.tags
-        """
+    static let insertSQL =
+        "INSERT INTO users (id, user_name, email, age, is_active, score, created_at, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    static let upsertSQL =
+        insertSQL + """
+             ON CONFLICT(id) DO UPDATE SET user_name = excluded.user_name, email = excluded.email, age = excluded.age, \
+            is_active = excluded.is_active, score = excluded.score, created_at = excluded.created_at, tags = excluded.tags
+            """
 
     /// Writes `users` with one reused statement in one transaction.
     func write(_ users: [BenchUser], sql: String) throws -> Int {
@@ -65,7 +68,9 @@ final class RawDatabase {
         sqlite3_bind_double(statement, 6, user.score)
         sqlite3_bind_double(statement, 7, user.createdAt.timeIntervalSince1970)
         sqlite3_bind_text(statement, 8, RawDatabase.jsonArray(user.tags), -1, transient)
-        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchmarkError(String(cString: sqlite3_errmsg(handle))) }
+        guard sqlite3_step(statement) == SQLITE_DONE else {
+            throw BenchmarkError(String(cString: sqlite3_errmsg(handle)))
+        }
         sqlite3_reset(statement)
     }
 

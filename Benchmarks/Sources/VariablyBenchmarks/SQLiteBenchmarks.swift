@@ -20,7 +20,8 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     let batchInsert = "VariablySQLite batch insert"
     let batchUpsert = "VariablySQLite batch upsert"
     let onCommit = VariablySQLiteVariants.onCommitSuffix
-    let querySQL = "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
+    let querySQL =
+        "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
 
     func raw(_ body: (RawDatabase) throws -> Int) throws -> Int {
         let file = try TemporaryDatabase()
@@ -41,15 +42,22 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     var groups: [Group] = []
     groups.append(
         Group(
-            name: "SQLite insert", variants: CFloor.writeVariants(floorUsers) + [
+            name: "SQLite insert",
+            variants: CFloor.writeVariants(floorUsers) + [
                 Variant(name: swiftCallingC) { try raw { try $0.write(users, sql: RawDatabase.insertSQL) } },
                 VariablySQLiteVariants.insert(users),
                 VariablySQLiteVariants.insert(users, checkpoints: .onCommit(afterPages: 1_000)),
                 Variant(name: "GRDB Codable record") {
-                    try grdb { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).insert(db) } }; return users.count }
+                    try grdb { queue in
+                        try queue.write { db in for user in users { try GRDBCodableUser(user).insert(db) } };
+                        return users.count
+                    }
                 },
                 Variant(name: "GRDB hand-written record") {
-                    try grdb { queue in try queue.write { db in for user in users { try GRDBManualUser(user).insert(db) } }; return users.count }
+                    try grdb { queue in
+                        try queue.write { db in for user in users { try GRDBManualUser(user).insert(db) } };
+                        return users.count
+                    }
                 },
             ], targets: [batchInsert: 0.9],
             comparisons: [(batchInsert + onCommit, CFloor.onCommitName, 0.9), (batchInsert, swiftCallingC, nil)]))
@@ -66,7 +74,10 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                 VariablySQLiteVariants.upsert(users, existing: existing),
                 VariablySQLiteVariants.upsert(users, existing: existing, checkpoints: .onCommit(afterPages: 1_000)),
                 Variant(name: "GRDB Codable record") {
-                    try grdb(prefill: existing) { queue in try queue.write { db in for user in users { try GRDBCodableUser(user).upsert(db) } }; return users.count }
+                    try grdb(prefill: existing) { queue in
+                        try queue.write { db in for user in users { try GRDBCodableUser(user).upsert(db) } };
+                        return users.count
+                    }
                 },
             ], targets: [batchUpsert: 0.9],
             comparisons: [(batchUpsert + onCommit, CFloor.onCommitName, 0.9), (batchUpsert, swiftCallingC, nil)]))
@@ -83,21 +94,33 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
     do {
         groups.append(
             Group(
-                name: "SQLite fetch all", variants: [
+                name: "SQLite fetch all",
+                variants: [
                     Variant(name: "C floor, columns by index into C structs, text copied into an arena") {
                         try floorReader.fetchAll()
                     },
                     Variant(name: swiftCallingCRead) {
                         _ = file
-                        return try database.fetch("SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count },
+                        return try database.fetch(
+                            "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users"
+                        ).count
+                    },
                     variablyFetchAll,
                     Variant(name: "GRDB Codable record") { try queue.read { try GRDBCodableUser.fetchAll($0).count } },
-                    Variant(name: "GRDB hand-written record") { try queue.read { try GRDBManualUser.fetchAll($0, sql: "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users").count } },
+                    Variant(name: "GRDB hand-written record") {
+                        try queue.read {
+                            try GRDBManualUser.fetchAll(
+                                $0,
+                                sql: "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users"
+                            ).count
+                        }
+                    },
                 ], targets: ["VariablySQLite fetchAll": 0.85],
                 comparisons: [("VariablySQLite fetchAll", swiftCallingCRead, nil)]))
         groups.append(
             Group(
-                name: "SQLite query LIMIT 100 (queries)", variants: [
+                name: "SQLite query LIMIT 100 (queries)",
+                variants: [
                     Variant(name: "C floor, hand-written SQL, rows into C structs") {
                         _ = try floorReader.query(repetitions: queryCount)
                         return queryCount
@@ -110,7 +133,9 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                     Variant(name: "GRDB query interface, Codable") {
                         try queue.read { db in
                             for _ in 0..<queryCount {
-                                _ = try GRDBCodableUser.filter(Column("age") > 30 && Column("is_active")).order(Column("user_name")).limit(100).fetchAll(db)
+                                _ = try GRDBCodableUser.filter(Column("age") > 30 && Column("is_active")).order(
+                                    Column("user_name")
+                                ).limit(100).fetchAll(db)
                             }
                         }
                         return queryCount

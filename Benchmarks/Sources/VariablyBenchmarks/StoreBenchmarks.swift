@@ -50,7 +50,8 @@ struct RelatedModelsBenchmark {
             let (b, c) = (median(perTable.map(\.0)), median(feed.map(\.0)))
             print(
                 String(
-                    format: "| full sync | %d | %.0fk | %.0fk | %.2f | %.0fk | %.2f | %.3f / %.3f |", size, a / 1e3, b / 1e3, b / a,
+                    format: "| full sync | %d | %.0fk | %.0fk | %.2f | %.0fk | %.2f | %.3f / %.3f |", size, a / 1e3,
+                    b / 1e3, b / a,
                     c / 1e3, c / a, median(perTable.map(\.1)), median(feed.map(\.1))))
             FileHandle.standardError.write(Data("measured \(Self.name) at \(size)\n".utf8))
         }
@@ -74,7 +75,8 @@ struct RelatedModelsBenchmark {
         let third = size / 3
         let clock = SimulatedClock()
         let authors = try SimulatedServer(records: (0..<third).lazy.map(BenchAuthor.make), seed: 6, clock: clock)
-        let posts = try SimulatedServer(records: (0..<third).lazy.map { BenchPost.make($0, authors: third) }, seed: 7, clock: clock)
+        let posts = try SimulatedServer(
+            records: (0..<third).lazy.map { BenchPost.make($0, authors: third) }, seed: 7, clock: clock)
         let comments = try SimulatedServer(
             records: (0..<(size - 2 * third)).lazy.map { BenchComment.make($0, posts: third) }, seed: 8, clock: clock)
         let file = try TemporaryDatabase()
@@ -85,7 +87,8 @@ struct RelatedModelsBenchmark {
         )
         let store =
             throughFeed
-            ? SyncStore(repositories.0, repositories.1, repositories.2, feed: SimulatedChangeFeed(authors, posts, comments))
+            ? SyncStore(
+                repositories.0, repositories.1, repositories.2, feed: SimulatedChangeFeed(authors, posts, comments))
             : SyncStore(repositories.0, repositories.1, repositories.2)
         let start = DispatchTime.now().uptimeNanoseconds
         let report = try runBlocking { try await store.sync() }
@@ -100,8 +103,12 @@ struct RelatedModelsBenchmark {
             try await authors.simulateOtherClients(edits: 50) { author, _ in author.name += "!" }
             let newPosts = (0..<50).map { BenchPost.make(third + $0, authors: third) }
             try await posts.simulateOtherClients(edits: 50, insertions: newPosts) { post, _ in post.score += 1 }
-            let newComments = (0..<50).map { BenchComment(id: Int64(size + $0 + 1), postID: Int64(third + $0 + 1), body: "new", score: 0) }
-            return try await comments.simulateOtherClients(edits: 50, insertions: newComments) { comment, _ in comment.score += 1 }
+            let newComments = (0..<50).map {
+                BenchComment(id: Int64(size + $0 + 1), postID: Int64(third + $0 + 1), body: "new", score: 0)
+            }
+            return try await comments.simulateOtherClients(edits: 50, insertions: newComments) { comment, _ in
+                comment.score += 1
+            }
         }
         let changesStart = DispatchTime.now().uptimeNanoseconds
         let changes = try runBlocking { try await store.sync() }
@@ -135,7 +142,9 @@ struct BenchFlat: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     }
 
     static let keySets = KeySets<BenchFlat>(defaultSource: .remote) {
-        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.groupID, "group_id"); Key(\.title); Key(\.score) }
+        KeySet(.remote, style: .snakeCase) {
+            Key(\.id); Key(\.groupID, "group_id"); Key(\.title); Key(\.score)
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<BenchFlat>("bench_flat", primaryKey: \.id, [.index(\.groupID)])
@@ -154,7 +163,9 @@ struct BenchAuthor: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     var email: String
     var score: Double
 
-    init(id: Int64, name: String, email: String, score: Double) { (self.id, self.name, self.email, self.score) = (id, name, email, score) }
+    init(id: Int64, name: String, email: String, score: Double) {
+        (self.id, self.name, self.email, self.score) = (id, name, email, score)
+    }
     init(from container: DecodingContainer<BenchAuthor>) throws {
         id = try container.decode(\.id)
         name = try container.decode(\.name)
@@ -163,13 +174,17 @@ struct BenchAuthor: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     }
 
     static let keySets = KeySets<BenchAuthor>(defaultSource: .remote) {
-        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.name); Key(\.email); Key(\.score) }
+        KeySet(.remote, style: .snakeCase) {
+            Key(\.id); Key(\.name); Key(\.email); Key(\.score)
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<BenchAuthor>("bench_authors", primaryKey: \.id)
 
     static func make(_ index: Int) -> BenchAuthor {
-        BenchAuthor(id: Int64(index + 1), name: "author \(index)", email: "author\(index)@example.com", score: Double(index % 100))
+        BenchAuthor(
+            id: Int64(index + 1), name: "author \(index)", email: "author\(index)@example.com",
+            score: Double(index % 100))
     }
 }
 
@@ -191,11 +206,14 @@ struct BenchPost: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     }
 
     static let keySets = KeySets<BenchPost>(defaultSource: .remote) {
-        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.authorID, "author_id"); Key(\.title); Key(\.score) }
+        KeySet(.remote, style: .snakeCase) {
+            Key(\.id); Key(\.authorID, "author_id"); Key(\.title); Key(\.score)
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<BenchPost>(
-        "bench_posts", primaryKey: \.id, [.references(\.authorID, BenchAuthor.self, onDelete: .cascade), .index(\.authorID)])
+        "bench_posts", primaryKey: \.id,
+        [.references(\.authorID, BenchAuthor.self, onDelete: .cascade), .index(\.authorID)])
 
     static func make(_ index: Int, authors: Int) -> BenchPost {
         BenchPost(id: Int64(index + 1), authorID: Int64(index % authors + 1), title: "post \(index)", score: 0)
@@ -209,7 +227,9 @@ struct BenchComment: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     var body: String
     var score: Double
 
-    init(id: Int64, postID: Int64, body: String, score: Double) { (self.id, self.postID, self.body, self.score) = (id, postID, body, score) }
+    init(id: Int64, postID: Int64, body: String, score: Double) {
+        (self.id, self.postID, self.body, self.score) = (id, postID, body, score)
+    }
     init(from container: DecodingContainer<BenchComment>) throws {
         id = try container.decode(\.id)
         postID = try container.decode(\.postID)
@@ -218,11 +238,14 @@ struct BenchComment: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
     }
 
     static let keySets = KeySets<BenchComment>(defaultSource: .remote) {
-        KeySet(.remote, style: .snakeCase) { Key(\.id); Key(\.postID, "post_id"); Key(\.body); Key(\.score) }
+        KeySet(.remote, style: .snakeCase) {
+            Key(\.id); Key(\.postID, "post_id"); Key(\.body); Key(\.score)
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<BenchComment>(
-        "bench_comments", primaryKey: \.id, [.references(\.postID, BenchPost.self, onDelete: .cascade), .index(\.postID)])
+        "bench_comments", primaryKey: \.id,
+        [.references(\.postID, BenchPost.self, onDelete: .cascade), .index(\.postID)])
 
     static func make(_ index: Int, posts: Int) -> BenchComment {
         BenchComment(id: Int64(index + 1), postID: Int64(index % posts + 1), body: "comment \(index)", score: 0)

@@ -41,10 +41,18 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
     let pageSize = 1_000
     let source = try PreEncodedSource(serving: try SimulatedServer(records: users, seed: 1), pageSize: pageSize)
     let decodedPages = try source.ordered.map { try JSONDecoder().decode([SynthesizedUser].self, from: $0.records) }
-        .map { $0.map { BenchUser(id: $0.id, userName: $0.userName, email: $0.email, age: $0.age, isActive: $0.isActive, score: $0.score, createdAt: $0.createdAt, tags: $0.tags) } }
+        .map {
+            $0.map {
+                BenchUser(
+                    id: $0.id, userName: $0.userName, email: $0.email, age: $0.age, isActive: $0.isActive,
+                    score: $0.score, createdAt: $0.createdAt, tags: $0.tags)
+            }
+        }
 
     let floorUsers = FloorRows(decodedPages.joined())
-    let rawC = Variant(name: "Swift calling the C API: insert of the decoded users, one reused statement, a transaction per page") {
+    let rawC = Variant(
+        name: "Swift calling the C API: insert of the decoded users, one reused statement, a transaction per page"
+    ) {
         let file = try TemporaryDatabase()
         let database = try RawDatabase(path: file.path)
         try database.execute(RawDatabase.createTable)
@@ -86,10 +94,14 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
         let repository = try Repository<BenchUser>(
             database: database, remote: source, configuration: SyncConfiguration(pageSize: pageSize))
         if appTrigger {
-            try database.write { try $0.execute(sql: "CREATE TRIGGER app_audit AFTER DELETE ON users BEGIN SELECT 1; END") }
+            try database.write {
+                try $0.execute(sql: "CREATE TRIGGER app_audit AFTER DELETE ON users BEGIN SELECT 1; END")
+            }
         }
         let report = try runBlocking { try await repository.sync() }
-        guard report.inserted == users.count else { throw BenchmarkError("synced \(report.inserted) of \(users.count)") }
+        guard report.inserted == users.count else {
+            throw BenchmarkError("synced \(report.inserted) of \(users.count)")
+        }
         return report.pulled
     }
     let repository = "Repository.sync(), pages of 1,000"
@@ -98,7 +110,8 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
     let onCommit = "the same sync, checkpoints on commit (SQLite's default)"
     return [
         Group(
-            name: "Sync into an empty file", variants: CFloor.writeVariants(floorUsers, pageSize: pageSize) + [
+            name: "Sync into an empty file",
+            variants: CFloor.writeVariants(floorUsers, pageSize: pageSize) + [
                 rawC, naive, decodeThenInsert,
                 Variant(name: oneCore) { try onOneCore { try sync() } },
                 Variant(name: withTriggers) { try sync(appTrigger: true) },
@@ -106,7 +119,8 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
                 Variant(name: repository) { try sync() },
             ],
             targets: [repository: 0.75],
-            comparisons: [(onCommit, CFloor.onCommitName, 0.75), (repository, rawC.name, nil), (repository, naive.name, 8),
+            comparisons: [
+                (onCommit, CFloor.onCommitName, 0.75), (repository, rawC.name, nil), (repository, naive.name, 8),
                 (repository, oneCore, nil), (repository, withTriggers, nil), (repository, onCommit, nil),
             ])
     ]

@@ -3,10 +3,12 @@ import VariablyCodable
 import VariablySQLite
 
 extension BenchUser: SQLiteStorable {
-    static let sqliteTable = SQLiteTable<BenchUser>("users", primaryKey: \.id, [
-        .index(\.userName),
-        .dateEncoding(\.createdAt, .secondsSince1970),
-    ])
+    static let sqliteTable = SQLiteTable<BenchUser>(
+        "users", primaryKey: \.id,
+        [
+            .index(\.userName),
+            .dateEncoding(\.createdAt, .secondsSince1970),
+        ])
 }
 
 /// VariablySQLite variants for the SQLite groups, appended after the C floor and the Swift loop over the C API.

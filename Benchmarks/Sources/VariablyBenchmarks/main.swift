@@ -3,21 +3,30 @@ import Foundation
 if let index = CommandLine.arguments.firstIndex(of: "--memory"), index + 1 < CommandLine.arguments.count {
     // A child process measuring one job's peak memory (see Memory.swift).
     let job = MemoryJob(rawValue: CommandLine.arguments[index + 1])!
-    let records = CommandLine.arguments.firstIndex(of: "--records").map { Int(CommandLine.arguments[$0 + 1])! } ?? 100_000
+    let records =
+        CommandLine.arguments.firstIndex(of: "--records").map { Int(CommandLine.arguments[$0 + 1])! } ?? 100_000
     try job.run(records: records)
     exit(0)
 }
 
 let configuration = Configuration.parse(CommandLine.arguments)
 let users = (0..<configuration.records).map(BenchUser.make)
-print("VariablyCodable benchmarks: \(configuration.records) users, \(configuration.rounds) round(s), warm-up: \(configuration.warmUp)")
+print(
+    "VariablyCodable benchmarks: \(configuration.records) users, \(configuration.rounds) round(s), warm-up: \(configuration.warmUp)"
+)
 
 // Each builder with the names of the groups it makes: a filter skips the set-up of the groups it
 // leaves out (some start processes, which tools such as valgrind do not run).
 let builders: [(names: [String], build: ([BenchUser]) throws -> [Group])] = [
-    (["JSON decode", "JSON encode", "JSON decode, pages of 1,000 users", "JSON decode, one user per call"], { try jsonGroups(users: $0) }),
+    (
+        ["JSON decode", "JSON encode", "JSON decode, pages of 1,000 users", "JSON decode, one user per call"],
+        { try jsonGroups(users: $0) }
+    ),
     (["JSON decode, key strategies", "JSON decode, ISO 8601 dates"], { try toolkitGroups(users: $0) }),
-    (["SQLite insert", "SQLite upsert, half existing", "SQLite fetch all", "SQLite query LIMIT 100 (queries)"], { try sqliteGroups(users: $0) }),
+    (
+        ["SQLite insert", "SQLite upsert, half existing", "SQLite fetch all", "SQLite query LIMIT 100 (queries)"],
+        { try sqliteGroups(users: $0) }
+    ),
     (["Sync into an empty file"], { try syncGroups(users: $0) }),
     (["Sync with observers"], { try observationGroups(users: $0) }),
     (["Sync over loopback HTTP", "Sync over loopback HTTP, gzip"], { try httpGroups(users: $0) }),
@@ -25,7 +34,9 @@ let builders: [(names: [String], build: ([BenchUser]) throws -> [Group])] = [
 ]
 var groups: [Group] = []
 for builder in builders
-where configuration.filter.map({ filter in builder.names.contains { $0.localizedCaseInsensitiveContains(filter) } }) ?? true {
+where configuration.filter.map({ filter in builder.names.contains { $0.localizedCaseInsensitiveContains(filter) } })
+    ?? true
+{
     groups += try builder.build(users)
 }
 
@@ -37,7 +48,11 @@ for group in groups where configuration.filter.map({ group.name.localizedCaseIns
 }
 if !rows.isEmpty { printTable(rows) }
 
-if configuration.variant == nil, configuration.filter.map({ "sync".localizedCaseInsensitiveContains($0) || "memory".localizedCaseInsensitiveContains($0) }) ?? true {
+if configuration.variant == nil,
+    configuration.filter.map({
+        "sync".localizedCaseInsensitiveContains($0) || "memory".localizedCaseInsensitiveContains($0)
+    }) ?? true
+{
     let (pulled, seconds) = try measureIncrementalSync(users: users)
     print("")
     print(String(format: "Incremental sync of 1%% after a full sync: %d records pulled in %.3f s", pulled, seconds))
@@ -50,7 +65,8 @@ if configuration.variant == nil, configuration.filter.map({ "sync".localizedCase
     }
 }
 
-if configuration.variant == nil, configuration.filter.map({ "observers".localizedCaseInsensitiveContains($0) }) ?? true {
+if configuration.variant == nil, configuration.filter.map({ "observers".localizedCaseInsensitiveContains($0) }) ?? true
+{
     let samples = configuration.isQuick ? 20 : 500
     let latencies = try measureObservationLatency(users: users, samples: samples).sorted()
     let median = latencies[latencies.count / 2]

@@ -47,7 +47,9 @@ package struct BinaryPropertyListCheck {
         for index in 0..<Int(objectCount) {
             let start = offsetTableStart + index * offsetSize
             let offset = Self.integer(bytes[start..<(start + offsetSize)])
-            guard offset >= 8, offset < tableStart else { throw Self.corrupt("object \(index) lies outside the objects") }
+            guard offset >= 8, offset < tableStart else {
+                throw Self.corrupt("object \(index) lies outside the objects")
+            }
             offsets.append(Int(offset))
         }
         self.offsets = offsets
@@ -91,7 +93,9 @@ package struct BinaryPropertyListCheck {
             }
             let value = Self.integer(bytes[(position + 1)..<(position + 1 + size)])
             position += 1 + size
-            guard value <= UInt64(offsetTableStart) else { throw Self.corrupt("object \(object) is longer than the file") }
+            guard value <= UInt64(offsetTableStart) else {
+                throw Self.corrupt("object \(object) is longer than the file")
+            }
             return Int(value)
         }
         func require(_ byteCount: Int) throws {

@@ -18,7 +18,8 @@ extension DecodingContainer {
         do {
             root = try decoder.container(keyedBy: AnyCodingKey.self)
         } catch {
-            throw VariablyCodingError(error, source: source, modelType: Model.self, entry: nil, codingPath: decoder.codingPath)
+            throw VariablyCodingError(
+                error, source: source, modelType: Model.self, entry: nil, codingPath: decoder.codingPath)
         }
         let backend = FoundationDecodingBackend(root: root, layout: keySet.layout, userInfo: userInfo)
         self.init(source: source, keySet: keySet, backend: backend)

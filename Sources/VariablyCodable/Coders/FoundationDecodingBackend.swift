@@ -60,7 +60,8 @@ final class FoundationDecodingBackend: KeySetDecodingBackend {
                 first.leaf,
                 DecodingError.Context(
                     codingPath: path,
-                    debugDescription: "No value for \(paths.map { "\"\($0.components)\"" }.joined(separator: " | "))\(seen)."))
+                    debugDescription:
+                        "No value for \(paths.map { "\"\($0.components)\"" }.joined(separator: " | "))\(seen)."))
         }
         return try container.decodeScalarAware(Value.self, forKey: key)
     }

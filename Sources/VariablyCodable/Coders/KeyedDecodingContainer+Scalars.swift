@@ -33,7 +33,9 @@ extension KeyedDecodingContainer {
         if Value.self == Double.self {
             return unsafeBitCast(try decodeIfPresent(Double.self, forKey: key), to: Value?.self)
         }
-        if Value.self == Bool.self { return unsafeBitCast(try decodeIfPresent(Bool.self, forKey: key), to: Value?.self) }
+        if Value.self == Bool.self {
+            return unsafeBitCast(try decodeIfPresent(Bool.self, forKey: key), to: Value?.self)
+        }
         return try decodeIfPresent(Value.self, forKey: key)
     }
 }

@@ -37,7 +37,8 @@ package enum XMLPropertyListCheck {
                     throw DecodingError.dataCorrupted(
                         DecodingError.Context(
                             codingPath: [],
-                            debugDescription: "The property list nests arrays or dictionaries deeper than \(maximumNesting) levels."))
+                            debugDescription:
+                                "The property list nests arrays or dictionaries deeper than \(maximumNesting) levels."))
                 }
             } else if tag.starts(with: Array("/array".utf8)) || tag.starts(with: Array("/dict>".utf8)) {
                 depth -= 1

@@ -36,7 +36,8 @@ public struct DecodingContainer<Model> {
     /// - Parameter keyPathOrder: Given by a reader of many rows, which calls its `startRow()` before
     ///   each row, so that each key path is looked up in the key set once.
     package init(
-        source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend, keyPathOrder: KeyPathOrder? = nil
+        source: CodingSource, keySet: KeySet<Model>, backend: any KeySetDecodingBackend,
+        keyPathOrder: KeyPathOrder? = nil
     ) {
         self.source = source
         self.keySet = keySet

@@ -39,10 +39,16 @@ public import Foundation
 }
 
 extension KeySetDecodingBackend {
-    @usableFromInline package func decodeString(entry index: Int) throws -> String { try decode(String.self, entry: index) }
+    @usableFromInline package func decodeString(entry index: Int) throws -> String {
+        try decode(String.self, entry: index)
+    }
     @usableFromInline package func decodeInt(entry index: Int) throws -> Int { try decode(Int.self, entry: index) }
-    @usableFromInline package func decodeInt64(entry index: Int) throws -> Int64 { try decode(Int64.self, entry: index) }
-    @usableFromInline package func decodeDouble(entry index: Int) throws -> Double { try decode(Double.self, entry: index) }
+    @usableFromInline package func decodeInt64(entry index: Int) throws -> Int64 {
+        try decode(Int64.self, entry: index)
+    }
+    @usableFromInline package func decodeDouble(entry index: Int) throws -> Double {
+        try decode(Double.self, entry: index)
+    }
     @usableFromInline package func decodeBool(entry index: Int) throws -> Bool { try decode(Bool.self, entry: index) }
     @usableFromInline package func decodeDate(entry index: Int) throws -> Date { try decode(Date.self, entry: index) }
 }

@@ -24,7 +24,9 @@ package struct JSONBody {
         root = start..<(try Self.skipValue(bytes, from: start, depth: 0))
         index = root.upperBound
         Self.skipWhitespace(bytes, &index)
-        guard index == bytes.count else { throw JSONBodyError("unexpected bytes after the JSON value at offset \(index)") }
+        guard index == bytes.count else {
+            throw JSONBodyError("unexpected bytes after the JSON value at offset \(index)")
+        }
     }
 
     /// The range of the value at `path` (object keys from the top), `nil` when a key is missing or a
@@ -79,7 +81,9 @@ package struct JSONBody {
             let keyEnd = try Self.skipValue(bytes, from: keyStart, depth: 0)
             index = keyEnd
             Self.skipWhitespace(bytes, &index)
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw JSONBodyError("a member without ':' at offset \(index)") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw JSONBodyError("a member without ':' at offset \(index)")
+            }
             index += 1
             Self.skipWhitespace(bytes, &index)
             let valueStart = index
@@ -212,7 +216,9 @@ package struct JSONBody {
                 let byte = bytes[index]
                 if byte == close { return index + 1 }
                 if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") {
-                    guard !expectsValue else { throw JSONBodyError("an unexpected '\(UnicodeScalar(byte))' at offset \(index)") }
+                    guard !expectsValue else {
+                        throw JSONBodyError("an unexpected '\(UnicodeScalar(byte))' at offset \(index)")
+                    }
                     expectsValue = true
                     index += 1
                     continue

@@ -79,9 +79,12 @@ extension FileCache {
             defer { close(descriptor) }
             // Held: a writer is between writing and renaming it.
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
-            let isWriterDead = writerProcess(inName: name.dropFirst(prefix.count)).map { kill($0, 0) != 0 && errno == ESRCH }
+            let isWriterDead = writerProcess(inName: name.dropFirst(prefix.count)).map {
+                kill($0, 0) != 0 && errno == ESRCH
+            }
             var status = stat()
-            let isOld = fstat(descriptor, &status) == 0
+            let isOld =
+                fstat(descriptor, &status) == 0
                 && Date(timeIntervalSince1970: TimeInterval(Self.modificationSeconds(status))) < cutoff
             if isWriterDead == true || isOld { unlink(path) }
         }

@@ -267,7 +267,8 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
             if link(file.path, destination.path) == 0 { break }
             if errno == ENOENT { return nil }  // removed since it was read
             guard errno == EEXIST else {
-                throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+                throw FileCacheError.readFailed(
+                    file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             }
             number += 1
         }

@@ -47,7 +47,8 @@ public enum FileCacheError: Error, CustomStringConvertible {
     /// The file concerned.
     public var file: URL {
         switch self {
-        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _), .tooLarge(let file, _, _),
+        case .corrupt(let file, _, _, _), .readFailed(let file, _), .writeFailed(let file, _),
+            .tooLarge(let file, _, _),
             .notARegularFile(let file, _):
             return file
         }

@@ -22,7 +22,8 @@ public struct DataPath: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     /// Splits `"data.profile.name"` at its dots; `""` is ``root``.
     public init(dotted: String) {
-        self.keys = dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        self.keys =
+            dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// A dotted path, as ``init(dotted:)`` reads it.

@@ -54,7 +54,8 @@ package class KeyCoder<Model>: @unchecked Sendable {
     }
 
     /// Writes `value` after the transform or date strategy of ``options``.
-    func encodeApplyingOptions<Value: Encodable>(_ value: Value, to sink: any KeySetEncodingSink, at index: Int) throws {
+    func encodeApplyingOptions<Value: Encodable>(_ value: Value, to sink: any KeySetEncodingSink, at index: Int) throws
+    {
         if let transform = options.transform {
             try sink.encode(transform.encode(value), at: index)
         } else if let dates = options.dates, let date = value as? Date {
@@ -186,7 +187,9 @@ private final class OptionalKeyCoder<Model, Wrapped: Codable>: KeyCoder<Model>, 
     }
 
     override func encode(_ model: Model, to sink: any KeySetEncodingSink, at index: Int) throws {
-        if let value = offset.map({ StoredPropertyOffset.read(Wrapped?.self, at: $0, in: model) }) ?? model[keyPath: keyPath] {
+        if let value = offset.map({ StoredPropertyOffset.read(Wrapped?.self, at: $0, in: model) })
+            ?? model[keyPath: keyPath]
+        {
             if encodesWithOptions {
                 try encodeApplyingOptions(value, to: sink, at: index)
                 return

@@ -28,7 +28,8 @@ public struct KeySets<Model>: Sendable {
     /// - Parameters:
     ///   - defaultSource: The source used when a coder names none; without it such coding throws.
     ///   - content: One ``KeySet`` per source.
-    public init(defaultSource: CodingSource? = nil, @DeclarationBuilder<KeySet<Model>> _ content: () -> [KeySet<Model>]) {
+    public init(defaultSource: CodingSource? = nil, @DeclarationBuilder<KeySet<Model>> _ content: () -> [KeySet<Model>])
+    {
         let declared = content()
         var problems: [KeySetProblem] = []
         // Every property any key set lists, in order of first appearance: what styled sets fill in.
@@ -53,7 +54,8 @@ public struct KeySets<Model>: Sendable {
         for source in sources {
             let keySet = resolved[source]!
             let excluded = Set(keySet.excludedKeyPaths.map { SendableKeyPath($0) })
-            for key in allKeys where keySet.index(of: key.keyPath) == nil && !excluded.contains(SendableKeyPath(key.keyPath)) {
+            for key in allKeys
+            where keySet.index(of: key.keyPath) == nil && !excluded.contains(SendableKeyPath(key.keyPath)) {
                 problems.append(KeySetProblem(.missingKeyPath, source: source, keyPath: "\(key.keyPath)", key: nil))
             }
         }

@@ -84,7 +84,9 @@
             // every transport (reads follow any, writes only 307 and 308).
             setLong(CURLOPT_FOLLOWLOCATION, 0)
             setLong(CURLOPT_TIMEOUT_MS, Int(min(request.timeout, 1e9) * 1000))
-            setLong(CURLOPT_HTTP_VERSION, configuration.prefersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
+            setLong(
+                CURLOPT_HTTP_VERSION,
+                configuration.prefersHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
             // No CURLOPT_PIPEWAIT: with it, a request to a server whose last connection is still being set
             // up waits for it, and against a server that closes each connection (HTTP/1.1,
             // `Connection: close`) concurrent requests went one at a time. Requests after the first
@@ -132,7 +134,8 @@
                     setString(CURLOPT_COPYPOSTFIELDS, "")
                 } else {
                     bytes.withUnsafeBytes { raw in
-                        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+                        _ = ccurl_easy_setopt_pointer(
+                            easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
                     }
                 }
                 if request.method != "POST" { setString(CURLOPT_CUSTOMREQUEST, request.method) }
@@ -318,14 +321,16 @@
             _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &proxyStatus)
             if proxyStatus >= 300 || code == CURLE_PROXY {
                 return .proxyRefused(
-                    request: summary, reason: proxyStatus >= 300 ? "CONNECT answered \(proxyStatus) (\(reason))" : reason)
+                    request: summary,
+                    reason: proxyStatus >= 300 ? "CONNECT answered \(proxyStatus) (\(reason))" : reason)
             }
             switch code {
             case CURLE_OPERATION_TIMEDOUT:
                 return .timedOut(request: summary, seconds: timeout)
             case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
                 return .cannotConnect(request: summary, reason: reason)
-            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_ISSUER_ERROR,
+            case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM,
+                CURLE_SSL_ISSUER_ERROR,
                 CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CRL_BADFILE:
                 return .tlsFailure(request: summary, reason: "the server's certificate was refused: \(reason)")
             case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER:

@@ -67,7 +67,8 @@
             public init(
                 proxy: String? = nil, noProxy: String? = nil,
                 certificateAuthorityFile: String? = Configuration.environment("SSL_CERT_FILE"),
-                certificateAuthorityDirectory: String? = Configuration.environment("SSL_CERT_DIR"), prefersHTTP2: Bool = true
+                certificateAuthorityDirectory: String? = Configuration.environment("SSL_CERT_DIR"),
+                prefersHTTP2: Bool = true
             ) {
                 self.proxy = proxy
                 self.noProxy = noProxy
@@ -135,7 +136,8 @@
             if let failure = CurlLibrary.initializationFailure { throw failure }
             guard let multi else {
                 throw HTTPTransportError.libraryUnavailable(
-                    reason: "libcurl \(CurlLibrary.version) could not make a multi handle", install: CurlLibrary.installHint)
+                    reason: "libcurl \(CurlLibrary.version) could not make a multi handle",
+                    install: CurlLibrary.installHint)
             }
             if request.url.scheme?.lowercased() == "https", !CurlLibrary.supportsTLS {
                 throw HTTPTransportError.libraryUnavailable(

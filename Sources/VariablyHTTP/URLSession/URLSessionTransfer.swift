@@ -122,7 +122,11 @@ package final class URLSessionTransfer: @unchecked Sendable {
     }
 
     func complete(error: (any Error)?) {
-        if error == nil, var answer = lock.withLock({ defer { pendingAnswer = nil }; return pendingAnswer }) {
+        if error == nil,
+            var answer = lock.withLock({
+                defer { pendingAnswer = nil }; return pendingAnswer
+            })
+        {
             // An empty body: nothing to decode.
             answer.headers["content-encoding"] = nil
             _ = deliver(answer)
@@ -190,7 +194,9 @@ package final class URLSessionTransfer: @unchecked Sendable {
     /// `error` of URLSession as an ``HTTPTransportError``, classified as the sync layer retries it.
     private func transportError(_ error: any Error) -> any Error {
         if error is HTTPTransportError || error is CancellationError { return error }
-        guard let error = error as? URLError else { return HTTPTransportError.failed(request: summary, reason: "\(error)") }
+        guard let error = error as? URLError else {
+            return HTTPTransportError.failed(request: summary, reason: "\(error)")
+        }
         switch error.code {
         case .timedOut:
             return HTTPTransportError.connectionLost(request: summary, reason: "\(error)")
@@ -202,7 +208,8 @@ package final class URLSessionTransfer: @unchecked Sendable {
             return HTTPTransportError.connectionLost(request: summary, reason: "\(error)")
         case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
             .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
-            return HTTPTransportError.tlsFailure(request: summary, reason: "the server's certificate was refused: \(error)")
+            return HTTPTransportError.tlsFailure(
+                request: summary, reason: "the server's certificate was refused: \(error)")
         case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse:
             return HTTPTransportError.invalidResponse(request: summary, reason: "\(error)")
         case .cancelled:

@@ -46,7 +46,8 @@ public final class URLSessionTransport: SelfTimedHTTPTransport {
     public init(configuration: URLSessionConfiguration) {
         let router = URLSessionTransportDelegate()
         self.router = router
-        session = URLSession(configuration: configuration, delegate: router, delegateQueue: Self.delegateQueue(over: router.queue))
+        session = URLSession(
+            configuration: configuration, delegate: router, delegateQueue: Self.delegateQueue(over: router.queue))
     }
 
     /// The queue the session calls its delegate on: serial, over a dispatch queue of its own. The queue

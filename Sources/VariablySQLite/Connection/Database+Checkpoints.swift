@@ -20,7 +20,8 @@ extension Database {
                 handle,
                 { context, _, _, pages in
                     if let context {
-                        Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().walDidCommit(pages: Int(pages))
+                        Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().walDidCommit(
+                            pages: Int(pages))
                     }
                     return SQLITE_OK
                 }, Unmanaged.passUnretained(checkpointer).toOpaque())

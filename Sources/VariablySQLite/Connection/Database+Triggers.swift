@@ -27,7 +27,8 @@ extension Database {
     /// - Complexity: O(1) while the schema is unchanged; one read of the schema after a change.
     package func withoutOwnTriggers<T>(on table: String, ownTriggerPrefix: String, _ body: () throws -> T) throws -> T {
         // Before 3.35.0 the option also turned TEMP triggers off, which this check does not look for.
-        guard sqlite3_libversion_number() >= 3_035_000, try onlyOwnTriggers(on: table, ownTriggerPrefix: ownTriggerPrefix)
+        guard sqlite3_libversion_number() >= 3_035_000,
+            try onlyOwnTriggers(on: table, ownTriggerPrefix: ownTriggerPrefix)
         else { return try body() }
         guard variably_sqlite_enable_triggers(handle, 0) == 0 else { return try body() }
         defer { _ = variably_sqlite_enable_triggers(handle, 1) }

@@ -63,7 +63,8 @@ public final class Database {
             self.traceBox = nil
         }
         let timeout = configuration.busyTimeout.components
-        sqlite3_busy_timeout(handle, Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
+        sqlite3_busy_timeout(
+            handle, Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000))
         try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")
         try execute(sql: "PRAGMA case_sensitive_like = \(configuration.caseSensitiveLike ? "ON" : "OFF")")
         if isReadOnly {

@@ -115,7 +115,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
         components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
         let uri = components.string ?? "file:\(path)?immutable=1"
         writer = try Database(
-            location: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, configuration: configuration, isReadOnly: true)
+            location: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, configuration: configuration, isReadOnly: true
+        )
         // Opening is lazy: read the schema now so that a missing or damaged file fails here.
         _ = try writer.fetchValue(sql: "SELECT count(*) FROM sqlite_schema")
     }

@@ -44,15 +44,21 @@ final class QueryObservation<Fingerprint: Equatable & Sendable, Value: Sendable>
     private let lock = NSLock()
     private var state = State()
 
-    private init(database: SQLiteDatabase, fetch: @escaping Fetch, continuation: AsyncThrowingStream<Value, any Error>.Continuation) {
+    private init(
+        database: SQLiteDatabase, fetch: @escaping Fetch,
+        continuation: AsyncThrowingStream<Value, any Error>.Continuation
+    ) {
         self.database = database
         self.fetch = fetch
         self.continuation = continuation
     }
 
     /// Starts observing `tables`: the stream yields the current value at once, then each changed value.
-    static func stream(database: SQLiteDatabase, tables: Set<String>, fetch: @escaping Fetch) -> AsyncThrowingStream<Value, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
+    static func stream(database: SQLiteDatabase, tables: Set<String>, fetch: @escaping Fetch) -> AsyncThrowingStream<
+        Value, any Error
+    > {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: Value.self, bufferingPolicy: .bufferingNewest(1))
         let observation = QueryObservation(database: database, fetch: fetch, continuation: continuation)
         let token = database.changes.addObserver(tables: tables) { [weak observation] in observation?.tablesChanged() }
         observation.lock.withLock {

@@ -102,8 +102,9 @@ extension SQLiteDatabase {
         }
         let query = SQLQuery(sql: sql, arguments: arguments)
         return observe(tables: [mapping.tableName]) { db in
-            guard case .integer(let count)? = try db.fetchValue(
-                sql: query.sql, arguments: StatementArguments(positional: query.arguments))
+            guard
+                case .integer(let count)? = try db.fetchValue(
+                    sql: query.sql, arguments: StatementArguments(positional: query.arguments))
             else { return 0 }
             return Int(count)
         }

@@ -143,7 +143,8 @@ struct MergingUpsertPlan {
             var slots = mapping.columns.map { ColumnSlot(type: $0.storedType, kind: $0.kind, index: 0) }
             for (position, entry) in entries.enumerated() {
                 slots[entry] = ColumnSlot(
-                    type: mapping.columns[entry].storedType, kind: mapping.columns[entry].kind, index: Int32(position + 1))
+                    type: mapping.columns[entry].storedType, kind: mapping.columns[entry].kind,
+                    index: Int32(position + 1))
             }
             return slots
         }
@@ -158,7 +159,8 @@ struct MergingUpsertPlan {
                 "UPDATE \(mapping.quotedTable) SET " + assignments.joined(separator: ", ")
                 + " WHERE \(names[primaryKey]) = ?\(entries.count + 1) AND (" + changes.joined(separator: " OR ") + ")"
             let parkSQL =
-                "UPDATE \(mapping.quotedTable) SET " + entries.map { "\(names[$0]) = randomblob(16)" }.joined(separator: ", ")
+                "UPDATE \(mapping.quotedTable) SET "
+                + entries.map { "\(names[$0]) = randomblob(16)" }.joined(separator: ", ")
                 + " WHERE \(names[primaryKey]) = ?1"
             return Group(
                 sql: sql, entries: entries + [primaryKey], slots: slots(binding: entries + [primaryKey]),

@@ -53,7 +53,8 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     ///
     /// - Throws: An encoding error if an id does not fit the column.
     /// - Complexity: O(n) in the models.
-    package func sqlValues(ofModels models: [Model]) throws -> [SQLValue] where Model: Identifiable, Model.ID: Encodable {
+    package func sqlValues(ofModels models: [Model]) throws -> [SQLValue]
+    where Model: Identifiable, Model.ID: Encodable {
         // `$0.id` is a witness call; `map(\.id)` would read through the key path, with the runtime's
         // metadata lookups, per model.
         try sqlValues(of: models.map { $0.id })
@@ -194,7 +195,8 @@ extension Database {
     /// Calls `body` with the primary key of every row, reading that column only.
     ///
     /// - Complexity: O(n), without decoding any model.
-    package func forEachPrimaryKey<Model: SQLiteStorable>(_ type: Model.Type, _ body: (SQLValue) throws -> Void) throws {
+    package func forEachPrimaryKey<Model: SQLiteStorable>(_ type: Model.Type, _ body: (SQLValue) throws -> Void) throws
+    {
         let key = PrimaryKey<Model>()
         let statement = try makeStatement(sql: "SELECT \(key.quotedColumn) FROM \(key.quotedTable)")
         while try statement.step() { try body(statement.value(at: 0)) }

@@ -24,10 +24,13 @@ extension Database {
     /// - Complexity: What SQLite needs for the query, plus O(*n*) in the rows returned.
     @inlinable
     public func fetch<Model: SQLiteStorable>(
-        _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        _ type: Model.Type, where predicate: Predicate<Model>? = nil,
+        sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, offset: Int? = nil, ifUntranslatable policy: UntranslatablePolicy = .throwError
     ) throws -> [Model] {
-        if let rows = try rows(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset, ifUntranslatable: policy) {
+        if let rows = try rows(
+            type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset, ifUntranslatable: policy)
+        {
             return try rows.collect()
         }
         // Asked for: the caller accepts a full scan rather than an error.
@@ -75,7 +78,8 @@ extension Database {
     /// - Throws: ``QueryTranslationError``, ``SQLiteError``, `VariablyCodingError`, or what `body` throws.
     /// - Complexity: O(*n*) in the rows visited.
     public func forEach<Model: SQLiteStorable>(
-        _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        _ type: Model.Type, where predicate: Predicate<Model>? = nil,
+        sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         _ body: (Model) throws -> Void
     ) throws {
         let mapping = TableMapping<Model>.shared
@@ -100,7 +104,8 @@ extension Database {
     /// ```
     ///
     /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
-    public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>? = nil) throws -> Int {
+    public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>? = nil) throws -> Int
+    {
         let mapping = TableMapping<Model>.shared
         var sql = mapping.countSQL
         var arguments: StatementArguments = []

@@ -210,7 +210,8 @@ extension Database {
     @usableFromInline func allRows<Model: SQLiteStorable>(of type: Model.Type) throws -> RowCursor<Model> {
         let mapping = TableMapping<Model>.shared
         return try RowCursor(
-            statement: try cachedStatement(sql: mapping.selectSQL), arguments: [], mapping: mapping, slots: mapping.readSlots)
+            statement: try cachedStatement(sql: mapping.selectSQL), arguments: [], mapping: mapping,
+            slots: mapping.readSlots)
     }
 
     /// Models read from hand-written SQL; columns are matched to the `sqlite` key set by name, once

@@ -25,7 +25,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatableExpression, ModelKeyPathE
         }
         guard let column = try context.column(path) else {
             throw QueryTranslationError(
-                expression: "\(path)", reason: "the \(context.modelName) sqlite key set has no column for this key path.")
+                expression: "\(path)",
+                reason: "the \(context.modelName) sqlite key set has no column for this key path.")
         }
         return column
     }

@@ -43,7 +43,9 @@ enum PredicateSQL {
     }
 
     /// `<`, `<=`, `>`, `>=`: only on columns whose stored values order like the Swift values.
-    static func ordering(_ lhs: Any, _ op: String, _ rhs: Any, in context: PredicateSQLContext, node: Any) throws -> SQLTerm {
+    static func ordering(_ lhs: Any, _ op: String, _ rhs: Any, in context: PredicateSQLContext, node: Any) throws
+        -> SQLTerm
+    {
         let left = try translate(lhs, in: context)
         let right = try translate(rhs, in: context)
         try checkOrderable(left, node: node)
@@ -176,7 +178,9 @@ enum PredicateSQL {
     /// `LIKE 'prefix%'`, which can use an index; a NUL in the stored text after the prefix does not
     /// change its answer. Other prefixes are `instr(...) = 1`: `substr` of an empty BLOB is NULL, not an
     /// empty BLOB (https://www.sqlite.org/lang_corefunc.html#instr).
-    static func textSearch(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws -> SQLTerm {
+    static func textSearch(_ base: Any, _ other: Any, prefixOnly: Bool, in context: PredicateSQLContext) throws
+        -> SQLTerm
+    {
         let left = try translate(base, in: context)
         let right = try translate(other, in: context)
         for term in [left, right] {

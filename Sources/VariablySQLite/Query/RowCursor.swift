@@ -15,7 +15,8 @@ public import VariablyCodable
     /// A cursor over `statement`, bound to `arguments`, reading `slots` through `mapping`'s key set.
     ///
     /// - Throws: ``SQLiteError`` when the arguments cannot be bound.
-    init(statement: Statement, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]) throws {
+    init(statement: Statement, arguments: StatementArguments, mapping: TableMapping<Model>, slots: [ColumnSlot]) throws
+    {
         try statement.bind(arguments)
         self.statement = statement
         self.arguments = arguments

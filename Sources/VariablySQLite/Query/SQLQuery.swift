@@ -32,7 +32,8 @@ public struct SQLQuery: Hashable, Sendable {
     ///   - offset: Rows skipped first.
     /// - Throws: ``QueryTranslationError`` naming the part that has no SQL translation.
     public static func select<Model: SQLiteStorable>(
-        _ type: Model.Type, where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
+        _ type: Model.Type, where predicate: Predicate<Model>? = nil,
+        sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, offset: Int? = nil
     ) throws -> SQLQuery {
         let mapping = TableMapping<Model>.shared
@@ -73,7 +74,8 @@ public struct SQLQuery: Hashable, Sendable {
             column: { keyPath in
                 guard let (_, column) = mapping.column(for: keyPath) else { return nil }
                 try Self.checkComparable(column, keyPath)
-                return .column(quotedName: column.quotedName, kind: column.kind, isOptional: column.isOptional, keyPath: keyPath)
+                return .column(
+                    quotedName: column.quotedName, kind: column.kind, isOptional: column.isOptional, keyPath: keyPath)
             },
             modelName: "\(Model.self)")
         let term = try PredicateSQL.translate(predicate.expression, in: context)
@@ -81,7 +83,9 @@ public struct SQLQuery: Hashable, Sendable {
         return SQLQuery(sql: rendered.sql, arguments: rendered.arguments)
     }
 
-    static func orderByClause<Model>(_ sortDescriptors: [SortDescriptor<Model>], mapping: TableMapping<Model>) throws -> String {
+    static func orderByClause<Model>(_ sortDescriptors: [SortDescriptor<Model>], mapping: TableMapping<Model>) throws
+        -> String
+    {
         guard !sortDescriptors.isEmpty else { return "" }
         let terms = try sortDescriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath, let column = mapping.column(for: keyPath)?.column else {
@@ -93,7 +97,8 @@ public struct SQLQuery: Hashable, Sendable {
             if let stored = column.kind.unorderedStoredForm {
                 throw QueryTranslationError(
                     expression: "\(keyPath)",
-                    reason: "the column \(column.quotedName) holds the value as \(stored), which SQL cannot sort as the "
+                    reason:
+                        "the column \(column.quotedName) holds the value as \(stored), which SQL cannot sort as the "
                         + "property's `<` does; fetch with `ifUntranslatable: .evaluateInMemory`.")
             }
             return column.quotedName + (descriptor.order == .reverse ? " DESC" : "")
@@ -108,6 +113,7 @@ public struct SQLQuery: Hashable, Sendable {
         throw QueryTranslationError(
             expression: "\(keyPath)",
             reason: "the column \(column.quotedName) holds the values of a transform, which SQL cannot compare as the "
-                + "property's; fetch with `ifUntranslatable: .evaluateInMemory`, or query the stored values with raw SQL.")
+                + "property's; fetch with `ifUntranslatable: .evaluateInMemory`, or query the stored values with raw SQL."
+        )
     }
 }

@@ -41,7 +41,8 @@ enum SQLTerm {
     ) throws -> (sql: String, arguments: [SQLValue]) {
         switch self {
         case .root:
-            throw QueryTranslationError(expression: "$0", reason: "the model itself is not a value; use one of its properties.")
+            throw QueryTranslationError(
+                expression: "$0", reason: "the model itself is not a value; use one of its properties.")
         case .column(let name, _, _, _):
             return (name, [])
         case .null:

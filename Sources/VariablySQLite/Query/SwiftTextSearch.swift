@@ -13,15 +13,21 @@ enum SwiftTextSearch {
     /// Registers both functions on `handle`.
     static func register(on handle: OpaquePointer) {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
-        sqlite3_create_function_v2(handle, "variably_contains", 2, flags, nil, { context, _, arguments in
-            SwiftTextSearch.answer(context, arguments, prefixOnly: false)
-        }, nil, nil, nil)
-        sqlite3_create_function_v2(handle, "variably_starts_with", 2, flags, nil, { context, _, arguments in
-            SwiftTextSearch.answer(context, arguments, prefixOnly: true)
-        }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "variably_contains", 2, flags, nil,
+            { context, _, arguments in
+                SwiftTextSearch.answer(context, arguments, prefixOnly: false)
+            }, nil, nil, nil)
+        sqlite3_create_function_v2(
+            handle, "variably_starts_with", 2, flags, nil,
+            { context, _, arguments in
+                SwiftTextSearch.answer(context, arguments, prefixOnly: true)
+            }, nil, nil, nil)
     }
 
-    private static func answer(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, prefixOnly: Bool) {
+    private static func answer(
+        _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, prefixOnly: Bool
+    ) {
         guard let arguments, let text = arguments[0], let needle = arguments[1],
             sqlite3_value_type(text) != SQLITE_NULL, sqlite3_value_type(needle) != SQLITE_NULL
         else { return sqlite3_result_null(context) }
@@ -32,7 +38,9 @@ enum SwiftTextSearch {
     }
 
     /// The bytes of a value (a text's UTF-8, a blob's bytes, a number's text).
-    private static func withBytes<Result>(of value: OpaquePointer, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    private static func withBytes<Result>(of value: OpaquePointer, _ body: (UnsafeBufferPointer<UInt8>) -> Result)
+        -> Result
+    {
         // https://www.sqlite.org/c3ref/value_blob.html: the pointer first, then the size.
         let base = sqlite3_value_blob(value)
         let count = Int(sqlite3_value_bytes(value))
@@ -46,7 +54,9 @@ enum SwiftTextSearch {
     /// - Complexity: O(n·m) bytes compared for Latin text (scalars below U+0300, no `"\r\n"`), where
     ///   every scalar is a `Character` of its own; otherwise the strings are built and compared by
     ///   `Character`.
-    static func matches(_ text: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>, prefixOnly: Bool) -> Bool {
+    static func matches(_ text: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>, prefixOnly: Bool)
+        -> Bool
+    {
         if TextNormalization.isLatin(text, allowingCRLF: false), TextNormalization.isLatin(needle, allowingCRLF: true) {
             if prefixOnly { return text.starts(with: needle) }
             return firstByteMatch(of: needle, in: text)
@@ -56,7 +66,9 @@ enum SwiftTextSearch {
         return prefixOnly ? sequenceStartsWith(haystack, other) : collectionContains(haystack, other)
     }
 
-    private static func firstByteMatch(of needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func firstByteMatch(of needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
         guard !needle.isEmpty else { return true }
         guard needle.count <= text.count else { return false }
         let first = needle[0]

@@ -107,7 +107,9 @@ private struct UnkeyedProbe: UnkeyedEncodingContainer {
         count += 1
         try encoder.visit(value)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         count += 1
         return KeyedEncodingContainer(KeyedProbe<NestedKey>(encoder: encoder))
     }

@@ -33,7 +33,9 @@ enum ColumnValueCoding {
             if let integer = value as? any BinaryInteger {
                 guard let exact = Int64(exactly: integer) else {
                     throw EncodingError.invalidValue(
-                        value, .init(codingPath: [], debugDescription: "\(Value.self) does not fit in SQLite's 64-bit INTEGER."))
+                        value,
+                        .init(
+                            codingPath: [], debugDescription: "\(Value.self) does not fit in SQLite's 64-bit INTEGER."))
                 }
                 return .integer(exact)
             }
@@ -52,7 +54,9 @@ enum ColumnValueCoding {
         case .date(let encoding):
             if let date = value as? Date { return encoding.sqlValue(date) }
         case .formattedDate(let strategy):
-            if let date = value as? Date, case .string(let text) = strategy.encodedValue(for: date) { return .text(text) }
+            if let date = value as? Date, case .string(let text) = strategy.encodedValue(for: date) {
+                return .text(text)
+            }
         case .stringArray:
             if let strings = value as? [String] { return .text(ScalarArrayJSON.encode(strings)) }
         case .intArray, .int64Array, .doubleArray, .boolArray:
@@ -74,7 +78,8 @@ enum ColumnValueCoding {
     private static func real(_ double: Double, _ value: some Encodable) throws -> SQLValue {
         guard !double.isNaN else {
             throw EncodingError.invalidValue(
-                value, .init(codingPath: [], debugDescription: "NaN cannot be stored in SQLite: it would be stored as NULL."))
+                value,
+                .init(codingPath: [], debugDescription: "NaN cannot be stored in SQLite: it would be stored as NULL."))
         }
         return .real(double)
     }
@@ -187,7 +192,9 @@ enum ColumnValueCoding {
             return text.withUTF8 { ScalarArrayJSON.decodeScalars($0) { Double($0) } }
         case (.boolArray, .text(let text)):
             var text = text
-            return text.withUTF8 { ScalarArrayJSON.decodeScalars($0) { $0 == "true" ? true : $0 == "false" ? false : nil } }
+            return text.withUTF8 {
+                ScalarArrayJSON.decodeScalars($0) { $0 == "true" ? true : $0 == "false" ? false : nil }
+            }
         case (.codable, _):
             return nil
         default:
@@ -199,7 +206,8 @@ enum ColumnValueCoding {
         switch value {
         case .real(let seconds): return Date(timeIntervalSince1970: seconds)
         case .integer(let integer):
-            return Date(timeIntervalSince1970: encoding == .millisecondsSince1970 ? Double(integer) / 1000 : Double(integer))
+            return Date(
+                timeIntervalSince1970: encoding == .millisecondsSince1970 ? Double(integer) / 1000 : Double(integer))
         case .text(let text):
             guard let date = DateEncoding.parseISO8601(text) else { throw corrupted("Invalid ISO 8601 date.") }
             return date
@@ -214,7 +222,8 @@ enum ColumnValueCoding {
         switch value {
         case .text(let text):
             // Objects and arrays are stored as JSON; single values (a raw-value enum) as themselves.
-            if let first = text.utf8.first(where: { $0 > 0x20 }), first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+            if let first = text.utf8.first(where: { $0 > 0x20 }),
+                first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
                 let decoded = try? decoder.decode(Value.self, from: Data(text.utf8))
             {
                 return decoded
@@ -228,7 +237,9 @@ enum ColumnValueCoding {
             if let string = try? decoder.decode(Value.self, from: quoted(text)) { return string }
             let isJSONScalar = Double(text) != nil || text == "true" || text == "false"
             if isJSONScalar, let scalar = try? decoder.decode(Value.self, from: Data(text.utf8)) { return scalar }
-            if text == "1" || text == "0", let flag = try? decoder.decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8)) {
+            if text == "1" || text == "0",
+                let flag = try? decoder.decode(Value.self, from: Data((text == "1" ? "true" : "false").utf8))
+            {
                 return flag
             }
             json = quoted(text)

@@ -32,11 +32,22 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     private func located(_ error: DecodingError, entry: Int) -> DecodingError {
         switch error {
         case .typeMismatch(let type, let context):
-            .typeMismatch(type, .init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+            .typeMismatch(
+                type,
+                .init(
+                    codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))",
+                    underlyingError: context.underlyingError))
         case .dataCorrupted(let context):
-            .dataCorrupted(.init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+            .dataCorrupted(
+                .init(
+                    codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))",
+                    underlyingError: context.underlyingError))
         case .valueNotFound(let type, let context):
-            .valueNotFound(type, .init(codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))", underlyingError: context.underlyingError))
+            .valueNotFound(
+                type,
+                .init(
+                    codingPath: context.codingPath, debugDescription: context.debugDescription + " (\(origin(entry)))",
+                    underlyingError: context.underlyingError))
         default:
             error
         }
@@ -54,11 +65,15 @@ final class RowDecodingBackend: KeySetDecodingBackend {
         guard slot.index >= 0 else {
             throw DecodingError.keyNotFound(
                 AnyCodingKey(columns[index]),
-                .init(codingPath: [], debugDescription: "The query `\(statement.sql)` has no column \(SQL.quote(columns[index])) for this property."))
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "The query `\(statement.sql)` has no column \(SQL.quote(columns[index])) for this property."))
         }
         let (value, storage) = value(at: slot.index)
         guard storage != SQLITE_NULL else {
-            throw DecodingError.valueNotFound(Value.self, .init(codingPath: [], debugDescription: "The \(origin(index)) is NULL."))
+            throw DecodingError.valueNotFound(
+                Value.self, .init(codingPath: [], debugDescription: "The \(origin(index)) is NULL."))
         }
         do {
             return try read(Value.self, slot: slot, value: value, storage: storage)

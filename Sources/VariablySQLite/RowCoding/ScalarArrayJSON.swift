@@ -28,7 +28,9 @@ enum ScalarArrayJSON {
     ///
     /// - Returns: How many bytes were written and whether they are all ASCII, or `nil` when a string
     ///   needs escaping (then ``write(_:to:)`` writes it; `buffer` holds some bytes).
-    static func writeUnescaped(_ strings: [String], to buffer: UnsafeMutablePointer<UInt8>) -> (count: Int, isASCII: Bool)? {
+    static func writeUnescaped(_ strings: [String], to buffer: UnsafeMutablePointer<UInt8>) -> (
+        count: Int, isASCII: Bool
+    )? {
         var position = 1
         var highBits: UInt8 = 0
         buffer[0] = UInt8(ascii: "[")
@@ -195,7 +197,9 @@ enum ScalarArrayJSON {
         }
 
         mutating func skipWhitespace() {
-            while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x0D || bytes[position] == 0x09 {
+            while position < bytes.count,
+                bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x0D || bytes[position] == 0x09
+            {
                 position += 1
             }
         }

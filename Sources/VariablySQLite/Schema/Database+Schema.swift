@@ -29,7 +29,8 @@ extension Database {
     /// - Throws: ``SQLiteError``.
     public func tableExists(_ name: String) throws -> Bool {
         try fetchValue(
-            sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [name]) != nil
+            sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [name])
+            != nil
     }
 
     /// Brings the model's table up to date: creates it when missing, adds columns the key set gained
@@ -76,7 +77,9 @@ extension Database {
             }
             if !found {
                 problems.append(
-                    .referenceDiffers(column: reference.column, parent: "\(SQL.quote(reference.parentTable)) (\(SQL.quote(reference.parentColumn)))"))
+                    .referenceDiffers(
+                        column: reference.column,
+                        parent: "\(SQL.quote(reference.parentTable)) (\(SQL.quote(reference.parentColumn)))"))
             }
         }
         if !problems.isEmpty { throw SchemaMismatchError(table: mapping.tableName, problems: problems) }
@@ -108,7 +111,8 @@ extension Database {
             {
                 problems.append(
                     .indexDiffers(
-                        name: index.name, columns: index.columns, isUnique: index.isUnique, found: existing?.columns ?? []))
+                        name: index.name, columns: index.columns, isUnique: index.isUnique,
+                        found: existing?.columns ?? []))
             }
         }
         guard problems.isEmpty else { throw SchemaMismatchError(table: mapping.tableName, problems: problems) }
@@ -157,8 +161,10 @@ extension Database {
                 problems.append(.newColumnNeedsValue(column: column.name))
             }
         }
-        let oldKey = existing.values.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
-            .map(\.name)
+        let oldKey = existing.values.filter { $0.primaryKeyPosition > 0 }.sorted {
+            $0.primaryKeyPosition < $1.primaryKeyPosition
+        }
+        .map(\.name)
         let newKey = [mapping.columns[mapping.primaryKeyEntry].name]
         if oldKey.map(SQL.identifierKey) != newKey.map(SQL.identifierKey) {
             problems.append(.primaryKeyChanged(from: oldKey, to: newKey))

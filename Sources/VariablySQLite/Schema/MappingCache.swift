@@ -22,7 +22,8 @@ final class MappingCache: @unchecked Sendable {
             precondition(
                 !mapping.isNamedAfterType,
                 "\(String(reflecting: type)) and \(owner.name) would share the table \(SQL.quote(mapping.tableName)), named "
-                    + "after the type: declare `static let sqliteTable = SQLiteTable(\"...\", primaryKey: \\.id)` with a name of its own.")
+                    + "after the type: declare `static let sqliteTable = SQLiteTable(\"...\", primaryKey: \\.id)` with a name of its own."
+            )
         } else {
             owners[key] = (ObjectIdentifier(type), String(reflecting: type))
         }

@@ -51,7 +51,8 @@ public struct Migrator: Sendable {
             try database.write(.immediate) { db in
                 guard try !appliedIdentifiers(in: db).contains(step.identifier) else { return }
                 try step.body(db)
-                try db.execute(sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
+                try db.execute(
+                    sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
             }
         }
     }
@@ -66,7 +67,8 @@ public struct Migrator: Sendable {
         for step in steps where !applied.contains(step.identifier) {
             try db.inSavepoint {
                 try step.body(db)
-                try db.execute(sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
+                try db.execute(
+                    sql: "INSERT INTO \(SQL.quote(logTable)) (\"identifier\") VALUES (?)", arguments: [step.identifier])
             }
         }
     }
@@ -81,7 +83,8 @@ public struct Migrator: Sendable {
     }
 
     private func createLog(in db: Database) throws {
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(SQL.quote(logTable)) (\"identifier\" TEXT PRIMARY KEY NOT NULL)")
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS \(SQL.quote(logTable)) (\"identifier\" TEXT PRIMARY KEY NOT NULL)")
     }
 
     private func checkKnown(in db: Database) throws {

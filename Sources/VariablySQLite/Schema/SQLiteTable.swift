@@ -91,7 +91,8 @@ public struct TableElement<Model>: Sendable {
     /// ```swift
     /// .unique(\.email)
     /// ```
-    public static func unique(_ keyPaths: any PartialKeyPath<Model> & Sendable..., name: String? = nil) -> TableElement {
+    public static func unique(_ keyPaths: any PartialKeyPath<Model> & Sendable..., name: String? = nil) -> TableElement
+    {
         precondition(!keyPaths.isEmpty, "A unique constraint needs at least one key path: .unique(\\.email).")
         return TableElement(kind: .index(keyPaths: keyPaths, name: name, isUnique: true))
     }
@@ -101,12 +102,16 @@ public struct TableElement<Model>: Sendable {
     /// ```swift
     /// .dateEncoding(\.createdAt, .iso8601)
     /// ```
-    public static func dateEncoding(_ keyPath: any KeyPath<Model, Date> & Sendable, _ encoding: DateEncoding) -> TableElement {
+    public static func dateEncoding(_ keyPath: any KeyPath<Model, Date> & Sendable, _ encoding: DateEncoding)
+        -> TableElement
+    {
         TableElement(kind: .dateEncoding(keyPath: keyPath, encoding))
     }
 
     /// How an optional `Date` column is stored.
-    public static func dateEncoding(_ keyPath: any KeyPath<Model, Date?> & Sendable, _ encoding: DateEncoding) -> TableElement {
+    public static func dateEncoding(_ keyPath: any KeyPath<Model, Date?> & Sendable, _ encoding: DateEncoding)
+        -> TableElement
+    {
         TableElement(kind: .dateEncoding(keyPath: keyPath, encoding))
     }
 
@@ -121,9 +126,12 @@ public struct TableElement<Model>: Sendable {
     /// ```swift
     /// .defaultValue(\.score, 0)
     /// ```
-    public static func defaultValue(_ keyPath: any PartialKeyPath<Model> & Sendable, _ value: SQLValue) -> TableElement {
+    public static func defaultValue(_ keyPath: any PartialKeyPath<Model> & Sendable, _ value: SQLValue) -> TableElement
+    {
         if case .real(let real) = value {
-            precondition(!real.isNaN, "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
+            precondition(
+                !real.isNaN,
+                "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
             precondition(
                 !(real == 0 && real.sign == .minus),
                 "The default value of \(keyPath) is -0.0, which a REAL column stores as 0.0: declare 0 instead.")
@@ -149,17 +157,21 @@ public struct TableElement<Model>: Sendable {
     ///   - parent: The parent model.
     ///   - onDelete: What deleting the parent does to its children; ``ReferenceAction/restrict`` by default.
     #if compiler(>=6.2)
-    public static func references<Parent: SQLiteStorable & SendableMetatype>(
-        _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type, onDelete: ReferenceAction = .restrict
-    ) -> TableElement {
-        TableElement(kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
-    }
+        public static func references<Parent: SQLiteStorable & SendableMetatype>(
+            _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type,
+            onDelete: ReferenceAction = .restrict
+        ) -> TableElement {
+            TableElement(
+                kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+        }
     #else
-    public static func references<Parent: SQLiteStorable>(
-        _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type, onDelete: ReferenceAction = .restrict
-    ) -> TableElement {
-        TableElement(kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
-    }
+        public static func references<Parent: SQLiteStorable>(
+            _ keyPath: any PartialKeyPath<Model> & Sendable, _ parent: Parent.Type,
+            onDelete: ReferenceAction = .restrict
+        ) -> TableElement {
+            TableElement(
+                kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+        }
     #endif
 }
 
@@ -193,7 +205,8 @@ extension SQLiteTable where Model: SQLiteStorable {
             let entry = keySet.index(of: primaryKey)
                 ?? primaryKeyPropertyName.flatMap({ name in keySet.entries.firstIndex { $0.propertyName == name } })
         else {
-            preconditionFailure("The primary key \(primaryKey) of \(Model.self) has no key in its \(source) key set: add it.")
+            preconditionFailure(
+                "The primary key \(primaryKey) of \(Model.self) has no key in its \(source) key set: add it.")
         }
         return (name, keySet.entries[entry].columnName)
     }

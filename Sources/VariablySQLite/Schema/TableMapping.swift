@@ -97,7 +97,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     init(table: SQLiteTable<Model>) {
         guard let keySet = Model.keySets[table.source] else {
             preconditionFailure(
-                "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets.")
+                "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets."
+            )
         }
         // A key the key set dropped (empty, or a property declared twice) would lose a value on every write.
         let dropped = Model.keySets.problems.filter { problem in
@@ -110,11 +111,15 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         precondition(
             dropped.isEmpty,
             "The \(table.source) key set of \(Model.self) cannot be stored: "
-                + dropped.map(\.description).joined(separator: "; ") + ". `try \(Model.self).keySets.validate()` lists every problem.")
-        let byName = table.primaryKeyPropertyName.flatMap { name in keySet.entries.firstIndex { $0.propertyName == name } }
+                + dropped.map(\.description).joined(separator: "; ")
+                + ". `try \(Model.self).keySets.validate()` lists every problem.")
+        let byName = table.primaryKeyPropertyName.flatMap { name in
+            keySet.entries.firstIndex { $0.propertyName == name }
+        }
         guard let primaryKeyEntry = keySet.index(of: table.primaryKey) ?? byName else {
             preconditionFailure(
-                "The primary key \(table.primaryKey) of \(Model.self) has no key in its \(table.source) key set: add it.")
+                "The primary key \(table.primaryKey) of \(Model.self) has no key in its \(table.source) key set: add it."
+            )
         }
         var dateEncodings: [Int: DateEncoding] = [:]
         var defaults: [Int: SQLValue] = [:]
@@ -122,7 +127,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         var references: [Int: TableReference] = [:]
         func entryIndex(_ keyPath: AnyKeyPath, _ role: String) -> Int {
             guard let index = keySet.index(of: keyPath) else {
-                preconditionFailure("The \(role) on \(keyPath) of \(Model.self) names a property without a \(table.source) key.")
+                preconditionFailure(
+                    "The \(role) on \(keyPath) of \(Model.self) names a property without a \(table.source) key.")
             }
             return index
         }
@@ -167,7 +173,8 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             if let declared = dateEncodings[index], declared != encoding {
                 preconditionFailure(
                     "\(Model.self).\(property) is stored as \(declared) by its SQLiteTable but written as "
-                        + "\(encoding.map { "\($0)" } ?? "\(strategy.output)") by its \(table.source) date strategy: keep one of the two.")
+                        + "\(encoding.map { "\($0)" } ?? "\(strategy.output)") by its \(table.source) date strategy: keep one of the two."
+                )
             }
             if let encoding {
                 dateEncodings[index] = encoding
@@ -186,12 +193,14 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             precondition(
                 transform == nil || index != primaryKeyEntry,
                 "The primary key \(entry.propertyName ?? "\(entry.keyPath)") of \(Model.self) has a value transform in its "
-                    + "\(table.source) key set: ids are bound as the property's values, so a key column stores them as they are.")
+                    + "\(table.source) key set: ids are bound as the property's values, so a key column stores them as they are."
+            )
             let name = columnName(entry)
             // SQLite refuses a table with duplicate columns; an empty name would lose the value on every write.
             precondition(
                 !name.isEmpty && !entry.key.primary.keys.contains(where: \.isEmpty),
-                "The \(table.source) key of \(entry.propertyName ?? "\(entry.keyPath)") in \(Model.self) has an empty name: a column needs one.")
+                "The \(table.source) key of \(entry.propertyName ?? "\(entry.keyPath)") in \(Model.self) has an empty name: a column needs one."
+            )
             columns.append(
                 Column(
                     name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
@@ -235,10 +244,12 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         insertSlots = columns.enumerated().map { ColumnSlot(type: $1.storedType, kind: $1.kind, index: Int32($0 + 1)) }
         var updateSlots = insertSlots
         for (position, entry) in others.enumerated() {
-            updateSlots[entry] = ColumnSlot(type: columns[entry].storedType, kind: columns[entry].kind, index: Int32(position + 1))
+            updateSlots[entry] = ColumnSlot(
+                type: columns[entry].storedType, kind: columns[entry].kind, index: Int32(position + 1))
         }
         updateSlots[primaryKeyEntry] = ColumnSlot(
-            type: columns[primaryKeyEntry].storedType, kind: columns[primaryKeyEntry].kind, index: Int32(others.count + 1))
+            type: columns[primaryKeyEntry].storedType, kind: columns[primaryKeyEntry].kind,
+            index: Int32(others.count + 1))
         self.updateSlots = updateSlots
     }
 
@@ -282,7 +293,9 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
         for (index, name) in statement.columnNames.enumerated() where byName[SQL.identifierKey(name)] == nil {
             byName[SQL.identifierKey(name)] = Int32(index)
         }
-        return columns.map { ColumnSlot(type: $0.storedType, kind: $0.kind, index: byName[SQL.identifierKey($0.name)] ?? -1) }
+        return columns.map {
+            ColumnSlot(type: $0.storedType, kind: $0.kind, index: byName[SQL.identifierKey($0.name)] ?? -1)
+        }
     }
 
     // MARK: - Cache

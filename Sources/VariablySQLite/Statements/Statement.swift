@@ -220,7 +220,8 @@ package final class Statement {
             return bindArenaText(bytes, count: written.count, at: index)
         }
         arenaUsed &-= written.count
-        return bindRecordText(String(decoding: UnsafeBufferPointer(start: bytes, count: written.count), as: UTF8.self), at: index)
+        return bindRecordText(
+            String(decoding: UnsafeBufferPointer(start: bytes, count: written.count), as: UTF8.self), at: index)
     }
 
     @inline(__always)
@@ -242,7 +243,9 @@ package final class Statement {
     func bindBlob(_ data: Data, at index: Int32) -> Int32 {
         data.withUnsafeBytes { buffer in
             // A zero-length blob is not NULL: bind_zeroblob keeps it a blob.
-            guard let base = buffer.baseAddress, buffer.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
             return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), variably_sqlite_transient())
         }
     }

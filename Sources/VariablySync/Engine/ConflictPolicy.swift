@@ -53,10 +53,13 @@ public struct ConflictPolicy<Model: Identifiable & Sendable>: Sendable where Mod
     /// ```swift
     /// .newestWins(by: \.updatedAt)
     /// ```
-    public static func newestWins<Value: Comparable & Sendable>(by keyPath: any KeyPath<Model, Value> & Sendable) -> ConflictPolicy {
+    public static func newestWins<Value: Comparable & Sendable>(by keyPath: any KeyPath<Model, Value> & Sendable)
+        -> ConflictPolicy
+    {
         ConflictPolicy(name: "newestWins(\(keyPath))") { conflict in
             switch (conflict.local, conflict.server) {
-            case (let local?, let server?): return local[keyPath: keyPath] > server[keyPath: keyPath] ? .keepLocal : .keepServer
+            case (let local?, let server?):
+                return local[keyPath: keyPath] > server[keyPath: keyPath] ? .keepLocal : .keepServer
             case (.some, nil): return .keepLocal
             case (nil, _): return .keepServer
             }

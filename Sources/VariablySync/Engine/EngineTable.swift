@@ -42,7 +42,8 @@ struct EngineTable: Sendable {
             do {
                 ids = try JSONDecoder().decode([Model.ID].self, from: JSONEncoder().encode(changes.deletedIDs))
             } catch {
-                throw RemoteSourceError.invalidResponse("the deletions of \(table) are not ids of \(Model.self): \(error)")
+                throw RemoteSourceError.invalidResponse(
+                    "the deletions of \(table) are not ids of \(Model.self): \(error)")
             }
             let records = changes.records.isEmpty ? Data("[]".utf8) : changes.records
             var fetched = try Repository<Model>.decode(

@@ -58,7 +58,8 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
         // A page may list a record twice: `inserted` counts distinct keys.
         let (inserted, deleted) = try state.withCapturePaused(db) {
             // Every caller's transaction (or savepoint) is rolled back when this throws.
-            let inserted = try db.upsert(upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries, atomically: false)
+            let inserted = try db.upsert(
+                upserts, primaryKeys: upsertKeys, updatingEntries: pulledEntries, atomically: false)
             return (inserted, try db.delete(Model.self, primaryKeys: deletions))
         }
         let keptLocal = (models.count - upserts.count) + (deletedKeys.count - deletions.count)

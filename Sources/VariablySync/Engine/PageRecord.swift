@@ -50,7 +50,8 @@ extension PageRecord {
     /// structure.
     ///
     /// - Complexity: O(n) in the size of the page.
-    static func decodeOneByOne(_ records: Data, refusedWith pageError: any Error, decoder: KeySetJSONDecoder) -> [Self]? {
+    static func decodeOneByOne(_ records: Data, refusedWith pageError: any Error, decoder: KeySetJSONDecoder) -> [Self]?
+    {
         guard case DecodingError.dataCorrupted(let context) = pageError,
             let syntax = context.underlyingError as? JSONSyntaxError, isInsideAValue(syntax.reason),
             let body = try? JSONBody(records), let elements = try? body.elements(of: body.root),
@@ -90,7 +91,9 @@ extension PageRecord {
     /// keys for the primary key, so that the skipped record is still named.
     private static func readID(in body: JSONBody, record: Range<Int>, source: CodingSource?) -> Model.ID? {
         let source = source ?? Model.keySets.defaultSource ?? .remote
-        guard let keySet = Model.keySets[source], let entry = keySet.index(of: PrimaryKey<Model>().keyPath) else { return nil }
+        guard let keySet = Model.keySets[source], let entry = keySet.index(of: PrimaryKey<Model>().keyPath) else {
+            return nil
+        }
         for path in keySet.entries[entry].paths {
             var value: Range<Int>? = record
             for key in path.components.keys { value = value.flatMap { try? body.member(key, of: $0) } }

@@ -88,7 +88,8 @@ struct PullEngine: Sendable {
                             // the first batch's to settle, never a cached row to take out again (that would
                             // park the old copy over the new one, and empty its replies' references).
                             applied.append(
-                                try batch.applySaves(excluding: parking[table.table] ?? [:], parkingCachedRows: false, db))
+                                try batch.applySaves(
+                                    excluding: parking[table.table] ?? [:], parkingCachedRows: false, db))
                         }
                         if isDone { break }
                     }
@@ -102,7 +103,8 @@ struct PullEngine: Sendable {
                     var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
                     for member in members {
                         let type = member.table.type
-                        let report = member.batch.report(pages: reports[type] == nil ? (parts[member.table.table] ?? []).count : 0)
+                        let report = member.batch.report(
+                            pages: reports[type] == nil ? (parts[member.table.table] ?? []).count : 0)
                         reports[type] = reports[type].map { $0.merged(with: report) } ?? report
                     }
                     return reports
@@ -116,7 +118,9 @@ struct PullEngine: Sendable {
 
     /// Settles the parked records of every table that reference, through a reference, a record the
     /// server deleted in this batch.
-    private static func settleParkedChildren(of batches: [any TableBatching], among tables: [EngineTable], _ db: Database)
+    private static func settleParkedChildren(
+        of batches: [any TableBatching], among tables: [EngineTable], _ db: Database
+    )
         throws
     {
         for batch in batches where !batch.deletedKeys.isEmpty {
@@ -131,7 +135,8 @@ struct PullEngine: Sendable {
     ) throws {
         for child in tables {
             for reference in child.references where reference.parentTable == table {
-                _ = try SyncStateStore(table: child.table).settleParkedRecords(referencing: reference, deletedKeys: keys, db)
+                _ = try SyncStateStore(table: child.table).settleParkedRecords(
+                    referencing: reference, deletedKeys: keys, db)
             }
         }
     }
@@ -185,7 +190,8 @@ struct PullEngine: Sendable {
         }
         try state.withCapturePaused(db) {
             for key in keys {
-                try db.execute(sql: "DELETE FROM \(SQL.quote(table.table)) WHERE \(primaryKeyColumn) = ?", arguments: [key])
+                try db.execute(
+                    sql: "DELETE FROM \(SQL.quote(table.table)) WHERE \(primaryKeyColumn) = ?", arguments: [key])
             }
         }
     }

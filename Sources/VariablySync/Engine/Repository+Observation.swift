@@ -49,7 +49,9 @@ extension Repository {
     /// ```
     ///
     /// - Returns: An asynchronous sequence of counts.
-    public nonisolated func observeCount(where predicate: Predicate<Model>? = nil) -> AsyncThrowingStream<Int, any Error> {
+    public nonisolated func observeCount(where predicate: Predicate<Model>? = nil) -> AsyncThrowingStream<
+        Int, any Error
+    > {
         database.observeCount(Model.self, where: predicate)
     }
 }

@@ -58,8 +58,11 @@ extension Repository {
             let page = fetched.page
             if page.hasMore {
                 cursorVisits[page.nextCursor, default: 0] += 1
-                repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
-                if repeats.count > Self.maxCursorRepeats || cursorVisits[page.nextCursor, default: 0] > 2 * Self.maxCursorRepeats {
+                repeats =
+                    repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
+                if repeats.count > Self.maxCursorRepeats
+                    || cursorVisits[page.nextCursor, default: 0] > 2 * Self.maxCursorRepeats
+                {
                     throw SyncError.cursorDidNotAdvance(page.nextCursor)
                 }
                 prefetch = startFetch(after: page.nextCursor, retries: retries)
@@ -134,7 +137,9 @@ extension Repository {
             var random = SplitMix64(seed: seed)
             var attempts = 0
             defer { retries.add(attempts) }
-            let page = try await Self.retrying(policy: policy, random: &random, retries: &attempts, broadcaster: broadcaster) {
+            let page = try await Self.retrying(
+                policy: policy, random: &random, retries: &attempts, broadcaster: broadcaster
+            ) {
                 try await remote.pull(after: cursor, limit: limit)
             }
             var fetched = try Self.decode(page)
@@ -201,7 +206,8 @@ extension Repository {
     ///
     /// - Complexity: One more walk over the page's bytes, only for a page with skipped records.
     static func parkable(_ skipped: [SkippedRecord<Model.ID>], in records: Data) -> [SyncStateStore.ParkedRecord] {
-        guard !skipped.isEmpty, let body = try? JSONBody(records), let elements = try? body.elements(of: body.root) else {
+        guard !skipped.isEmpty, let body = try? JSONBody(records), let elements = try? body.elements(of: body.root)
+        else {
             return []
         }
         return skipped.compactMap { record in

@@ -32,7 +32,10 @@ extension Repository {
             let state = self.state
             let primaryKey = self.primaryKey
             let (pending, held) = try await database.read { db in
-                try (state.pending(throughGroup: throughGroup, db), state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db))
+                try (
+                    state.pending(throughGroup: throughGroup, db),
+                    state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+                )
             }
             var queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
             // A cycle of new records (each waits for another through an optional reference): the
@@ -40,7 +43,8 @@ extension Repository {
             var withoutReferences: [String: Set<String>] = [:]
             if queue.isEmpty, operations.contains(.upsert),
                 let first = pending.first(where: { change in
-                    change.isNew && change.operation == .upsert && held[change.recordID].map { !$0.isBlockedByRequired } == true
+                    change.isNew && change.operation == .upsert
+                        && held[change.recordID].map { !$0.isBlockedByRequired } == true
                 }), let hold = held[first.recordID]
             {
                 withoutReferences[first.idempotencyKey] = hold.optionalColumns
@@ -60,7 +64,9 @@ extension Repository {
             }
             let sending = Set(queue.map(\.recordID))
             report.held = try held.filter { !sending.contains($0.key) }
-                .sorted { $0.key < $1.key }.map { RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason) }
+                .sorted { $0.key < $1.key }.map {
+                    RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason)
+                }
             guard !queue.isEmpty else { return }
             let pushedBefore = report.pushed
             var rebased = false
@@ -123,7 +129,8 @@ extension Repository {
                         let answered = Set(partial.results.map(\.idempotencyKey))
                         let remaining = asked.filter { !answered.contains($0.idempotencyKey) }
                         guard remaining.count < asked.count else { throw partial.error }
-                        try Self.checkResults(partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
+                        try Self.checkResults(
+                            partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
                         results = partial.results
                         unanswered = remaining.map { change in
                             var change = change
@@ -136,7 +143,9 @@ extension Repository {
                         // the error, for a later sync; the other changes and the pull go on.
                         let waiting = asked.filter { !arrived.keys.contains($0.idempotencyKey) }
                         let reason = "failed \(attempts) times: \(error)"
-                        try await database.write { try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0) }
+                        try await database.write {
+                            try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0)
+                        }
                         report.deferred += waiting.map { RejectedChange(id: $0.id, reason: reason) }
                         results = []
                         unanswered = []
@@ -169,7 +178,9 @@ extension Repository {
         _ batch: [PendingChange], withoutReferences: [String: Set<String>] = [:]
     ) async throws -> (changes: [RemoteChange<Model.ID>], sent: [String: PendingChange], vanished: [Model.ID]) {
         let primaryKey = self.primaryKey
-        let upsertKeys = batch.compactMap { $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil }
+        let upsertKeys = batch.compactMap {
+            $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil
+        }
         let state = self.state
         let (cached, parked) = try await database.read { db in
             let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
@@ -247,7 +258,8 @@ extension Repository {
         isLastRound: Bool, into report: inout SyncReport<Model.ID>
     ) async throws -> Bool {
         guard !results.isEmpty else { return false }
-        let settled = try await settle(results, for: sent, withoutReferences: withoutReferences, isLastRound: isLastRound)
+        let settled = try await settle(
+            results, for: sent, withoutReferences: withoutReferences, isLastRound: isLastRound)
         return merge(settled, into: &report)
     }
 
@@ -279,7 +291,9 @@ extension Repository {
             _ = try db.delete(Model.self, primaryKeys: [key])
             return (dangling, true)
         }
-        if !dangling.isEmpty { try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db) }
+        if !dangling.isEmpty {
+            try state.emptyReferences(dangling, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+        }
         return (dangling, false)
     }
 
@@ -317,98 +331,109 @@ extension Repository {
         let primaryKey = self.primaryKey
         let recordDecoder = self.recordDecoder
         // What the server sent is stored without queueing it again.
-        let settled = try await database.write { db in try state.withCapturePaused(db) {
-            var settled = SettledPush()
-            for (index, result) in results.enumerated() {
-                guard let change = sent[result.idempotencyKey] else { continue }
-                switch result.outcome {
-                case .accepted(let version):
-                    var created: Model?
-                    if change.isNew, change.operation == .upsert, let record = result.serverRecord {
-                        guard let server = try? recordDecoder.decode(Model.self, from: record) else {
-                            // Held, not dropped: pushing it again could create the record twice.
-                            let reason = "the server accepted the new record, but its answer does not decode as "
-                                + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
-                            try state.markFailed(change, failure: reason, db)
-                            settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+        let settled = try await database.write { db in
+            try state.withCapturePaused(db) {
+                var settled = SettledPush()
+                for (index, result) in results.enumerated() {
+                    guard let change = sent[result.idempotencyKey] else { continue }
+                    switch result.outcome {
+                    case .accepted(let version):
+                        var created: Model?
+                        if change.isNew, change.operation == .upsert, let record = result.serverRecord {
+                            guard let server = try? recordDecoder.decode(Model.self, from: record) else {
+                                // Held, not dropped: pushing it again could create the record twice.
+                                let reason =
+                                    "the server accepted the new record, but its answer does not decode as "
+                                    + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
+                                try state.markFailed(change, failure: reason, db)
+                                settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                                continue
+                            }
+                            created = server
+                        }
+                        try state.complete(change, version: version, db)
+                        var recordID = change.recordID
+                        if let created {
+                            recordID = try Self.adopt(
+                                created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
+                                pulledEntries: pulledEntries, db)
+                            // The server's copy may reference a record deleted here meanwhile.
+                            _ = try Self.settleDanglingReferences(
+                                of: try primaryKey.sqlValue(of: created.id), state: state, primaryKey: primaryKey, db)
+                        }
+                        // Created with references left empty: an update sends them once their records exist.
+                        if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }
+                        settled.accepted += 1
+                    case .rejected(let reason):
+                        // Never dropped: held with the server's answer until the app decides.
+                        try state.markFailed(change, failure: reason, db)
+                        settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                    case .conflict(let serverJSON, let version)
+                    where Self.holds(
+                        serverJSON, change.sentRecord,
+                        keys: change.changedColumns.map {
+                            primaryKey.topLevelKeys(ofColumns: $0, in: .remote)
+                        }):
+                        // The server's copy already holds what this change sends: its own write, applied
+                        // before an answer was lost (the server ignores idempotency keys), or the same
+                        // values written by another client. No conflict: nothing here differs.
+                        try state.complete(change, version: version, db)
+                        settled.accepted += 1
+                    case .conflict(let serverJSON, let version):
+                        let server: Model?
+                        do {
+                            server = try serverJSON.map { try recordDecoder.decode(Model.self, from: $0) }
+                        } catch {
+                            settled.skipped.append(SkippedRecord(index: index, id: result.id, error: error))
+                            settled.conflicts.append(
+                                ConflictReport(id: result.id, policy: policy.name, resolution: .unresolved))
                             continue
                         }
-                        created = server
-                    }
-                    try state.complete(change, version: version, db)
-                    var recordID = change.recordID
-                    if let created {
-                        recordID = try Self.adopt(
-                            created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
-                            pulledEntries: pulledEntries, db)
-                        // The server's copy may reference a record deleted here meanwhile.
-                        _ = try Self.settleDanglingReferences(
-                            of: try primaryKey.sqlValue(of: created.id), state: state, primaryKey: primaryKey, db)
-                    }
-                    // Created with references left empty: an update sends them once their records exist.
-                    if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }
-                    settled.accepted += 1
-                case .rejected(let reason):
-                    // Never dropped: held with the server's answer until the app decides.
-                    try state.markFailed(change, failure: reason, db)
-                    settled.rejected.append(RejectedChange(id: result.id, reason: reason))
-                case .conflict(let serverJSON, let version)
-                where Self.holds(serverJSON, change.sentRecord, keys: change.changedColumns.map {
-                    primaryKey.topLevelKeys(ofColumns: $0, in: .remote)
-                }):
-                    // The server's copy already holds what this change sends: its own write, applied
-                    // before an answer was lost (the server ignores idempotency keys), or the same
-                    // values written by another client. No conflict: nothing here differs.
-                    try state.complete(change, version: version, db)
-                    settled.accepted += 1
-                case .conflict(let serverJSON, let version):
-                    let server: Model?
-                    do {
-                        server = try serverJSON.map { try recordDecoder.decode(Model.self, from: $0) }
-                    } catch {
-                        settled.skipped.append(SkippedRecord(index: index, id: result.id, error: error))
-                        settled.conflicts.append(ConflictReport(id: result.id, policy: policy.name, resolution: .unresolved))
-                        continue
-                    }
-                    let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
-                    let resolution = policy.resolve(SyncConflict(id: result.id, local: local, server: server))
-                    var outcome: ConflictReport<Model.ID>.Resolution
-                    switch resolution {
-                    case .keepServer:
-                        outcome = .keptServer
-                        if let server {
-                            let key = try primaryKey.sqlValue(of: server.id)
-                            try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
-                            // A record it references may be deleted here, that deletion still to push.
-                            let (dangling, isRemoved) = try Self.settleDanglingReferences(
-                                of: key, state: state, primaryKey: primaryKey, db)
-                            if isRemoved { outcome = .unresolved }
-                            // Should that deletion lose its own conflict, the record comes back: the server's
-                            // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
-                            if !dangling.isEmpty, let serverJSON {
-                                try state.park([SyncStateStore.ParkedRecord(recordID: change.recordID, record: serverJSON, version: nil)], db)
+                        let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
+                        let resolution = policy.resolve(SyncConflict(id: result.id, local: local, server: server))
+                        var outcome: ConflictReport<Model.ID>.Resolution
+                        switch resolution {
+                        case .keepServer:
+                            outcome = .keptServer
+                            if let server {
+                                let key = try primaryKey.sqlValue(of: server.id)
+                                try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
+                                // A record it references may be deleted here, that deletion still to push.
+                                let (dangling, isRemoved) = try Self.settleDanglingReferences(
+                                    of: key, state: state, primaryKey: primaryKey, db)
+                                if isRemoved { outcome = .unresolved }
+                                // Should that deletion lose its own conflict, the record comes back: the server's
+                                // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
+                                if !dangling.isEmpty, let serverJSON {
+                                    try state.park(
+                                        [
+                                            SyncStateStore.ParkedRecord(
+                                                recordID: change.recordID, record: serverJSON, version: nil)
+                                        ], db)
+                                }
+                            } else {
+                                try db.delete(Model.self, id: result.id)
                             }
-                        } else {
-                            try db.delete(Model.self, id: result.id)
+                            // The server's version is the base of the next edit, as a pull would leave it:
+                            // based on the one the conflict replaced, it would conflict again.
+                            try state.complete(change, version: version, db)
+                        case .keepLocal:
+                            try state.rebase(change, operation: change.operation, on: version, db)
+                            outcome = isLastRound ? .unresolved : .keptLocal
+                            settled.rebased = true
+                        case .merged(let merged):
+                            try db.upsert(merged)
+                            try state.rebase(change, operation: .upsert, on: version, db)
+                            outcome = isLastRound ? .unresolved : .merged
+                            settled.rebased = true
                         }
-                        // The server's version is the base of the next edit, as a pull would leave it:
-                        // based on the one the conflict replaced, it would conflict again.
-                        try state.complete(change, version: version, db)
-                    case .keepLocal:
-                        try state.rebase(change, operation: change.operation, on: version, db)
-                        outcome = isLastRound ? .unresolved : .keptLocal
-                        settled.rebased = true
-                    case .merged(let merged):
-                        try db.upsert(merged)
-                        try state.rebase(change, operation: .upsert, on: version, db)
-                        outcome = isLastRound ? .unresolved : .merged
-                        settled.rebased = true
+                        settled.conflicts.append(
+                            ConflictReport(id: result.id, policy: policy.name, resolution: outcome))
                     }
-                    settled.conflicts.append(ConflictReport(id: result.id, policy: policy.name, resolution: outcome))
                 }
+                return settled
             }
-            return settled
-        } }
+        }
         return settled
     }
 

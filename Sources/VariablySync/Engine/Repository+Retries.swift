@@ -25,9 +25,11 @@ extension Repository {
         policy: RetryPolicy, random: inout SplitMix64, retries: inout Int,
         broadcaster: ProgressBroadcaster<Model.ID>, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
-        try await policy.retrying(random: &random, retries: &retries, onRetry: { attempt, delay, error in
-            broadcaster.yield(.retrying(attempt: attempt, delay: delay, error: "\(error)"))
-        }, operation)
+        try await policy.retrying(
+            random: &random, retries: &retries,
+            onRetry: { attempt, delay, error in
+                broadcaster.yield(.retrying(attempt: attempt, delay: delay, error: "\(error)"))
+            }, operation)
     }
 }
 

@@ -78,25 +78,32 @@ extension Repository {
                 // along (`ON UPDATE CASCADE`).
                 var carried: (columns: [String], values: [SQLValue]) = ([], [])
                 if try db.fetchValue(
-                    sql: "SELECT 1 FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?", arguments: [newKey]) != nil
+                    sql: "SELECT 1 FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?",
+                    arguments: [newKey]) != nil
                 {
-                    carried = try Self.editedColumns(ofCopy: newKey, copyID: newRecordID, createdAs: recordID, state: state, primaryKey: primaryKey, db)
+                    carried = try Self.editedColumns(
+                        ofCopy: newKey, copyID: newRecordID, createdAs: recordID, state: state, primaryKey: primaryKey,
+                        db)
                     for (child, column) in try Self.references(to: primaryKey.table, db) {
                         try db.execute(
-                            sql: "UPDATE \(SQL.quote(child)) SET \(SQL.quote(column)) = ? WHERE \(SQL.quote(column)) = ?",
+                            sql:
+                                "UPDATE \(SQL.quote(child)) SET \(SQL.quote(column)) = ? WHERE \(SQL.quote(column)) = ?",
                             arguments: [oldKey, newKey])
                     }
                     try db.execute(
-                        sql: "DELETE FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?", arguments: [newKey])
+                        sql: "DELETE FROM \(primaryKey.quotedTable) WHERE \(primaryKey.quotedColumn) = ?",
+                        arguments: [newKey])
                 }
                 try db.execute(
-                    sql: "UPDATE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? WHERE \(primaryKey.quotedColumn) = ?",
+                    sql:
+                        "UPDATE \(primaryKey.quotedTable) SET \(primaryKey.quotedColumn) = ? WHERE \(primaryKey.quotedColumn) = ?",
                     arguments: [newKey, oldKey])
                 if !carried.columns.isEmpty {
                     let assignments = carried.columns.map { "\(SQL.quote($0)) = ?" }.joined(separator: ", ")
                     try db.execute(
                         sql: "UPDATE \(primaryKey.quotedTable) SET \(assignments) WHERE \(primaryKey.quotedColumn) = ?",
-                        arguments: StatementArguments((carried.values + [newKey]).map { $0 as any SQLValueConvertible }))
+                        arguments: StatementArguments((carried.values + [newKey]).map { $0 as any SQLValueConvertible })
+                    )
                 }
                 try state.rewriteRecordID(from: recordID, to: newRecordID, db)
                 // The carried edit was made on the copy, whose only later write is this create: it is
@@ -127,8 +134,10 @@ extension Repository {
         if let changed = edit.changedColumns {
             columns = changed
         } else {
-            columns = try db.fetch(sql: "SELECT name FROM pragma_table_info(?) WHERE pk = 0", arguments: [primaryKey.table])
-                .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+            columns = try db.fetch(
+                sql: "SELECT name FROM pragma_table_info(?) WHERE pk = 0", arguments: [primaryKey.table]
+            )
+            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
         }
         guard !columns.isEmpty,
             let row = try db.fetch(
@@ -144,10 +153,14 @@ extension Repository {
     /// (https://www.sqlite.org/pragma.html#pragma_foreign_key_list).
     static func references(to table: String, _ db: Database) throws -> [(table: String, column: String)] {
         var found: [(table: String, column: String)] = []
-        let tables = try db.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        let tables = try db.fetch(
+            sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+        .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
         for child in tables {
-            for row in try db.fetch(sql: "SELECT \"table\", \"from\" FROM pragma_foreign_key_list(?)", arguments: [child]) {
+            for row in try db.fetch(
+                sql: "SELECT \"table\", \"from\" FROM pragma_foreign_key_list(?)", arguments: [child])
+            {
                 guard case .text(let parent) = row[0], case .text(let column) = row[1],
                     parent.lowercased() == table.lowercased()
                 else { continue }
@@ -159,7 +172,9 @@ extension Repository {
 
     /// `json` (an object) with the members `keys` set to `null`, byte for byte elsewhere.
     static func nulling(_ keys: Set<String>, in json: Data) throws -> Data {
-        guard !keys.isEmpty, let body = try? JSONBody(json), let members = try body.members(of: body.root) else { return json }
+        guard !keys.isEmpty, let body = try? JSONBody(json), let members = try body.members(of: body.root) else {
+            return json
+        }
         var out: [UInt8] = [UInt8(ascii: "{")]
         for member in members {
             if out.count > 1 { out.append(UInt8(ascii: ",")) }

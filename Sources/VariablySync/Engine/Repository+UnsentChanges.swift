@@ -38,7 +38,8 @@ extension Repository {
         let state = self.state
         let primaryKey = self.primaryKey
         return { db in
-            let held = try state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+            let held = try state.heldChanges(
+                primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
             return try state.unsent(held: held, db)
         }
     }

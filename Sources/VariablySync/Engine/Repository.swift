@@ -109,7 +109,9 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     }
 
     /// A repository whose tables are not prepared yet: both openers prepare them next.
-    private init(unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>) {
+    private init(
+        unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
+    ) {
         self.database = database
         self.remote = remote
         self.configuration = configuration
@@ -126,7 +128,9 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         // A deletion carries the version the client last saw when the source makes deletions conditional.
         var deletionVersion: SyncStateStore.DeletionVersion?
         let versioned = remote as? any RecordVersionedSource
-        self.recordVersions = versioned.flatMap { source in source.recordVersionField.map { ($0, source.deletionBasePrefix) } }
+        self.recordVersions = versioned.flatMap { source in
+            source.recordVersionField.map { ($0, source.deletionBasePrefix) }
+        }
         if let versioned, let field = versioned.deletionVersionField,
             let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
         {

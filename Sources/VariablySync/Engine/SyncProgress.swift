@@ -34,7 +34,8 @@ final class ProgressBroadcaster<ID: Hashable & Sendable>: @unchecked Sendable {
     private var continuations: [UUID: AsyncStream<SyncProgress<ID>>.Continuation] = [:]
 
     func makeStream() -> AsyncStream<SyncProgress<ID>> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncProgress<ID>.self, bufferingPolicy: .bufferingNewest(256))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SyncProgress<ID>.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         lock.withLock { continuations[id] = continuation }
         continuation.onTermination = { [weak self] _ in

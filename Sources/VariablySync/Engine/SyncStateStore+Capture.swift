@@ -41,7 +41,8 @@ extension SyncStateStore {
         let variant = deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0"
         let prefix = "variably_capture_v\(Self.captureVersion)_\(variant)_\(table)_"
         let stale = try db.fetch(
-            sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "tbl_name" = ? AND "name" LIKE 'variably_capture_v%'"#,
+            sql:
+                #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "tbl_name" = ? AND "name" LIKE 'variably_capture_v%'"#,
             arguments: [table]
         ).compactMap { row -> String? in
             guard case .text(let name) = row[0], !name.hasPrefix(prefix) else { return nil }
@@ -55,7 +56,9 @@ extension SyncStateStore {
         // The names of the columns an update changed, as a JSON array (https://www.sqlite.org/json1.html#jgrouparray).
         let changed =
             "(SELECT json_group_array(\"name\") FROM ("
-            + columns.map { "SELECT \(SQL.literal(.text($0))) AS \"name\" WHERE OLD.\(SQL.quote($0)) IS NOT NEW.\(SQL.quote($0))" }
+            + columns.map {
+                "SELECT \(SQL.literal(.text($0))) AS \"name\" WHERE OLD.\(SQL.quote($0)) IS NOT NEW.\(SQL.quote($0))"
+            }
             .joined(separator: " UNION ALL ") + "))"
         let triggers: [(suffix: String, event: String, condition: String, row: String, change: Change)] = [
             ("insert", "INSERT", active, "NEW", .insert),
@@ -118,7 +121,9 @@ extension SyncStateStore {
         case delete
     }
 
-    private func enqueueSQL(recordID: String, change: Change, deletion: (version: DeletionVersion, row: String)?) -> String {
+    private func enqueueSQL(recordID: String, change: Change, deletion: (version: DeletionVersion, row: String)?)
+        -> String
+    {
         let operation = change == .delete ? "delete" : "upsert"
         let isNew = change == .insert ? "1" : "0"
         let changedColumns: String
@@ -137,12 +142,13 @@ extension SyncStateStore {
         }
         let table = SQL.literal(.text(table))
         let base = deletion.map { "\(deletionBaseSQL($0.version, row: $0.row)), " } ?? ""
-        let rebase = deletion.map { deletion in
-            """
-            "base_cursor" = CASE WHEN "base_cursor" IS NULL OR substr("base_cursor", 1, \(deletion.version.prefix.utf8.count)) \
-            IS NOT \(SQL.literal(.text(deletion.version.prefix))) THEN excluded."base_cursor" ELSE "base_cursor" END,
-            """
-        } ?? ""
+        let rebase =
+            deletion.map { deletion in
+                """
+                "base_cursor" = CASE WHEN "base_cursor" IS NULL OR substr("base_cursor", 1, \(deletion.version.prefix.utf8.count)) \
+                IS NOT \(SQL.literal(.text(deletion.version.prefix))) THEN excluded."base_cursor" ELSE "base_cursor" END,
+                """
+            } ?? ""
         return """
             INSERT INTO "variably_pending_changes"
                 ("table_name", "record_id", "operation", "idempotency_key", "base_cursor", "created_at", "is_new",

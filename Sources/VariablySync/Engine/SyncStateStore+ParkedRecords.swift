@@ -48,7 +48,8 @@ extension SyncStateStore {
             return "(\(value) IS NULL OR EXISTS (SELECT 1 FROM \(SQL.quote(reference.parentTable)) "
                 + "WHERE \(SQL.quote(reference.parentColumn)) = \(value)))"
         }
-        let ready = conditions.isEmpty ? "" : " AND (\"parents\" IS NULL OR (" + conditions.joined(separator: " AND ") + "))"
+        let ready =
+            conditions.isEmpty ? "" : " AND (\"parents\" IS NULL OR (" + conditions.joined(separator: " AND ") + "))"
         return try db.fetch(
             sql: #"SELECT "record_id", "record", "version", "parents", "emptied" FROM "variably_parked_records" "#
                 + #"WHERE "table_name" = ? AND "state" = 'waiting'"# + ready,
@@ -78,7 +79,8 @@ extension SyncStateStore {
         let version: String? = if case .text(let text) = row[2] { text } else { nil }
         let parents: String? = if case .text(let text) = row[3] { text } else { nil }
         var emptied: [String] = []
-        if case .text(let text) = row[4], let columns = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) {
+        if case .text(let text) = row[4], let columns = try? JSONDecoder().decode([String].self, from: Data(text.utf8))
+        {
             emptied = columns
         }
         return ParkedRecord(recordID: id, record: record, version: version, parents: parents, emptied: emptied)
@@ -97,7 +99,8 @@ extension SyncStateStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, (julianday('now') - 2440587.5) * 86400.0)
                     """#,
                 arguments: [
-                    table, record.recordID, SQLValue.blob(record.record), record.version.map { SQLValue.text($0) } ?? .null,
+                    table, record.recordID, SQLValue.blob(record.record),
+                    record.version.map { SQLValue.text($0) } ?? .null,
                     record.parents.map { SQLValue.text($0) } ?? .null, state.rawValue, emptied,
                     record.problem.map { SQLValue.text($0) } ?? .null,
                 ])
@@ -124,7 +127,8 @@ extension SyncStateStore {
         var records: [SQLValue: Data] = [:]
         for key in keys {
             let value = try db.fetchValue(
-                sql: #"SELECT "record" FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
+                sql:
+                    #"SELECT "record" FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
                 arguments: [table, key])
             switch value {
             case .blob(let bytes)?: records[key] = bytes
@@ -138,7 +142,8 @@ extension SyncStateStore {
     /// Forgets the parked record with `recordID` (JSON text).
     func forgetParkedRecord(_ recordID: String, _ db: Database) throws {
         try db.execute(
-            sql: #"DELETE FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = ?"#, arguments: [table, recordID])
+            sql: #"DELETE FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = ?"#,
+            arguments: [table, recordID])
     }
 
     /// Settles this table's parked records that reference, through `reference`, a record of its parent
@@ -148,7 +153,9 @@ extension SyncStateStore {
     ///
     /// - Returns: How many records were settled.
     /// - Complexity: One scan of the table's parked records per reference (they are few).
-    func settleParkedRecords(referencing reference: TableReference, deletedKeys: [SQLValue], _ db: Database) throws -> Int {
+    func settleParkedRecords(referencing reference: TableReference, deletedKeys: [SQLValue], _ db: Database) throws
+        -> Int
+    {
         guard !deletedKeys.isEmpty else { return 0 }
         let value = "json_extract(\"parents\", \(SQL.literal("$.\"" + reference.column + "\"")))"
         let placeholders = Array(repeating: "?", count: deletedKeys.count).joined(separator: ", ")
@@ -156,7 +163,9 @@ extension SyncStateStore {
         let arguments: [SQLValue] = [.text(table)] + deletedKeys
         switch reference.onDelete {
         case .cascade:
-            try db.execute(sql: #"DELETE FROM "variably_parked_records" WHERE "# + matching, arguments: StatementArguments(arguments))
+            try db.execute(
+                sql: #"DELETE FROM "variably_parked_records" WHERE "# + matching,
+                arguments: StatementArguments(arguments))
         case .setNull:
             try db.execute(
                 sql: #"""
@@ -210,13 +219,15 @@ extension SyncStateStore {
 
     /// The values of the reference columns `references` of the row with primary key `key`, as a JSON
     /// object of the non-null ones (`{"post_id":10,"parent_id":7}`): what a parked record waits for.
-    func referenceValues(of key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database) throws
+    func referenceValues(of key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database)
+        throws
         -> String?
     {
         guard !references.isEmpty else { return "{}" }
         let pairs = references.map { "\(SQL.literal($0.column)), \(SQL.quote($0.column))" }.joined(separator: ", ")
         let value = try db.fetchValue(
-            sql: "SELECT json_patch('{}', json_object(\(pairs))) FROM \(SQL.quote(table)) WHERE \(primaryKeyColumn) = ?",
+            sql:
+                "SELECT json_patch('{}', json_object(\(pairs))) FROM \(SQL.quote(table)) WHERE \(primaryKeyColumn) = ?",
             arguments: [key])
         if case .text(let text)? = value { return text }
         return nil

@@ -35,10 +35,16 @@ extension SyncStateStore {
             for row in rows {
                 guard case .text(let child) = row[0], case .text(let parent) = row[1] else { continue }
                 let failure: String? = if case .text(let text) = row[2] { text } else { nil }
-                var hold = held[child] ?? Hold(
-                    reason: "held: it references \(reference.parentTable) \(parent), which the server "
-                        + (failure.map { "refused: \($0)" } ?? "does not have yet"))
-                if reference.isOptional { hold.optionalColumns.insert(reference.column) } else { hold.isBlockedByRequired = true }
+                var hold =
+                    held[child]
+                    ?? Hold(
+                        reason: "held: it references \(reference.parentTable) \(parent), which the server "
+                            + (failure.map { "refused: \($0)" } ?? "does not have yet"))
+                if reference.isOptional {
+                    hold.optionalColumns.insert(reference.column)
+                } else {
+                    hold.isBlockedByRequired = true
+                }
                 held[child] = hold
             }
         }
@@ -48,7 +54,9 @@ extension SyncStateStore {
     /// Whether the row with primary key `key` references a parent row that is not in the cache.
     ///
     /// - Complexity: One indexed look-up per reference.
-    func isOrphan(_ key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> Bool {
+    func isOrphan(_ key: SQLValue, primaryKeyColumn: String, references: [TableReference], _ db: Database) throws
+        -> Bool
+    {
         for reference in references {
             let column = SQL.quote(reference.column)
             let found = try db.fetchValue(
@@ -74,7 +82,9 @@ extension SyncStateStore {
 
     /// Sets the columns of `references` to `NULL` in the row with primary key `key`, as their
     /// `ON DELETE SET NULL` rule does when the parent goes.
-    func emptyReferences(_ references: [TableReference], of key: SQLValue, primaryKeyColumn: String, _ db: Database) throws {
+    func emptyReferences(_ references: [TableReference], of key: SQLValue, primaryKeyColumn: String, _ db: Database)
+        throws
+    {
         guard !references.isEmpty else { return }
         let assignments = references.map { "\(SQL.quote($0.column)) = NULL" }.joined(separator: ", ")
         try db.execute(
@@ -143,7 +153,8 @@ extension SyncStateStore {
         }
         for versions in ["variably_acknowledged_changes", "variably_record_versions"] {
             try db.execute(
-                sql: "UPDATE OR REPLACE \(SQL.quote(versions)) SET \"record_id\" = ? WHERE \"table_name\" = ? AND \"record_id\" = ?",
+                sql:
+                    "UPDATE OR REPLACE \(SQL.quote(versions)) SET \"record_id\" = ? WHERE \"table_name\" = ? AND \"record_id\" = ?",
                 arguments: [newID, table, oldID])
         }
     }

@@ -153,7 +153,8 @@ struct SyncStateStore: Sendable {
                 sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "superseded_keys" TEXT NOT NULL DEFAULT '[]'"#)
         }
         if !columns.contains("is_new") {
-            try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "is_new" INTEGER NOT NULL DEFAULT 0"#)
+            try db.execute(
+                sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "is_new" INTEGER NOT NULL DEFAULT 0"#)
         }
         if !columns.contains("changed_columns") {
             try db.execute(sql: #"ALTER TABLE "variably_pending_changes" ADD COLUMN "changed_columns" TEXT"#)
@@ -172,7 +173,6 @@ struct SyncStateStore: Sendable {
                 ON "variably_pending_changes" ("transaction_group")
                 """#)
     }
-
 
     func cursor(_ db: Database) throws -> SyncCursor? {
         let value = try db.fetchValue(
@@ -266,7 +266,8 @@ struct SyncStateStore: Sendable {
         try changes(where: #""record_id" = ?"#, arguments: [.text(recordID)], db).first
     }
 
-    private func changes(where condition: String, arguments: [SQLValue] = [], _ db: Database) throws -> [PendingChange] {
+    private func changes(where condition: String, arguments: [SQLValue] = [], _ db: Database) throws -> [PendingChange]
+    {
         let rows = try db.fetch(
             sql: #"""
                 SELECT "sequence", "record_id", "operation", "idempotency_key", "base_cursor", "superseded_keys",
@@ -329,7 +330,8 @@ struct SyncStateStore: Sendable {
         for change in changes {
             if change.isNew, case .upsert(let record) = change.operation {
                 try db.execute(
-                    sql: #"UPDATE "variably_pending_changes" SET "sent" = 1, "created_record" = ? WHERE "idempotency_key" = ?"#,
+                    sql:
+                        #"UPDATE "variably_pending_changes" SET "sent" = 1, "created_record" = ? WHERE "idempotency_key" = ?"#,
                     arguments: [SQLValue.blob(record), SQLValue.text(change.idempotencyKey)])
             } else {
                 try db.execute(
@@ -352,7 +354,8 @@ struct SyncStateStore: Sendable {
     func pendingPrimaryKeys(_ db: Database) throws -> Set<SQLValue> {
         let rows = try db.fetch(
             sql: #"SELECT "record_id" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
-        return Set(rows.compactMap { if case .text(let id) = $0[0] { Self.primaryKey(fromQueueText: id) } else { nil } })
+        return Set(
+            rows.compactMap { if case .text(let id) = $0[0] { Self.primaryKey(fromQueueText: id) } else { nil } })
     }
 
     /// A queued record id (the primary key's JSON text, as `json_quote` writes it) as the key's SQL value.
@@ -390,7 +393,9 @@ struct SyncStateStore: Sendable {
     }
 
     /// Keeps a conflicting change queued, based on the server's `version` now, under a new key.
-    func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: SyncCursor, _ db: Database) throws {
+    func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: SyncCursor, _ db: Database)
+        throws
+    {
         try db.execute(
             sql: #"""
                 UPDATE "variably_pending_changes" SET "base_cursor" = ?, "operation" = ?, "idempotency_key" = ?, "sent" = 0

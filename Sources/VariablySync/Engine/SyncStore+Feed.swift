@@ -38,7 +38,9 @@ extension SyncStore {
     /// cursor in one transaction.
     ///
     /// - Returns: The feed's requests retried after transient failures.
-    func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws -> Int {
+    func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging])
+        async throws -> Int
+    {
         let state = feedState
         let database = members[0].database
         let tables = members.map(\.table.table)
@@ -106,7 +108,8 @@ extension SyncStore {
                 while true {
                     let page: DecodedFeedPage
                     do {
-                        page = try await Self.fetch(feed, after: cursor, members: members, configuration: configuration, random: &random)
+                        page = try await Self.fetch(
+                            feed, after: cursor, members: members, configuration: configuration, random: &random)
                     } catch RemoteSourceError.invalidCursor where cursor != nil && !delivered {
                         cursor = nil
                         continue
@@ -114,8 +117,11 @@ extension SyncStore {
                     try Task.checkCancellation()
                     delivered = true
                     guard await buffer.put(page, records: page.recordCount), page.hasMore else { break }
-                    repeats = repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
-                    if repeats.count > Self.maximumCursorRepeats { throw SyncError.cursorDidNotAdvance(page.nextCursor) }
+                    repeats =
+                        repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
+                    if repeats.count > Self.maximumCursorRepeats {
+                        throw SyncError.cursorDidNotAdvance(page.nextCursor)
+                    }
                     cursor = page.nextCursor
                 }
                 await buffer.finish(.success(()))
@@ -127,11 +133,14 @@ extension SyncStore {
 
     /// Pulls the page after `cursor`, retrying transient failures, and decodes each member table's part.
     private static func fetch(
-        _ feed: any RemoteChangeFeed, after cursor: SyncCursor?, members: [Member], configuration: ChangeFeedConfiguration,
+        _ feed: any RemoteChangeFeed, after cursor: SyncCursor?, members: [Member],
+        configuration: ChangeFeedConfiguration,
         random: inout SplitMix64
     ) async throws -> DecodedFeedPage {
         var retries = 0
-        let page = try await configuration.retryPolicy.retrying(random: &random, retries: &retries, onRetry: { _, _, _ in }) {
+        let page = try await configuration.retryPolicy.retrying(
+            random: &random, retries: &retries, onRetry: { _, _, _ in }
+        ) {
             try await feed.pull(after: cursor, limit: configuration.pageSize)
         }
         var parts: [String: any Sendable] = [:]
@@ -153,7 +162,9 @@ extension SyncStore {
     ///
     /// - Complexity: O(p log n) for p records; with orphans, one more look-up per applied record and
     ///   reference, and the batch applied once more.
-    private func applyBatch(_ pages: [DecodedFeedPage], feed: String) async throws -> [ObjectIdentifier: any SyncReportMerging] {
+    private func applyBatch(_ pages: [DecodedFeedPage], feed: String) async throws -> [ObjectIdentifier:
+        any SyncReportMerging]
+    {
         let state = feedState
         guard let last = pages.last else { return [:] }
         var parts: [String: [any Sendable]] = [:]

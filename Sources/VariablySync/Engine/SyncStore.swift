@@ -131,13 +131,16 @@ public actor SyncStore {
     /// Pushes the changes of the transaction groups up to `group` (`nil`: all): saves parents first,
     /// again while a pass sent something and something is still held (a record completed after a
     /// cycle, a parent table's record freed by a child's create); then deletions, children first.
-    private func push(throughGroup group: Int64?, into reports: inout [ObjectIdentifier: any SyncReportMerging]) async throws {
+    private func push(throughGroup group: Int64?, into reports: inout [ObjectIdentifier: any SyncReportMerging])
+        async throws
+    {
         for _ in 0...members.count {
             var sent = 0
             var held = 0
             for member in members {
                 let report = try await member.run(.pushSaves(throughGroup: group))
-                reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report).holding(as: report) } ?? report
+                reports[member.table.type] =
+                    reports[member.table.type].map { $0.merged(with: report).holding(as: report) } ?? report
                 sent += report.pushedCount
                 held += report.heldCount
             }
@@ -172,7 +175,9 @@ public actor SyncStore {
     /// - Returns: An asynchronous sequence of lists; it ends when the consuming task is cancelled.
     public nonisolated func observeUnsentChanges() -> AsyncThrowingStream<[UnsentChange], any Error> {
         let readers = members.map(\.unsent)
-        return members[0].database.observe(tables: ["variably_pending_changes"]) { db in try readers.flatMap { try $0(db) } }
+        return members[0].database.observe(tables: ["variably_pending_changes"]) { db in
+            try readers.flatMap { try $0(db) }
+        }
     }
 
     /// The store's tables in sync order, for its report.

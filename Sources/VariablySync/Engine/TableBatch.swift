@@ -18,7 +18,8 @@ protocol TableBatching: AnyObject {
     /// with `parkingCachedRows`, an excluded key that is no save of this batch is a cached row (one
     /// whose parent the server deleted) and is taken out of the table and parked too. Returns the keys
     /// written.
-    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws -> [SQLValue]
+    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws
+        -> [SQLValue]
     /// Removes the deleted records.
     func applyDeletions(_ db: Database) throws
     /// The keys among `keys` whose rows reference a row that is not there.
@@ -110,7 +111,8 @@ where Model.ID: Codable & Sendable {
         var recording = BatchChanges(capacity: capacity)
         let heldPage = Int32(pages.count)
         for (index, model) in held.models.enumerated() {
-            recording.record(BatchChange(key: try primaryKey.sqlValue(of: model.id), page: heldPage, index: Int32(index)))
+            recording.record(
+                BatchChange(key: try primaryKey.sqlValue(of: model.id), page: heldPage, index: Int32(index)))
         }
         for (number, page) in pages.enumerated() {
             recording.record(page.keys, page: Int32(number))
@@ -134,7 +136,9 @@ where Model.ID: Codable & Sendable {
             if versioned { saveVersions.append(contentsOf: held.versions) }
             for page in pages {
                 saveModels.append(contentsOf: page.models)
-                if versioned { saveVersions.append(contentsOf: page.versions ?? Array(repeating: nil, count: page.models.count)) }
+                if versioned {
+                    saveVersions.append(contentsOf: page.versions ?? Array(repeating: nil, count: page.models.count))
+                }
             }
             return
         }
@@ -155,12 +159,15 @@ where Model.ID: Codable & Sendable {
         }
     }
 
-    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws -> [SQLValue] {
+    func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws
+        -> [SQLValue]
+    {
         for recordID in takenParked { try applier.state.forgetParkedRecord(recordID, db) }
         try applier.state.park(undecodable, state: .undecodable, db)
         let written: [SQLValue]
         if excluded.isEmpty {
-            counts = try applier.apply(saveModels, keys: saveKeys, versions: versioned ? saveVersions : nil, deletedKeys: [], db)
+            counts = try applier.apply(
+                saveModels, keys: saveKeys, versions: versioned ? saveVersions : nil, deletedKeys: [], db)
             parkedCount = 0
             written = saveKeys
         } else {
@@ -196,7 +203,8 @@ where Model.ID: Codable & Sendable {
                 }
                 _ = try applier.state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: cached) }
             }
-            counts = try applier.apply(kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
+            counts = try applier.apply(
+                kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
             try applier.state.park(parked, db)
             parkedCount = parked.count
             written = kept.keys
@@ -205,7 +213,8 @@ where Model.ID: Codable & Sendable {
         try applier.state.withCapturePaused(db) {
             for (key, columns) in emptied where excluded[key] == nil {
                 try applier.state.emptyReferences(
-                    references.filter { columns.contains($0.column) }, of: key, primaryKeyColumn: primaryKey.quotedColumn, db)
+                    references.filter { columns.contains($0.column) }, of: key,
+                    primaryKeyColumn: primaryKey.quotedColumn, db)
             }
         }
         return written

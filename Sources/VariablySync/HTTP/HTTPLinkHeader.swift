@@ -29,7 +29,9 @@ enum HTTPLinkHeader {
     private static func isNext(_ parameters: Substring) -> Bool {
         for parameter in parameters.split(separator: ";") {
             let parts = parameter.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else { continue }
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                continue
+            }
             let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: " \t\",")).lowercased()
             if value.split(separator: " ").contains("next") { return true }
         }

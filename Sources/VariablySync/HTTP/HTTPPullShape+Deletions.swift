@@ -27,14 +27,20 @@ extension HTTPPullShape {
         case .tombstones:
             if bytes.elementsEqual("true".utf8) { return true }
             if bytes.elementsEqual("false".utf8) { return false }
-            throw wrongMarker(field, in: element, body, expected: "true or false", hint: bytes.first == UInt8(ascii: "\"")
-                ? "a timestamp that is null while live is `.softDeleted(at: \"\(field)\")`" : nil)
+            throw wrongMarker(
+                field, in: element, body, expected: "true or false",
+                hint: bytes.first == UInt8(ascii: "\"")
+                    ? "a timestamp that is null while live is `.softDeleted(at: \"\(field)\")`" : nil)
         case .softDeleted:
-            if bytes.first == UInt8(ascii: "\"") || bytes.first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true {
+            if bytes.first == UInt8(ascii: "\"")
+                || bytes.first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true
+            {
                 return true
             }
-            throw wrongMarker(field, in: element, body, expected: "a timestamp or null", hint: bytes.elementsEqual("false".utf8)
-                ? "a Boolean flag is `.tombstones(flag: \"\(field)\")`" : nil)
+            throw wrongMarker(
+                field, in: element, body, expected: "a timestamp or null",
+                hint: bytes.elementsEqual("false".utf8)
+                    ? "a Boolean flag is `.tombstones(flag: \"\(field)\")`" : nil)
         case .status(_, let deletedValue):
             guard case .string(let text) = try body.value(range) else {
                 throw wrongMarker(field, in: element, body, expected: "text", hint: nil)
@@ -48,8 +54,12 @@ extension HTTPPullShape {
     private func wrongMarker(_ field: String, in element: Range<Int>, _ body: JSONBody, expected: String, hint: String?)
         -> RemoteSourceError
     {
-        let id = (try? body.member(idKey, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
-        let value = (try? body.member(field, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
+        let id = (try? body.member(idKey, of: element)).flatMap { $0 }.map {
+            String(decoding: body.data($0), as: UTF8.self)
+        }
+        let value = (try? body.member(field, of: element)).flatMap { $0 }.map {
+            String(decoding: body.data($0), as: UTF8.self)
+        }
         return RemoteSourceError.invalidResponse(
             "the deletion marker \"\(field)\" of record \(id ?? "?") is \((value ?? "?").prefix(80)), not \(expected) as "
                 + "declared" + (hint.map { ": \($0)" } ?? ""))

@@ -18,7 +18,8 @@ extension HTTPPullShape {
         default: break
         }
         throw RemoteSourceError.invalidResponse(
-            "a look-back needs the changedSince field's values as numbers or ISO 8601 timestamps, not \(value.jsonString().prefix(80))")
+            "a look-back needs the changedSince field's values as numbers or ISO 8601 timestamps, not \(value.jsonString().prefix(80))"
+        )
     }
 
     /// A `changedSince` value as seconds (since 1970 for a timestamp); `nil` for other values.

@@ -29,7 +29,8 @@ extension HTTPPullShape {
         }
         if case .updatedSince(let parameter, _, let lookBack) = changedSince, let since = state.since {
             let value = try JSONValue(parsing: since)
-            let asked = lookBack > .zero && state.isPagingBySince != true ? try Self.value(value, lookingBack: lookBack) : value
+            let asked =
+                lookBack > .zero && state.isPagingBySince != true ? try Self.value(value, lookingBack: lookBack) : value
             if let text = JSONBody.text(of: asked) { parameters.append((parameter, text)) }
         }
         if let limitParameter { parameters.append((limitParameter, String(limit))) }
@@ -41,8 +42,11 @@ extension HTTPPullShape {
             HTTPRequestHead.percentEncodedQueryValue($0.0) + "=" + HTTPRequestHead.percentEncodedQueryValue($0.1)
         }
         let existing = components.percentEncodedQuery.map { [$0] } ?? []
-        components.percentEncodedQuery = (existing + encoded).isEmpty ? nil : (existing + encoded).joined(separator: "&")
-        guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)") }
+        components.percentEncodedQuery =
+            (existing + encoded).isEmpty ? nil : (existing + encoded).joined(separator: "&")
+        guard let url = components.url else {
+            throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
+        }
         return url
     }
 
@@ -122,7 +126,8 @@ extension HTTPPullShape {
         for element in elements {
             var isTombstone = false
             if try isDeletion(element, in: body) {
-                guard let idRange = try body.member(idKey, of: element), let id = try? decoder.decode(ID.self, from: body.data(idRange))
+                guard let idRange = try body.member(idKey, of: element),
+                    let id = try? decoder.decode(ID.self, from: body.data(idRange))
                 else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(idKey)\"") }
                 deleted.append(id)
                 isTombstone = true
@@ -222,7 +227,8 @@ extension HTTPPullShape {
             next = try caughtUp(after: state, token: next.token, largest: largest, atLargest: atLargest, recent: recent)
         }
         let recordsData = changed ? body.array(of: kept) : recordsRange.map { body.data($0) } ?? body.array(of: kept)
-        return RemotePage(records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+        return RemotePage(
+            records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
     }
 
     /// The state of the next sync once a pull caught up: it starts a new pull from the boundary of this
@@ -237,7 +243,8 @@ extension HTTPPullShape {
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
         caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
-        caughtUp.seen = largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
+        caughtUp.seen =
+            largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
         if lookBack > .zero {
             // Every record of the window, the boundary's among them, is skipped when re-read unchanged.
             caughtUp.recent = recent.isEmpty ? nil : recent
@@ -259,8 +266,10 @@ extension HTTPPullShape {
         guard endsOnNotFound, isPastFirstPage else { return nil }
         let largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         let next = try caughtUp(
-            after: state, token: state.token, largest: largest, atLargest: state.atLargest ?? [], recent: state.recent ?? [])
-        return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: next.cursor(shape: self), hasMore: false)
+            after: state, token: state.token, largest: largest, atLargest: state.atLargest ?? [],
+            recent: state.recent ?? [])
+        return RemotePage(
+            records: Data("[]".utf8), deletedIDs: [], nextCursor: next.cursor(shape: self), hasMore: false)
     }
 
     /// A next-page URL as an absolute URL: a relative one (`?page=2`, `/users?page=2`) is relative to the
@@ -297,12 +306,17 @@ extension HTTPPullShape {
 
     /// The error for a record whose `changedSince` value comes before one the pull has passed: it names
     /// the endpoint, both records and the fix.
-    func outOfOrder(_ value: JSONValue, of element: Range<Int>, in body: JSONBody, after earlier: JSONValue, id: String?, url: URL)
+    func outOfOrder(
+        _ value: JSONValue, of element: Range<Int>, in body: JSONBody, after earlier: JSONValue, id: String?, url: URL
+    )
         -> RemoteSourceError
     {
         let field: String = if case .updatedSince(_, let field, _) = changedSince { field } else { "?" }
-        let recordID = (try? body.member(idKey, of: element)).flatMap { $0 }.map { String(decoding: body.data($0), as: UTF8.self) }
-        let earlierRecord = id.map { "record \($0.split(separator: "#").first.map(String.init) ?? $0) " } ?? "the value asked for, "
+        let recordID = (try? body.member(idKey, of: element)).flatMap { $0 }.map {
+            String(decoding: body.data($0), as: UTF8.self)
+        }
+        let earlierRecord =
+            id.map { "record \($0.split(separator: "#").first.map(String.init) ?? $0) " } ?? "the value asked for, "
         return RemoteSourceError.invalidResponse(
             "\(url.path) serves records out of the declared order of \"\(field)\": record \(recordID ?? "?") "
                 + "(\(value.jsonString().prefix(40))) came after \(earlierRecord)(\(earlier.jsonString().prefix(40))). The server "

@@ -135,7 +135,8 @@ public struct HTTPPullShape: Sendable {
         for (name, value) in query {
             precondition(
                 HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty,
-                "HTTPPullShape query parameter \"\(name)\" has an empty name, or a line break or NUL; fix it in `query`.")
+                "HTTPPullShape query parameter \"\(name)\" has an empty name, or a line break or NUL; fix it in `query`."
+            )
         }
         self.path = path
         self.records = records

@@ -53,7 +53,9 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         prepare: (@Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void)? = nil
     ) {
         let keys = api.pull.records.keys
-        guard let placeholder = keys.firstIndex(of: Self.placeholder), keys.filter({ $0 == Self.placeholder }).count == 1 else {
+        guard let placeholder = keys.firstIndex(of: Self.placeholder),
+            keys.filter({ $0 == Self.placeholder }).count == 1
+        else {
             preconditionFailure(
                 "HTTPRemoteFeed needs the records path of its pull shape to name the table once, as `{table}` "
                     + "(\"tables.{table}.records\"); it is \"\(api.pull.records)\".")
@@ -82,7 +84,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: source.baseURL, state: state, limit: limit)
         let response = try await source.exchange(source.makeRequest(url: url, method: "GET"))
-        if let cursor, HTTPRemoteSource<FeedRequests>.isUnknownCursor(status: response.head.status, body: response.body) {
+        if let cursor, HTTPRemoteSource<FeedRequests>.isUnknownCursor(status: response.head.status, body: response.body)
+        {
             throw RemoteSourceError.invalidCursor(cursor)
         }
         let body = try HTTPRemoteSource<FeedRequests>.successBody(response)
@@ -107,7 +110,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         var last: RemotePage<JSONValue>?
         for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
             let page = try shape.naming(table ?? "\u{0}").page(
-                parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: JSONValue.self)
+                parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit,
+                idType: JSONValue.self)
             if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
             last = page
         }

@@ -9,7 +9,8 @@ extension HTTPRemoteSource {
     /// request), and the answer is the create's, with the server's record and id. `nil` when the server
     /// does not have it.
     func adoptCreate(
-        _ change: RemoteChange<Model.ID>, record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL,
+        _ change: RemoteChange<Model.ID>, record: Data, reference: HTTPRecordEndpoints.ClientReference,
+        in collection: URL,
         endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
         guard let found = try await createdRecord(record, reference: reference, in: collection) else { return nil }
@@ -20,17 +21,20 @@ extension HTTPRemoteSource {
         guard let body = try? JSONBody(found), let idRange = try body.member(api.pull.idKey, of: body.root),
             let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
         else {
-            throw RemoteSourceError.invalidResponse("the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
+            throw RemoteSourceError.invalidResponse(
+                "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
         let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
         var request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
         request.body = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
-        request.headers.append(("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        request.headers.append(
+            ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
         var updated = change
         updated.isNew = false
-        let outcome = try await outcome(of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
+        let outcome = try await outcome(
+            of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
         guard case .accepted = outcome else { return (outcome, nil) }
         let answered = (try? JSONBody(response.body)).map { $0.bytes.first == UInt8(ascii: "{") } == true
         return (outcome, answered ? response.body : found)
@@ -40,7 +44,8 @@ extension HTTPRemoteSource {
     /// reference of `created` (the record as the create sent it): accepted when the server holds none,
     /// or only a tombstone, as a deletion wants.
     func deleteCreated(
-        _ created: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL, endpoints: HTTPRecordEndpoints
+        _ created: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL,
+        endpoints: HTTPRecordEndpoints
     ) async throws -> PushOutcome {
         guard let found = try await createdRecord(created, reference: reference, in: collection),
             let body = try? JSONBody(found), try !api.pull.isDeletion(body.root, in: body)
@@ -48,7 +53,8 @@ extension HTTPRemoteSource {
         guard let idRange = try body.member(api.pull.idKey, of: body.root),
             let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
         else {
-            throw RemoteSourceError.invalidResponse("the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
+            throw RemoteSourceError.invalidResponse(
+                "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
         let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
         let response = try await exchange(makeRequest(url: recordURL, method: "DELETE"))
@@ -68,7 +74,9 @@ extension HTTPRemoteSource {
             let value = try? body.value(range), value != .null, let text = JSONBody.text(of: value),
             var components = URLComponents(url: collection, resolvingAgainstBaseURL: false)
         else { return nil }
-        let query = HTTPRequestHead.percentEncodedQueryValue(reference.query) + "=" + HTTPRequestHead.percentEncodedQueryValue(text)
+        let query =
+            HTTPRequestHead.percentEncodedQueryValue(reference.query) + "="
+            + HTTPRequestHead.percentEncodedQueryValue(text)
         components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + query } ?? query
         guard let url = components.url else { return nil }
         let answer = try Self.successBody(await exchange(makeRequest(url: url, method: "GET")))

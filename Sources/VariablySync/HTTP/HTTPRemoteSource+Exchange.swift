@@ -43,7 +43,8 @@ extension HTTPRemoteSource {
 
     private func authorizedExchange(_ request: HTTPRequestHead) async throws -> Response {
         guard let prepare else { return try await send(request) }
-        let first = try await Self.prepared(request, by: prepare, attempt: HTTPRequestAttempt(isRetryAfterUnauthorized: false))
+        let first = try await Self.prepared(
+            request, by: prepare, attempt: HTTPRequestAttempt(isRetryAfterUnauthorized: false))
         let response = try await send(first)
         guard response.head.status == 401 else { return response }
         let rejected = first.headers.first { $0.name.lowercased() == "authorization" }?.value
@@ -62,12 +63,19 @@ extension HTTPRemoteSource {
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
         try await hook(&urlRequest, attempt)
-        guard let url = urlRequest.url else { throw RemoteSourceError.invalidResponse("the request hook removed the URL") }
-        let headers = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-        for (name, value) in headers where !HTTPRequestHead.isSafeHeaderText(name) || !HTTPRequestHead.isSafeHeaderText(value) {
-            throw RemoteSourceError.invalidResponse("the request hook set header \"\(name.prefix(40))\" with a line break or NUL")
+        guard let url = urlRequest.url else {
+            throw RemoteSourceError.invalidResponse("the request hook removed the URL")
+        }
+        let headers = (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
+        }
+        for (name, value) in headers
+        where !HTTPRequestHead.isSafeHeaderText(name) || !HTTPRequestHead.isSafeHeaderText(value) {
+            throw RemoteSourceError.invalidResponse(
+                "the request hook set header \"\(name.prefix(40))\" with a line break or NUL")
         }
         return HTTPRequestHead(
-            method: urlRequest.httpMethod ?? request.method, url: url, headers: headers, body: urlRequest.httpBody ?? request.body)
+            method: urlRequest.httpMethod ?? request.method, url: url, headers: headers,
+            body: urlRequest.httpBody ?? request.body)
     }
 }

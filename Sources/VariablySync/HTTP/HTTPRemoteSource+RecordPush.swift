@@ -34,8 +34,13 @@ extension HTTPRemoteSource {
                     do {
                         try Task.checkCancellation()
                         let (outcome, record) = try await pushRecord(change, to: endpoints)
-                        return (index, .success(PushResult(
-                            idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome, serverRecord: record)))
+                        return (
+                            index,
+                            .success(
+                                PushResult(
+                                    idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome,
+                                    serverRecord: record))
+                        )
                     } catch {
                         return (index, .failure(error))
                     }
@@ -72,7 +77,8 @@ extension HTTPRemoteSource {
         guard case .perRecord(let endpoints) = api.push else {
             throw RemoteSourceError.unavailable("this API declares no per-record endpoints to read record \(id) from")
         }
-        let url = try Self.url(of: id, in: Self.collectionURL(baseURL, endpoints), trailingSlash: endpoints.trailingSlash)
+        let url = try Self.url(
+            of: id, in: Self.collectionURL(baseURL, endpoints), trailingSlash: endpoints.trailingSlash)
         let response = try await exchange(makeRequest(url: url, method: "GET"))
         if [404, 410].contains(response.head.status) { return nil }
         return try Self.successBody(response)
@@ -103,7 +109,9 @@ extension HTTPRemoteSource {
             if change.isNew, change.mayHaveBeenApplied, let created = change.createdRecord,
                 let reference = endpoints.clientReference
             {
-                return (try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil)
+                return (
+                    try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil
+                )
             }
             request = makeRequest(url: recordURL, method: "DELETE")
             if case .ifMatch = endpoints.concurrency, let acknowledged, !isAbsent {
@@ -115,7 +123,8 @@ extension HTTPRemoteSource {
             // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
             // client reference, it is adopted instead of created twice.
             if isCreate, change.mayHaveBeenApplied, let reference = endpoints.clientReference,
-                let adopted = try await adoptCreate(change, record: record, reference: reference, in: collection, endpoints: endpoints)
+                let adopted = try await adoptCreate(
+                    change, record: record, reference: reference, in: collection, endpoints: endpoints)
             {
                 return adopted
             }
@@ -128,7 +137,8 @@ extension HTTPRemoteSource {
                     return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
                 }
                 _ = try Self.successBody(current)
-                let version = Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
+                let version = Self.recordVersion(
+                    of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
                 let text = String(version.rawValue.dropFirst(Self.recordVersionPrefix.count))
                 known = text.isEmpty ? nil : text
             }
@@ -167,16 +177,19 @@ extension HTTPRemoteSource {
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
-        let outcome = try await outcome(of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
+        let outcome = try await outcome(
+            of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
         // A create in doubt that the server refused (its unique client reference taken) may have been
         // applied by the first request, still in progress when the look-up above ran: look again.
         if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, let reference = endpoints.clientReference,
             case .upsert(let record) = change.operation,
-            let adopted = try await adoptCreate(change, record: record, reference: reference, in: collection, endpoints: endpoints)
+            let adopted = try await adoptCreate(
+                change, record: record, reference: reference, in: collection, endpoints: endpoints)
         {
             return adopted
         }
-        guard isCreate, case .accepted = outcome, let body = try? JSONBody(response.body), body.bytes.first == UInt8(ascii: "{")
+        guard isCreate, case .accepted = outcome, let body = try? JSONBody(response.body),
+            body.bytes.first == UInt8(ascii: "{")
         else { return (outcome, nil) }
         return (outcome, response.body)
     }
@@ -189,11 +202,14 @@ extension HTTPRemoteSource {
         let isDelete = if case .delete = change.operation { true } else { false }
         switch status {
         case 200...299:
-            return .accepted(version: Self.recordVersion(of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
+            return .accepted(
+                version: Self.recordVersion(
+                    of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
         case 404 where !isCreate, 410 where !isCreate:
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
             return isDelete
-                ? .accepted(version: Self.absentRecordVersion) : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
+                ? .accepted(version: Self.absentRecordVersion)
+                : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
         case 409 where !isCreate, 412 where !isCreate:
             var current = response
             // Many APIs answer a conflict with an error object: only a body that reads as the model is
@@ -207,7 +223,8 @@ extension HTTPRemoteSource {
             }
             return .conflict(
                 serverRecord: current.body,
-                version: Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency))
+                version: Self.recordVersion(
+                    of: current, field: endpoints.versionField, concurrency: endpoints.concurrency))
         case 401, 408, 429, 500...599:
             _ = try Self.successBody(response)  // throws: transient, rate limited, or unauthorized
             throw RemoteSourceError.httpStatus(status, body: "")
@@ -224,7 +241,8 @@ extension HTTPRemoteSource {
         var text = "HTTP \(status)"
         if (300...399).contains(status) {
             let target = response.head.headers["location"].map { " to \($0.prefix(200))" } ?? ""
-            text += " (a redirect\(target) that a write may not follow: declare the URL the server expects, e.g. "
+            text +=
+                " (a redirect\(target) that a write may not follow: declare the URL the server expects, e.g. "
                 + "trailingSlash: true)"
         } else if isCreate, status == 404 || status == 410 {
             text += " (no collection at this URL to create the record in)"
@@ -241,13 +259,17 @@ extension HTTPRemoteSource {
             throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)")
         }
         components.percentEncodedPath += "/"
-        guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)") }
+        guard let url = components.url else {
+            throw RemoteSourceError.invalidResponse("cannot build a URL from \(collection)")
+        }
         return url
     }
 
     /// A record's JSON with only the members `keep` accepts; the record as it is when it is no object.
     static func object(_ record: Data, keeping keep: (String) -> Bool) throws -> Data {
-        guard let body = try? JSONBody(record), let kept = try? body.object(body.root, keeping: keep) else { return record }
+        guard let body = try? JSONBody(record), let kept = try? body.object(body.root, keeping: keep) else {
+            return record
+        }
         return kept
     }
 
@@ -279,7 +301,9 @@ extension HTTPRemoteSource {
 
     /// `version` (JSON text) as an entity tag: a received tag as it came, a version field's value quoted.
     private static func entityTag(_ version: String) -> String {
-        guard let value = try? JSONValue(parsing: version), let text = JSONBody.text(of: value) else { return "\"\(version)\"" }
+        guard let value = try? JSONValue(parsing: version), let text = JSONBody.text(of: value) else {
+            return "\"\(version)\""
+        }
         if text.hasPrefix("\"") || text.hasPrefix("W/\"") { return text }
         return "\"\(text)\""
     }
@@ -288,7 +312,8 @@ extension HTTPRemoteSource {
     /// `/` after it when declared so.
     static func url(of id: Model.ID, in collection: URL, trailingSlash: Bool) throws -> URL {
         let json = try JSONEncoder().encode([id])
-        guard let body = try? JSONBody(json), let elements = try body.elements(of: body.root), let first = elements.first,
+        guard let body = try? JSONBody(json), let elements = try body.elements(of: body.root),
+            let first = elements.first,
             let text = try JSONBody.text(of: body.value(first))
         else { throw RemoteSourceError.invalidResponse("the id \(id) has no text form for a URL") }
         guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {
@@ -296,8 +321,11 @@ extension HTTPRemoteSource {
         }
         let path = components.percentEncodedPath
         components.percentEncodedPath =
-            (path.hasSuffix("/") ? path : path + "/") + HTTPRequestHead.percentEncodedQueryValue(text) + (trailingSlash ? "/" : "")
-        guard let url = components.url else { throw RemoteSourceError.invalidResponse("cannot build a URL for id \(id)") }
+            (path.hasSuffix("/") ? path : path + "/") + HTTPRequestHead.percentEncodedQueryValue(text)
+            + (trailingSlash ? "/" : "")
+        guard let url = components.url else {
+            throw RemoteSourceError.invalidResponse("cannot build a URL for id \(id)")
+        }
         return url
     }
 }

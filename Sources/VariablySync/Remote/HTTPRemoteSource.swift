@@ -63,7 +63,8 @@ where Model.ID: Codable & Sendable {
     /// Runs before each request is sent, to add what changes over time (an access token that
     /// refreshes, a signature). After a `401` answer it runs once more, with
     /// ``HTTPRequestAttempt/isRetryAfterUnauthorized`` set, and the request is sent again once.
-    public typealias RequestHook = @Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void
+    public typealias RequestHook =
+        @Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void
 
     /// The URL the endpoint paths are appended to.
     package let baseURL: URL
@@ -147,7 +148,8 @@ where Model.ID: Codable & Sendable {
         }
         let body = try Self.successBody(response)
         return try shape.page(
-            body: body, link: response.head.headers["link"], from: url, state: state, limit: limit, idType: Model.ID.self)
+            body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
+            idType: Model.ID.self)
     }
 
     /// Sends the changes as the source's `api` describes: one `POST {baseURL}/changes` with every change for the
@@ -167,7 +169,8 @@ where Model.ID: Codable & Sendable {
         case .perRecord(let endpoints):
             return try await pushRecords(changes, to: endpoints)
         case .changesEnvelope(let path):
-            var request = makeRequest(url: path.isEmpty ? baseURL : baseURL.appendingPathComponent(path), method: "POST")
+            var request = makeRequest(
+                url: path.isEmpty ? baseURL : baseURL.appendingPathComponent(path), method: "POST")
             request.body = try Self.pushBody(changes)
             request.headers.append(("Content-Type", "application/json"))
             let outcomes = try Self.outcomes(from: try Self.successBody(await exchange(request)))

@@ -7,7 +7,8 @@ import Testing
     private func nested(_ depth: Int, prefix: String = "") -> Data {
         Data(
             (prefix + #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"#
-                + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>").utf8)
+                + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>")
+                .utf8)
     }
 
     @Test(arguments: ["", "\u{FEFF}", " \n\t", "\u{FEFF}\n"])
@@ -32,7 +33,8 @@ import Testing
             try PropertyListDecoder().decode([String: Int].self, from: data, source: .local)
         }
         // The same document in valid UTF-8 reads.
-        let valid = Data((declaration + #"<plist version="1.0"><dict><key>AGE</key><integer>19</integer></dict></plist>"#).utf8)
+        let valid = Data(
+            (declaration + #"<plist version="1.0"><dict><key>AGE</key><integer>19</integer></dict></plist>"#).utf8)
         #expect(try PropertyListDecoder().decode([String: Int].self, from: valid, source: .local) == ["AGE": 19])
     }
 

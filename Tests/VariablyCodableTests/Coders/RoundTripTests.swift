@@ -46,23 +46,34 @@ struct Case: Sendable, CustomTestStringConvertible {
     @Test func eachSourceWritesItsOwnKeys() throws {
         let user = User.sample(1)
         let remote = try jsonObject(JSONEncoder().encode(user, source: .remote))
-        #expect(Set(remote.keys) == ["id", "user_name", "email_address", "profile", "is_active", "created_at", "tags", "nick_name"])
+        #expect(
+            Set(remote.keys) == [
+                "id", "user_name", "email_address", "profile", "is_active", "created_at", "tags", "nick_name",
+            ])
         #expect((remote["profile"] as? [String: Any])?.keys.sorted() == ["age", "score"])
         let local = try jsonObject(JSONEncoder().encode(user, source: .local))
-        #expect(Set(local.keys) == ["ID", "USER_NAME", "EMAIL", "AGE", "IS_ACTIVE", "SCORE", "CREATED_AT", "TAGS", "NICKNAME"])
+        #expect(
+            Set(local.keys) == [
+                "ID", "USER_NAME", "EMAIL", "AGE", "IS_ACTIVE", "SCORE", "CREATED_AT", "TAGS", "NICKNAME",
+            ])
         let sqlite = try jsonObject(JSONEncoder().encode(user, source: .sqlite))
-        #expect(Set(sqlite.keys) == ["id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname"])
+        #expect(
+            Set(sqlite.keys) == [
+                "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname",
+            ])
     }
 
     @Test func entriesFollowDeclarationOrderWithStyledKeysAppendedInFirstSeenOrder() throws {
         let sqlite = try #require(User.keySets[.sqlite])
-        #expect(sqlite.entries.map(\.key.primary.description) == [
-            "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname",
-        ])
+        #expect(
+            sqlite.entries.map(\.key.primary.description) == [
+                "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname",
+            ])
         let remote = try #require(User.keySets[.remote])
-        #expect(remote.entries.map(\.propertyName) == [
-            "id", "userName", "email", "age", "isActive", "score", "createdAt", "tags", "nickname",
-        ])
+        #expect(
+            remote.entries.map(\.propertyName) == [
+                "id", "userName", "email", "age", "isActive", "score", "createdAt", "tags", "nickname",
+            ])
     }
 
     @Test func defaultSourceIsUsedWhenNoneIsNamed() throws {
@@ -85,7 +96,9 @@ struct Case: Sendable, CustomTestStringConvertible {
         let data = try JSONEncoder().encode(user, source: .remote)
         #expect(try jsonObject(data)["nick_name"] == nil)
         #expect(try JSONDecoder().decode(User.self, from: data, source: .remote).nickname == nil)
-        let withNull = Data(#"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0,"nick_name":null}"#.utf8)
+        let withNull = Data(
+            #"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0,"nick_name":null}"#
+                .utf8)
         let decoded = try JSONDecoder().decode(User.self, from: withNull, source: .remote)
         #expect(decoded.nickname == nil)
         #expect(decoded.tags == [])

@@ -11,7 +11,8 @@ import VariablyTestSupport
             try JSONDecoder().decode([User].self, from: before, source: .remote), source: .local)
 
         // API v2 renames the key.
-        let renamed = String(decoding: before, as: UTF8.self).replacingOccurrences(of: "\"user_name\"", with: "\"username\"")
+        let renamed = String(decoding: before, as: UTF8.self).replacingOccurrences(
+            of: "\"user_name\"", with: "\"username\"")
         #expect(!renamed.contains("user_name"))
         let after = try JSONDecoder().decode([User].self, from: json(renamed), source: .remote)
         #expect(after == User.samples(3))
@@ -22,7 +23,8 @@ import VariablyTestSupport
     }
 
     @Test func firstPresentAlternativeWins() throws {
-        let text = #"{"id":1,"user_name":"old","username":"new","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0}"#
+        let text =
+            #"{"id":1,"user_name":"old","username":"new","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0}"#
         #expect(try JSONDecoder().decode(User.self, from: json(text), source: .remote).userName == "old")
     }
 }

@@ -5,7 +5,8 @@ import VariablyCodable
 @Suite struct ValueKindTests {
     static let profile = Profile(
         name: "Ada", role: .admin, joined: Date(timeIntervalSince1970: 1_700_000_000), avatar: Data([1, 2, 3]),
-        homepage: URL(string: "https://example.com/ada"), token: UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!,
+        homepage: URL(string: "https://example.com/ada"),
+        token: UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!,
         balance: Decimal(string: "12.5")!, limits: ["daily": 3, "weekly": 10],
         address: Address(street: "1 Main St", city: "Springfield"),
         previous: [Address(street: "2 Side St", city: "Shelbyville"), Address(street: "3 Oak St", city: "Ogdenville")],
@@ -36,7 +37,9 @@ import VariablyCodable
     }
 
     @Test func nestedPathsAreReadFromNestedObjects() throws {
-        let data = json(#"{"data":{"profile":{"name":"Bo","role":"member"}},"joined":0,"avatar":"","token":"6BA7B810-9DAD-11D1-80B4-00C04FD430C8","balance":1,"limits":{},"address":{"street_line":"x","city":"y"},"previous_addresses":[]}"#)
+        let data = json(
+            #"{"data":{"profile":{"name":"Bo","role":"member"}},"joined":0,"avatar":"","token":"6BA7B810-9DAD-11D1-80B4-00C04FD430C8","balance":1,"limits":{},"address":{"street_line":"x","city":"y"},"previous_addresses":[]}"#
+        )
         let profile = try JSONDecoder().decode(Profile.self, from: data, source: .remote)
         #expect(profile.name == "Bo")
         #expect(profile.address == Address(street: "x", city: "y"))
@@ -46,9 +49,15 @@ import VariablyCodable
 
     @Test func readOnlyModelsDecodeThroughTheirInitializer() throws {
         let v1 = try JSONDecoder().decode(
-            [Account].self, from: json(#"[{"id":1,"owner_name":"Ann"},{"id":2,"owner":"Ben","address":{"street_line":"s","city":"c"}}]"#),
+            [Account].self,
+            from: json(
+                #"[{"id":1,"owner_name":"Ann"},{"id":2,"owner":"Ben","address":{"street_line":"s","city":"c"}}]"#),
             source: .remote)
-        #expect(v1 == [Account(id: 1, owner: "Ann", address: nil), Account(id: 2, owner: "Ben", address: Address(street: "s", city: "c"))])
+        #expect(
+            v1 == [
+                Account(id: 1, owner: "Ann", address: nil),
+                Account(id: 2, owner: "Ben", address: Address(street: "s", city: "c")),
+            ])
         let v2Data = try JSONEncoder().encode(v1[1], source: .remoteV2)
         let object = try jsonObject(v2Data)
         #expect((object["meta"] as? [String: Any])?["owner"] as? String == "Ben")

@@ -43,11 +43,12 @@ private struct Required: VariablyCodable, EmptyInitializable {
         #expect(value.name == "x")
     }
 
-    @Test(arguments: [
-        (#"{"data": "text"}"#, #""data" is a string, not an object"#),
-        (#"{"data": [1]}"#, #""data" is an array, not an object"#),
-        (#"{"data": 5}"#, #""data" is a number, not an object"#),
-    ], [false, true])
+    @Test(
+        arguments: [
+            (#"{"data": "text"}"#, #""data" is a string, not an object"#),
+            (#"{"data": [1]}"#, #""data" is an array, not an object"#),
+            (#"{"data": 5}"#, #""data" is a number, not an object"#),
+        ], [false, true])
     func theReportSaysWhatItSawInsteadOfAnObject(input: (json: String, seen: String), fast: Bool) throws {
         let (json, seen) = input
         let (value, report) = try decode(Labelled.self, json, fast: fast)

@@ -148,10 +148,13 @@ struct ErrorSignature: Equatable, CustomStringConvertible {
             path = ErrorSignature.render(error.codingPath)
         } else if let error = error as? DecodingError {
             switch error {
-            case .typeMismatch(_, let context): (kind, path) = ("typeMismatch", ErrorSignature.render(context.codingPath))
-            case .valueNotFound(_, let context): (kind, path) = ("valueNotFound", ErrorSignature.render(context.codingPath))
+            case .typeMismatch(_, let context):
+                (kind, path) = ("typeMismatch", ErrorSignature.render(context.codingPath))
+            case .valueNotFound(_, let context):
+                (kind, path) = ("valueNotFound", ErrorSignature.render(context.codingPath))
             case .keyNotFound(_, let context): (kind, path) = ("keyNotFound", ErrorSignature.render(context.codingPath))
-            case .dataCorrupted(let context): (kind, path) = ("dataCorrupted", ErrorSignature.render(context.codingPath))
+            case .dataCorrupted(let context):
+                (kind, path) = ("dataCorrupted", ErrorSignature.render(context.codingPath))
             @unknown default: (kind, path) = ("unknown", [])
             }
         } else {
@@ -187,7 +190,9 @@ func bothOutcomes<Value: Decodable & Equatable>(
         foundation.decodingOptions = options
         fast.decodingOptions = options
     }
-    return (outcome { try foundation.decode(Value.self, from: data) }, outcome { try fast.decode(Value.self, from: data) })
+    return (
+        outcome { try foundation.decode(Value.self, from: data) }, outcome { try fast.decode(Value.self, from: data) }
+    )
 }
 
 /// Expects both decoders to give equal values or equivalent errors.

@@ -6,14 +6,16 @@ import Testing
 /// The slicing of records out of a page, which the sync layer and the simulated server share.
 @Suite struct JSONBodyTests {
     @Test func recordsAreTheServersBytesAndTheFirstOfDuplicateMembersWins() throws {
-        let body = try JSONBody(Data(
-            #"{"next_cursor": "x", "r\u0065cords" : [ {"a": "]}\"", "a": 2}, [ ] ] , "records": [], "deep": [[[[{}]]]]}"#
-                .utf8))
+        let body = try JSONBody(
+            Data(
+                #"{"next_cursor": "x", "r\u0065cords" : [ {"a": "]}\"", "a": 2}, [ ] ] , "records": [], "deep": [[[[{}]]]]}"#
+                    .utf8))
         let records = try #require(try body.range(at: "records"))
         #expect(String(decoding: body.data(records), as: UTF8.self) == #"[ {"a": "]}\"", "a": 2}, [ ] ]"#)
         let elements = try #require(try body.elements(of: records))
         #expect(elements.map { String(decoding: body.data($0), as: UTF8.self) } == [#"{"a": "]}\"", "a": 2}"#, "[ ]"])
-        #expect(try body.member("a", of: elements[0]).map { String(decoding: body.data($0), as: UTF8.self) } == #""]}\"""#)
+        #expect(
+            try body.member("a", of: elements[0]).map { String(decoding: body.data($0), as: UTF8.self) } == #""]}\"""#)
         #expect(try body.range(at: "missing") == nil)
         #expect(try body.elements(of: elements[0]) == nil)
         #expect(try body.text(at: "next_cursor") == "x")
@@ -25,7 +27,10 @@ import Testing
         for end in 0..<whole.count {
             #expect(throws: JSONBodyError.self, "cut at \(end)") { try JSONBody(whole.prefix(end)) }
         }
-        for text in [#"{"a" 1}"#, #"{"a": 1,, "b": 2}"#, #"[1 2]"#, #"{"a": 1} x"#, "]", String(repeating: "[", count: 600) + String(repeating: "]", count: 600)] {
+        for text in [
+            #"{"a" 1}"#, #"{"a": 1,, "b": 2}"#, #"[1 2]"#, #"{"a": 1} x"#, "]",
+            String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
+        ] {
             #expect(throws: JSONBodyError.self, "\(text.prefix(20))") { try JSONBody(Data(text.utf8)) }
         }
     }

@@ -42,14 +42,16 @@ struct PayloadGenerator {
         optional("count", { $0.integer() }, wrong: { $0.double() }, into: &members)
         optional("ratio", { $0.float() }, wrong: { $0.string() }, into: &members)
         optional("ratios", { $0.array(of: { $0.double() }) }, wrong: { $0.array(of: { $0.scalar() }) }, into: &members)
-        optional("numbers", { $0.array(of: { $0.integer() }) }, wrong: { $0.array(of: { $0.scalar() }) }, into: &members)
+        optional(
+            "numbers", { $0.array(of: { $0.integer() }) }, wrong: { $0.array(of: { $0.scalar() }) }, into: &members)
         optional("created_at", { $0.double() }, wrong: { $0.string() }, into: &members)
         optional("blob", { $0.base64() }, wrong: { $0.integer() }, into: &members)
         optional("link", { $0.url() }, wrong: { $0.integer() }, into: &members)
         optional("amount", { $0.double() }, wrong: { $0.string() }, into: &members)
         optional("role", { $0.role() }, wrong: { $0.integer() }, into: &members)
         optional("token", { $0.uuid() }, wrong: { $0.integer() }, into: &members)
-        optional("counts", { $0.object(of: { $0.integer() }) }, wrong: { $0.object(of: { $0.scalar() }) }, into: &members)
+        optional(
+            "counts", { $0.object(of: { $0.integer() }) }, wrong: { $0.object(of: { $0.scalar() }) }, into: &members)
         optional("child", { $0.child() }, wrong: { $0.string() }, into: &members)
         optional("children", { $0.array(of: { $0.child() }) }, wrong: { $0.array(of: { $0.scalar() }) }, into: &members)
         optional("extra", { $0.anyValue(depth: 0) }, wrong: { $0.anyValue(depth: 0) }, into: &members)
@@ -59,7 +61,9 @@ struct PayloadGenerator {
         } else if chance(30) {
             field("city", chance(80) ? string() : integer())
         }
-        for _ in 0..<Int.random(in: 0...2, using: &random) { field(pick(["unknown", "ignored_key", "Ünïcødé", "id2"]), anyValue(depth: 1)) }
+        for _ in 0..<Int.random(in: 0...2, using: &random) {
+            field(pick(["unknown", "ignored_key", "Ünïcødé", "id2"]), anyValue(depth: 1))
+        }
         if chance(5), let duplicate = members.randomElement(using: &random) { field(duplicate.0, scalar()) }
         members.shuffle(using: &random)
         let separator = pick([",", ", ", " ,\n\t", ","])
@@ -93,9 +97,10 @@ struct PayloadGenerator {
     /// A key written plainly, or now and then with escapes for some of its characters.
     private mutating func key(_ name: String) -> String {
         guard chance(5) else { return "\"\(name)\"" }
-        return "\"" + name.unicodeScalars.map { scalar in
-            chance(30) ? String(format: "\\u%04x", scalar.value) : String(scalar)
-        }.joined() + "\""
+        return "\""
+            + name.unicodeScalars.map { scalar in
+                chance(30) ? String(format: "\\u%04x", scalar.value) : String(scalar)
+            }.joined() + "\""
     }
 
     // MARK: - Values
@@ -103,13 +108,19 @@ struct PayloadGenerator {
     mutating func integer() -> String {
         if chance(90) {
             return chance(50)
-                ? "\(Int.random(in: -1000...1000, using: &random))" : "\(Int64.random(in: .min ... .max, using: &random))"
+                ? "\(Int.random(in: -1000...1000, using: &random))"
+                : "\(Int64.random(in: .min ... .max, using: &random))"
         }
         return pick([
-            { $0.pick(["0", "-0", "1", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
-                "18446744073709551615", "18446744073709551616", "-9223372036854775809", "1.0", "1e3", "1E+2", "1.5",
-                "-0.0", "12345678901234567890123", "1e18", "1.0e19", "9007199254740993.5", "4294967296", "2147483648",
-                "0.1e1", "100000000000000000000e-2", "1e400", "1e-400"]) },
+            {
+                $0.pick([
+                    "0", "-0", "1", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                    "18446744073709551615", "18446744073709551616", "-9223372036854775809", "1.0", "1e3", "1E+2", "1.5",
+                    "-0.0", "12345678901234567890123", "1e18", "1.0e19", "9007199254740993.5", "4294967296",
+                    "2147483648",
+                    "0.1e1", "100000000000000000000e-2", "1e400", "1e-400",
+                ])
+            }
         ])(&self)
     }
 
@@ -127,17 +138,25 @@ struct PayloadGenerator {
 
     mutating func double() -> String {
         if chance(85) {
-            return chance(50) ? "\(Double.random(in: -1e6...1e6, using: &random))" : "\(Int.random(in: -100...100, using: &random))"
+            return chance(50)
+                ? "\(Double.random(in: -1e6...1e6, using: &random))" : "\(Int.random(in: -100...100, using: &random))"
         }
         return pick([
             { "\(Double.random(in: -1e6...1e6, using: &$0.random))" },
             { String(format: "%.17g", Double(bitPattern: $0.random.next() & 0x7FEF_FFFF_FFFF_FFFF)) },
             { "\(Int.random(in: -100...100, using: &$0.random))" },
-            { "\(Int.random(in: 0...9999, using: &$0.random)).\(Int.random(in: 0...999, using: &$0.random))e\(Int.random(in: -30...30, using: &$0.random))" },
-            { $0.pick(["0", "-0", "-0.0", "0e999", "1e308", "1.7976931348623157e308", "1.7976931348623159e308", "1e309",
-                "4.9e-324", "2.4703282292062328e-324", "2e-324", "1e-400", "0.1000000000000000055511151231257827",
-                "123456789012345678901234567890", "9007199254740993", "3.4028235e38", "3.5e38", "1e39", "1.4e-45", "1e-50",
-                "22.5E-1", "0.000001", "1E22", "1e23", "8.98846567431158e307"]) },
+            {
+                "\(Int.random(in: 0...9999, using: &$0.random)).\(Int.random(in: 0...999, using: &$0.random))e\(Int.random(in: -30...30, using: &$0.random))"
+            },
+            {
+                $0.pick([
+                    "0", "-0", "-0.0", "0e999", "1e308", "1.7976931348623157e308", "1.7976931348623159e308", "1e309",
+                    "4.9e-324", "2.4703282292062328e-324", "2e-324", "1e-400", "0.1000000000000000055511151231257827",
+                    "123456789012345678901234567890", "9007199254740993", "3.4028235e38", "3.5e38", "1e39", "1.4e-45",
+                    "1e-50",
+                    "22.5E-1", "0.000001", "1E22", "1e23", "8.98846567431158e307",
+                ])
+            },
         ])(&self)
     }
 
@@ -185,17 +204,23 @@ struct PayloadGenerator {
             : pick(["\"\"", "\"a b\"", "\"http://a b\""])
     }
 
-    mutating func role() -> String { chance(95) ? pick(["\"admin\"", "\"member\""]) : pick(["\"owner\"", "\"ADMIN\""]) }
+    mutating func role() -> String {
+        chance(95) ? pick(["\"admin\"", "\"member\""]) : pick(["\"owner\"", "\"ADMIN\""])
+    }
 
     mutating func uuid() -> String {
-        chance(95) ? "\"\(seededUUID())\"" : pick(["\"not-a-uuid\"", "\"\"", "\"E621E1F8-C36C-495A-93FC-0C247A3E6E5\""])
+        chance(95)
+            ? "\"\(seededUUID())\"" : pick(["\"not-a-uuid\"", "\"\"", "\"E621E1F8-C36C-495A-93FC-0C247A3E6E5\""])
     }
 
     private mutating func seededUUID() -> String {
         let (high, low) = (random.next(), random.next())
         let bytes = withUnsafeBytes(of: (high, low)) { Array($0) }
-        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
-            bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        let uuid = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
         return chance(50) ? uuid.uuidString : uuid.uuidString.lowercased()
     }
 
@@ -207,7 +232,9 @@ struct PayloadGenerator {
         case 2..<3: members.append("\"code\":\(string())")
         default: members.append("\"code\":\(integer())")
         }
-        if chance(60) { members.append("\"\(pick(["label", "name"]))\":\(chance(95) ? string() : pick(["null", "1", "[]"]))") }
+        if chance(60) {
+            members.append("\"\(pick(["label", "name"]))\":\(chance(95) ? string() : pick(["null", "1", "[]"]))")
+        }
         members.shuffle(using: &random)
         return "{" + members.joined(separator: ",") + "}"
     }
@@ -222,7 +249,8 @@ struct PayloadGenerator {
         var members: [String] = []
         if chance(70) { members.append("\"city\":\(chance(95) ? string() : pick(["null", "7", "{}"]))") }
         if chance(60) {
-            let postal = chance(95) ? "{\"zip\":\(chance(95) ? string() : pick(["null", "7"]))}" : pick(["null", "3", "[1]"])
+            let postal =
+                chance(95) ? "{\"zip\":\(chance(95) ? string() : pick(["null", "7"]))}" : pick(["null", "3", "[1]"])
             members.append("\"postal\":\(postal)")
         }
         members.shuffle(using: &random)

@@ -9,7 +9,8 @@ import VariablyTestSupport
 
 @Suite struct FileCacheTests {
     private func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("FileCacheTests-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "FileCacheTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
@@ -83,7 +84,10 @@ import VariablyTestSupport
         let error = try #require(throws: FileCacheError.self) { try cache.load() }
         #expect("\(error)".contains("user.json is corrupt at top level"))
         try Data("{ not json".utf8).write(to: cache.url)
-        guard case .corrupt(_, let keptAt, _, _) = try #require(throws: FileCacheError.self, performing: { try cache.load() }) else {
+        guard
+            case .corrupt(_, let keptAt, _, _) = try #require(
+                throws: FileCacheError.self, performing: { try cache.load() })
+        else {
             Issue.record("expected corrupt")
             return
         }
@@ -112,7 +116,8 @@ import VariablyTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let cache = FileCache<User>(url: folder.appendingPathComponent("users.plist"), format: .propertyList)
         let xml =
-            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"# + String(repeating: "<array>", count: 10_000)
+            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"#
+            + String(repeating: "<array>", count: 10_000)
             + String(repeating: "</array>", count: 10_000) + "</plist>"
         try Data(xml.utf8).write(to: cache.url)
         let error = try #require(throws: FileCacheError.self) { try cache.loadAll() }
@@ -236,7 +241,8 @@ import VariablyTestSupport
         let url = folder.appendingPathComponent("users.json")
         try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: "/dev/zero")
         let cache = FileCache<User>(url: url)
-        #expect(notARegularFile { try cache.loadAll() }.map { $0.file == url && $0.kind == "a character device" } == true)
+        #expect(
+            notARegularFile { try cache.loadAll() }.map { $0.file == url && $0.kind == "a character device" } == true)
         #expect(notARegularFile { try cache.load() }.map { $0.file == url && $0.kind == "a character device" } == true)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: url.path) == "/dev/zero")
     }
@@ -263,7 +269,9 @@ import VariablyTestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("users.json")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        #expect(notARegularFile { try FileCache<User>(url: url).loadAll() }.map { $0.file == url && $0.kind == "a folder" } == true)
+        #expect(
+            notARegularFile { try FileCache<User>(url: url).loadAll() }.map { $0.file == url && $0.kind == "a folder" }
+                == true)
     }
 
     @Test func aValueLargerThanTheLimitIsNotWritten() throws {
@@ -287,7 +295,8 @@ import VariablyTestSupport
         let inFlight = folder.appendingPathComponent(".users.json.tmp-IN-FLIGHT")
         try Data("{".utf8).write(to: abandoned)
         try Data("{".utf8).write(to: inFlight)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: abandoned.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: abandoned.path)
         try cache.store(User.samples(2))
         #expect(!FileManager.default.fileExists(atPath: abandoned.path))
         // A recent one may belong to a writer still running in another process.

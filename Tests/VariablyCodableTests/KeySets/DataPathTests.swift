@@ -30,6 +30,8 @@ import VariablyCodable
             init(from container: DecodingContainer<Item>) throws { id = try container.decode(\.id) }
             static let keySets = KeySets<Item> { KeySet(.remote) { Key(\.id, SourceKey(alternatives: [.root])) } }
         }
-        #expect(Item.keySets.problems.map(\.description).first == #"remote: \Item.id has an empty key or an empty part in """#)
+        #expect(
+            Item.keySets.problems.map(\.description).first
+                == #"remote: \Item.id has an empty key or an empty part in """#)
     }
 }

@@ -17,8 +17,8 @@ private struct Subscriber: VariablyCodable, Equatable {
     }
 
     // The example of DeclarationBuilder's documentation.
-    static let keySets = KeySets<Subscriber> {                     // DeclarationBuilder<KeySet<Subscriber>>
-        KeySet(.remote) {                                       // DeclarationBuilder<Key<Subscriber>>
+    static let keySets = KeySets<Subscriber> {  // DeclarationBuilder<KeySet<Subscriber>>
+        KeySet(.remote) {  // DeclarationBuilder<Key<Subscriber>>
             Key(\.name, "user_name")
             if Subscriber.serverSendsEmail { Key(\.email, "email_address") }
         }

@@ -30,9 +30,10 @@ private struct Item: VariablyEncodable {
                 Key(\.note, "title")
             }
         }
-        #expect(keySets.problems.map(\.description) == [
-            #"remote: \Item.note uses key "title", which \Item.name already uses"#
-        ])
+        #expect(
+            keySets.problems.map(\.description) == [
+                #"remote: \Item.note uses key "title", which \Item.name already uses"#
+            ])
     }
 
     @Test func aPropertyMissingFromASourceIsReportedUnlessExcluded() throws {
@@ -48,10 +49,11 @@ private struct Item: VariablyEncodable {
                 Key(\.name, "name")
             }
         }
-        #expect(keySets.problems.map(\.description) == [
-            #"local: \Item.name has no key (add a Key, a style, or list it in `excluding:`)"#,
-            #"local: \Item.cache has no key (add a Key, a style, or list it in `excluding:`)"#,
-        ])
+        #expect(
+            keySets.problems.map(\.description) == [
+                #"local: \Item.name has no key (add a Key, a style, or list it in `excluding:`)"#,
+                #"local: \Item.cache has no key (add a Key, a style, or list it in `excluding:`)"#,
+            ])
         let error = try #require(throws: KeySetValidationError.self) { try keySets.validate() }
         #expect(error.description.hasPrefix("Key sets of Item have 2 problem(s):"))
     }
@@ -75,9 +77,10 @@ private struct Item: VariablyEncodable {
                 Key(\.name, "meta.name")
             }
         }
-        #expect(keySets.problems.map(\.description) == [
-            #"remote: \Item.name nests under "meta", which another property uses as a value"#
-        ])
+        #expect(
+            keySets.problems.map(\.description) == [
+                #"remote: \Item.name nests under "meta", which another property uses as a value"#
+            ])
     }
 
     @Test func duplicateSourcesAndAMissingDefaultSourceAreReported() {
@@ -110,7 +113,8 @@ private struct Item: VariablyEncodable {
             KeySet(.sqlite, style: .pascalCase)
         }
         try keySets.validate()
-        #expect(keySets[.remote]?.entries.map(\.key.description) == [#""id""#, #""display_name""#, #""note""#, #""cache""#])
+        #expect(
+            keySets[.remote]?.entries.map(\.key.description) == [#""id""#, #""display_name""#, #""note""#, #""cache""#])
         #expect(keySets[.local]?.entries.map(\.key.description) == [#""memo""#, #""id""#, #""name""#])
         #expect(keySets[.sqlite]?.entries.map(\.key.description) == [#""ID""#, #""Name""#, #""Note""#, #""Cache""#])
     }

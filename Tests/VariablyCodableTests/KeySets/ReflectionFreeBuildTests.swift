@@ -53,7 +53,8 @@ struct ReflectionFreeBuild {
     static func make() async throws -> ReflectionFreeBuild {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reflection-free-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reflection-free-\(UUID().uuidString)")
         let sources = folder.appendingPathComponent("Sources")
         try FileManager.default.createDirectory(
             at: sources.appendingPathComponent("Check"), withIntermediateDirectories: true)
@@ -93,7 +94,8 @@ struct ReflectionFreeBuild {
         -> (status: Int32, output: String, error: String)
     {
         // Files, not pipes: a full pipe would block the child.
-        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("reflection-free-log-\(UUID().uuidString)")
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "reflection-free-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
         let outputURL = logs.appendingPathComponent("out"), errorURL = logs.appendingPathComponent("err")

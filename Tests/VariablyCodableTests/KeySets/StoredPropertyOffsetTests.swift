@@ -55,7 +55,9 @@ import Testing
             var ratio: Double? = nil
             var tags: [String] = []
             static let keySets = KeySets<Settings>(defaultSource: .local) {
-                KeySet(.local, style: .snakeCase) { Key(\.theme); Key(\.retries); Key(\.ratio); Key(\.tags) }
+                KeySet(.local, style: .snakeCase) {
+                    Key(\.theme); Key(\.retries); Key(\.ratio); Key(\.tags)
+                }
             }
         }
         let settings = Settings(theme: String(repeating: "dark", count: 20), retries: 5, ratio: 0.5, tags: ["a", "b"])

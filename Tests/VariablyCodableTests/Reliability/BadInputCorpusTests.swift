@@ -43,7 +43,9 @@ func expectOutcome(
             Issue.record("\(input): decoded \(user) where an error was expected", sourceLocation: sourceLocation)
             return
         }
-        #expect(check(user), "\(input): decoded \(user), which the documented default does not allow", sourceLocation: sourceLocation)
+        #expect(
+            check(user), "\(input): decoded \(user), which the documented default does not allow",
+            sourceLocation: sourceLocation)
     } catch let error as VariablyCodingError {
         switch outcome {
         case .keyedError(let property, let reasons, let codingPath):
@@ -54,15 +56,20 @@ func expectOutcome(
                 #expect(reasons.contains(error.reason), "\(input): \(error)", sourceLocation: sourceLocation)
             }
             if let codingPath {
-                #expect(render(error.codingPath).hasPrefix(codingPath), "\(input): \(error)", sourceLocation: sourceLocation)
+                #expect(
+                    render(error.codingPath).hasPrefix(codingPath), "\(input): \(error)", sourceLocation: sourceLocation
+                )
             }
-            #expect(error.description.contains("User.\(property)"), "\(input): \(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.description.contains("User.\(property)"), "\(input): \(error)", sourceLocation: sourceLocation)
             #expect(error.description.contains("\(source)"), "\(input): \(error)", sourceLocation: sourceLocation)
         case .anyTypedError:
             #expect(error.source == source, "\(input): \(error)", sourceLocation: sourceLocation)
         case .syntaxError:
             #expect(error.source == source, "\(input): \(error)", sourceLocation: sourceLocation)
-            #expect(error.reason == .other || error.reason == .dataCorrupted, "\(input): \(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.reason == .other || error.reason == .dataCorrupted, "\(input): \(error)",
+                sourceLocation: sourceLocation)
             #expect(error.propertyName != nil, "\(input): \(error)", sourceLocation: sourceLocation)
         case .decodes:
             Issue.record("\(input): unexpected \(error)", sourceLocation: sourceLocation)
@@ -75,7 +82,8 @@ func expectOutcome(
             Issue.record("\(input): unexpected untyped-to-the-model \(error)", sourceLocation: sourceLocation)
         }
     } catch {
-        Issue.record("\(input): an error of an unexpected type \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(input): an error of an unexpected type \(type(of: error)): \(error)", sourceLocation: sourceLocation)
     }
 }
 
@@ -188,7 +196,8 @@ enum ReliabilityCorpus {
                     name: name, data: data,
                     // Foundation reports a null Bool as a type mismatch, other nulls as missing values.
                     outcome: .keyedError(
-                        property: property, reasons: [.valueNotFound, .typeMismatch], codingPath: path.joined(separator: ".")))
+                        property: property, reasons: [.valueNotFound, .typeMismatch],
+                        codingPath: path.joined(separator: ".")))
             }
         }
     }
@@ -202,7 +211,8 @@ enum ReliabilityCorpus {
             case "tags": return HostileInput(name: name, data: data, outcome: .decodes({ $0.tags == [] }))
             default:
                 return HostileInput(
-                    name: name, data: data, outcome: .keyedError(property: property, reasons: [.keyNotFound], codingPath: nil))
+                    name: name, data: data,
+                    outcome: .keyedError(property: property, reasons: [.keyNotFound], codingPath: nil))
             }
         }
     }
@@ -237,7 +247,8 @@ enum ReliabilityCorpus {
                 name: "score = 1e400", data: with(["profile", "score"], "1e400"),
                 outcome: .keyedError(property: "score", reasons: nil, codingPath: nil)),
             HostileInput(
-                name: "score = -1e308", data: with(["profile", "score"], "-1e308"), outcome: .decodes({ $0.score == -1e308 })),
+                name: "score = -1e308", data: with(["profile", "score"], "-1e308"),
+                outcome: .decodes({ $0.score == -1e308 })),
             HostileInput(
                 name: "score = 5e-324", data: with(["profile", "score"], "5e-324"),
                 outcome: .decodes({ $0.score == .leastNonzeroMagnitude })),
@@ -253,12 +264,15 @@ enum ReliabilityCorpus {
     static func nonFiniteStrings() -> [HostileInput] {
         var inputs: [HostileInput] = []
         for literal in ["NaN", "nan", "Infinity", "-Infinity", "inf", "1e999"] {
-            for (property, path) in [("score", ["profile", "score"]), ("createdAt", ["created_at"]), ("age", ["profile", "age"])] {
+            for (property, path) in [
+                ("score", ["profile", "score"]), ("createdAt", ["created_at"]), ("age", ["profile", "age"]),
+            ] {
                 inputs.append(
                     HostileInput(
                         name: "\(path.joined(separator: ".")) = \"\(literal)\"",
                         data: json(setting(remoteObject(), path[...], literal)),
-                        outcome: .keyedError(property: property, reasons: [.typeMismatch], codingPath: path.joined(separator: "."))))
+                        outcome: .keyedError(
+                            property: property, reasons: [.typeMismatch], codingPath: path.joined(separator: "."))))
             }
             // The bare literal is not JSON at all.
             let text = String(decoding: json(setting(remoteObject(), ["profile", "score"], "__X__")), as: UTF8.self)
@@ -279,7 +293,9 @@ enum ReliabilityCorpus {
             Data(validText.replacingOccurrences(of: needle, with: replacement).utf8)
         }
         var invalidUTF8 = Data(validText.replacingOccurrences(of: "\"user1\"", with: "\"us__er1\"").utf8)
-        if let range = invalidUTF8.range(of: Data("__".utf8)) { invalidUTF8.replaceSubrange(range, with: [0xC3, 0x28]) }
+        if let range = invalidUTF8.range(of: Data("__".utf8)) {
+            invalidUTF8.replaceSubrange(range, with: [0xC3, 0x28])
+        }
         var loneSurrogate = Data(validText.replacingOccurrences(of: "\"user1\"", with: "\"us__er1\"").utf8)
         if let range = loneSurrogate.range(of: Data("__".utf8)) {
             loneSurrogate.replaceSubrange(range, with: [0xED, 0xA0, 0x80])
@@ -295,7 +311,12 @@ enum ReliabilityCorpus {
             HostileInput(name: "top-level string", data: Data("\"user\"".utf8), outcome: .anyTypedError),
             HostileInput(name: "nesting 10,000 arrays", data: Data(deepArray.utf8), outcome: .syntaxError),
             HostileInput(name: "nesting 10,000 objects", data: Data(deepObject.utf8), outcome: .syntaxError),
-            HostileInput(name: "tags nested 10,000 deep", data: replacing("\"tags\":[", "\"tags\":" + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + ",\"x\":["), outcome: .syntaxError),
+            HostileInput(
+                name: "tags nested 10,000 deep",
+                data: replacing(
+                    "\"tags\":[",
+                    "\"tags\":" + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+                        + ",\"x\":["), outcome: .syntaxError),
             HostileInput(name: "invalid UTF-8 in a string", data: invalidUTF8, outcome: .syntaxError),
             HostileInput(name: "UTF-16 surrogate encoded in UTF-8", data: loneSurrogate, outcome: .syntaxError),
             HostileInput(name: "overlong UTF-8", data: overlong, outcome: .syntaxError),
@@ -320,12 +341,15 @@ enum ReliabilityCorpus {
             HostileInput(
                 name: "NUL inside a string", data: replacing("\"user1\"", "\"us\\u0000er1\""),
                 outcome: .decodes({ $0.userName == "us\0er1" })),
-            HostileInput(name: "raw control character in a string", data: replacing("\"user1\"", "\"us\u{1}er1\""), outcome: .syntaxError),
+            HostileInput(
+                name: "raw control character in a string", data: replacing("\"user1\"", "\"us\u{1}er1\""),
+                outcome: .syntaxError),
             HostileInput(name: "trailing garbage", data: valid + Data("}".utf8), outcome: .syntaxError),
             // Documented: Foundation's JSONDecoder (swift-foundation) accepts a trailing comma.
             HostileInput(name: "trailing commas", data: replacing("}", ",}"), outcome: .decodes({ $0 == user })),
             HostileInput(name: "single quotes", data: replacing("\"id\"", "'id'"), outcome: .syntaxError),
-            HostileInput(name: "BOM then JSON", data: Data([0xEF, 0xBB, 0xBF]) + valid, outcome: .decodes({ $0 == user })),
+            HostileInput(
+                name: "BOM then JSON", data: Data([0xEF, 0xBB, 0xBF]) + valid, outcome: .decodes({ $0 == user })),
         ]
     }
 
@@ -419,7 +443,9 @@ struct ReliabilityBadInputCorpusTests {
     @Test
     func fastDecoderSurvivesMalformedDocuments() {
         for _ in 0..<100 {
-            #expect(throws: DecodingError.self) { try KeySetJSONDecoder(source: .remote).decode(User.self, from: Data("{".utf8)) }
+            #expect(throws: DecodingError.self) {
+                try KeySetJSONDecoder(source: .remote).decode(User.self, from: Data("{".utf8))
+            }
         }
     }
 
@@ -651,7 +677,9 @@ struct ReliabilityBadPropertyListCorpusTests {
     )!
 
     @Test func fixedBinaryPropertyListDecodes() throws {
-        #expect(try PropertyListDecoder().decode(User.self, from: Self.fixedBinaryPropertyList, source: .local) == ReliabilityCorpus.user)
+        #expect(
+            try PropertyListDecoder().decode(User.self, from: Self.fixedBinaryPropertyList, source: .local)
+                == ReliabilityCorpus.user)
     }
 
     /// Regression: the core's `decode(_:from:source:)` checks the binary structure before Foundation.
@@ -687,7 +715,8 @@ struct ReliabilityBadPropertyListCorpusTests {
     static func nestedXMLPropertyList(depth: Int) -> Data {
         let xml =
             #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>ID</key>"#
-            + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</dict></plist>"
+            + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+            + "</dict></plist>"
         return Data(xml.utf8)
     }
 

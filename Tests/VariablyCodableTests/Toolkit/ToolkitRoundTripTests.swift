@@ -15,7 +15,8 @@ import VariablyCodable
     }
 
     @Test func aRemotePayloadReencodesExactly() throws {
-        let json = #"{"age":42,"created_at":"2024-05-01T12:30:00Z","id":7,"nick":"ada","status":"active","tags":["a","b"]}"#
+        let json =
+            #"{"age":42,"created_at":"2024-05-01T12:30:00Z","id":7,"nick":"ada","status":"active","tags":["a","b"]}"#
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let member = try JSONDecoder().decode(Member.self, from: Data(json.utf8))
@@ -65,7 +66,8 @@ import VariablyCodable
     @Test func arraysOfDatesFollowTheStrategyElementByElement() throws {
         let schedule = Schedule(slots: [Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 90)])
         let remote = try JSONEncoder().encode(schedule, source: .remote)
-        #expect(String(decoding: remote, as: UTF8.self) == #"{"slots":["1970-01-01T00:00:00Z","1970-01-01T00:01:30Z"]}"#)
+        #expect(
+            String(decoding: remote, as: UTF8.self) == #"{"slots":["1970-01-01T00:00:00Z","1970-01-01T00:01:30Z"]}"#)
         let local = try JSONEncoder().encode(schedule, source: .local)
         #expect(String(decoding: local, as: UTF8.self) == #"{"slots":[0,90000]}"#)
         #expect(try JSONDecoder().decode(Schedule.self, from: remote, source: .remote) == schedule)

@@ -5,7 +5,8 @@ import Foundation
 enum CompressionFixtures {
     /// 60 JSON records, 3,331 bytes: what the `records` streams hold.
     static let records = Data(
-        ("[" + (0..<60).map { #"{"id":\#($0),"name":"user \#($0)","email":"user\#($0)@example.com"}"# }
+        ("["
+            + (0..<60).map { #"{"id":\#($0),"name":"user \#($0)","email":"user\#($0)@example.com"}"# }
             .joined(separator: ",") + "]").utf8)
 
     /// `gzip.compress(records, 6, mtime=0)`: one member, one dynamic Huffman block.

@@ -16,8 +16,10 @@ final class HTTP2Server {
         guard let python = PythonScriptProcess.python else { return false }
         let devNull = open("/dev/null", O_WRONLY)
         defer { close(devNull) }
-        guard let child = try? ChildProcess(
-            executable: python, arguments: ["-c", "import hypercorn, h2"], standardOutput: devNull, standardError: devNull)
+        guard
+            let child = try? ChildProcess(
+                executable: python, arguments: ["-c", "import hypercorn, h2"], standardOutput: devNull,
+                standardError: devNull)
         else { return false }
         return await child.exit(within: .seconds(60)) == .exited(0)
     }

@@ -5,7 +5,8 @@ import VariablyTestSupport
 
 /// A statement that keeps SQLite busy for hours (a recursive count to 10^13): it only ends early when
 /// it is interrupted, so a `CancellationError` proves the interruption without timing anything.
-private let slowSQL = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000000000) SELECT count(*) FROM n"
+private let slowSQL =
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000000000) SELECT count(*) FROM n"
 
 @Suite("Async access: off the cooperative pool, interrupted by cancellation")
 struct AsyncAccessTests {

@@ -37,7 +37,10 @@ import VariablyTestSupport
     @Test func foreignKeysAreEnforced() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
-            try db.execute(sql: "CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent_id REFERENCES parent(id))")
+            try db.execute(
+                sql:
+                    "CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (parent_id REFERENCES parent(id))"
+            )
         }
         #expect {
             try db.write { try $0.execute(sql: "INSERT INTO child VALUES (?)", arguments: [1]) }

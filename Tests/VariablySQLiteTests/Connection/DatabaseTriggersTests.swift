@@ -68,7 +68,9 @@ import VariablySQLite
         try SQLiteDatabase.inMemory().write { db in
             try makeItems(trigger: "own_log", db)
             try db.execute(
-                sql: #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#)
+                sql:
+                    #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#
+            )
             try db.execute(sql: #"CREATE TRIGGER "app_parts" AFTER DELETE ON "parts" BEGIN SELECT 1; END"#)
             try db.withoutOwnTriggers(on: "items", ownTriggerPrefix: "own_") { try insert(1, db) }
             #expect(try logged(db) == ["own_log 1"])
@@ -81,9 +83,13 @@ import VariablySQLite
         try SQLiteDatabase.inMemory().write { db in
             try makeItems(trigger: "own_log", db)
             try db.execute(
-                sql: #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#)
+                sql:
+                    #"CREATE TABLE "parts" ("id" INTEGER PRIMARY KEY, "item" INTEGER REFERENCES "ITEMS" ("id") ON DELETE CASCADE)"#
+            )
             try db.execute(
-                sql: #"CREATE TRIGGER "own_parts" AFTER DELETE ON "parts" BEGIN INSERT INTO "log" VALUES ('own_parts', OLD."id"); END"#)
+                sql:
+                    #"CREATE TRIGGER "own_parts" AFTER DELETE ON "parts" BEGIN INSERT INTO "log" VALUES ('own_parts', OLD."id"); END"#
+            )
             try insert(1, db)
             try db.execute(sql: #"INSERT INTO "parts" VALUES (10, 1)"#)
             try db.withoutOwnTriggers(on: "items", ownTriggerPrefix: "own_") {

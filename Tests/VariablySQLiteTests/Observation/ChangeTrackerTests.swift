@@ -25,10 +25,14 @@ import VariablyTestSupport
             try db.execute(sql: #"DROP TRIGGER "dropped_trigger""#)
             try db.execute(sql: #"DROP VIEW "dropped_view""#)
         }
-        let afterFirst = try database.read { db in try db.fetch(sql: #"SELECT "name" FROM "sqlite_master" ORDER BY "name""#).map { $0[0] } }
+        let afterFirst = try database.read { db in
+            try db.fetch(sql: #"SELECT "name" FROM "sqlite_master" ORDER BY "name""#).map { $0[0] }
+        }
         #expect(afterFirst == [.text("dropped"), .text("kept")])
         try database.write { db in try db.execute(sql: #"DROP TABLE "dropped""#) }
-        let afterSecond = try database.read { db in try db.fetch(sql: #"SELECT "name" FROM "sqlite_master""#).map { $0[0] } }
+        let afterSecond = try database.read { db in
+            try db.fetch(sql: #"SELECT "name" FROM "sqlite_master""#).map { $0[0] }
+        }
         #expect(afterSecond == [.text("kept")])
     }
 

@@ -36,7 +36,9 @@ struct ObservationTests {
         var values = database.observe(User.self, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.id)])
             .makeAsyncIterator()
         let first = try #require(try await values.next())
-        let expected = try await database.read { try $0.fetch(User.self, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.id)]) }
+        let expected = try await database.read {
+            try $0.fetch(User.self, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.id)])
+        }
         #expect(first == expected)
         #expect(!first.isEmpty)
     }

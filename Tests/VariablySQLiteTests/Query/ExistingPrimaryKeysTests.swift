@@ -30,7 +30,6 @@ private struct Counter: VariablyCodable, EmptyInitializable, SQLiteStorable, Ide
         #expect(try PrimaryKey<User>().sqlValues(ofModels: users) == users.map { .integer($0.id) })
     }
 
-
     private func lookups(_ recorder: SQLRecorder) -> [String] {
         recorder.recorded.filter { $0.contains(" IN (") }
     }

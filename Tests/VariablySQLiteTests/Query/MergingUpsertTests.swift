@@ -41,7 +41,8 @@ struct Member: VariablyCodable, Identifiable, Equatable, Sendable {
 }
 
 extension Member: SQLiteStorable {
-    static let sqliteTable = SQLiteTable<Member>("members", primaryKey: \.id, [.unique(\.handle), .index(\.team, \.rank)])
+    static let sqliteTable = SQLiteTable<Member>(
+        "members", primaryKey: \.id, [.unique(\.handle), .index(\.team, \.rank)])
 }
 
 @Suite struct MergingUpsertTests {
@@ -146,7 +147,10 @@ extension Member: SQLiteStorable {
         }
         let stored = try database.read { try $0.fetchAll(User.self) }
         #expect(stored == users + [newcomer])
-        #expect(try database.read { try $0.fetchValue(sql: #"SELECT count(*) FROM "users" WHERE typeof("email") = 'blob'"#) } == .integer(0))
+        #expect(
+            try database.read {
+                try $0.fetchValue(sql: #"SELECT count(*) FROM "users" WHERE typeof("email") = 'blob'"#)
+            } == .integer(0))
     }
 
     @Test func aUniqueConflictThatRemainsThrowsAndWritesNothing() throws {

@@ -73,13 +73,19 @@ private struct AgreementNote: VariablyCodable, EmptyInitializable, SQLiteStorabl
     var optBody: String?
 
     init() {}
-    init(_ id: Int64, _ body: String, _ prefix: String = "", tags: [String] = [], labels: [String]? = nil,
-         optBody: String? = nil) {
-        (self.id, self.body, self.prefix, self.tags, self.labels, self.optBody) = (id, body, prefix, tags, labels, optBody)
+    init(
+        _ id: Int64, _ body: String, _ prefix: String = "", tags: [String] = [], labels: [String]? = nil,
+        optBody: String? = nil
+    ) {
+        (self.id, self.body, self.prefix, self.tags, self.labels, self.optBody) = (
+            id, body, prefix, tags, labels, optBody
+        )
     }
 
     static let keySets = KeySets<AgreementNote>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.body); Key(\.prefix); Key(\.tags); Key(\.labels); Key(\.optBody) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.body); Key(\.prefix); Key(\.tags); Key(\.labels); Key(\.optBody)
+        }
     }
     static let sqliteTable = SQLiteTable<AgreementNote>("agreement_notes", primaryKey: \.id)
 }
@@ -148,7 +154,8 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: $0.prefix) }, [1, 2, 3, 6, 7])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "ab") }, [2, 6])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a") }, [1, 2, 5, 6, 8])
-        try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: emptyText) }, [1, 2, 3, 4, 5, 6, 7, 8])
+        try expectAgreement(
+            db, #Predicate<AgreementNote> { $0.body.starts(with: emptyText) }, [1, 2, 3, 4, 5, 6, 7, 8])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a\u{0}") }, [1, 5])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: nul) }, [7])
         try expectAgreement(db, #Predicate<AgreementNote> { $0.body.starts(with: "a%") }, [8])
@@ -157,7 +164,10 @@ extension PredicateAgreementTests {
         try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: $0.prefix) }, [4, 5, 8])
         try expectAgreement(db, #Predicate<AgreementNote> { !$0.body.starts(with: "a\u{0}") }, [2, 3, 4, 6, 7, 8])
         let columns = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: $0.prefix) })
-        #expect(columns.sql == #"instr(CAST("body" AS BLOB), CAST("prefix" AS BLOB)) = 1 AND variably_starts_with("body", "prefix")"#)
+        #expect(
+            columns.sql
+                == #"instr(CAST("body" AS BLOB), CAST("prefix" AS BLOB)) = 1 AND variably_starts_with("body", "prefix")"#
+        )
         let nulPrefix = try SQLQuery.condition(#Predicate<AgreementNote> { $0.body.starts(with: "a\u{0}") })
         #expect(nulPrefix.sql == #"instr(CAST("body" AS BLOB), ?) = 1 AND variably_starts_with("body", ?)"#)
         #expect(nulPrefix.arguments == [.blob(Data("a\u{0}".utf8)), "a\u{0}"])
@@ -203,7 +213,8 @@ private enum AgreementLevel: Int, Codable, Comparable, Sendable {
     static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }
 
-private struct AgreementRelease: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+private struct AgreementRelease: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable
+{
     var id: Int64 = 0
     var version = AgreementSemver(major: 0, minor: 0)
     var optVersion: AgreementSemver?
@@ -213,8 +224,10 @@ private struct AgreementRelease: VariablyCodable, EmptyInitializable, SQLiteStor
     var price = Decimal(0)
 
     init() {}
-    init(_ id: Int64, _ version: AgreementSemver, _ optVersion: AgreementSemver?, _ size: AgreementSize,
-         _ priority: AgreementPriority, _ level: AgreementLevel, _ price: String) {
+    init(
+        _ id: Int64, _ version: AgreementSemver, _ optVersion: AgreementSemver?, _ size: AgreementSize,
+        _ priority: AgreementPriority, _ level: AgreementLevel, _ price: String
+    ) {
         (self.id, self.version, self.optVersion, self.size) = (id, version, optVersion, size)
         (self.priority, self.level, self.price) = (priority, level, Decimal(string: price)!)
     }
@@ -240,11 +253,14 @@ private let releaseRows = [
 ]
 
 /// Only translated, not stored.
-private struct AgreementDistance: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+private struct AgreementDistance: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable
+{
     var id: Int64 = 0
     var meters = AgreementMeters(0)
     static let keySets = KeySets<AgreementDistance>(defaultSource: .sqlite) {
-        KeySet(.sqlite) { Key(\.id, "id"); Key(\.meters, "meters") }
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.meters, "meters")
+        }
     }
     static let sqliteTable = SQLiteTable<AgreementDistance>("agreement_distances", primaryKey: \.id)
 }
@@ -261,22 +277,30 @@ extension PredicateAgreementTests {
     @Test func orderingOnAValueStoredAsJSONOrARawValueIsUntranslatable() throws {
         let db = try agreementDatabase(releaseRows)
         let reason = "not the Swift values' order"
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version > versionOneNine }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version >= versionOneNine }, mentioning: reason, [1, 2])
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version < versionOneNine }, mentioning: reason, [3])
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.version <= versionOneNine }, mentioning: reason, [2, 3])
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { versionOneNine < $0.version }, mentioning: reason, [1])
         try expectUntranslatable(
-            db, #Predicate<AgreementRelease> { ($0.optVersion ?? versionZero) > versionOneNine }, mentioning: reason, [2, 3])
+            db, #Predicate<AgreementRelease> { $0.version > versionOneNine }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { $0.version >= versionOneNine }, mentioning: reason, [1, 2])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { $0.version < versionOneNine }, mentioning: reason, [3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { $0.version <= versionOneNine }, mentioning: reason, [2, 3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { versionOneNine < $0.version }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { ($0.optVersion ?? versionZero) > versionOneNine }, mentioning: reason,
+            [2, 3])
         try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.size > sizeMedium }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.priority > priorityMedium }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementRelease> { $0.priority > priorityMedium }, mentioning: reason, [1])
         try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.level >= levelMid }, mentioning: reason, [1, 2])
         try expectUntranslatable(db, #Predicate<AgreementRelease> { $0.price > priceTen }, mentioning: reason, [1])
         // A single-value wrapper is stored as its value, which need not order like the wrapper.
         #expect(throws: QueryTranslationError.self) {
             try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters > metersNine })
         }
-        #expect(try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters == metersNine }).sql == #""meters" = ?"#)
+        #expect(
+            try SQLQuery.condition(#Predicate<AgreementDistance> { $0.meters == metersNine }).sql == #""meters" = ?"#)
     }
 
     @Test func sortsOnAValueStoredAsJSONTextARawValueOrDecimalTextAreUntranslatable() throws {
@@ -287,11 +311,15 @@ extension PredicateAgreementTests {
                 try db.read { try $0.fetch(AgreementRelease.self, sortedBy: [descriptor]) }
             }
             let inMemory = try db.read {
-                try $0.fetch(AgreementRelease.self, sortedBy: [descriptor, SortDescriptor(\.id)], ifUntranslatable: .evaluateInMemory)
+                try $0.fetch(
+                    AgreementRelease.self, sortedBy: [descriptor, SortDescriptor(\.id)],
+                    ifUntranslatable: .evaluateInMemory)
             }
             #expect(inMemory.map(\.id) == rows.sorted(using: [descriptor, SortDescriptor(\.id)]).map(\.id))
         }
-        #expect(try db.read { try $0.fetch(AgreementRelease.self, sortedBy: [SortDescriptor(\.id, order: .reverse)]) }.map(\.id) == [3, 2, 1])
+        #expect(
+            try db.read { try $0.fetch(AgreementRelease.self, sortedBy: [SortDescriptor(\.id, order: .reverse)]) }.map(
+                \.id) == [3, 2, 1])
     }
 
     @Test func equalityOnAValueStoredAsJSONOrARawValueStaysTranslated() throws {
@@ -316,7 +344,8 @@ private struct AgreementPermissions: OptionSet, Codable, Hashable, Sendable {
     static let write = AgreementPermissions(rawValue: 2)
 }
 
-private struct AgreementLabeled: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+private struct AgreementLabeled: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable
+{
     var id: Int64 = 0
     var labels: Set<String> = []
     var optLabels: Set<String>?
@@ -328,7 +357,9 @@ private struct AgreementLabeled: VariablyCodable, EmptyInitializable, SQLiteStor
     }
 
     static let keySets = KeySets<AgreementLabeled>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.labels); Key(\.optLabels); Key(\.permissions) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.labels); Key(\.optLabels); Key(\.permissions)
+        }
     }
     static let sqliteTable = SQLiteTable<AgreementLabeled>("agreement_labeled", primaryKey: \.id)
 }
@@ -351,12 +382,17 @@ extension PredicateAgreementTests {
         ]
         let db = try agreementDatabase(rows)
         let reason = "iteration order"
-        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.labels == reorderedLabels }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.labels != reorderedLabels }, mentioning: reason, [2, 3])
-        try expectUntranslatable(db, #Predicate<AgreementLabeled> { $0.optLabels == reorderedLabels }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementLabeled> { labelSets.contains($0.labels) }, mentioning: reason, [1, 3])
         try expectUntranslatable(
-            db, #Predicate<AgreementLabeled> { ($0.optLabels ?? reorderedLabels) == reorderedLabels }, mentioning: reason, [1, 2])
+            db, #Predicate<AgreementLabeled> { $0.labels == reorderedLabels }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementLabeled> { $0.labels != reorderedLabels }, mentioning: reason, [2, 3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementLabeled> { $0.optLabels == reorderedLabels }, mentioning: reason, [1])
+        try expectUntranslatable(
+            db, #Predicate<AgreementLabeled> { labelSets.contains($0.labels) }, mentioning: reason, [1, 3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementLabeled> { ($0.optLabels ?? reorderedLabels) == reorderedLabels },
+            mentioning: reason, [1, 2])
         // Comparing with nil, and a raw-value OptionSet, stay translated.
         try expectAgreement(db, #Predicate<AgreementLabeled> { $0.optLabels == nil }, [2])
         try expectAgreement(db, #Predicate<AgreementLabeled> { $0.optLabels != nil }, [1, 3])
@@ -366,7 +402,8 @@ extension PredicateAgreementTests {
 
 // MARK: - Bug 4: dates in different encodings
 
-private struct AgreementBooking: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+private struct AgreementBooking: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable
+{
     var id: Int64 = 0
     /// REAL seconds.
     var created = Date(timeIntervalSince1970: 0)
@@ -382,7 +419,8 @@ private struct AgreementBooking: VariablyCodable, EmptyInitializable, SQLiteStor
     var seen = Date(timeIntervalSince1970: 0)
 
     init() {}
-    init(_ id: Int64, created: Double, confirmed: Double, starts: Double, ends: Double?, stamped: Double, seen: Double) {
+    init(_ id: Int64, created: Double, confirmed: Double, starts: Double, ends: Double?, stamped: Double, seen: Double)
+    {
         self.id = id
         self.created = Date(timeIntervalSince1970: created)
         self.confirmed = Date(timeIntervalSince1970: confirmed)
@@ -405,8 +443,10 @@ private struct AgreementBooking: VariablyCodable, EmptyInitializable, SQLiteStor
     }
     static let sqliteTable = SQLiteTable<AgreementBooking>(
         "agreement_bookings", primaryKey: \.id,
-        [.dateEncoding(\.starts, .millisecondsSince1970), .dateEncoding(\.ends, .millisecondsSince1970),
-         .dateEncoding(\.stamped, .iso8601)])
+        [
+            .dateEncoding(\.starts, .millisecondsSince1970), .dateEncoding(\.ends, .millisecondsSince1970),
+            .dateEncoding(\.stamped, .iso8601),
+        ])
 }
 
 // Whole seconds, so that every encoding stores each date exactly.
@@ -429,15 +469,18 @@ extension PredicateAgreementTests {
         let db = try agreementDatabase(bookingRows)
         let reason = "different encodings"
         try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created == $0.starts }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created != $0.starts }, mentioning: reason, [2, 3])
+        try expectUntranslatable(
+            db, #Predicate<AgreementBooking> { $0.created != $0.starts }, mentioning: reason, [2, 3])
         try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.created < $0.starts }, mentioning: reason, [2])
-        try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.starts >= $0.stamped }, mentioning: reason, [1, 2])
+        try expectUntranslatable(
+            db, #Predicate<AgreementBooking> { $0.starts >= $0.stamped }, mentioning: reason, [1, 2])
         try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.stamped == $0.seen }, mentioning: reason, [1])
         try expectUntranslatable(db, #Predicate<AgreementBooking> { $0.seen > $0.created }, mentioning: reason, [3])
         try expectUntranslatable(
             db, #Predicate<AgreementBooking> { ($0.ends ?? $0.created) > bookingCut }, mentioning: reason, [1, 2])
         try expectUntranslatable(
-            db, #Predicate<AgreementBooking> { ($0.id < 2 ? $0.created : $0.starts) > bookingCut }, mentioning: reason, [1, 2])
+            db, #Predicate<AgreementBooking> { ($0.id < 2 ? $0.created : $0.starts) > bookingCut }, mentioning: reason,
+            [1, 2])
     }
 
     @Test func datesInTheSameEncodingStayTranslated() throws {
@@ -477,7 +520,8 @@ extension PredicateAgreementTests {
         let optional = try SQLQuery.condition(#Predicate<AgreementNote> { $0.labels?.contains("red") == nil })
         #expect(
             optional.sql
-                == #"CASE WHEN "labels" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("labels") WHERE json_each.value = ?) END IS NULL"#)
+                == #"CASE WHEN "labels" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("labels") WHERE json_each.value = ?) END IS NULL"#
+        )
         // A non-optional array keeps its plain EXISTS.
         try expectAgreement(db, #Predicate<AgreementNote> { $0.tags.contains("red") }, [2])
         let plain = try SQLQuery.condition(#Predicate<AgreementNote> { $0.tags.contains("red") })
@@ -487,8 +531,10 @@ extension PredicateAgreementTests {
     @Test func optionalChainsWhoseSQLIsNotNullForNullAreTestedForNull() throws {
         let db = try agreementDatabase(arrayRows)
         // `NULL AND 0` is 0, not NULL.
-        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") && noFlag } == false }, [2, 3, 4])
-        try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") || !noFlag } == nil }, [1])
+        try expectAgreement(
+            db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") && noFlag } == false }, [2, 3, 4])
+        try expectAgreement(
+            db, #Predicate<AgreementNote> { $0.optBody.flatMap { $0.contains("b") || !noFlag } == nil }, [1])
         // Operators that give NULL on NULL keep their plain SQL.
         try expectAgreement(db, #Predicate<AgreementNote> { $0.optBody?.contains("b") == false }, [4])
         let plain = try SQLQuery.condition(#Predicate<AgreementNote> { $0.optBody?.contains("b") == false })

@@ -13,7 +13,8 @@ private struct Shelf: Codable, Hashable, Sendable {
     var counts: [String: Int] = [:]
 }
 
-private struct AgreementShelved: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable {
+private struct AgreementShelved: VariablyCodable, EmptyInitializable, SQLiteStorable, Identifiable, Equatable, Sendable
+{
     var id: Int64 = 0
     var shelf = Shelf()
 
@@ -23,7 +24,9 @@ private struct AgreementShelved: VariablyCodable, EmptyInitializable, SQLiteStor
     }
 
     static let keySets = KeySets<AgreementShelved>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.shelf) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.shelf)
+        }
     }
     static let sqliteTable = SQLiteTable<AgreementShelved>("agreement_shelved", primaryKey: \.id)
 }
@@ -56,7 +59,8 @@ private let oneItem = Shelf(stock: [firstItem: 1])
         let db = try database()
         let reason = "iteration order"
         try expectUntranslatable(db, #Predicate<AgreementShelved> { $0.shelf == manyTags }, mentioning: reason, [1])
-        try expectUntranslatable(db, #Predicate<AgreementShelved> { $0.shelf != manyTags }, mentioning: reason, [2, 3, 4])
+        try expectUntranslatable(
+            db, #Predicate<AgreementShelved> { $0.shelf != manyTags }, mentioning: reason, [2, 3, 4])
         try expectUntranslatable(db, #Predicate<AgreementShelved> { $0.shelf == twoItems }, mentioning: reason, [2])
         try expectUntranslatable(
             db, #Predicate<AgreementShelved> { [oneItem, manyTags].contains($0.shelf) }, mentioning: reason, [1, 4])
@@ -67,6 +71,7 @@ private let oneItem = Shelf(stock: [firstItem: 1])
         // One member per set or array-encoded dictionary, and string keys (sorted in a JSON column).
         try expectAgreement(db, #Predicate<AgreementShelved> { $0.shelf == oneTagTwoCounts }, [3])
         try expectAgreement(db, #Predicate<AgreementShelved> { $0.shelf == oneItem }, [4])
-        try expectAgreement(db, #Predicate<AgreementShelved> { [oneItem, oneTagTwoCounts].contains($0.shelf) }, [3, 4])
+        try expectAgreement(
+            db, #Predicate<AgreementShelved> { [oneItem, oneTagTwoCounts].contains($0.shelf) }, [3, 4])
     }
 }

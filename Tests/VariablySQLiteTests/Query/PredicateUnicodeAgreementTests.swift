@@ -20,7 +20,9 @@ private struct AgreementText: VariablyCodable, EmptyInitializable, SQLiteStorabl
     }
 
     static let keySets = KeySets<AgreementText>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.body); Key(\.other); Key(\.tags) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.body); Key(\.other); Key(\.tags)
+        }
     }
     static let sqliteTable = SQLiteTable<AgreementText>("agreement_texts", primaryKey: \.id)
 }
@@ -35,7 +37,9 @@ private let unicodeTexts = [
 /// Every pair of texts, as the body and the other column of a row; the tags hold the body.
 private let unicodeRows: [AgreementText] = unicodeTexts.enumerated().flatMap { first in
     unicodeTexts.enumerated().map { second in
-        AgreementText(Int64(first.offset * unicodeTexts.count + second.offset + 1), first.element, second.element, tags: [first.element])
+        AgreementText(
+            Int64(first.offset * unicodeTexts.count + second.offset + 1), first.element, second.element,
+            tags: [first.element])
     }
 }
 
@@ -81,12 +85,16 @@ extension PredicateAgreementTests {
             let predicate = comparison.predicate(needle)
             let expected = try memoryIDs(db, predicate)
             let isOrdering = [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(comparison)
-            if isOrdering, !needle.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(needle.unicodeScalars) {
+            if isOrdering,
+                !needle.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(needle.unicodeScalars)
+            {
                 try expectUntranslatable(db, predicate, mentioning: "not in NFC", expected)
             } else {
                 try expectAgreement(db, predicate, expected)
                 // As written, too: the stored form changes no answer for these texts.
-                #expect(try unicodeRows.filter { try predicate.evaluate($0) }.map(\.id) == expected, "\(comparison) \(needle)")
+                #expect(
+                    try unicodeRows.filter { try predicate.evaluate($0) }.map(\.id) == expected,
+                    "\(comparison) \(needle)")
             }
         }
     }
@@ -110,7 +118,9 @@ extension PredicateAgreementTests {
     @Test func textSortsInSwiftsOrder() throws {
         let db = try agreementDatabase(unicodeRows)
         for order in [SortOrder.forward, .reverse] {
-            let sorted = try db.read { try $0.fetch(AgreementText.self, sortedBy: [SortDescriptor(\.body, order: order)]) }
+            let sorted = try db.read {
+                try $0.fetch(AgreementText.self, sortedBy: [SortDescriptor(\.body, order: order)])
+            }
             let expected = unicodeRows.sorted(using: [SortDescriptor(\.body, order: order)])
             // Equal texts (canonically equivalent forms) may come in either order.
             #expect(sorted.count == expected.count)

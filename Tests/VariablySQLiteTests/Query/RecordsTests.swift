@@ -85,7 +85,10 @@ import VariablyTestSupport
         user.nickname = nil
         user.tags = ["new"]
         #expect(try db.write { try $0.update(user) })
-        #expect(recorder.recorded.contains { $0.hasPrefix(#"UPDATE "users" SET "user_name" = ?, "email" = ?"#) && $0.hasSuffix(#"WHERE "id" = ?"#) })
+        #expect(
+            recorder.recorded.contains {
+                $0.hasPrefix(#"UPDATE "users" SET "user_name" = ?, "email" = ?"#) && $0.hasSuffix(#"WHERE "id" = ?"#)
+            })
         #expect(try db.read { try $0.fetch(User.self, id: user.id) } == user)
         #expect(try db.write { try $0.update(User.sample(50)) } == false)
     }
@@ -104,10 +107,13 @@ import VariablyTestSupport
         let (db, _) = try TestDatabase.users(50)
         var visited: [Int64] = []
         try db.read { db in
-            try db.forEach(User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)]) { user in
+            try db.forEach(
+                User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)]
+            ) { user in
                 visited.append(user.id)
                 // The same query, nested: the iteration's statement is its own.
-                let again = try db.fetch(User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)])
+                let again = try db.fetch(
+                    User.self, where: #Predicate { $0.age < 30 }, sortedBy: [SortDescriptor(\.id, order: .reverse)])
                 #expect(again.contains(user))
             }
         }

@@ -51,14 +51,16 @@ enum ReliabilityRows {
             + make(
                 "is_active", "isActive",
                 [
-                    ("2", .decodes({ $0.isActive })), ("-1", .decodes({ $0.isActive })), ("0", .decodes({ !$0.isActive })),
+                    ("2", .decodes({ $0.isActive })), ("-1", .decodes({ $0.isActive })),
+                    ("0", .decodes({ !$0.isActive })),
                     ("'true'", .error), ("1.0", .error), ("X''", .error), ("NULL", .error),
                 ])
             + make(
                 "score", "score",
                 [
                     ("'NaN'", .error), ("'Infinity'", .error), ("1e308 * 10", .decodes({ $0.score == .infinity })),
-                    ("-1e308 * 10", .decodes({ $0.score == -.infinity })), ("9223372036854775807", .decodes({ $0.score == 9.223372036854775807e18 })),
+                    ("-1e308 * 10", .decodes({ $0.score == -.infinity })),
+                    ("9223372036854775807", .decodes({ $0.score == 9.223372036854775807e18 })),
                     ("X'01'", .error), ("NULL", .error),
                 ])
             + make(
@@ -81,7 +83,8 @@ enum ReliabilityRows {
             + make(
                 "tags", "tags",
                 [
-                    ("'not json'", .error), ("'[1,2]'", .error), ("'[\"a\",'", .error), ("'{}'", .error), (deep, .error),
+                    ("'not json'", .error), ("'[1,2]'", .error), ("'[\"a\",'", .error), ("'{}'", .error),
+                    (deep, .error),
                     ("'[\"a\\u0000b\"]'", .decodes({ $0.tags == ["a\0b"] })), ("X'5B5D'", .error),
                     ("'[]'", .decodes({ $0.tags == [] })), ("NULL", .decodes({ $0.tags == [] })),
                 ])
@@ -113,7 +116,8 @@ struct ReliabilityBadRowCorpusTests {
         do {
             let users = try db.read { try $0.fetchAll(User.self) }
             guard case .decodes(let check) = value.outcome else {
-                Issue.record("\(value.testDescription): decoded \(users.first.map { "\($0.userName.prefix(40))" } ?? "-")")
+                Issue.record(
+                    "\(value.testDescription): decoded \(users.first.map { "\($0.userName.prefix(40))" } ?? "-")")
                 return
             }
             #expect(users.count == 1)
@@ -187,7 +191,8 @@ struct ReliabilityBadRowCorpusTests {
         defer { directory.remove() }
         var random = ReliabilityRandom(seed: 11)
         let path = directory.path("garbage.sqlite")
-        try Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: URL(fileURLWithPath: path))
+        try Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }).write(
+            to: URL(fileURLWithPath: path))
         do {
             let db = try SQLiteDatabase(path: path)
             _ = try db.read { try $0.count(User.self) }

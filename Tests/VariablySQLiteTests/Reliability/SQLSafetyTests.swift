@@ -94,9 +94,10 @@ struct ReliabilitySQLValueSafetyTests {
 
     static func schema(_ db: SQLiteDatabase) throws -> [String] {
         try db.read { db in
-            try db.fetch(sql: "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name").map {
-                "\($0[0])"
-            }
+            try db.fetch(sql: "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name")
+                .map {
+                    "\($0[0])"
+                }
         }
     }
 
@@ -115,7 +116,9 @@ struct ReliabilitySQLValueSafetyTests {
         for index in 0..<Self.iterations {
             let title = Self.value(&random, index)
             let body = Bool.random(using: &random) ? Self.value(&random, index + 100_000) : nil
-            let labels = (0..<Int.random(in: 0...3, using: &random)).map { Self.value(&random, index * 10 + $0 + 200_000) }
+            let labels = (0..<Int.random(in: 0...3, using: &random)).map {
+                Self.value(&random, index * 10 + $0 + 200_000)
+            }
             let payload = Data(title.utf8) + Data([0, 0x27, 0x22, 0])
             let note = ReliabilityNote(
                 id: Int64(index + 1), title: title, body: body, labels: labels, payload: payload,
@@ -132,7 +135,9 @@ struct ReliabilitySQLValueSafetyTests {
             try db.write { try $0.update(edited) }
             stored[edited.id] = edited
 
-            #expect(try db.read { try $0.fetch(ReliabilityNote.self, id: edited.id) } == edited, "seed 2024, round \(index)")
+            #expect(
+                try db.read { try $0.fetch(ReliabilityNote.self, id: edited.id) } == edited, "seed 2024, round \(index)"
+            )
             let captured = edited.title
             let byTitle = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title == captured }) }
             #expect(byTitle == [edited], "round \(index): \(captured.debugDescription)")
@@ -142,7 +147,9 @@ struct ReliabilitySQLValueSafetyTests {
             }
             #expect(notBody == stored.values.filter { $0.body != capturedBody }.count, "round \(index)")
             let candidates = [captured, Self.value(&random, index + 500_000)]
-            let byIn = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { candidates.contains($0.title) }) }
+            let byIn = try db.read {
+                try $0.fetch(ReliabilityNote.self, where: #Predicate { candidates.contains($0.title) })
+            }
             #expect(byIn == [edited], "round \(index)")
         }
         #expect(try db.read { try $0.fetchAll(ReliabilityNote.self) }.count == Self.iterations)
@@ -179,13 +186,14 @@ struct ReliabilitySQLValueSafetyTests {
                 #expect(!query.sql.contains("⟪"), "\(query.sql)")
                 #expect(!query.sql.contains(String(number)) || String(number).count < 3, "\(query.sql)")
                 // A needle with a NUL is bound as its UTF-8 bytes.
-                #expect(query.arguments.contains {
-                    switch $0 {
-                    case .text(let text): text.contains("⟪\(index)⟫")
-                    case .blob(let bytes): String(decoding: bytes, as: UTF8.self).contains("⟪\(index)⟫")
-                    default: false
-                    }
-                })
+                #expect(
+                    query.arguments.contains {
+                        switch $0 {
+                        case .text(let text): text.contains("⟪\(index)⟫")
+                        case .blob(let bytes): String(decoding: bytes, as: UTF8.self).contains("⟪\(index)⟫")
+                        default: false
+                        }
+                    })
                 // Placeholders and arguments agree: every value has its `?`.
                 #expect(query.sql.filter { $0 == "?" }.count == query.arguments.count, "\(query.sql)")
             }
@@ -206,7 +214,8 @@ struct ReliabilitySQLValueSafetyTests {
         for index in 0..<200 {
             notes.append(
                 ReliabilityNote(
-                    id: Int64(index + 1), title: word() + word(), body: nil, labels: [word()], payload: Data(), rank: index))
+                    id: Int64(index + 1), title: word() + word(), body: nil, labels: [word()], payload: Data(),
+                    rank: index))
         }
         try db.write { try $0.insert(notes) }
         for _ in 0..<Self.iterations {
@@ -243,9 +252,13 @@ struct ReliabilitySQLValueSafetyTests {
         #expect(prefixed.map(\.id) == [1])
         // A needle that is only a NUL, or ends with one, matches the rows that hold it, not every row.
         for needle in ["\0", "a\0", "\0b"] {
-            let found = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.contains(needle) }) }
+            let found = try db.read {
+                try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.contains(needle) })
+            }
             #expect(found.map(\.id) == [1], "\(needle.debugDescription)")
-            let starting = try db.read { try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.starts(with: needle) }) }
+            let starting = try db.read {
+                try $0.fetch(ReliabilityNote.self, where: #Predicate { $0.title.starts(with: needle) })
+            }
             #expect(starting.map(\.id) == (needle == "a\0" ? [1] : []), "\(needle.debugDescription)")
         }
     }
@@ -296,7 +309,8 @@ struct ReliabilityIdentifiers: Sendable {
         }
         // Random names; the level number keeps them distinct from each other (even ignoring case).
         let columns = (0..<4).map { random.hostileString(maxParts: 4) + "#\($0)" }
-        return ReliabilityIdentifiers(table: random.hostileString(maxParts: 5) + "#t", columns: columns, defaultText: text)
+        return ReliabilityIdentifiers(
+            table: random.hostileString(maxParts: 5) + "#t", columns: columns, defaultText: text)
     }
 }
 
@@ -356,7 +370,10 @@ struct ReliabilityNamed<Level: ReliabilityLevel>: VariablyCodable, SQLiteStorabl
     static var sqliteTable: SQLiteTable<ReliabilityNamed> {
         SQLiteTable(
             identifiers.table, primaryKey: \ReliabilityNamed.id,
-            [.index(\ReliabilityNamed.name), .unique(\ReliabilityNamed.amount), .defaultValue(\ReliabilityNamed.note, .text(identifiers.defaultText))])
+            [
+                .index(\ReliabilityNamed.name), .unique(\ReliabilityNamed.amount),
+                .defaultValue(\ReliabilityNamed.note, .text(identifiers.defaultText)),
+            ])
     }
 }
 
@@ -389,7 +406,9 @@ struct ReliabilitySQLIdentifierSafetyTests {
         let names = ReliabilityNamed<Level>.identifiers
         let context = "table \(names.table.debugDescription), columns \(names.columns.map(\.debugDescription))"
         let db = try SQLiteDatabase.inMemory()
-        try db.write { try $0.execute(sql: "CREATE TABLE canary (x TEXT NOT NULL); INSERT INTO canary VALUES ('alive')") }
+        try db.write {
+            try $0.execute(sql: "CREATE TABLE canary (x TEXT NOT NULL); INSERT INTO canary VALUES ('alive')")
+        }
         let before = try ReliabilitySQLValueSafetyTests.schema(db)
         do {
             try db.write { try $0.migrate(ReliabilityNamed<Level>.self) }
@@ -405,14 +424,18 @@ struct ReliabilitySQLIdentifierSafetyTests {
         let tables = try db.read { db in
             try db.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").map { "\($0[0])" }
         }
-        #expect(Set(tables) == Set(["canary", names.table].map { SQLValue.text($0).description }), "\(context): \(tables)")
+        #expect(
+            Set(tables) == Set(["canary", names.table].map { SQLValue.text($0).description }), "\(context): \(tables)")
         let columns = try db.read { db in
-            try db.fetch(sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [names.table]).map { $0[0] }
+            try db.fetch(sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [names.table]).map {
+                $0[0]
+            }
         }
         #expect(columns == names.columns.map { SQLValue.text($0) }, "\(context)")
         let defaultValue = try db.read { db in
             try db.fetchValue(
-                sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [names.table, names.columns[3]])
+                sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?",
+                arguments: [names.table, names.columns[3]])
         }
         #expect(defaultValue == .text(SQLValue.text(names.defaultText).description), "\(context)")
 
@@ -420,7 +443,8 @@ struct ReliabilitySQLIdentifierSafetyTests {
         var random = ReliabilityRandom(seed: UInt64(Level.depth))
         let records = (1...5).map {
             ReliabilityNamed<Level>(
-                id: Int64($0), name: random.hostileString(), amount: $0 * 10, note: Bool.random(using: &random) ? nil : names.table)
+                id: Int64($0), name: random.hostileString(), amount: $0 * 10,
+                note: Bool.random(using: &random) ? nil : names.table)
         }
         try db.write { try $0.insert(records) }
         try db.write { try $0.upsert(records[0]) }
@@ -431,12 +455,17 @@ struct ReliabilitySQLIdentifierSafetyTests {
                 ReliabilityNamed<Level>.self, where: #Predicate { $0.name == wanted && $0.amount > 0 },
                 sortedBy: [SortDescriptor(\.amount, order: .reverse)], limit: 3)
         }
-        #expect(found.map(\.id) == records.filter { $0.name == wanted }.map(\.id).sorted(by: >).prefix(3).map { $0 }, "\(context)")
+        #expect(
+            found.map(\.id) == records.filter { $0.name == wanted }.map(\.id).sorted(by: >).prefix(3).map { $0 },
+            "\(context)")
         #expect(try db.write { try $0.delete(ReliabilityNamed<Level>.self, id: Int64(5)) }, "\(context)")
         #expect(try db.read { try $0.count(ReliabilityNamed<Level>.self) } == 4, "\(context)")
         #expect(try db.read { try $0.fetchValue(sql: "SELECT x FROM canary") } == .text("alive"), "\(context)")
         // A second migration finds nothing to do.
-        #expect(try db.write { try $0.migrate(ReliabilityNamed<Level>.self) }.allSatisfy { $0.hasPrefix("CREATE") && $0.contains("IF NOT EXISTS") }, "\(context)")
+        #expect(
+            try db.write { try $0.migrate(ReliabilityNamed<Level>.self) }.allSatisfy {
+                $0.hasPrefix("CREATE") && $0.contains("IF NOT EXISTS")
+            }, "\(context)")
     }
 }
 

@@ -71,7 +71,9 @@ import VariablySQLite
 
     @Test func classModelsTakeTheCodersPath() throws {
         let db = try SQLiteDatabase.inMemory()
-        let accounts = [Account(id: 1, owner: "a", balance: 1.5, note: nil), Account(id: 2, owner: "b", balance: -2, note: "n")]
+        let accounts = [
+            Account(id: 1, owner: "a", balance: 1.5, note: nil), Account(id: 2, owner: "b", balance: -2, note: "n"),
+        ]
         try db.write { db in
             try db.migrate(Account.self)
             try db.insert(accounts)

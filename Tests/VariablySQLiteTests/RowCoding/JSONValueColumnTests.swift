@@ -8,13 +8,18 @@ private struct Setting: VariablyCodable, EmptyInitializable, SQLiteStorable, Ide
     var id: Int64 = 0
     var value: JSONValue = .null
 
-    static let keySets = KeySets<Setting>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.value, "value") } }
+    static let keySets = KeySets<Setting>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.value, "value")
+        }
+    }
     static let sqliteTable = SQLiteTable<Setting>("settings", primaryKey: \.id)
 }
 
 @Suite struct JSONValueColumnTests {
     @Test(arguments: [
-        JSONValue.string("9"), .string("true"), .string("text"), .string(""), .int(9), .int(-3), .double(2.5), .bool(true),
+        JSONValue.string("9"), .string("true"), .string("text"), .string(""), .int(9), .int(-3), .double(2.5),
+        .bool(true),
         .bool(false), .array([1, "a"]), .object(["k": .string("9")]),
     ])
     func everyCaseReadsBackAsItself(value: JSONValue) throws {

@@ -32,7 +32,9 @@ import VariablyTestSupport
         try db.write { try $0.insert(value) }
         let row = try db.read {
             try $0.fetch(
-                sql: "SELECT optional_int, optional_string, optional_date, optional_strings, optional_point FROM all_types")
+                sql:
+                    "SELECT optional_int, optional_string, optional_date, optional_strings, optional_point FROM all_types"
+            )
         }
         #expect(row.first?.values == [.null, .null, .null, .null, .null])
         #expect(try db.read { try $0.fetch(AllTypes.self, id: Int64(7)) } == value)
@@ -95,8 +97,14 @@ import VariablyTestSupport
     @Test func nullInARequiredColumnIsACodingErrorNamingTheProperty() throws {
         let db = try SQLiteDatabase.inMemory()
         try db.write { db in
-            try db.execute(sql: "CREATE TABLE users (id INTEGER PRIMARY KEY, user_name TEXT, email TEXT, age INTEGER, is_active INTEGER, score REAL, created_at REAL, tags TEXT, nickname TEXT)")
-            try db.execute(sql: "INSERT INTO users (id, user_name, email, age, is_active, score, created_at) VALUES (1, NULL, 'e', 1, 1, 0, 0)")
+            try db.execute(
+                sql:
+                    "CREATE TABLE users (id INTEGER PRIMARY KEY, user_name TEXT, email TEXT, age INTEGER, is_active INTEGER, score REAL, created_at REAL, tags TEXT, nickname TEXT)"
+            )
+            try db.execute(
+                sql:
+                    "INSERT INTO users (id, user_name, email, age, is_active, score, created_at) VALUES (1, NULL, 'e', 1, 1, 0, 0)"
+            )
         }
         #expect {
             try db.read { try $0.fetchAll(User.self) }
@@ -127,7 +135,8 @@ import VariablyTestSupport
         #expect {
             try db.read { try $0.fetchAll(User.self) }
         } throws: { error in
-            (error as? VariablyCodingError)?.reason == .typeMismatch && (error as? VariablyCodingError)?.propertyName == "age"
+            (error as? VariablyCodingError)?.reason == .typeMismatch
+                && (error as? VariablyCodingError)?.propertyName == "age"
         }
     }
 
@@ -153,8 +162,10 @@ import VariablyTestSupport
             try db.migrate(Place.self)
             try db.insert(place)
         }
-        #expect(Database.createTableSQL(for: Place.self)
-            == #"CREATE TABLE "places" ("id" INTEGER PRIMARY KEY NOT NULL, "address_city" TEXT NOT NULL, "address_zip" TEXT NOT NULL)"#)
+        #expect(
+            Database.createTableSQL(for: Place.self)
+                == #"CREATE TABLE "places" ("id" INTEGER PRIMARY KEY NOT NULL, "address_city" TEXT NOT NULL, "address_zip" TEXT NOT NULL)"#
+        )
         #expect(try db.read { try $0.fetchAll(Place.self) } == [place])
         #expect(try db.read { try $0.fetch(Place.self, where: #Predicate { $0.address.city == "Lyon" }) } == [place])
     }
@@ -166,7 +177,8 @@ import VariablyTestSupport
         try db.write { db in
             try db.migrate(User.self)
             try db.insert(User.samples(2))
-            try db.execute(sql: #"UPDATE "users" SET "age" = 'forty' WHERE "id" = ?"#, arguments: [User.samples(2)[1].id])
+            try db.execute(
+                sql: #"UPDATE "users" SET "age" = 'forty' WHERE "id" = ?"#, arguments: [User.samples(2)[1].id])
         }
         #expect {
             _ = try db.read { try $0.fetchAll(User.self) }

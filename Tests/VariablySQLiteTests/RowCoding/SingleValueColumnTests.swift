@@ -65,14 +65,17 @@ private struct Measure: VariablyCodable, EmptyInitializable, SQLiteStorable, Ide
 @Suite struct SingleValueColumnTests {
     private static func measure(_ id: Int64, _ length: Int, _ flag: Bool, _ ratio: Double, _ label: String) -> Measure {
         var measure = Measure()
-        (measure.id, measure.length, measure.flag, measure.ratio, measure.label) = (id, Meters(length), Flag(flag), Ratio(ratio), Label(label))
+        (measure.id, measure.length, measure.flag, measure.ratio, measure.label) = (
+            id, Meters(length), Flag(flag), Ratio(ratio), Label(label)
+        )
         measure.optionalLength = id % 2 == 0 ? nil : Meters(length * 2)
         return measure
     }
 
     @Test func wrappersOfNumbersBooleansAndTextReadBackAsWritten() throws {
         let rows = [
-            Self.measure(1, 9, true, 2.5, "9"), Self.measure(2, -40, false, 3, "1"), Self.measure(3, 0, true, -0.5, "true"),
+            Self.measure(1, 9, true, 2.5, "9"), Self.measure(2, -40, false, 3, "1"),
+            Self.measure(3, 0, true, -0.5, "true"),
             Self.measure(4, Int.max, false, 1e300, "\"quoted\""), Self.measure(5, 1, true, 0, ""),
         ]
         let db = try SQLiteDatabase.inMemory()
@@ -116,7 +119,9 @@ private struct Tick: VariablyCodable, EmptyInitializable, SQLiteStorable, Identi
     var hits: UInt64 = 0
 
     static let keySets = KeySets<Tick>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.at); Key(\.hits) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.at); Key(\.hits)
+        }
     }
     static let sqliteTable = SQLiteTable<Tick>("ticks", primaryKey: \.id, [.dateEncoding(\.at, .millisecondsSince1970)])
 }
@@ -125,7 +130,9 @@ private struct Tick: VariablyCodable, EmptyInitializable, SQLiteStorable, Identi
     private func database() throws -> (SQLiteDatabase, [Tick]) {
         let rows = (0..<4).map { index in
             var tick = Tick()
-            (tick.id, tick.at, tick.hits) = (Int64(index), Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), UInt64(index) * 10)
+            (tick.id, tick.at, tick.hits) = (
+                Int64(index), Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), UInt64(index) * 10
+            )
             return tick
         }
         let db = try SQLiteDatabase.inMemory()

@@ -16,7 +16,9 @@ private struct Event: VariablyCodable, SQLiteStorable, Identifiable, Sendable, E
     }
 
     static let keySets = KeySets<Event>(defaultSource: .sqlite) {
-        KeySet(.sqlite) { Key(\.id, "id"); Key(\.at, "at") }.dates(.millisecondsSince1970)
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.at, "at")
+        }.dates(.millisecondsSince1970)
     }
     static let sqliteTable = SQLiteTable<Event>("events", primaryKey: \.id)
 }
@@ -86,7 +88,9 @@ private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable
         #expect(later.map(\.id).sorted() == [6, 7, 8, 9])
         let stored = try db.read { try $0.fetchValue(sql: "SELECT at FROM events WHERE id = 0") }
         #expect(stored == .integer(1_700_000_000_000))
-        let type = try db.read { try $0.fetchValue(sql: "SELECT type FROM pragma_table_info('events') WHERE name = 'at'") }
+        let type = try db.read {
+            try $0.fetchValue(sql: "SELECT type FROM pragma_table_info('events') WHERE name = 'at'")
+        }
         #expect(type == .text("INTEGER"))
         #expect(try db.read { try $0.fetchAll(Event.self) }.sorted { $0.id < $1.id } == events)
     }
@@ -112,7 +116,9 @@ private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable
         let cut = start.addingTimeInterval(5 * 3_600)
         let byStart = try db.read { try $0.fetch(Slot.self, where: #Predicate<Slot> { $0.starts > cut }) }
         let byReminder = try db.read { try $0.fetch(Slot.self, where: #Predicate<Slot> { $0.reminds > cut }) }
-        let byEnd = try db.read { try $0.fetch(Slot.self, where: #Predicate<Slot> { $0.ends != nil && $0.ends! > cut }) }
+        let byEnd = try db.read {
+            try $0.fetch(Slot.self, where: #Predicate<Slot> { $0.ends != nil && $0.ends! > cut })
+        }
         #expect(byStart.map(\.id).sorted() == [6, 7, 8, 9])
         #expect(byReminder.map(\.id).sorted() == [6, 7, 8, 9])
         #expect(byEnd.map(\.id).sorted() == [7, 8])
@@ -128,9 +134,10 @@ private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable
 
     @Test func textFormatsNoEncodingWritesAreStoredAndComparedInTheirOwnFormat() throws {
         let db = try SQLiteDatabase.inMemory()
-        let first = Date(timeIntervalSince1970: 946_684_800)   // 2000-01-01T00:00:00Z
+        let first = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01T00:00:00Z
         let rows = (0..<10).map { index in
-            Birthday(id: Int64(index), day: first.addingTimeInterval(Double(index) * 86_400),
+            Birthday(
+                id: Int64(index), day: first.addingTimeInterval(Double(index) * 86_400),
                 seen: first.addingTimeInterval(Double(index) * 90))
         }
         try db.write { db in
@@ -143,7 +150,9 @@ private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable
         #expect(stored[0] == .text("2000-01-04") && stored[1] == .text("2000-01-01T00:04:30Z"))
 
         let fourth = first.addingTimeInterval(3 * 86_400)
-        let fromTheFourth = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.day >= fourth }) }
+        let fromTheFourth = try db.read {
+            try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.day >= fourth })
+        }
         #expect(fromTheFourth.map(\.id).sorted() == [3, 4, 5, 6, 7, 8, 9])
         let onTheFourth = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.day == fourth }) }
         #expect(onTheFourth.map(\.id) == [3])
@@ -151,7 +160,8 @@ private struct Birthday: VariablyCodable, SQLiteStorable, Identifiable, Sendable
         let seenAfter = try db.read { try $0.fetch(Birthday.self, where: #Predicate<Birthday> { $0.seen > cut }) }
         #expect(seenAfter.map(\.id).sorted() == [6, 7, 8, 9])
         let newestFirst = try db.read {
-            try $0.fetch(Birthday.self, where: nil, sortedBy: [SortDescriptor(\Birthday.seen, order: .reverse)], limit: 2)
+            try $0.fetch(
+                Birthday.self, where: nil, sortedBy: [SortDescriptor(\Birthday.seen, order: .reverse)], limit: 2)
         }
         #expect(newestFirst.map(\.id) == [9, 8])
         #expect(try db.read { try $0.fetchAll(Birthday.self) }.sorted { $0.id < $1.id } == rows)

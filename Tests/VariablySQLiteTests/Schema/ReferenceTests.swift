@@ -15,7 +15,11 @@ private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         name = try container.decode(\.name)
     }
 
-    static let keySets = KeySets<User>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.name, "name") } }
+    static let keySets = KeySets<User>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.name, "name")
+        }
+    }
     static let sqliteTable = SQLiteTable<User>("reference_users", primaryKey: \.id)
 }
 
@@ -24,7 +28,9 @@ private struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Sendable,
     var authorID: Int64
     var replyTo: Int64?
 
-    init(id: Int64, authorID: Int64, replyTo: Int64? = nil) { (self.id, self.authorID, self.replyTo) = (id, authorID, replyTo) }
+    init(id: Int64, authorID: Int64, replyTo: Int64? = nil) {
+        (self.id, self.authorID, self.replyTo) = (id, authorID, replyTo)
+    }
     init(from container: DecodingContainer<Comment>) throws {
         id = try container.decode(\.id)
         authorID = try container.decode(\.authorID)
@@ -32,11 +38,16 @@ private struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Sendable,
     }
 
     static let keySets = KeySets<Comment>(defaultSource: .sqlite) {
-        KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to") }
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to")
+        }
     }
     static let sqliteTable = SQLiteTable<Comment>(
         "reference_comments", primaryKey: \.id,
-        [.references(\.authorID, User.self, onDelete: .cascade), .references(\.replyTo, Comment.self, onDelete: .setNull)])
+        [
+            .references(\.authorID, User.self, onDelete: .cascade),
+            .references(\.replyTo, Comment.self, onDelete: .setNull),
+        ])
 }
 
 private struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
@@ -49,7 +60,11 @@ private struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Eq
         authorID = try container.decode(\.authorID)
     }
 
-    static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id") } }
+    static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.authorID, "author_id")
+        }
+    }
     static let sqliteTable = SQLiteTable<Post>(
         "reference_posts", primaryKey: \.id, [.references(\.authorID, User.self)])
 }
@@ -67,7 +82,9 @@ private struct OldComment: VariablyCodable, SQLiteStorable, Identifiable, Sendab
     }
 
     static let keySets = KeySets<OldComment>(defaultSource: .sqlite) {
-        KeySet(.sqlite) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to") }
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to")
+        }
     }
     static let sqliteTable = SQLiteTable<OldComment>("reference_comments", primaryKey: \.id)
 }
@@ -89,11 +106,12 @@ private struct OldComment: VariablyCodable, SQLiteStorable, Identifiable, Sendab
             try db.fetchValue(sql: "SELECT sql FROM sqlite_master WHERE name = 'reference_comments'")
         }
         #expect(
-            sql == .text(
-                #"CREATE TABLE "reference_comments" ("id" INTEGER PRIMARY KEY NOT NULL, "author_id" INTEGER NOT NULL "#
-                    + #"REFERENCES "reference_users" ("id") ON UPDATE CASCADE ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "#
-                    + #""reply_to" INTEGER REFERENCES "reference_comments" ("id") ON UPDATE CASCADE ON DELETE SET NULL "#
-                    + #"DEFERRABLE INITIALLY DEFERRED)"#))
+            sql
+                == .text(
+                    #"CREATE TABLE "reference_comments" ("id" INTEGER PRIMARY KEY NOT NULL, "author_id" INTEGER NOT NULL "#
+                        + #"REFERENCES "reference_users" ("id") ON UPDATE CASCADE ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, "#
+                        + #""reply_to" INTEGER REFERENCES "reference_comments" ("id") ON UPDATE CASCADE ON DELETE SET NULL "#
+                        + #"DEFERRABLE INITIALLY DEFERRED)"#))
     }
 
     /// Children before their parent inside one transaction: checked when it commits.

@@ -40,18 +40,28 @@ import VariablyTestSupport
                 #"CREATE UNIQUE INDEX IF NOT EXISTS "users_unique_email_97056a7d16c2e30a" ON "users" ("email")"#,
             ])
         let indexes = try db.read {
-            try $0.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'users' ORDER BY name")
-                .map { $0[0] }
+            try $0.fetch(
+                sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'users' ORDER BY name"
+            )
+            .map { $0[0] }
         }
-        #expect(indexes == ["users_on_age_83537f92af25a27f", "users_on_user_name_4860fb360fe8a643", "users_unique_email_97056a7d16c2e30a"])
+        #expect(
+            indexes == [
+                "users_on_age_83537f92af25a27f", "users_on_user_name_4860fb360fe8a643",
+                "users_unique_email_97056a7d16c2e30a",
+            ])
         // Up to date: a second migration creates nothing new.
-        #expect(try db.write { try $0.migrate(User.self) }.allSatisfy { $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS") })
+        #expect(
+            try db.write { try $0.migrate(User.self) }.allSatisfy {
+                $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS")
+            })
     }
 
     @Test func namesThatNeedQuotingWork() throws {
         #expect(
             Database.createTableSQL(for: Order.self)
-                == #"CREATE TABLE "order" ("id" INTEGER PRIMARY KEY NOT NULL, "order" INTEGER NOT NULL, "it""s" TEXT NOT NULL)"#)
+                == #"CREATE TABLE "order" ("id" INTEGER PRIMARY KEY NOT NULL, "order" INTEGER NOT NULL, "it""s" TEXT NOT NULL)"#
+        )
         let db = try SQLiteDatabase.inMemory()
         let orders = [Order(id: 1, order: 2, quoted: "it's \"quoted\""), Order(id: 2, order: 1, quoted: "plain")]
         try db.write { db in
@@ -60,7 +70,8 @@ import VariablyTestSupport
             try db.upsert(Order(id: 2, order: 3, quoted: "changed"))
         }
         let fetched = try db.read {
-            try $0.fetch(Order.self, where: #Predicate { $0.order > 1 }, sortedBy: [SortDescriptor(\.order, order: .reverse)])
+            try $0.fetch(
+                Order.self, where: #Predicate { $0.order > 1 }, sortedBy: [SortDescriptor(\.order, order: .reverse)])
         }
         #expect(fetched == [Order(id: 2, order: 3, quoted: "changed"), orders[0]])
     }
@@ -111,7 +122,10 @@ import VariablyTestSupport
             try db.execute(sql: #"INSERT INTO "USERS" VALUES (1, 'a', 'a@example.com', 30, 1, 1.5, 0, '[]', NULL)"#)
         }
         let statements = try db.write { try $0.migrate(User.self) }
-        #expect(statements.allSatisfy { $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS") })
+        #expect(
+            statements.allSatisfy {
+                $0.hasPrefix("CREATE INDEX IF NOT EXISTS") || $0.hasPrefix("CREATE UNIQUE INDEX IF NOT EXISTS")
+            })
         #expect(try db.read { try $0.fetchAll(User.self).map(\.userName) } == ["a"])
         // "É" is not "é" to SQLite: only ASCII letters fold.
         let rows = try db.read { try $0.fetch(sql: #"SELECT 1 AS "é", 2 AS "É""#) }
@@ -181,7 +195,11 @@ private struct Post: VariablyCodable, EmptyInitializable, Identifiable, Equatabl
     var id: Int64 = 0
     var title = ""
     var priority = 0
-    static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.title); Key(\.priority) } }
+    static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.title); Key(\.priority)
+        }
+    }
     static let sqliteTable = SQLiteTable<Post>("posts", primaryKey: \.id, [.defaultValue(\.priority, 3)])
 }
 
@@ -189,10 +207,17 @@ private struct Event: VariablyCodable, EmptyInitializable, Identifiable, Equatab
     var id: Int64 = 0
     var kind = ""
     var at = Date(timeIntervalSince1970: 0)
-    static let keySets = KeySets<Event>(defaultSource: .sqlite) { KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.kind); Key(\.at) } }
+    static let keySets = KeySets<Event>(defaultSource: .sqlite) {
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.kind); Key(\.at)
+        }
+    }
     static let sqliteTable = SQLiteTable<Event>(
         "events", primaryKey: \.id,
-        [.index(\.kind, \.at), .unique(\.kind, \.at, name: "one event per kind and time"), .dateEncoding(\.at, .iso8601)])
+        [
+            .index(\.kind, \.at), .unique(\.kind, \.at, name: "one event per kind and time"),
+            .dateEncoding(\.at, .iso8601),
+        ])
 }
 
 // MARK: - Index names, non-finite reals
@@ -204,7 +229,9 @@ private struct Pair: SQLiteStorable, EmptyInitializable, Equatable {
     var aB = 0
 
     static let keySets = KeySets<Pair>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.a); Key(\.b); Key(\.aB) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.a); Key(\.b); Key(\.aB)
+        }
     }
     static let sqliteTable = SQLiteTable<Pair>("pairs", primaryKey: \.id, [.unique(\.a, \.b), .unique(\.aB)])
 }
@@ -216,7 +243,9 @@ private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
     var ceiling = 0.0
 
     static let keySets = KeySets<Measurement>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) { Key(\.id); Key(\.value); Key(\.reading); Key(\.ceiling) }
+        KeySet(.sqlite, style: .snakeCase) {
+            Key(\.id); Key(\.value); Key(\.reading); Key(\.ceiling)
+        }
     }
     static let sqliteTable = SQLiteTable<Measurement>(
         "measurements", primaryKey: \.id, [.defaultValue(\.ceiling, .real(.infinity))])
@@ -240,7 +269,10 @@ private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
         // The name `.unique(\.a, \.b)` gets, taken by an index on (a) only.
         let name = "pairs_unique_a_b_a3342922ef331f1c"
         try db.write { db in
-            try db.execute(sql: "CREATE TABLE pairs (id INTEGER PRIMARY KEY NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, a_b INTEGER NOT NULL)")
+            try db.execute(
+                sql:
+                    "CREATE TABLE pairs (id INTEGER PRIMARY KEY NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, a_b INTEGER NOT NULL)"
+            )
             try db.execute(sql: "CREATE INDEX \"\(name)\" ON pairs (a)")
         }
         #expect {
@@ -264,7 +296,8 @@ private struct Measurement: SQLiteStorable, EmptyInitializable, Equatable {
         try db.write { try $0.execute(sql: "INSERT INTO measurements (id, value) VALUES (3, 0)") }
         #expect(try db.read { try $0.fetch(Measurement.self, id: 3)?.ceiling } == .infinity)
         for nan in [
-            Measurement(id: 4, value: .nan, reading: nil, ceiling: 0), Measurement(id: 5, value: 0, reading: .nan, ceiling: 0),
+            Measurement(id: 4, value: .nan, reading: nil, ceiling: 0),
+            Measurement(id: 5, value: 0, reading: .nan, ceiling: 0),
         ] {
             #expect(throws: RecordEncodingError.self) { try db.write { try $0.insert(nan) } }
         }
@@ -298,7 +331,11 @@ private enum Inbox {
     struct Post: SQLiteStorable, EmptyInitializable, Identifiable {
         var id: Int64 = 0
         var title = ""
-        static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "title") } }
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+            KeySet(.sqlite) {
+                Key(\.id, "id"); Key(\.title, "title")
+            }
+        }
     }
 }
 
@@ -306,14 +343,22 @@ private enum Archive {
     struct Post: SQLiteStorable, EmptyInitializable, Identifiable {
         var id: Int64 = 0
         var body = ""
-        static let keySets = KeySets<Post>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.body, "body") } }
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+            KeySet(.sqlite) {
+                Key(\.id, "id"); Key(\.body, "body")
+            }
+        }
     }
 }
 
 private struct Unnamed: SQLiteStorable, EmptyInitializable {
     var id: Int64 = 0
     var title = ""
-    static let keySets = KeySets<Unnamed>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id"); Key(\.title, "") } }
+    static let keySets = KeySets<Unnamed>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.title, "")
+        }
+    }
     static let sqliteTable = SQLiteTable<Unnamed>("unnamed", primaryKey: \.id)
 }
 

@@ -30,7 +30,8 @@ private struct PricedItem: VariablyCodable, SQLiteStorable, Identifiable, Sendab
 /// such a property are a `QueryTranslationError` (or run in memory when asked).
 @Suite struct TransformColumnTests {
     private static let rows = [
-        PricedItem(id: 1, tags: ["a", "b"], price: 2.5), PricedItem(id: 2, tags: ["c"], price: 12.5), PricedItem(id: 3, tags: [], price: 100),
+        PricedItem(id: 1, tags: ["a", "b"], price: 2.5), PricedItem(id: 2, tags: ["c"], price: 12.5),
+        PricedItem(id: 3, tags: [], price: 100),
     ]
 
     private func database() throws -> SQLiteDatabase {
@@ -66,7 +67,8 @@ private struct PricedItem: VariablyCodable, SQLiteStorable, Identifiable, Sendab
             try db.read { try $0.fetch(PricedItem.self, sortedBy: [SortDescriptor(\PricedItem.price)]) }
         }
         let inMemory = try db.read {
-            try $0.fetch(PricedItem.self, where: #Predicate<PricedItem> { $0.price > 10 }, ifUntranslatable: .evaluateInMemory)
+            try $0.fetch(
+                PricedItem.self, where: #Predicate<PricedItem> { $0.price > 10 }, ifUntranslatable: .evaluateInMemory)
         }
         #expect(inMemory.map(\.id).sorted() == [2, 3])
         // Other properties still translate.

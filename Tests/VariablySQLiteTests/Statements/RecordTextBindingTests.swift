@@ -12,9 +12,11 @@ import VariablyTestSupport
             var user = User.sample(index)
             // Up to 64 KiB in one row: the buffer grows in the middle of a row's binds.
             user.userName = String(repeating: "n\(index % 10)", count: (index * 977) % 9_000)
-            user.email = index == 7 ? "" : "user\(index)@example.com" + String(repeating: "x", count: (index * 131) % 300)
+            user.email =
+                index == 7 ? "" : "user\(index)@example.com" + String(repeating: "x", count: (index * 131) % 300)
             user.nickname = index % 3 == 0 ? nil : "e\u{301}\(index)"
-            user.tags = index % 5 == 0 ? [] : ["caf\u{E9}", String(repeating: "t", count: index % 4_000), "\u{3B1}\u{301}"]
+            user.tags =
+                index % 5 == 0 ? [] : ["caf\u{E9}", String(repeating: "t", count: index % 4_000), "\u{3B1}\u{301}"]
             return user
         }
     }

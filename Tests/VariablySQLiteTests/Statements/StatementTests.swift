@@ -193,7 +193,9 @@ import VariablySQLite
     @Test func forEachStreamsRowsInOrderAndStopsAtAThrow() throws {
         let db = try database()
         try db.write { db in
-            for index in 1...100 { try db.execute(sql: "INSERT INTO t (a, b) VALUES (?, ?)", arguments: [index, "x\(index)"]) }
+            for index in 1...100 {
+                try db.execute(sql: "INSERT INTO t (a, b) VALUES (?, ?)", arguments: [index, "x\(index)"])
+            }
         }
         var seen: [Int64] = []
         try db.read { db in

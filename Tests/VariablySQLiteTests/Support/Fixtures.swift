@@ -236,7 +236,8 @@ enum TestDatabase {
 
     /// A path in a fresh temporary directory; the directory is removed by `cleanUp`.
     static func temporaryPath(_ name: String = "test.sqlite") throws -> (path: String, cleanUp: @Sendable () -> Void) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variably-sqlite-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "variably-sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return (directory.appendingPathComponent(name).path, { try? FileManager.default.removeItem(at: directory) })
     }
@@ -269,13 +270,17 @@ extension User {
         return (0..<count).map { index in
             let nameLength = Int.random(in: 1...3, using: &generator)
             let name = (0..<nameLength).map { _ in syllables.randomElement(using: &generator)! }.joined()
-            let tags = (0..<Int.random(in: 0...2, using: &generator)).map { _ in ["red", "green", "blue"].randomElement(using: &generator)! }
+            let tags = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
+                ["red", "green", "blue"].randomElement(using: &generator)!
+            }
             return User(
                 id: Int64(index + 1), userName: name, email: "u\(index)@example.com",
                 age: Int.random(in: 10...70, using: &generator), isActive: Bool.random(using: &generator),
                 score: Double(Int.random(in: 0...400, using: &generator)) / 4,
-                createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(Int.random(in: 0...1000, using: &generator))),
-                tags: tags, nickname: Bool.random(using: &generator) ? nil : ["n1", "n2", "ab"].randomElement(using: &generator)!)
+                createdAt: Date(
+                    timeIntervalSince1970: 1_700_000_000 + Double(Int.random(in: 0...1000, using: &generator))),
+                tags: tags,
+                nickname: Bool.random(using: &generator) ? nil : ["n1", "n2", "ab"].randomElement(using: &generator)!)
         }
     }
 }

@@ -11,12 +11,14 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent()
         var explicit: [String: [String]] = [:]
         var namedAfterType: [String: [String]] = [:]
-        let files = FileManager.default.enumerator(at: root.appendingPathComponent("Tests"), includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: root.appendingPathComponent("Tests"), includingPropertiesForKeys: nil)?
             .allObjects.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         #expect(files.count > 50, "the scan found no test sources")
         let declared = try NSRegularExpression(pattern: #"SQLiteTable<([A-Za-z.]+)>\(\s*"([^"]+)""#)
         let storable = try NSRegularExpression(
-            pattern: #"(?:struct|class)\s+(\w+)\s*:[^{]*\bSQLiteStorable\b|extension\s+(\w+)\s*:[^{]*\bSQLiteStorable\b"#)
+            pattern:
+                #"(?:struct|class)\s+(\w+)\s*:[^{]*\bSQLiteStorable\b|extension\s+(\w+)\s*:[^{]*\bSQLiteStorable\b"#)
         for file in files {
             let text = try String(contentsOf: file, encoding: .utf8)
             let range = NSRange(text.startIndex..., in: text)
@@ -37,7 +39,9 @@ import Testing
         }
         for (name, types) in namedAfterType {
             let others = types.dropFirst() + (explicit[name] ?? [])
-            #expect(others.isEmpty, "the table \"\(name)\" of \(types[0]) is also the table of \(others.joined(separator: ", "))")
+            #expect(
+                others.isEmpty,
+                "the table \"\(name)\" of \(types[0]) is also the table of \(others.joined(separator: ", "))")
         }
     }
 }

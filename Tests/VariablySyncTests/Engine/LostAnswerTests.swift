@@ -26,7 +26,9 @@ struct LosingFirstAnswerRemote: RemoteSource {
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
         let results = try await server.push(changes)
-        if await lost.lose() { throw RemoteSourceError.transient("the answer was lost after the server applied the push") }
+        if await lost.lose() {
+            throw RemoteSourceError.transient("the answer was lost after the server applied the push")
+        }
         return results
     }
 

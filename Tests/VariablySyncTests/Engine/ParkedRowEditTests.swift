@@ -20,7 +20,9 @@ import VariablySyncTesting
         }
 
         static let keySets = KeySets<Post>(defaultSource: .remote) {
-            KeySet(.remote) { Key(\.id, "id"); Key(\.title, "title") }
+            KeySet(.remote) {
+                Key(\.id, "id"); Key(\.title, "title")
+            }
             KeySet(.sqlite, style: .snakeCase)
         }
         static let sqliteTable = SQLiteTable<Post>("restricted_posts", primaryKey: \.id)
@@ -40,7 +42,9 @@ import VariablySyncTesting
         }
 
         static let keySets = KeySets<Comment>(defaultSource: .remote) {
-            KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.text, "text") }
+            KeySet(.remote) {
+                Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.text, "text")
+            }
             KeySet(.sqlite, style: .snakeCase)
         }
         static let sqliteTable = SQLiteTable<Comment>(
@@ -49,7 +53,8 @@ import VariablySyncTesting
 
     @Test func anEditOfARowParkedForItsDeletedParentIsStillSent() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let postServer = try SimulatedServer(records: [Post(id: 1, title: "kept"), Post(id: 2, title: "deleted")], seed: 1)
+        let postServer = try SimulatedServer(
+            records: [Post(id: 1, title: "kept"), Post(id: 2, title: "deleted")], seed: 1)
         let commentServer = try SimulatedServer(
             records: [Comment(id: 10, postID: 2, text: "first"), Comment(id: 11, postID: 1, text: "other")], seed: 2)
         let posts = try Repository(database: database, remote: postServer)

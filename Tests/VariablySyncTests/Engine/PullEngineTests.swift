@@ -151,7 +151,9 @@ struct ScoredItemV1: VariablyCodable, SQLiteStorable, Identifiable, Equatable, S
     }
 
     static let keySets = KeySets<ScoredItemV1>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.score, "points") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.score, "points")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<ScoredItemV1>("scored_items", primaryKey: \.id)
@@ -168,7 +170,9 @@ struct ScoredItemV2: VariablyCodable, SQLiteStorable, Identifiable, Equatable, S
     }
 
     static let keySets = KeySets<ScoredItemV2>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.score, ["score", "points"]) }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.score, ["score", "points"])
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<ScoredItemV2>("scored_items", primaryKey: \.id)
@@ -179,7 +183,9 @@ struct OnePageSource<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
     let records: Data
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        guard cursor == nil else { return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: "1", hasMore: false) }
+        guard cursor == nil else {
+            return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: "1", hasMore: false)
+        }
         return RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
     }
 

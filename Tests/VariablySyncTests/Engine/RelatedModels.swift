@@ -23,7 +23,9 @@ struct StoreUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Senda
     }
 
     static let keySets = KeySets<StoreUser>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name"); Key(\.favoritePostID, "favorite_post_id") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.name, "name"); Key(\.favoritePostID, "favorite_post_id")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<StoreUser>(
@@ -43,7 +45,9 @@ struct StorePost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Senda
     }
 
     static let keySets = KeySets<StorePost>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<StorePost>(
@@ -67,12 +71,17 @@ struct StoreComment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Se
     }
 
     static let keySets = KeySets<StoreComment>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.replyTo, "reply_to"); Key(\.text, "text") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.replyTo, "reply_to"); Key(\.text, "text")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<StoreComment>(
         "store_comments", primaryKey: \.id,
-        [.references(\.postID, StorePost.self, onDelete: .cascade), .references(\.replyTo, StoreComment.self, onDelete: .setNull)])
+        [
+            .references(\.postID, StorePost.self, onDelete: .cascade),
+            .references(\.replyTo, StoreComment.self, onDelete: .setNull),
+        ])
 }
 
 /// Every push that reached a server, in order, across the store's sources: `"<table> <operation> <id>"`.
@@ -117,7 +126,9 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
         _ server: SimulatedServer<Model>, log: PushLog, table: String, numbering: Numbering? = nil,
         beforePull: (@Sendable () async throws -> Void)? = nil
     ) {
-        (self.server, self.log, self.table, self.numbering, self.beforePull) = (server, log, table, numbering, beforePull)
+        (self.server, self.log, self.table, self.numbering, self.beforePull) = (
+            server, log, table, numbering, beforePull
+        )
     }
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -140,7 +151,8 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
             ])
             results.append(
                 PushResult(
-                    idempotencyKey: change.idempotencyKey, id: change.id, outcome: applied[0].outcome, serverRecord: data))
+                    idempotencyKey: change.idempotencyKey, id: change.id, outcome: applied[0].outcome,
+                    serverRecord: data))
         }
         return results
     }
@@ -151,7 +163,9 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
 }
 
 /// Expects every foreign key of `database` to hold (`PRAGMA foreign_key_check` empty).
-func expectNoBrokenReferences(_ database: SQLiteDatabase, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func expectNoBrokenReferences(_ database: SQLiteDatabase, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws
+{
     let broken = try await database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count }
     #expect(broken == 0, "rows reference records that are not in the cache", sourceLocation: sourceLocation)
 }

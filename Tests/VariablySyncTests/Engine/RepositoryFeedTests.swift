@@ -63,7 +63,8 @@ struct RepositoryFeedTests {
     @Test func theSameFeedContinuesFromItsCursorAndAnUnnamedOneKeepsTheTypeName() async throws {
         let server = try SimulatedServer(records: SyncUser.samples(30), seed: 3)
         let repository = try Repository(
-            database: .inMemory(), remote: server, configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))
+            database: .inMemory(), remote: server,
+            configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))
         #expect(server.feedIdentifier.hasPrefix("VariablySyncTesting.SimulatedServer<"))
         let first = try await repository.sync()
         #expect(!first.resynced && first.pulled == 30)

@@ -67,7 +67,8 @@ private struct RawSource: RemoteSource {
 @Suite("Repository: identity from the declared primary key")
 struct RepositoryIdentityTests {
     private func configuration() -> SyncConfiguration<Member> {
-        SyncConfiguration(pageSize: 25, retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .microseconds(10), seed: 1))
+        SyncConfiguration(
+            pageSize: 25, retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .microseconds(10), seed: 1))
     }
 
     @Test func aModelWhoseKeyIsNotNamedIdSyncsUpdatesAndDeletes() async throws {

@@ -96,7 +96,8 @@ struct RepositoryInvalidTextTests {
     @Test func invalidTextFailsThePageWhenTheConfigurationSaysSo() async throws {
         let (data, users) = try Self.page(with: Self.defects[0])
         let repository = try Repository(
-            database: .inMemory(), remote: FixedPageSource(records: data), configuration: makeConfiguration(malformed: .failPage))
+            database: .inMemory(), remote: FixedPageSource(records: data),
+            configuration: makeConfiguration(malformed: .failPage))
         do {
             try await repository.sync()
             Issue.record("a record with invalid UTF-8 should fail its page")
@@ -125,9 +126,12 @@ struct RepositoryInvalidTextTests {
     /// The error of a record that is not JSON: the `DecodingError.dataCorrupted` of `KeySetJSONDecoder`,
     /// with the `JSONSyntaxError` under it.
     static func expectSyntaxError(_ error: any Error, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard case DecodingError.dataCorrupted(let context) = error, let syntax = context.underlyingError as? JSONSyntaxError
+        guard case DecodingError.dataCorrupted(let context) = error,
+            let syntax = context.underlyingError as? JSONSyntaxError
         else {
-            Issue.record("expected DecodingError.dataCorrupted with a JSONSyntaxError, got \(error)", sourceLocation: sourceLocation)
+            Issue.record(
+                "expected DecodingError.dataCorrupted with a JSONSyntaxError, got \(error)",
+                sourceLocation: sourceLocation)
             return
         }
         #expect([.invalidUTF8, .loneSurrogate].contains(syntax.reason), sourceLocation: sourceLocation)

@@ -24,11 +24,13 @@ private struct SlowSource: RemoteSource {
 private func fileRepository(
     _ remote: some RemoteSource<SyncUser>, pageSize: Int = 100
 ) throws -> (Repository<SyncUser>, @Sendable () -> Void) {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("variably-observe-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "variably-observe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
     let repository = try Repository(
-        database: database, remote: remote, configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
+        database: database, remote: remote,
+        configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
     return (repository, { try? FileManager.default.removeItem(at: directory) })
 }
 
@@ -90,7 +92,11 @@ struct RepositoryObservationTests {
         #expect(query.results.isEmpty)
 
         let changed = Changed()
-        withObservationTracking { _ = query.results } onChange: { changed.mark() }
+        withObservationTracking {
+            _ = query.results
+        } onChange: {
+            changed.mark()
+        }
         try await repository.sync()
         let expected = SyncUser.samples(300).filter { $0.age > 30 }
         for _ in 0..<5_000 where query.results != expected { try await Task.sleep(for: .milliseconds(1)) }

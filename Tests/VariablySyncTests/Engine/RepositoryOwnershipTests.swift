@@ -55,7 +55,8 @@ struct RepositoryOwnershipTests {
         let server = try SimulatedServer(records: SyncUser.samples(300), seed: 11)
         let source = CountingSource(server)
         let repository = try Repository(
-            database: .inMemory(), remote: source, configuration: SyncConfiguration(pageSize: 50, retryPolicy: quickRetries))
+            database: .inMemory(), remote: source,
+            configuration: SyncConfiguration(pageSize: 50, retryPolicy: quickRetries))
         try await repository.sync()
         for id in 1...40 {
             var user = try await #require(try repository.fetch(id: Int64(id)))

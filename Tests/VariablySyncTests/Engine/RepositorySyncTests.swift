@@ -12,7 +12,8 @@ import VariablySyncTesting
 
     @Test func firstSyncFillsAnEmptyCachePageByPage() async throws {
         let server = try SimulatedServer(records: SyncUser.samples(2_500), seed: 1)
-        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 1_000))
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 1_000))
         let report = try await repository.sync()
         #expect(report.pulled == 2_500)
         #expect(report.pages == 3)
@@ -85,9 +86,14 @@ import VariablySyncTesting
         let report = try await repository.sync()
         #expect(report.updated == 50)
         let touched = try await database.read { db in
-            try db.fetch(sql: #"SELECT "column", count(*) FROM "touched" GROUP BY "column" ORDER BY "column""#).map { [$0[0], $0[1]] }
+            try db.fetch(sql: #"SELECT "column", count(*) FROM "touched" GROUP BY "column" ORDER BY "column""#).map {
+                [$0[0], $0[1]]
+            }
         }
-        #expect(touched == [[.text("age"), .integer(1)], [.text("score"), .integer(50)], [.text("user_name"), .integer(1)]])
+        #expect(
+            touched == [
+                [.text("age"), .integer(1)], [.text("score"), .integer(50)], [.text("user_name"), .integer(1)],
+            ])
         await #expect(try cached(repository) == (await serverRecords(server)))
         await #expect(try repository.pendingChangeCount() == 0)
     }
@@ -135,9 +141,11 @@ import VariablySyncTesting
     }
 
     @Test func retriesStopAtTheConfiguredBound() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(10), seed: 7, faults: SimulatedFaults(transientErrorRate: 1))
+        let server = try SimulatedServer(
+            records: SyncUser.samples(10), seed: 7, faults: SimulatedFaults(transientErrorRate: 1))
         let retry = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), seed: 1)
-        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(retry: retry))
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(retry: retry))
         do {
             try await repository.sync()
             Issue.record("the sync should have given up")
@@ -206,7 +214,8 @@ import VariablySyncTesting
     @Test func cancellationStopsBetweenPages() async throws {
         let server = try SimulatedServer(
             records: SyncUser.samples(2_000), seed: 11, faults: SimulatedFaults(latency: .milliseconds(20)))
-        let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 50))
+        let repository = try Repository(
+            database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 50))
         let progress = repository.progressUpdates()
         let task = Task { try await repository.sync() }
         for await event in progress {
@@ -228,7 +237,8 @@ import VariablySyncTesting
         let database = try SQLiteDatabase(path: folder.appendingPathComponent("cache.sqlite").path)
         let server = try SimulatedServer(
             records: SyncUser.samples(5_000), seed: 12, faults: SimulatedFaults(latency: .milliseconds(2)))
-        let repository = try Repository(database: database, remote: server, configuration: makeConfiguration(pageSize: 250))
+        let repository = try Repository(
+            database: database, remote: server, configuration: makeConfiguration(pageSize: 250))
         let sync = Task { try await repository.sync() }
         var observed: Set<Int> = []
         while true {
@@ -376,7 +386,10 @@ extension RepositoryResyncTests {
         let server = try SimulatedServer(records: SyncUser.samples(150), seed: 35)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let text = "\(try await repository.sync())"
-        #expect(text.hasPrefix("pulled 150 in 2 pages (150 inserted, 0 updated, 0 deleted), pushed 0, 0 conflicts, 0 skipped, 0 retries, "))
+        #expect(
+            text.hasPrefix(
+                "pulled 150 in 2 pages (150 inserted, 0 updated, 0 deleted), pushed 0, 0 conflicts, 0 skipped, 0 retries, "
+            ))
         #expect(text.hasSuffix(" s"))
         #expect(!text.contains("\n"))
     }

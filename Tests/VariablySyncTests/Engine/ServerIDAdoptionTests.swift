@@ -49,7 +49,8 @@ struct FailingPushesRemote: RemoteSource {
         let comments = try Repository(
             database: database,
             remote: FailingPushesRemote(
-                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)), failing: failing),
+                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
+                failing: failing),
             configuration: SyncConfiguration(retryPolicy: retries))
         let store = SyncStore(comments, posts, users)
         try await store.sync()
@@ -88,7 +89,8 @@ struct FailingPushesRemote: RemoteSource {
         let comments = try Repository(
             database: database,
             remote: FailingPushesRemote(
-                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)), failing: failing),
+                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
+                failing: failing),
             configuration: SyncConfiguration(retryPolicy: retries))
         let store = SyncStore(comments, posts, users)
         try await store.sync()

@@ -54,7 +54,8 @@ struct StoreConsistencyTests {
     @Test(arguments: runs)
     func noOrphanNoLossNoDoubleApplyUnderFaults(seed: UInt64) async throws {
         var random = SeededRandomNumberGenerator(seed: seed)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-consistency-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "store-consistency-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // Checkpoints as by default (the runs' few pages never reach 1,000), or after every couple of WAL
@@ -70,20 +71,24 @@ struct StoreConsistencyTests {
 
         // Every fourth seed, servers that ignore idempotency keys, as most web frameworks do: a push
         // applied with its answer lost is applied again when retried, and meets its own write.
-        let faults = SimulatedFaults(transientErrorRate: 0.2, duplicatePageRate: 0.1, ignoresIdempotencyKeys: seed % 4 == 3)
+        let faults = SimulatedFaults(
+            transientErrorRate: 0.2, duplicatePageRate: 0.1, ignoresIdempotencyKeys: seed % 4 == 3)
         let clock = SimulatedClock()
         let userServer = try SimulatedServer(
             records: (1...5).map { StoreUser(id: $0, name: "w\($0)") }, seed: seed, faults: faults, clock: clock)
         let postServer = try SimulatedServer(
-            records: (1...10).map { StorePost(id: 100 + $0, authorID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1, faults: faults,
+            records: (1...10).map { StorePost(id: 100 + $0, authorID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1,
+            faults: faults,
             clock: clock)
         let commentServer = try SimulatedServer(
-            records: (1...20).map { StoreComment(id: 1_000 + $0, postID: 100 + ($0 % 10) + 1, text: "r\($0)") }, seed: seed &+ 2,
+            records: (1...20).map { StoreComment(id: 1_000 + $0, postID: 100 + ($0 % 10) + 1, text: "r\($0)") },
+            seed: seed &+ 2,
             faults: faults, clock: clock)
         // Odd seeds pull one feed of the three tables, in checkpoints of two pages; even seeds each table.
         let usesFeed = seed % 2 == 1
         let feed = SimulatedChangeFeed(userServer, postServer, commentServer, seed: seed &+ 3, faults: faults)
-        let retries = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: seed)
+        let retries = RetryPolicy(
+            maxAttempts: 4, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: seed)
         // The servers' own foreign keys: a pushed deletion cascades there as it did here.
         let cascade = ServerCascade(users: userServer, posts: postServer, comments: commentServer)
         let users = try Repository(
@@ -110,15 +115,15 @@ struct StoreConsistencyTests {
                 let found: SQLValue?
                 do {
                     found = try await database.read { db in
-                    try db.fetchValue(
-                        sql: """
-                            SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
-                            + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
-                            + (SELECT count(*) FROM "store_comments" WHERE "reply_to" IS NOT NULL
-                                AND "reply_to" NOT IN (SELECT "id" FROM "store_comments"))
-                            + (SELECT count(*) FROM "store_users" WHERE "favorite_post_id" IS NOT NULL
-                                AND "favorite_post_id" NOT IN (SELECT "id" FROM "store_posts"))
-                            """)
+                        try db.fetchValue(
+                            sql: """
+                                SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
+                                + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
+                                + (SELECT count(*) FROM "store_comments" WHERE "reply_to" IS NOT NULL
+                                    AND "reply_to" NOT IN (SELECT "id" FROM "store_comments"))
+                                + (SELECT count(*) FROM "store_users" WHERE "favorite_post_id" IS NOT NULL
+                                    AND "favorite_post_id" NOT IN (SELECT "id" FROM "store_posts"))
+                                """)
                     }
                 } catch is CancellationError {
                     break
@@ -158,11 +163,20 @@ struct StoreConsistencyTests {
                     case 2, 3:
                         if let somePost {
                             try db.upsert(StoreComment(id: commentID, postID: somePost, text: "on an old post"))
-                            try db.upsert(StoreComment(id: replyID, postID: somePost, replyTo: commentID, text: "reply"))
+                            try db.upsert(
+                                StoreComment(id: replyID, postID: somePost, replyTo: commentID, text: "reply"))
                         }
                     case 4, 5:
-                        if let someUser { try db.execute(sql: #"UPDATE "store_users" SET "name" = 'edited' WHERE "id" = ?"#, arguments: [someUser]) }
-                        if let someComment { try db.execute(sql: #"UPDATE "store_comments" SET "text" = 'edited' WHERE "id" = ?"#, arguments: [someComment]) }
+                        if let someUser {
+                            try db.execute(
+                                sql: #"UPDATE "store_users" SET "name" = 'edited' WHERE "id" = ?"#,
+                                arguments: [someUser])
+                        }
+                        if let someComment {
+                            try db.execute(
+                                sql: #"UPDATE "store_comments" SET "text" = 'edited' WHERE "id" = ?"#,
+                                arguments: [someComment])
+                        }
                     case 6:
                         if let somePost { _ = try db.delete(StorePost.self, id: somePost) }
                     case 7:
@@ -177,7 +191,8 @@ struct StoreConsistencyTests {
             if let user = serverUsers.randomElement(using: &random) {
                 let postID = newID(), commentID = newID()
                 _ = try await postServer.upsert(StorePost(id: postID, authorID: user, title: "from another client"))
-                _ = try await commentServer.upsert(StoreComment(id: commentID, postID: postID, text: "from another client"))
+                _ = try await commentServer.upsert(
+                    StoreComment(id: commentID, postID: postID, text: "from another client"))
                 try await userServer.update(id: user) { $0.name = "renamed there" }
             }
             if let comment = await commentServer.allRecords().map(\.id).randomElement(using: &random) {
@@ -187,7 +202,8 @@ struct StoreConsistencyTests {
             if let post = await postServer.allRecords().map(\.id).randomElement(using: &random) {
                 let parentID = newID(), replyID = newID()
                 _ = try await commentServer.upsert(StoreComment(id: parentID, postID: post, text: "parent there"))
-                _ = try await commentServer.upsert(StoreComment(id: replyID, postID: post, replyTo: parentID, text: "reply there"))
+                _ = try await commentServer.upsert(
+                    StoreComment(id: replyID, postID: post, replyTo: parentID, text: "reply there"))
                 try await commentServer.update(id: parentID) { $0.text = "parent edited there" }
             }
             // Now and then a soft delete that marks a post only: the server keeps its comments (orphans),
@@ -203,7 +219,9 @@ struct StoreConsistencyTests {
             do {
                 let report = try await store.sync()
                 if ProcessInfo.processInfo.environment["VARIABLY_STORE_TRACE"] != nil {
-                    print("sync:", report, report.for(StoreUser.self)?.conflicts ?? [], report.for(StorePost.self)?.conflicts ?? [])
+                    print(
+                        "sync:", report, report.for(StoreUser.self)?.conflicts ?? [],
+                        report.for(StorePost.self)?.conflicts ?? [])
                 }
             } catch { failedSyncs += 1 }
         }
@@ -227,16 +245,29 @@ struct StoreConsistencyTests {
             do { try await store.sync(); finalError = nil } catch { finalError = error }
         }
         if finalError != nil, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
-            print("users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
-            print("users there", await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print(
+                "users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print(
+                "users there",
+                await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
             print("posts here", try await posts.fetch().map { "\($0.id)->\($0.authorID)" })
             print("posts there", await postServer.allRecords().map { "\($0.id)->\($0.authorID)" })
-            print("comments here", try await comments.fetch().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
-            print("comments there", await commentServer.allRecords().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
-            print("queued", try await users.pendingChangeCount(), try await posts.pendingChangeCount(), try await comments.pendingChangeCount(),
-                "failed", try await users.failedChanges(), try await posts.failedChanges(), try await comments.failedChanges())
+            print(
+                "comments here",
+                try await comments.fetch().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
+            print(
+                "comments there",
+                await commentServer.allRecords().map { "\($0.id)->\($0.postID)/\($0.replyTo.map(String.init) ?? "-")" })
+            print(
+                "queued", try await users.pendingChangeCount(), try await posts.pendingChangeCount(),
+                try await comments.pendingChangeCount(),
+                "failed", try await users.failedChanges(), try await posts.failedChanges(),
+                try await comments.failedChanges())
             print("error", finalError.map { "\($0)" } ?? "")
-            for repository in [await users.lastReport.map { "\($0)" }, await posts.lastReport.map { "\($0)" }, await comments.lastReport.map { "\($0)" }] {
+            for repository in [
+                await users.lastReport.map { "\($0)" }, await posts.lastReport.map { "\($0)" },
+                await comments.lastReport.map { "\($0)" },
+            ] {
                 print("report", repository ?? "-")
             }
         }
@@ -252,8 +283,11 @@ struct StoreConsistencyTests {
         if !postsMatch, ProcessInfo.processInfo.environment["VARIABLY_STORE_SEED"] != nil {
             let local = Set(try await posts.fetch()), remote = Set(live.posts)
             print("posts only here: \(local.subtracting(remote)); only there: \(remote.subtracting(local))")
-            print("users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
-            print("users there", await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print(
+                "users here", try await users.fetch().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
+            print(
+                "users there",
+                await userServer.allRecords().map { "\($0.id)->\($0.favoritePostID.map(String.init) ?? "-")" })
         }
         let commentsMatch = Set(try await comments.fetch()) == Set(live.comments)
         if !commentsMatch {
@@ -285,7 +319,8 @@ actor ServerCascade {
     let posts: SimulatedServer<StorePost>
     let comments: SimulatedServer<StoreComment>
 
-    init(users: SimulatedServer<StoreUser>, posts: SimulatedServer<StorePost>, comments: SimulatedServer<StoreComment>) {
+    init(users: SimulatedServer<StoreUser>, posts: SimulatedServer<StorePost>, comments: SimulatedServer<StoreComment>)
+    {
         (self.users, self.posts, self.comments) = (users, posts, comments)
     }
 
@@ -328,7 +363,9 @@ actor ServerCascade {
     /// The servers' live records with those that reference a deleted record settled by the reference's
     /// rule, as the device settles them: posts of a missing user and comments of a missing post are
     /// gone (cascade), a missing favourite post or replied-to comment is emptied (set null).
-    static func settled(users: [StoreUser], posts: [StorePost], comments: [StoreComment]) -> (users: [StoreUser], posts: [StorePost], comments: [StoreComment]) {
+    static func settled(users: [StoreUser], posts: [StorePost], comments: [StoreComment]) -> (
+        users: [StoreUser], posts: [StorePost], comments: [StoreComment]
+    ) {
         let userIDs = Set(users.map(\.id))
         let keptPosts = posts.filter { userIDs.contains($0.authorID) }
         let postIDs = Set(keptPosts.map(\.id))
@@ -374,7 +411,8 @@ struct CascadingRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
         var refused: [String: String] = [:]
         var alongside: Set<Int64> = []
         for change in changes {
-            guard case .upsert(let json) = change.operation, await !server.hasApplied(idempotencyKey: change.idempotencyKey)
+            guard case .upsert(let json) = change.operation,
+                await !server.hasApplied(idempotencyKey: change.idempotencyKey)
             else { continue }
             if let reason = try await cascade.missingReference(of: Model.self, json: json, alongside: alongside) {
                 refused[change.idempotencyKey] = "refused: \(reason)"

@@ -31,16 +31,21 @@ struct StoreCrashChild {
         let directory = URL(fileURLWithPath: path)
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
         let clock = SimulatedClock()
-        let userServer = try SimulatedServer(records: (1...50).map { StoreUser(id: $0, name: "w\($0)") }, seed: 1, clock: clock)
+        let userServer = try SimulatedServer(
+            records: (1...50).map { StoreUser(id: $0, name: "w\($0)") }, seed: 1, clock: clock)
         let postServer = try SimulatedServer(
-            records: (1...200).map { StorePost(id: 1_000 + $0, authorID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2, clock: clock)
+            records: (1...200).map { StorePost(id: 1_000 + $0, authorID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2,
+            clock: clock)
         let commentServer = try SimulatedServer(
-            records: (1...600).map { StoreComment(id: 10_000 + $0, postID: 1_000 + ($0 % 200) + 1, text: "r\($0)") }, seed: 3,
+            records: (1...600).map { StoreComment(id: 10_000 + $0, postID: 1_000 + ($0 % 200) + 1, text: "r\($0)") },
+            seed: 3,
             clock: clock)
         let configuration = SyncConfiguration<StoreUser>(pageSize: 25)
         let users = try Repository(database: database, remote: userServer, configuration: configuration)
-        let posts = try Repository(database: database, remote: postServer, configuration: SyncConfiguration(pageSize: 25))
-        let comments = try Repository(database: database, remote: commentServer, configuration: SyncConfiguration(pageSize: 25))
+        let posts = try Repository(
+            database: database, remote: postServer, configuration: SyncConfiguration(pageSize: 25))
+        let comments = try Repository(
+            database: database, remote: commentServer, configuration: SyncConfiguration(pageSize: 25))
         // Every other run pulls one feed in checkpoints of three pages (posts and comments often come
         // before their users there: the users are written again by deletions and local creates).
         let store =
@@ -49,7 +54,9 @@ struct StoreCrashChild {
                 comments, posts, users, feed: SimulatedChangeFeed(userServer, postServer, commentServer),
                 configuration: ChangeFeedConfiguration(pageSize: 25, batchSize: 75))
             : SyncStore(comments, posts, users)
-        #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil))
+        #expect(
+            FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil)
+        )
         var random = SeededRandomNumberGenerator(seed: UInt64(run))
         for iteration in Int64(0)..<300 {
             let base = 1_000_000 + run * 100_000 + iteration * 10
@@ -74,7 +81,8 @@ struct StoreCrashChild {
 struct StoreCrashConsistencyTests {
     @Test(.timeLimit(.minutes(5)))
     func aStoreKilledWhileItSyncsLeavesNoOrphanAndNoLostSave() async throws {
-        let executable = try #require(ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
+        let executable = try #require(
+            ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-store-crash")
         defer { directory.remove() }
         var random = ReliabilityRandom(seed: 2027 + ReliabilityBudget.seedOffset)
@@ -87,7 +95,8 @@ struct StoreCrashConsistencyTests {
             environment[StoreCrash.runKey] = String(run)
             let devNull = open("/dev/null", O_WRONLY)
             let child = try ChildProcess(
-                executable: executable, arguments: ["--testing-library", "swift-testing", "--filter", "storeCrashChildProcess"],
+                executable: executable,
+                arguments: ["--testing-library", "swift-testing", "--filter", "storeCrashChildProcess"],
                 environment: environment, standardOutput: devNull, standardError: devNull)
             close(devNull)
             let ready = directory.path("ready-\(run)")
@@ -123,7 +132,9 @@ struct StoreCrashConsistencyTests {
             #expect(orphans == 0, "run \(run): orphans after the kill")
             #expect(missing == .integer(0), "run \(run): queued saves without their row")
         }
-        print("[reliability] store crash: \(runs) runs, \(kills) SIGKILLs while syncing, 0 orphans, integrity ok, \(rows ?? .null) rows at the end")
+        print(
+            "[reliability] store crash: \(runs) runs, \(kills) SIGKILLs while syncing, 0 orphans, integrity ok, \(rows ?? .null) rows at the end"
+        )
         #expect(kills > 0)
         #expect(rows.map { $0 != .integer(0) } == true)
     }

@@ -22,22 +22,31 @@ import VariablySyncTesting
 
         /// `userCount` users with two posts each and a comment on each post, on a file in a
         /// temporary folder (readers run beside the writer).
-        init(userCount: Int = 3, configuration: ChangeFeedConfiguration = ChangeFeedConfiguration(), faults: SimulatedFaults = SimulatedFaults()) throws {
+        init(
+            userCount: Int = 3, configuration: ChangeFeedConfiguration = ChangeFeedConfiguration(),
+            faults: SimulatedFaults = SimulatedFaults()
+        ) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             database = try SQLiteDatabase(path: folder.appendingPathComponent("store.sqlite").path)
             let users = (1...Int64(userCount)).map { StoreUser(id: $0, name: "user \($0)") }
             let posts = users.flatMap { user in
-                [StorePost(id: user.id * 10, authorID: user.id, title: "a"), StorePost(id: user.id * 10 + 1, authorID: user.id, title: "b")]
+                [
+                    StorePost(id: user.id * 10, authorID: user.id, title: "a"),
+                    StorePost(id: user.id * 10 + 1, authorID: user.id, title: "b"),
+                ]
             }
             let comments = posts.map { StoreComment(id: $0.id * 10, postID: $0.id, text: "on \($0.id)") }
             userServer = try SimulatedServer(records: users, seed: 1, clock: clock)
             postServer = try SimulatedServer(records: posts, seed: 2, clock: clock)
             commentServer = try SimulatedServer(records: comments, seed: 3, clock: clock)
             feed = SimulatedChangeFeed(userServer, postServer, commentServer, seed: 4, faults: faults)
-            self.users = try Repository(database: database, remote: userServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            self.posts = try Repository(database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            self.comments = try Repository(database: database, remote: commentServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            self.users = try Repository(
+                database: database, remote: userServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            self.posts = try Repository(
+                database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
+            self.comments = try Repository(
+                database: database, remote: commentServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
             store = SyncStore(self.comments, self.posts, self.users, feed: feed, configuration: configuration)
         }
 
@@ -49,9 +58,13 @@ import VariablySyncTesting
         func orphans() async throws -> Int {
             try await database.read { db in
                 let posts = try db.fetchValue(
-                    sql: #"SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users")"#)
+                    sql:
+                        #"SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users")"#
+                )
                 let comments = try db.fetchValue(
-                    sql: #"SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts")"#)
+                    sql:
+                        #"SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts")"#
+                )
                 guard case .integer(let a)? = posts, case .integer(let b)? = comments else { return -1 }
                 return Int(a + b)
             }
@@ -59,7 +72,8 @@ import VariablySyncTesting
     }
 
     static var quickFeed: ChangeFeedConfiguration {
-        ChangeFeedConfiguration(retryPolicy: RetryPolicy(maxAttempts: 8, initialDelay: .microseconds(10), maxDelay: .microseconds(50)))
+        ChangeFeedConfiguration(
+            retryPolicy: RetryPolicy(maxAttempts: 8, initialDelay: .microseconds(10), maxDelay: .microseconds(50)))
     }
 
     @Test func aSyncPullsEveryTableInOneCheckpoint() async throws {
@@ -215,13 +229,15 @@ import VariablySyncTesting
         // Pages 1 to 5 of 4 users, then a failure: batches of 4 (page 1) and 8 (pages 2 and 3)
         // are applied; pages 4 and 5 wait for a batch of 16 that never completes.
         let first = ScriptedFeed(pages: ScriptedFeed.userPages(1...5, size: 4), thenFailingWith: cut)
-        let firstStore = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: first, configuration: configuration)
+        let firstStore = SyncStore(
+            fixture.comments, fixture.posts, fixture.users, feed: first, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await firstStore.sync() }
         #expect(try await firstStore.feedCursor() == "3")
         #expect(try await fixture.users.count() == 12)
         // Pages 6 and 7, then a failure: nothing of them is applied.
         let later = ScriptedFeed(pages: ScriptedFeed.userPages(6...7, size: 4), thenFailingWith: cut)
-        let laterStore = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: later, configuration: configuration)
+        let laterStore = SyncStore(
+            fixture.comments, fixture.posts, fixture.users, feed: later, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await laterStore.sync() }
         #expect(try await laterStore.feedCursor() == "3")
         #expect(try await fixture.users.count() == 12)
@@ -298,7 +314,9 @@ struct SyncStateStoreProbe {
 
     func setFeedCursor(_ cursor: String) async throws {
         try await database.write { db in
-            try db.execute(sql: #"UPDATE "variably_sync_state" SET "cursor" = ? WHERE "table_name" LIKE 'variably_feed:%'"#, arguments: [cursor])
+            try db.execute(
+                sql: #"UPDATE "variably_sync_state" SET "cursor" = ? WHERE "table_name" LIKE 'variably_feed:%'"#,
+                arguments: [cursor])
         }
     }
 }

@@ -47,7 +47,10 @@ import VariablySyncTesting
         let fixture = try await Fixture()
         // Written children first, in one transaction: the references are checked when it commits.
         try await fixture.database.write { db in
-            try db.upsert([StoreComment(id: 200, postID: 20, text: "reply"), StoreComment(id: 201, postID: 20, replyTo: 200, text: "re")])
+            try db.upsert([
+                StoreComment(id: 200, postID: 20, text: "reply"),
+                StoreComment(id: 201, postID: 20, replyTo: 200, text: "re"),
+            ])
             try db.upsert(StorePost(id: 20, authorID: 2, title: "second"))
             try db.upsert(StoreUser(id: 2, name: "grace"))
         }
@@ -104,12 +107,15 @@ import VariablySyncTesting
         let database = try SQLiteDatabase.inMemory()
         let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
         let postServer = try SimulatedServer(
-            records: [StorePost(id: 10, authorID: 1, title: "first"), StorePost(id: 11, authorID: 1, title: "favourite")], seed: 2)
+            records: [
+                StorePost(id: 10, authorID: 1, title: "first"), StorePost(id: 11, authorID: 1, title: "favourite"),
+            ], seed: 2)
         let commentServer = try SimulatedServer(records: [StoreComment(id: 100, postID: 10, text: "nice")], seed: 3)
         // The servers' own foreign keys: the post's deletion empties the user's favourite there.
         let cascade = ServerCascade(users: userServer, posts: postServer, comments: commentServer)
         let configuration = SyncConfiguration<StoreUser>(retryPolicy: quickRetries)
-        let users = try Repository(database: database, remote: CascadingRemote(userServer, cascade: cascade), configuration: configuration)
+        let users = try Repository(
+            database: database, remote: CascadingRemote(userServer, cascade: cascade), configuration: configuration)
         let posts = try Repository(database: database, remote: CascadingRemote(postServer, cascade: cascade))
         let comments = try Repository(database: database, remote: CascadingRemote(commentServer, cascade: cascade))
         let store = SyncStore(comments, posts, users)
@@ -183,7 +189,7 @@ import VariablySyncTesting
         let users = try Repository<StoreUser>(database: database, remote: usersRemote)
         let posts = try Repository<StorePost>(database: database, remote: postsRemote)
         let comments = try Repository<StoreComment>(database: database, remote: commentsRemote)
-        let store = SyncStore(comments, posts, users)   // any order: the references give it
+        let store = SyncStore(comments, posts, users)  // any order: the references give it
         let report = try await store.sync()
         print(report.for(StorePost.self)?.held ?? [])
 
@@ -241,11 +247,15 @@ import VariablySyncTesting
         let fixture = try await Fixture()
         try await fixture.database.write { db in
             try db.upsert(StorePost(id: 11, authorID: 1, title: "second"))
-            try db.upsert([StoreComment(id: 103, postID: 10, text: "c"), StoreComment(id: 102, postID: 10, replyTo: 103, text: "b")])
+            try db.upsert([
+                StoreComment(id: 103, postID: 10, text: "c"),
+                StoreComment(id: 102, postID: 10, replyTo: 103, text: "b"),
+            ])
         }
         let posts = fixture.posts
         let feed = try await posts.fetch(
-            where: #Predicate { $0.authorID == 1 }, sortedBy: [SortDescriptor(\.id)], including: StoreComment.self, by: \.postID)
+            where: #Predicate { $0.authorID == 1 }, sortedBy: [SortDescriptor(\.id)], including: StoreComment.self,
+            by: \.postID)
         for entry in feed { print(entry.parent.title, entry.children.count) }
         #expect(feed.map(\.parent.id) == [10, 11])
         #expect(feed.map { $0.children.map(\.id) } == [[100, 102, 103], []])

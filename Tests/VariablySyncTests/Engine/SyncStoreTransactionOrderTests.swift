@@ -38,12 +38,12 @@ import VariablySyncTesting
         try await users.save(bob)
         try await store.sync()
 
-        try await users.delete(id: bob.id)                                 // transaction 1: a deletion
-        try await database.write { db in                                     // transaction 2: saves
+        try await users.delete(id: bob.id)  // transaction 1: a deletion
+        try await database.write { db in  // transaction 2: saves
             try db.upsert(StoreUser(id: 7, name: "bob"))
             try db.upsert(StorePost(id: 70, authorID: 7, title: "hello again"))
         }
-        try await store.sync()   // round 1: delete user bob; round 2: save user 7, then post 70
+        try await store.sync()  // round 1: delete user bob; round 2: save user 7, then post 70
         #expect(
             await fixture.log.entries == ["users save 8", "users delete 8", "users save 7", "posts save 70"])
     }
@@ -96,7 +96,9 @@ import VariablySyncTesting
         first.email = "first@example.com"
         try await repository.save(first)
         let other = try SQLiteDatabase(path: path)
-        try await other.write { try $0.execute(sql: #"DELETE FROM "sync_users" WHERE "id" = ?"#, arguments: [users[1].id]) }
+        try await other.write {
+            try $0.execute(sql: #"DELETE FROM "sync_users" WHERE "id" = ?"#, arguments: [users[1].id])
+        }
         let new = SyncUser.sample(7)
         try await repository.save(new)
         first.email = "again@example.com"
@@ -119,7 +121,8 @@ import VariablySyncTesting
         let path = folder.appendingPathComponent("cache.sqlite").path
         let server = try SimulatedServer(records: SyncUser.samples(2), seed: 5)
         do {
-            let repository = try Repository(database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
+            let repository = try Repository(
+                database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
             try await repository.save(SyncUser.sample(4))
             // Outside of `write`, whose last statement stamps the groups of the column removed here.
@@ -159,7 +162,10 @@ import VariablySyncTesting
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await repository.save(SyncUser.sample(3))
         let triggers = try await database.read { db in
-            try db.fetch(sql: #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" LIKE 'variably_capture_v1_%'"#)
+            try db.fetch(
+                sql:
+                    #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" LIKE 'variably_capture_v1_%'"#
+            )
         }
         #expect(triggers.isEmpty)
         let queued = try await database.read { db in

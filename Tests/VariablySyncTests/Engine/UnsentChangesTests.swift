@@ -36,14 +36,17 @@ struct FailingRecordsRemote: RemoteSource {
 /// A change the server keeps failing waits with its error while the others and the pull go on, and one
 /// user lists every change that has not reached the server, with where it stands.
 @Suite struct UnsentChangesTests {
-    private func repository(failing: Set<Int64>) async throws -> (Repository<SyncUser>, SimulatedServer<SyncUser>, FailingRecordsRemote.FailingIDs) {
+    private func repository(failing: Set<Int64>) async throws -> (
+        Repository<SyncUser>, SimulatedServer<SyncUser>, FailingRecordsRemote.FailingIDs
+    ) {
         let server = try SimulatedServer(records: SyncUser.samples(3), seed: 7)
         let ids = FailingRecordsRemote.FailingIDs(failing)
         let repository = try Repository(
             database: .inMemory(), remote: FailingRecordsRemote(server: server, failing: ids),
             configuration: SyncConfiguration(
                 pushBatchSize: 1,
-                retryPolicy: RetryPolicy(maxAttempts: 3, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 3)))
+                retryPolicy: RetryPolicy(
+                    maxAttempts: 3, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 3)))
         try await repository.sync()
         return (repository, server, ids)
     }
@@ -78,7 +81,9 @@ struct FailingRecordsRemote: RemoteSource {
         #expect(try await repository.sync().deferred.isEmpty)
         #expect(await server.record(id: first.id)?.nickname != "fails on the server")
         await failing.set([])
-        try await repository.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        try await repository.database.write {
+            try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#)
+        }
         let again = try await repository.sync()
         #expect(again.pushed == 1)
         #expect(await server.record(id: first.id)?.nickname == "fails on the server")

@@ -292,7 +292,8 @@ struct HTTPPageAPITests {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
         try server.put("posts", Post.drafts(1...3))
-        let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
+        let repository = try server.makeRepository(
+            ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
         try await repository.sync()
 
         try server.put("posts", [Post(id: 2, title: "server edit")])
@@ -324,7 +325,9 @@ struct HTTPPageAPITests {
         #expect(report.conflicts.isEmpty)
         let state = try server.state()
         #expect(state.posts.map(\.id) == [1, 2])
-        let writes = state.requests.filter { $0.method != "GET" }.map { "\($0.method) \($0.ifMatch ?? "-") \($0.status)" }
+        let writes = state.requests.filter { $0.method != "GET" }.map {
+            "\($0.method) \($0.ifMatch ?? "-") \($0.status)"
+        }
         #expect(writes == ["DELETE \"1\" 204"])
     }
 

@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func aStatusValueMarksADeletion() throws {
-        let shape = HTTPPullShape(paging: .page(parameter: "page"), deletions: .status(field: "state", deleted: "deleted"))
+        let shape = HTTPPullShape(
+            paging: .page(parameter: "page"), deletions: .status(field: "state", deleted: "deleted"))
         let result = try page(#"[{"id": 1, "state": "live"}, {"id": 2, "state": "deleted"}]"#, shape: shape)
         #expect(result.deletedIDs == [2])
         #expect(throws: RemoteSourceError.self) { try page(#"[{"id": 3, "state": 0}]"#, shape: shape) }
@@ -40,7 +41,8 @@ import Testing
         let shape = HTTPPullShape(paging: .page(parameter: "page"), deletions: .tombstones(flag: "deleted_at"))
         #expect(try page(#"[{"id": 1, "deleted_at": null}]"#, shape: shape).deletedIDs.isEmpty)
         do {
-            _ = try page(#"[{"id": 1, "deleted_at": null}, {"id": 7, "deleted_at": "2026-11-27T10:00:00Z"}]"#, shape: shape)
+            _ = try page(
+                #"[{"id": 1, "deleted_at": null}, {"id": 7, "deleted_at": "2026-11-27T10:00:00Z"}]"#, shape: shape)
             Issue.record("a timestamp where a flag was declared should stop the pull")
         } catch {
             #expect(message(error).contains("\"deleted_at\" of record 7"))
@@ -52,7 +54,8 @@ import Testing
 
     private var ordered: HTTPPullShape {
         HTTPPullShape(
-            paging: .page(parameter: "page"), changedSince: .updatedSince(parameter: "updated_at__gte", field: "updated_at"))
+            paging: .page(parameter: "page"),
+            changedSince: .updatedSince(parameter: "updated_at__gte", field: "updated_at"))
     }
 
     /// A server that ignores the ordering (DRF without `OrderingFilter` pages by id): the pull stops with

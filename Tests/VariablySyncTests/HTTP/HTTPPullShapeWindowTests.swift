@@ -28,7 +28,9 @@ import Testing
             path: "posts/", records: "results", paging: .page(parameter: "page"), limitParameter: "page_size",
             query: ["ordering": "updated_at,id", "format": "json"])
         let url = try shape.url(base: base, state: HTTPPullState(), limit: 50)
-        #expect(url.absoluteString == "http://127.0.0.1:1/api/posts/?format=json&ordering=updated_at%2Cid&page=1&page_size=50")
+        #expect(
+            url.absoluteString
+                == "http://127.0.0.1:1/api/posts/?format=json&ordering=updated_at%2Cid&page=1&page_size=50")
     }
 
     @Test func aNotFoundPageEndsThePullOnlyAfterTheFirstPageAndOnlyWhenDeclared() throws {
@@ -73,7 +75,8 @@ import Testing
             #"[{"id": 1, "updated_at": "2026-11-26T12:00:01Z"}, {"id": 3, "updated_at": "2026-11-26T12:00:02Z"}, "#
                 + #"{"id": 2, "updated_at": "2026-11-26T12:00:03Z"}]"#,
             from: state)
-        #expect(String(decoding: second.records, as: UTF8.self) == #"[{"id": 3, "updated_at": "2026-11-26T12:00:02Z"}]"#)
+        #expect(
+            String(decoding: second.records, as: UTF8.self) == #"[{"id": 3, "updated_at": "2026-11-26T12:00:02Z"}]"#)
 
         let after = try HTTPPullState(cursor: second.nextCursor, shape: shape)
         let quiet = try page(
@@ -93,7 +96,9 @@ import Testing
     }
 
     @Test func theWindowKeepsAtMostItsBoundOfRecords() {
-        let recent = (0..<(HTTPPullState.maximumRecent + 5)).map { HTTPPullState.RecentRecord(seconds: 100, id: "\($0)#x") }
+        let recent = (0..<(HTTPPullState.maximumRecent + 5)).map {
+            HTTPPullState.RecentRecord(seconds: 100, id: "\($0)#x")
+        }
         let kept = HTTPPullShape.window(recent, after: .int(100), lookBack: .seconds(5))
         #expect(kept.count == HTTPPullState.maximumRecent)
         #expect(kept.last?.id == "\(HTTPPullState.maximumRecent + 4)#x")
@@ -103,7 +108,9 @@ import Testing
     @Test func timestampsReadWithAnyFractionAndOffset() {
         #expect(HTTPPullShape.timestamp("1970-01-01T00:00:01.5Z")?.timeIntervalSince1970 == 1.5)
         #expect(HTTPPullShape.timestamp("1970-01-01T01:00:00+01:00")?.timeIntervalSince1970 == 0)
-        #expect(HTTPPullShape.timestamp("2026-11-26T12:44:56.647898Z").map(HTTPPullShape.wholeSecondsText) == "2026-11-26T12:44:56Z")
+        #expect(
+            HTTPPullShape.timestamp("2026-11-26T12:44:56.647898Z").map(HTTPPullShape.wholeSecondsText)
+                == "2026-11-26T12:44:56Z")
         #expect(HTTPPullShape.timestamp("2026-11-26")?.timeIntervalSince1970 == 1_795_651_200)
         #expect(HTTPPullShape.timestamp("yesterday") == nil)
         #expect(HTTPPullShape.timestamp("2026-13-26T12:44:56Z") == nil)

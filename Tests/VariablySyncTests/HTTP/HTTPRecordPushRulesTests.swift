@@ -10,7 +10,8 @@ struct HTTPRecordPushRulesTests {
     private typealias Source = HTTPRemoteSource<Post>
 
     private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/posts/2") -> HTTPRequestHead {
-        HTTPRequestHead(method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
+        HTTPRequestHead(
+            method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
     }
 
     private func answer(_ status: Int, location: String?) -> Source.Response {
@@ -39,8 +40,11 @@ struct HTTPRecordPushRulesTests {
     }
 
     @Test func noRedirectLeavesTheOriginOrFollowsWithoutALocation() {
-        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/posts/2/")) == nil)
-        #expect(Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/posts/2/")) == nil)
+        #expect(
+            Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/posts/2/")) == nil)
+        #expect(
+            Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/posts/2/")) == nil
+        )
         #expect(Source.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
         #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/posts/2/")) == nil)
     }

@@ -21,14 +21,19 @@ struct HTTPRemoteFeedTests {
             database = try SQLiteDatabase.inMemory()
             let base = server.baseURL
             users = try Repository(
-                database: database, remote: HTTPRemoteSource<StoreUser>(baseURL: base.appendingPathComponent("store_users"), timeout: 10))
+                database: database,
+                remote: HTTPRemoteSource<StoreUser>(baseURL: base.appendingPathComponent("store_users"), timeout: 10))
             posts = try Repository(
-                database: database, remote: HTTPRemoteSource<StorePost>(baseURL: base.appendingPathComponent("store_posts"), timeout: 10))
+                database: database,
+                remote: HTTPRemoteSource<StorePost>(baseURL: base.appendingPathComponent("store_posts"), timeout: 10))
             comments = try Repository(
-                database: database, remote: HTTPRemoteSource<StoreComment>(baseURL: base.appendingPathComponent("store_comments"), timeout: 10))
+                database: database,
+                remote: HTTPRemoteSource<StoreComment>(
+                    baseURL: base.appendingPathComponent("store_comments"), timeout: 10))
             let configuration = ChangeFeedConfiguration(
                 pageSize: pageSize, batchSize: batchSize,
-                retryPolicy: RetryPolicy(maxAttempts: 30, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5), seed: 3))
+                retryPolicy: RetryPolicy(
+                    maxAttempts: 30, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5), seed: 3))
             store = SyncStore(
                 users, posts, comments, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed, timeout: 10),
                 configuration: configuration)
@@ -39,8 +44,10 @@ struct HTTPRemoteFeedTests {
             for user in 1...count {
                 try await server.write("store_users", id: user, record: ["id": user, "name": "user \(user)"])
                 for post in [user * 10, user * 10 + 1] {
-                    try await server.write("store_posts", id: post, record: ["id": post, "author_id": user, "title": "t\(post)"])
-                    try await server.write("store_comments", id: post * 10, record: ["id": post * 10, "post_id": post, "text": "r"])
+                    try await server.write(
+                        "store_posts", id: post, record: ["id": post, "author_id": user, "title": "t\(post)"])
+                    try await server.write(
+                        "store_comments", id: post * 10, record: ["id": post * 10, "post_id": post, "text": "r"])
                 }
             }
         }
@@ -66,9 +73,12 @@ struct HTTPRemoteFeedTests {
         let database = try SQLiteDatabase.inMemory()
         try await server.write("store_posts", id: 70, record: ["id": 70, "author_id": 7, "title": "hi"])
         try await server.write("store_users", id: 7, record: ["id": 7, "name": "ada"])
-        let users = try Repository<StoreUser>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_users")))
-        let posts = try Repository<StorePost>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_posts")))
-        let comments = try Repository<StoreComment>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_comments")))
+        let users = try Repository<StoreUser>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_users")))
+        let posts = try Repository<StorePost>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_posts")))
+        let comments = try Repository<StoreComment>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_comments")))
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
         let store = SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
@@ -106,7 +116,8 @@ struct HTTPRemoteFeedTests {
         let fixture = try await Fixture(pageSize: 1, batchSize: 1)
         defer { fixture.server.stop() }
         try await fixture.server.write("store_posts", id: 50, record: ["id": 50, "author_id": 5, "title": "early"])
-        try await fixture.server.write("store_comments", id: 500, record: ["id": 500, "post_id": 50, "text": "earlier"])
+        try await fixture.server.write(
+            "store_comments", id: 500, record: ["id": 500, "post_id": 50, "text": "earlier"])
         let first = try await fixture.store.sync()
         #expect(first.for(StorePost.self)?.waitingForParents == 1)
         #expect(first.for(StoreComment.self)?.waitingForParents == 1)

@@ -91,7 +91,8 @@ final class ShapedAPIServer {
 
     /// Starts the server; it exits by itself after `lifetime` seconds.
     init(lifetime: Int = 600) async throws {
-        server = try await PythonScriptProcess.start(script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
+        server = try await PythonScriptProcess.start(
+            script: Self.script, arguments: [String(lifetime)], name: "shaped-http")
         baseURL = URL(string: "http://127.0.0.1:\(server.port)")!
     }
 
@@ -108,7 +109,8 @@ final class ShapedAPIServer {
     ) throws -> Repository<Post> {
         let remote = HTTPRemoteSource<Post>(
             baseURL: baseURL, api: api, timeout: timeout,
-            transport: throughURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
+            transport: throughURLSession
+                ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
             prepare: vault?.hook)
         return try Repository(
             database: .inMemory(), remote: remote,

@@ -26,7 +26,8 @@ final class TokenVault: @unchecked Sendable {
     var hook: HTTPRemoteSource<Post>.RequestHook {
         { request, attempt in
             // Refreshed once for all the requests that met the same expired token.
-            let token = self.current(refreshing: attempt.isRetryAfterUnauthorized, rejected: attempt.rejectedAuthorization)
+            let token = self.current(
+                refreshing: attempt.isRetryAfterUnauthorized, rejected: attempt.rejectedAuthorization)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
     }

@@ -156,7 +156,8 @@ struct ReliabilityConcurrencyStressTests {
                 var saved: [Int64: Int64] = [:]
                 for edit in 1...localEdits {
                     let group = Int64.random(in: localGroups, using: &random)
-                    try await repository.save(ReliabilityItem.group(group, generation: 10_000 + Int64(edit), label: "local"))
+                    try await repository.save(
+                        ReliabilityItem.group(group, generation: 10_000 + Int64(edit), label: "local"))
                     saved[group] = 10_000 + Int64(edit)
                     await Task.yield()
                 }
@@ -190,7 +191,9 @@ struct ReliabilityConcurrencyStressTests {
             // The last local save of a group is what the server holds.
             if let generation = lastLocalGeneration[group], rows.first?.generation != generation { lostLocalSaves += 1 }
         }
-        #expect(lostLocalSaves == 0, "\(lostLocalSaves) of \(lastLocalGeneration.count) locally saved groups lost their last save")
+        #expect(
+            lostLocalSaves == 0,
+            "\(lostLocalSaves) of \(lastLocalGeneration.count) locally saved groups lost their last save")
         #expect(conflicts == 0, "\(conflicts) false conflicts: local saves touch only groups the server does not edit")
         let statistics = await server.statistics
         reportFigure(
@@ -211,7 +214,8 @@ struct ReliabilityConcurrencyStressTests {
         let server = try SimulatedServer(records: ReliabilityItem.initial(groups: 2), seed: 40)
         let remote = ReliabilityHookedRemote(server: server)
         let repository = try Repository(
-            database: .inMemory(), remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: reliabilityRetries))
+            database: .inMemory(), remote: remote,
+            configuration: SyncConfiguration(pageSize: 5, retryPolicy: reliabilityRetries))
         try await repository.sync()
         try await repository.save(ReliabilityItem.group(1, generation: 1, label: "first edit"))
         let second = ReliabilityItem.group(1, generation: 2, label: "second edit")

@@ -50,7 +50,9 @@ enum ReliabilityCrash {
     typealias History = [Int64: [(version: Int64, generation: Int64)]]
 
     /// Replays the journal into `server` and returns its history.
-    static func replay(_ journal: ReliabilityJournal, into server: SimulatedServer<ReliabilityItem>) async throws -> History {
+    static func replay(_ journal: ReliabilityJournal, into server: SimulatedServer<ReliabilityItem>) async throws
+        -> History
+    {
         var history: History = [:]
         for item in ReliabilityItem.initial(groups: Int(groups)) { history[item.id] = [(item.id, 0)] }
         let decoder = JSONDecoder(source: .remote)
@@ -59,7 +61,9 @@ enum ReliabilityCrash {
                 let rows = ReliabilityItem.group(Int64(write[0]), generation: Int64(write[1]), label: "server")
                 let before = Int64((await server.latestCursor).rawValue)!
                 try await server.simulateOtherClients(edits: 0, insertions: rows) { _, _ in }
-                for (offset, row) in rows.enumerated() { history[row.id, default: []].append((before + 1 + Int64(offset), row.generation)) }
+                for (offset, row) in rows.enumerated() {
+                    history[row.id, default: []].append((before + 1 + Int64(offset), row.generation))
+                }
             } else if let push = entry["push"] as? [[String: Any]] {
                 let changes = push.map { change in
                     RemoteChange<Int64>(
@@ -69,7 +73,9 @@ enum ReliabilityCrash {
                 }
                 let results = try await server.push(changes)
                 for (change, result) in zip(changes, results) {
-                    guard case .accepted(let version) = result.outcome, case .upsert(let json) = change.operation else { continue }
+                    guard case .accepted(let version) = result.outcome, case .upsert(let json) = change.operation else {
+                        continue
+                    }
                     let item = try decoder.decode(ReliabilityItem.self, from: json)
                     history[item.id, default: []].append((Int64(version.rawValue)!, item.generation))
                 }
@@ -155,7 +161,8 @@ actor ReliabilityJournalingRemote: RemoteSource {
 struct ReliabilityCrashChild {
     @Test func reliabilityCrashChildProcess() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let path = environment[ReliabilityCrash.directoryKey], let run = Int64(environment[ReliabilityCrash.runKey] ?? "")
+        guard let path = environment[ReliabilityCrash.directoryKey],
+            let run = Int64(environment[ReliabilityCrash.runKey] ?? "")
         else { return }
         let directory = URL(fileURLWithPath: path)
         let journal = ReliabilityJournal(url: directory.appendingPathComponent("server-journal.jsonl"))
@@ -166,7 +173,9 @@ struct ReliabilityCrashChild {
             database: SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path),
             remote: ReliabilityJournalingRemote(server: server, journal: journal),
             configuration: ReliabilityCrash.configuration)
-        #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil))
+        #expect(
+            FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(run)").path, contents: nil)
+        )
         var random = ReliabilityRandom(seed: 500 + UInt64(run) + 1_000 * ReliabilityBudget.seedOffset)
         for iteration in 0..<Int64(ReliabilityCrash.iterationsPerRun) {
             for offset in 0..<Int64(3) {
@@ -205,15 +214,18 @@ struct ReliabilityCrashConsistencyTests {
         let path = directory.appendingPathComponent("cache.sqlite").path
         guard FileManager.default.fileExists(atPath: path) else { return Snapshot() }
         let database = try SQLiteDatabase(path: path)
-        await #expect(try database.read { try $0.fetchValue(sql: "PRAGMA integrity_check") } == .text("ok"), "\(context)")
+        await #expect(
+            try database.read { try $0.fetchValue(sql: "PRAGMA integrity_check") } == .text("ok"), "\(context)")
         // One snapshot: rows, cursor and pending changes as one transaction saw them.
-        let (rows, cursorText, pendingIDs) = try await database.read { db -> ([ReliabilityItem], String?, Set<String>) in
+        let (rows, cursorText, pendingIDs) = try await database.read {
+            db -> ([ReliabilityItem], String?, Set<String>) in
             guard try db.tableExists("reliability_items"), try db.tableExists("variably_pending_changes") else {
                 return ([], nil, [])
             }
             let cursor = try db.fetchValue(
                 sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = 'reliability_items'"#)
-            let pending = try db.fetch(sql: #"SELECT "record_id" FROM "variably_pending_changes""#).map { row -> String in
+            let pending = try db.fetch(sql: #"SELECT "record_id" FROM "variably_pending_changes""#).map {
+                row -> String in
                 if case .text(let id) = row[0] { id } else { "" }
             }
             let text: String? = if case .text(let text)? = cursor { text } else { nil }
@@ -221,21 +233,31 @@ struct ReliabilityCrashConsistencyTests {
         }
         let cursor = cursorText.flatMap { Int64($0) } ?? 0
         #expect(cursor <= Int64((await server.latestCursor).rawValue)!, "\(context): cursor beyond the server")
-        #expect(ReliabilityItem.groupViolations(in: rows).isEmpty, "\(context): \(ReliabilityItem.groupViolations(in: rows).prefix(3))")
+        #expect(
+            ReliabilityItem.groupViolations(in: rows).isEmpty,
+            "\(context): \(ReliabilityItem.groupViolations(in: rows).prefix(3))")
 
         var intended: [Int64: Set<Int64>] = [:]
         var lastDone: [Int64: Int64] = [:]
         for entry in intents {
-            if let intent = entry["intent"] as? [Int] { intended[Int64(intent[0]), default: []].insert(Int64(intent[1])) }
-            if let done = entry["done"] as? [Int] { lastDone[Int64(done[0])] = max(lastDone[Int64(done[0])] ?? 0, Int64(done[1])) }
+            if let intent = entry["intent"] as? [Int] {
+                intended[Int64(intent[0]), default: []].insert(Int64(intent[1]))
+            }
+            if let done = entry["done"] as? [Int] {
+                lastDone[Int64(done[0])] = max(lastDone[Int64(done[0])] ?? 0, Int64(done[1]))
+            }
         }
         let cached = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
         for row in rows {
             let versions = history[row.id] ?? []
             if pendingIDs.contains(String(row.id)) {
                 // A pending local save is still there: an intended one, not older than the last committed.
-                #expect(row.generation >= ReliabilityCrash.localGeneration, "\(context): pending row \(row.id) is not local")
-                #expect(intended[row.group]?.contains(row.generation) == true, "\(context): pending row \(row.id) was never saved")
+                #expect(
+                    row.generation >= ReliabilityCrash.localGeneration, "\(context): pending row \(row.id) is not local"
+                )
+                #expect(
+                    intended[row.group]?.contains(row.generation) == true,
+                    "\(context): pending row \(row.id) was never saved")
                 #expect(row.generation >= lastDone[row.group] ?? 0, "\(context): row \(row.id) lost a committed save")
             } else if row.generation < ReliabilityCrash.localGeneration {
                 // A pulled row comes from a page at or before the cursor, never after it.
@@ -244,14 +266,16 @@ struct ReliabilityCrashConsistencyTests {
                     "\(context): row \(row.id) generation \(row.generation) is not from a page up to cursor \(cursor)")
             } else {
                 // A local save that is no longer pending was pushed and accepted.
-                #expect(versions.contains { $0.generation == row.generation }, "\(context): row \(row.id) was never pushed")
+                #expect(
+                    versions.contains { $0.generation == row.generation }, "\(context): row \(row.id) was never pushed")
             }
         }
         // Every page up to the cursor is applied: a record whose last write is at or before the
         // cursor is cached with that write (unless a local save of it is pending).
         for (id, versions) in history where !pendingIDs.contains(String(id)) {
             guard let last = versions.max(by: { $0.version < $1.version }), last.version <= cursor else { continue }
-            #expect(cached[id]?.generation == last.generation, "\(context): record \(id) misses version \(last.version)")
+            #expect(
+                cached[id]?.generation == last.generation, "\(context): record \(id) misses version \(last.version)")
         }
         // No committed local save is lost: it is pending, or the server accepted it (or a later one).
         for (group, generation) in lastDone {
@@ -266,7 +290,9 @@ struct ReliabilityCrashConsistencyTests {
     }
 
     static func testExecutable() -> String? {
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments.first
         guard let path, FileManager.default.isExecutableFile(atPath: path) else { return nil }
         return path
     }

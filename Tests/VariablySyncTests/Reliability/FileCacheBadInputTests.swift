@@ -86,7 +86,9 @@ struct ReliabilityProfileV2Tolerant: VariablyCodable, Equatable, Sendable {
 
 @Suite("Reliability: file cache bad input")
 struct ReliabilityFileCacheBadInputTests {
-    static let profiles = (0..<20).map { ReliabilityProfileV1(userName: "user\($0)", email: "u\($0)@example.com", age: 20 + $0) }
+    static let profiles = (0..<20).map {
+        ReliabilityProfileV1(userName: "user\($0)", email: "u\($0)@example.com", age: 20 + $0)
+    }
 
     @Test(arguments: [FileCache<ReliabilityProfileV1>.Format.json, .propertyList])
     func olderKeySetGivesATypedErrorAndKeepsTheFile(_ format: FileCache<ReliabilityProfileV1>.Format) throws {
@@ -161,7 +163,9 @@ struct ReliabilityFileCacheBadInputTests {
         }
         #expect(corrupt + loaded == damaged.count)
         #expect(corrupt >= damaged.count / 2)
-        reportFigure("file cache \(format): \(damaged.count) damaged files, \(corrupt) corrupt (kept aside), \(loaded) still readable")
+        reportFigure(
+            "file cache \(format): \(damaged.count) damaged files, \(corrupt) corrupt (kept aside), \(loaded) still readable"
+        )
     }
 
     /// Three `ReliabilityProfileV1` in the local keys, as a binary plist fixed once.
@@ -175,7 +179,9 @@ struct ReliabilityFileCacheBadInputTests {
         defer { directory.remove() }
         let url = directory.url.appendingPathComponent("profiles.plist")
         try Self.fixedBinaryPropertyList.write(to: url)
-        #expect(try FileCache<ReliabilityProfileV1>(url: url, format: .propertyList).loadAll() == Array(Self.profiles.prefix(3)))
+        #expect(
+            try FileCache<ReliabilityProfileV1>(url: url, format: .propertyList).loadAll()
+                == Array(Self.profiles.prefix(3)))
     }
 
     // A corrupted binary plist on which Foundation's binary plist scanner traps (SIGILL), see
@@ -201,7 +207,8 @@ struct ReliabilityFileCacheBadInputTests {
         defer { directory.remove() }
         let url = directory.url.appendingPathComponent("profiles.plist")
         let xml =
-            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"# + String(repeating: "<array>", count: 10_000)
+            #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0">"#
+            + String(repeating: "<array>", count: 10_000)
             + String(repeating: "</array>", count: 10_000) + "</plist>"
         try Data(xml.utf8).write(to: url)
         #expect(throws: FileCacheError.self) {

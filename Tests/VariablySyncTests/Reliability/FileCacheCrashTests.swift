@@ -22,7 +22,8 @@ enum FileCacheCrash {
 
     /// The temporary files beside the cache file.
     static func temporaryFiles(in folder: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".users.json.tmp-") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".users.json.tmp-") }
+            .sorted()
     }
 
     /// A temporary file as a writer names and locks it (`.<name>.tmp-<pid>-<uuid>`), made by hand so that
@@ -72,7 +73,8 @@ struct ReliabilityFileCacheWriterChild {
 struct ReliabilityFileCacheCrashTests {
     /// Starts the test binary as a writer child in `mode`.
     static func startChild(_ mode: String, run: Int, folder: URL) throws -> ChildProcess {
-        let executable = try #require(ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
+        let executable = try #require(
+            ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
         var environment = ProcessInfo.processInfo.environment
         environment[FileCacheCrash.folderKey] = folder.path
         environment[FileCacheCrash.modeKey] = mode
@@ -118,7 +120,8 @@ struct ReliabilityFileCacheCrashTests {
                 guard !names.isEmpty else { continue }
                 seen.formUnion(names)
                 let running = children.filter(\.isRunning)
-                let victim = running.first { child in names.contains { $0.contains("tmp-\(child.processIdentifier)-") } }
+                let victim = running.first { child in names.contains { $0.contains("tmp-\(child.processIdentifier)-") }
+                }
                 _ = (victim ?? running[Int.random(in: 0..<running.count, using: &random)]).kill()
                 kills += 1
             }
@@ -149,13 +152,17 @@ struct ReliabilityFileCacheCrashTests {
 
         #expect(try cache.loadAll() == User.samples(2))
         try cache.store(User.samples(3))
-        #expect(try FileCacheCrash.temporaryFiles(in: folder) == (held + [unlocked.name]).sorted(), "live writers' files stay")
+        #expect(
+            try FileCacheCrash.temporaryFiles(in: folder) == (held + [unlocked.name]).sorted(),
+            "live writers' files stay")
 
         _ = child.kill()
         // Named by a dead process but locked: a live writer in another pid namespace.
         let foreign = try FileCacheCrash.makeWritersTemporaryFile(in: folder, pid: child.processIdentifier)
         #expect(try cache.loadAll() == User.samples(3))
-        #expect(try FileCacheCrash.temporaryFiles(in: folder) == [unlocked.name, foreign.name].sorted(), "the killed writer's file is removed")
+        #expect(
+            try FileCacheCrash.temporaryFiles(in: folder) == [unlocked.name, foreign.name].sorted(),
+            "the killed writer's file is removed")
         close(foreign.descriptor)
         #expect(try cache.loadAll() == User.samples(3))
         #expect(try FileCacheCrash.temporaryFiles(in: folder) == [unlocked.name])

@@ -62,7 +62,8 @@ struct ReliabilityItem: VariablyCodable, SQLiteStorable, Identifiable, Hashable,
     static func group(_ group: Int64, generation: Int64, label: String) -> [ReliabilityItem] {
         (0..<Int64(groupSize)).map {
             ReliabilityItem(
-                id: group * Int64(groupSize) + $0 + 1, group: group, generation: generation, label: "\(label) g\(group)",
+                id: group * Int64(groupSize) + $0 + 1, group: group, generation: generation,
+                label: "\(label) g\(group)",
                 tags: ["gen\(generation)"])
         }
     }

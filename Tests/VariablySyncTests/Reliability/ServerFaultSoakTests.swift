@@ -51,7 +51,8 @@ struct ReliabilityServerFaultSoakTests {
     static func faults(_ random: inout ReliabilityRandom, interruptions: Bool) -> SimulatedFaults {
         SimulatedFaults(
             latency: .zero, transientErrorRate: 0.25, malformedRecordRate: 0.04, duplicatePageRate: 0.25,
-            interruptAfterPulls: interruptions && Bool.random(using: &random) ? Int.random(in: 0...4, using: &random) : nil)
+            interruptAfterPulls: interruptions && Bool.random(using: &random)
+                ? Int.random(in: 0...4, using: &random) : nil)
     }
 
     @Test(arguments: modes)
@@ -131,14 +132,17 @@ struct ReliabilityServerFaultSoakTests {
             for id in untouched.shuffled(using: &random).prefix(3) {
                 var item = cache[id]!
                 item = ReliabilityItem(
-                    id: id, group: item.group, generation: item.generation + 1_000, label: "local \(round)", tags: item.tags)
+                    id: id, group: item.group, generation: item.generation + 1_000, label: "local \(round)",
+                    tags: item.tags)
                 expectedSaved.append(item)
             }
             nextID += 1
-            expectedSaved.append(ReliabilityItem(id: nextID, group: (nextID - 1) / 5, generation: 0, label: "local new \(round)"))
+            expectedSaved.append(
+                ReliabilityItem(id: nextID, group: (nextID - 1) / 5, generation: 0, label: "local new \(round)"))
             try await repository.save(expectedSaved)
             figures.localSaves += expectedSaved.count
-            let deletedLocally = untouched.filter { id in !expectedSaved.contains { $0.id == id } }.randomElement(using: &random)
+            let deletedLocally = untouched.filter { id in !expectedSaved.contains { $0.id == id } }.randomElement(
+                using: &random)
             if let deletedLocally {
                 try await repository.delete(id: deletedLocally)
                 figures.localDeletes += 1
@@ -216,7 +220,8 @@ struct ReliabilityServerFaultSoakTests {
                 + "\(figures.duplicatedPages) duplicated pages, \(figures.interruptions) interruptions, 1 key rename; "
                 + "\(figures.replayedChanges) replayed pushes, \(figures.conflicts) conflicts, \(figures.retries) retries; "
                 + "\(figures.localSaves) local saves, \(figures.localDeletes) local deletes, \(figures.serverWrites) server writes; "
-                + "final \(figures.records) records equal, \(divergent.count) repaired after malformed, 0 lost, 0 duplicated")
+                + "final \(figures.records) records equal, \(divergent.count) repaired after malformed, 0 lost, 0 duplicated"
+        )
     }
 
     // Found by the soak: a sync that skipped a malformed record and then failed had committed the

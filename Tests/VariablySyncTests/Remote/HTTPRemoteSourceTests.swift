@@ -7,7 +7,8 @@ import VariablyTestSupport
 /// These tests need `python3` (it ships with the toolchain's Debian images; `apt-get install python3`).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRemoteSourceTests {
-    private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>] {
+    private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>]
+    {
         try users.map {
             RemoteChange(
                 idempotencyKey: "\(prefix)\($0.id)", id: $0.id,
@@ -47,12 +48,16 @@ struct HTTPRemoteSourceTests {
         edited.age = 77
         _ = try await remote.push(try upserts([edited], prefix: "other"))  // another client, version 4
 
-        var invalid = try JSONSerialization.jsonObject(with: JSONEncoder().encode(User.sample(1), source: .remote)) as! [String: Any]
+        var invalid =
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(User.sample(1), source: .remote))
+            as! [String: Any]
         invalid.removeValue(forKey: "email_address")
         let results = try await remote.push(
             try upserts([User.sample(0)], base: base, prefix: "mine")
                 + [
-                    RemoteChange(idempotencyKey: "bad", id: 2, operation: .upsert(try JSONSerialization.data(withJSONObject: invalid)), baseCursor: base),
+                    RemoteChange(
+                        idempotencyKey: "bad", id: 2,
+                        operation: .upsert(try JSONSerialization.data(withJSONObject: invalid)), baseCursor: base),
                     RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base),
                 ])
         guard case .conflict(let record?, let version) = results[0].outcome else {
@@ -64,7 +69,9 @@ struct HTTPRemoteSourceTests {
         #expect(results[1].outcome == .rejected(reason: "email_address is required"))
         #expect(results[2].outcome == .accepted(version: "5"))
 
-        let replay = try await remote.push([RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base)])
+        let replay = try await remote.push([
+            RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base)
+        ])
         #expect(replay[0].outcome == .accepted(version: "5"))
 
         let page = try await remote.pull(after: base, limit: 100)
@@ -110,7 +117,8 @@ struct HTTPRepositoryTests {
             })
         #expect(seeded.count == 35)
 
-        let first = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
+        let first = try Repository(
+            database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         let report = try await first.sync()
         #expect(report.pages == 4)
         await #expect(try cached(first) == SyncUser.samples(35))
@@ -122,7 +130,8 @@ struct HTTPRepositoryTests {
         let pushed = try await first.sync()
         #expect(pushed.pushed == 2)
 
-        let second = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
+        let second = try Repository(
+            database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         try await second.sync()
         await #expect(try second.fetch(id: 5)?.nickname == "over http")
         await #expect(try second.fetch(id: 9) == nil)
@@ -145,7 +154,8 @@ struct HTTPRepositoryTests {
         _ = try await remote.push([RemoteChange(idempotencyKey: "gone", id: 7, operation: .delete, baseCursor: nil)])
         users.removeAll { $0.id == 7 }
 
-        let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 25))
+        let repository = try Repository(
+            database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 25))
         let report = try await repository.sync()
         #expect(report.pages == 5)
         await #expect(try cached(repository) == users)

@@ -67,8 +67,11 @@ struct HTTPTransportTests {
             #expect(error?.isTransient == failure.isTransient, "\(failure)")
         }
         let tooLarge = HTTPRemoteSource<SyncUser>(
-            baseURL: Self.base, timeout: 5, transport: ScriptedTransport { _, _ in throw HTTPTransportError.tooLarge(limit: 9) })
-        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 9)) { try await tooLarge.pull(after: nil, limit: 10) }
+            baseURL: Self.base, timeout: 5,
+            transport: ScriptedTransport { _, _ in throw HTTPTransportError.tooLarge(limit: 9) })
+        await #expect(throws: RemoteSourceError.responseTooLarge(limit: 9)) {
+            try await tooLarge.pull(after: nil, limit: 10)
+        }
     }
 
     @Test func endlessBodyFromAnAppTransportStopsAtTheLimitAndEndsTheRequest() async throws {
@@ -170,9 +173,10 @@ struct HTTPTransportTests {
 /// An ``HTTPTransport`` whose answer a test writes: the status and headers `answer` returns, and the
 /// body it yields.
 private struct ScriptedTransport: HTTPTransport {
-    typealias Answer = @Sendable (
-        HTTPTransportRequest, AsyncThrowingStream<Data, any Error>.Continuation
-    ) async throws -> (Int, [String: String])
+    typealias Answer =
+        @Sendable (
+            HTTPTransportRequest, AsyncThrowingStream<Data, any Error>.Continuation
+        ) async throws -> (Int, [String: String])
     let answer: Answer
 
     init(_ answer: @escaping Answer) {

@@ -82,7 +82,8 @@ final class JSONDecodingSession {
         let table = try table(for: Model.self, codingPath: ValuePath(arrayNode, .index(0)).codingPath)
         var element = index + 1
         for position in 0..<count {
-            models.append(try decodeModel(Model.self, table: table, at: element, base: arrayNode, baseTail: .index(position)))
+            models.append(
+                try decodeModel(Model.self, table: table, at: element, base: arrayNode, baseTail: .index(position)))
             element = document.next(after: element)
         }
         return models
@@ -134,7 +135,9 @@ final class JSONDecodingSession {
     @inline(__always)
     func string(at index: Int, path: ValuePath) throws -> String {
         let entry = document[index]
-        guard entry.kindBits == JSONKind.string.rawValue else { throw scalarError(String.self, entry: entry, path: path) }
+        guard entry.kindBits == JSONKind.string.rawValue else {
+            throw scalarError(String.self, entry: entry, path: path)
+        }
         return document.string(at: index)
     }
 
@@ -148,13 +151,17 @@ final class JSONDecodingSession {
     @inline(__always)
     func double(at index: Int, path: ValuePath) throws -> Double {
         let entry = document[index]
-        guard entry.kindBits == JSONKind.number.rawValue else { throw scalarError(Double.self, entry: entry, path: path) }
+        guard entry.kindBits == JSONKind.number.rawValue else {
+            throw scalarError(Double.self, entry: entry, path: path)
+        }
         return try document.double(at: index)
     }
 
     func float(at index: Int, path: ValuePath) throws -> Float {
         let entry = document[index]
-        guard entry.kindBits == JSONKind.number.rawValue else { throw scalarError(Float.self, entry: entry, path: path) }
+        guard entry.kindBits == JSONKind.number.rawValue else {
+            throw scalarError(Float.self, entry: entry, path: path)
+        }
         return try document.float(at: index)
     }
 
@@ -178,7 +185,8 @@ final class JSONDecodingSession {
                 throw DecodingError.valueNotFound(
                     Date.self,
                     DecodingError.Context(
-                        codingPath: path.codingPath, debugDescription: "Cannot get value of type Date -- found null value instead"))
+                        codingPath: path.codingPath,
+                        debugDescription: "Cannot get value of type Date -- found null value instead"))
             }
             throw typeMismatch(Double.self, entry: entry, codingPath: path.codingPath)
         }
@@ -190,7 +198,8 @@ final class JSONDecodingSession {
         let text = try nonNull(Data.self, at: index, path: path) { try string(at: index, path: path) }
         guard let data = Data(base64Encoded: text) else {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: path.codingPath, debugDescription: "Encountered Data is not valid Base64."))
+                DecodingError.Context(
+                    codingPath: path.codingPath, debugDescription: "Encountered Data is not valid Base64."))
         }
         return data
     }
@@ -206,7 +215,9 @@ final class JSONDecodingSession {
 
     func decimal(at index: Int, path: ValuePath) throws -> Decimal {
         let entry = document[index]
-        guard entry.kindBits == JSONKind.number.rawValue else { throw scalarError(Decimal.self, entry: entry, path: path) }
+        guard entry.kindBits == JSONKind.number.rawValue else {
+            throw scalarError(Decimal.self, entry: entry, path: path)
+        }
         return try document.decimal(at: index)
     }
 
@@ -215,7 +226,8 @@ final class JSONDecodingSession {
             throw DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
-                    codingPath: path.codingPath, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+                    codingPath: path.codingPath,
+                    debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
         return try read()
     }
@@ -291,7 +303,8 @@ final class JSONDecodingSession {
             return DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
-                    codingPath: path.codingPath, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+                    codingPath: path.codingPath,
+                    debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
         return typeMismatch(type, entry: entry, codingPath: path.codingPath)
     }
@@ -300,7 +313,8 @@ final class JSONDecodingSession {
         DecodingError.typeMismatch(
             type,
             DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(entry.kind.description) instead."))
+                codingPath: codingPath,
+                debugDescription: "Expected to decode \(type) but found \(entry.kind.description) instead."))
     }
 
     /// The error of asking for a keyed (`[String: Any]`) or unkeyed (`[Any]`) container on another kind.
@@ -310,7 +324,8 @@ final class JSONDecodingSession {
             return DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "Cannot get \(container) decoding container -- found null value instead"))
+                    codingPath: codingPath,
+                    debugDescription: "Cannot get \(container) decoding container -- found null value instead"))
         }
         return typeMismatch(type, entry: entry, codingPath: codingPath)
     }

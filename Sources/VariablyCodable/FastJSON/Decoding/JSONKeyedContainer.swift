@@ -33,7 +33,8 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             throw DecodingError.keyNotFound(
                 key,
                 DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+                    codingPath: codingPath,
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return index
     }
@@ -55,14 +56,18 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try session.decodeValue(T.self, at: index, path: path(key))
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try session.bool(at: index(of: key), path: path(key)) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try session.bool(at: index(of: key), path: path(key))
+    }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         try session.string(at: index(of: key), path: path(key))
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         try session.double(at: index(of: key), path: path(key))
     }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try session.float(at: index(of: key), path: path(key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try session.float(at: index(of: key), path: path(key))
+    }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(Int.self, key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(Int8.self, key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(Int16.self, key) }

@@ -70,7 +70,8 @@ final class JSONObjectBackend: KeySetDecodingBackend {
                 throw DecodingError.keyNotFound(
                     key,
                     DecodingError.Context(
-                        codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."))
+                        codingPath: codingPath, debugDescription: "No value associated with key \"\(key.stringValue)\"."
+                    ))
             }
             return try decodeValue(Value.self, entry: index, at: valueIndex, alternative: -1)
         }
@@ -107,7 +108,9 @@ final class JSONObjectBackend: KeySetDecodingBackend {
     /// Reads the common scalars straight from the tape when the value has the expected kind; anything
     /// else (and every error) goes through the session with the value's coding path.
     @inline(__always)
-    private func decodeValue<Value: Decodable>(_ type: Value.Type, entry index: Int, at valueIndex: Int, alternative: Int)
+    private func decodeValue<Value: Decodable>(
+        _ type: Value.Type, entry index: Int, at valueIndex: Int, alternative: Int
+    )
         throws -> Value
     {
         let kind = document[valueIndex].kindBits
@@ -115,23 +118,29 @@ final class JSONObjectBackend: KeySetDecodingBackend {
             return unsafeBitCast(document.string(at: valueIndex), to: Value.self)
         }
         if kind == JSONKind.number.rawValue {
-            if Value.self == Int.self { return unsafeBitCast(try document.integer(Int.self, at: valueIndex), to: Value.self) }
+            if Value.self == Int.self {
+                return unsafeBitCast(try document.integer(Int.self, at: valueIndex), to: Value.self)
+            }
             if Value.self == Int64.self {
                 return unsafeBitCast(try document.integer(Int64.self, at: valueIndex), to: Value.self)
             }
             if Value.self == Double.self { return unsafeBitCast(try document.double(at: valueIndex), to: Value.self) }
             if Value.self == Date.self {
-                return unsafeBitCast(Date(timeIntervalSinceReferenceDate: try document.double(at: valueIndex)), to: Value.self)
+                return unsafeBitCast(
+                    Date(timeIntervalSinceReferenceDate: try document.double(at: valueIndex)), to: Value.self)
             }
         }
         if Value.self == Bool.self {
             if kind == JSONKind.true.rawValue { return unsafeBitCast(true, to: Value.self) }
             if kind == JSONKind.false.rawValue { return unsafeBitCast(false, to: Value.self) }
         }
-        if Value.self == [String].self && kind == JSONKind.array.rawValue, let strings = document.strings(at: valueIndex) {
+        if Value.self == [String].self && kind == JSONKind.array.rawValue,
+            let strings = document.strings(at: valueIndex)
+        {
             return unsafeBitCast(strings, to: Value.self)
         }
-        let tail: PathTail = alternative < 0 ? .key(layout.firstLeafKeys[index]) : .keys(layout.alternativeKeys[alternative])
+        let tail: PathTail =
+            alternative < 0 ? .key(layout.firstLeafKeys[index]) : .keys(layout.alternativeKeys[alternative])
         let path = ValuePath(base, baseTail, tail)
         if let model = layout.modelTypes[index], ObjectIdentifier(Value.self) == layout.storedTypes[index] {
             return try decodeNestedModel(model, entry: index, at: valueIndex, path: path) as! Value
@@ -163,7 +172,9 @@ final class JSONObjectBackend: KeySetDecodingBackend {
             AnyCodingKey(first[first.count - 1]),
             DecodingError.Context(
                 codingPath: path,
-                debugDescription: "No value for \(tried.map { "\"\($0.joined(separator: "."))\"" }.joined(separator: " | "))\(seen)."))
+                debugDescription:
+                    "No value for \(tried.map { "\"\($0.joined(separator: "."))\"" }.joined(separator: " | "))\(seen).")
+        )
     }
 
     func absenceDetail(entry index: Int) -> String? {

@@ -114,7 +114,8 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let index = try next(
-            (any UnkeyedDecodingContainer).self, message: "Cannot get nested unkeyed container -- unkeyed container is at end.")
+            (any UnkeyedDecodingContainer).self,
+            message: "Cannot get nested unkeyed container -- unkeyed container is at end.")
         let container = try decoder(at: index).unkeyedContainer()
         advance()
         return container

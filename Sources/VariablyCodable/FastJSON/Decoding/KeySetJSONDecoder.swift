@@ -88,7 +88,8 @@ public struct KeySetJSONDecoder: Sendable {
                 data: data, maximumDepth: min(max(maximumDepth, 0), JSONDocument.defaultMaximumDepth))
         } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
         }
         var info: [CodingUserInfoKey: Any] = userInfo
         if let source { info[.codingSource] = source }
@@ -99,7 +100,8 @@ public struct KeySetJSONDecoder: Sendable {
         } catch let error as UnrepresentableJSONNumberError {
             // Foundation reports numbers that do not fit as invalid JSON, at the top level.
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
+                DecodingError.Context(
+                    codingPath: [], debugDescription: "The given data was not valid JSON.", underlyingError: error))
         }
     }
 }

@@ -64,7 +64,9 @@ final class JSONWriter {
         }
     }
 
-    private func writeModel<T, Model: VariablyEncodable>(_ value: T, as type: Model.Type, codingPath: [any CodingKey]) throws {
+    private func writeModel<T, Model: VariablyEncodable>(_ value: T, as type: Model.Type, codingPath: [any CodingKey])
+        throws
+    {
         try write(model: value as! Model, codingPath: codingPath)
     }
 
@@ -104,7 +106,8 @@ final class JSONWriter {
                 throw error
             } catch {
                 throw VariablyCodingError(
-                    error, source: source, modelType: Model.self, entry: keySet.entries[index], codingPath: sink.codingPath)
+                    error, source: source, modelType: Model.self, entry: keySet.entries[index],
+                    codingPath: sink.codingPath)
             }
         }
         sink.finish()
@@ -154,7 +157,8 @@ final class JSONWriter {
                 EncodingError.Context(
                     codingPath: codingPath(),
                     debugDescription: "Unable to encode \(name) directly in JSON. Use "
-                        + "JSONEncoder.NonConformingFloatEncodingStrategy.convertToString to specify how the value should be encoded."))
+                        + "JSONEncoder.NonConformingFloatEncodingStrategy.convertToString to specify how the value should be encoded."
+                ))
         }
         let text = value.description
         let utf8 = text.utf8
@@ -169,7 +173,9 @@ final class JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         var utf8 = string.utf8
         let isPlain = utf8.withContiguousStorageIfAvailable { buffer in
-            !buffer.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+            !buffer.contains {
+                $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
+            }
         }
         if isPlain == true {
             bytes.append(contentsOf: utf8)

@@ -73,7 +73,7 @@ extension JSONDocument {
         if decimal.exponent < 0 {
             for _ in 0 ..< -decimal.exponent where magnitude != 0 { magnitude /= 10 }
         } else {
-            for _ in 0 ..< decimal.exponent {
+            for _ in 0..<decimal.exponent {
                 let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
                 if overflow { return nil }
                 magnitude = product
@@ -154,11 +154,14 @@ extension JSONDocument {
         if mantissa == 0 { return isNegative ? -0.0 : 0.0 }
         if isExact && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
             // Both operands are exact, so the one rounding of the product or quotient is correct.
-            let value = exponent >= 0 ? Double(mantissa) * powersOfTen[exponent] : Double(mantissa) / powersOfTen[-exponent]
+            let value =
+                exponent >= 0 ? Double(mantissa) * powersOfTen[exponent] : Double(mantissa) / powersOfTen[-exponent]
             return isNegative ? -value : value
         }
         let text = numberText(at: index)
-        guard let value = Double(text), value.isFinite, value != 0 else { throw UnrepresentableJSONNumberError(text: text) }
+        guard let value = Double(text), value.isFinite, value != 0 else {
+            throw UnrepresentableJSONNumberError(text: text)
+        }
         return value
     }
 

@@ -70,7 +70,9 @@ extension JSONDocument {
     }
 
     @inline(__always)
-    private static func encodeUTF8(_ scalar: UInt32, into output: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+    private static func encodeUTF8(_ scalar: UInt32, into output: UnsafeMutableBufferPointer<UInt8>, at index: Int)
+        -> Int
+    {
         switch scalar {
         case 0..<0x80:
             output[index] = UInt8(scalar)
@@ -100,7 +102,8 @@ extension JSONDocument {
     @inline(__always)
     func key(at index: Int, equals key: UnsafeBufferPointer<UInt8>) -> Bool {
         let entry = tape[index]
-        guard entry.length == key.count, entry.flags & (JSONTapeEntry.isEscaped | JSONTapeEntry.isASCII) == JSONTapeEntry.isASCII
+        guard entry.length == key.count,
+            entry.flags & (JSONTapeEntry.isEscaped | JSONTapeEntry.isASCII) == JSONTapeEntry.isASCII
         else { return false }
         return memcmp(bytes + entry.offset, key.baseAddress!, key.count) == 0
     }

@@ -29,7 +29,9 @@ final class JSONDocument {
         byteCount = utf8.count
         let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount + JSONDocument.padding)
         utf8.withUnsafeBytes { raw in
-            if let base = raw.baseAddress { bytes.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count) }
+            if let base = raw.baseAddress {
+                bytes.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+            }
         }
         (bytes + byteCount).initialize(repeating: 0, count: JSONDocument.padding)
         self.bytes = bytes

@@ -170,7 +170,8 @@ struct JSONParser {
                 let quotes = word ^ (ones &* 0x22)
                 let backslashes = word ^ (ones &* 0x5C)
                 let special =
-                    ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20) | word
+                    ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+                    | word
                 if special & highs != 0 { break }
                 position += 8
             }

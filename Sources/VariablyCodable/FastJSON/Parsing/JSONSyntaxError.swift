@@ -49,8 +49,10 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
         switch reason {
         case .unexpectedEnd: what = "unexpected end of the text"
         case .unexpectedCharacter(let byte):
-            what = byte >= 0x20 && byte < 0x7F
-                ? "unexpected character \"\(Character(Unicode.Scalar(byte)))\"" : "unexpected byte 0x\(String(byte, radix: 16))"
+            what =
+                byte >= 0x20 && byte < 0x7F
+                ? "unexpected character \"\(Character(Unicode.Scalar(byte)))\""
+                : "unexpected byte 0x\(String(byte, radix: 16))"
         case .invalidNumber: what = "invalid number"
         case .invalidEscape: what = "invalid escape sequence"
         case .loneSurrogate: what = "unpaired UTF-16 surrogate escape"

@@ -165,12 +165,14 @@ extension DateCodingStrategy {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "\"\(string)\" is not a date (expected yyyy-MM-dd, ISO 8601 or an epoch number)."))
+                    debugDescription: "\"\(string)\" is not a date (expected yyyy-MM-dd, ISO 8601 or an epoch number).")
+            )
         default:
             throw DecodingError.typeMismatch(
                 Date.self,
                 DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "Expected a date string or number, found \(value.kindName)."))
+                    codingPath: codingPath,
+                    debugDescription: "Expected a date string or number, found \(value.kindName)."))
         }
     }
 
@@ -190,7 +192,8 @@ extension DateCodingStrategy {
         }
         throw DecodingError.typeMismatch(
             Date.self,
-            DecodingError.Context(codingPath: container.codingPath, debugDescription: "Expected a date string or number."))
+            DecodingError.Context(
+                codingPath: container.codingPath, debugDescription: "Expected a date string or number."))
     }
 }
 

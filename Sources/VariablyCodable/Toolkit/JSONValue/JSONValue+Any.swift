@@ -66,10 +66,12 @@ extension JSONValue {
             }
             self = .array(elements)
         case let value as [Any?]:
-            guard let elements = try? value.map({ element throws(JSONValueConversionError) -> JSONValue in
-                guard let converted = JSONValue(any: element) else { throw JSONValueConversionError() }
-                return converted
-            }) else { return nil }
+            guard
+                let elements = try? value.map({ element throws(JSONValueConversionError) -> JSONValue in
+                    guard let converted = JSONValue(any: element) else { throw JSONValueConversionError() }
+                    return converted
+                })
+            else { return nil }
             self = .array(elements)
         default:
             // An Optional wrapped in Any: unwrap it.

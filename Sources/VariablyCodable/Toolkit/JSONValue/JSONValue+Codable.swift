@@ -14,7 +14,8 @@ extension JSONValue: Codable {
     /// - Throws: `DecodingError.dataCorrupted` if the value is none of the JSON kinds.
     public init(from decoder: any Decoder) throws {
         // Scalars first: they are the most common values, and every failed attempt throws.
-        if let container = try? decoder.singleValueContainer(), let scalar = try? JSONValue.decodeScalar(from: container)
+        if let container = try? decoder.singleValueContainer(),
+            let scalar = try? JSONValue.decodeScalar(from: container)
         {
             self = scalar
             return
@@ -109,7 +110,8 @@ extension JSONValue: Codable {
                     text,
                     EncodingError.Context(
                         codingPath: encoder.codingPath,
-                        debugDescription: "\(text) is beyond the range of the numbers an Encoder can write; use jsonString()."))
+                        debugDescription:
+                            "\(text) is beyond the range of the numbers an Encoder can write; use jsonString()."))
             }
             try container.encode(decimal)
         case .double(let value):
@@ -143,7 +145,9 @@ extension JSONValue {
     /// ```
     ///
     /// - Throws: `DecodingError` if the value does not decode as `type`.
-    public func decode<Value: Decodable>(as type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Value {
+    public func decode<Value: Decodable>(as type: Value.Type, using decoder: JSONDecoder = JSONDecoder()) throws
+        -> Value
+    {
         try decoder.decode(type, from: JSONEncoder().encode(self))
     }
 }

@@ -130,7 +130,9 @@ extension JSONValue {
         case .true: self = .bool(true)
         case .false: self = .bool(false)
         case .string: self = .string(document.string(at: index))
-        case .number: self = JSONValue(number: document.numberText(at: index), isInteger: entry.flags & JSONTapeEntry.isNonInteger == 0)
+        case .number:
+            self = JSONValue(
+                number: document.numberText(at: index), isInteger: entry.flags & JSONTapeEntry.isNonInteger == 0)
         case .array:
             var elements: [JSONValue] = []
             elements.reserveCapacity(entry.length)

@@ -32,7 +32,8 @@ extension DecodingContainer {
             // Without key options, this is a lenient retry asked for by the decoder (see `recover`).
             if entry.options.isEmpty && !(KeyOptions.isLenientType(Value.self) && decodingOptions?.isLenient == true) {
                 return isRequired
-                    ? try backend.decode(Value.self, entry: index) : try backend.decodeIfPresent(Value.self, entry: index)
+                    ? try backend.decode(Value.self, entry: index)
+                    : try backend.decodeIfPresent(Value.self, entry: index)
             }
             return try decodeWithOptions(Value.self, entry: entry, index: index, isRequired: isRequired)
         } catch {
@@ -58,7 +59,8 @@ extension DecodingContainer {
                     DecodingError.keyNotFound(
                         entry.paths[0].leaf,
                         DecodingError.Context(
-                            codingPath: codingPath, debugDescription: "No value for \(entry.key)\(seen.map { " (\($0))" } ?? "")."))
+                            codingPath: codingPath,
+                            debugDescription: "No value for \(entry.key)\(seen.map { " (\($0))" } ?? "")."))
                 }
                 return try declared(value, as: Value.self)
             }
@@ -105,7 +107,8 @@ extension DecodingContainer {
                     try record(.defaultUsed(.invalid), path(), "\(error)") {
                         error as? DecodingError
                             ?? DecodingError.dataCorrupted(
-                                DecodingError.Context(codingPath: path(), debugDescription: "\(error)", underlyingError: error))
+                                DecodingError.Context(
+                                    codingPath: path(), debugDescription: "\(error)", underlyingError: error))
                     }
                     return try declared(value, as: Value.self)
                 }
@@ -155,19 +158,24 @@ extension DecodingContainer {
                 // Ask for the likelier kind first: each failed attempt costs a thrown error. Each
                 // attempt also answers `null` (nil), so no separate check is needed.
                 let numbersFirst = dates.output == .secondsSince1970 || dates.output == .millisecondsSince1970
-                if numbersFirst, case .success(let number) = Result(catching: {
-                    try backend.decodeIfPresent(Double.self, entry: index)
-                }) {
+                if numbersFirst,
+                    case .success(let number) = Result(catching: {
+                        try backend.decodeIfPresent(Double.self, entry: index)
+                    })
+                {
                     return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
                 }
-                if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }) {
+                if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }
+                ) {
                     guard let text else { return nil }
                     if let date = dates.date(from: text) { return try declared(date, as: Value.self) }
                     return try declared(dates.date(from: .string(text), codingPath: path()), as: Value.self)
                 }
-                if !numbersFirst, case .success(let number) = Result(catching: {
-                    try backend.decodeIfPresent(Double.self, entry: index)
-                }) {
+                if !numbersFirst,
+                    case .success(let number) = Result(catching: {
+                        try backend.decodeIfPresent(Double.self, entry: index)
+                    })
+                {
                     return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
                 }
                 // Neither a string nor a number: a property list's native date, read as it is.
@@ -199,7 +207,8 @@ extension DecodingContainer {
             }
         }
         if isLenient, LenientValue.isScalar(Value.self) {
-            return try declared(decodeLenientScalar(Value.self, index: index, path: path, pending: &pending), as: Value.self)
+            return try declared(
+                decodeLenientScalar(Value.self, index: index, path: path, pending: &pending), as: Value.self)
         }
         return try decodePlainly(Value.self, entry: index, isRequired: true)
     }
@@ -216,7 +225,8 @@ extension DecodingContainer {
             _ = try backend.decode(PresenceProbe.self, entry: index)  // keyNotFound when missing
             throw DecodingError.valueNotFound(
                 Value.self,
-                DecodingError.Context(codingPath: valuePath(of: keySet.entries[index]), debugDescription: "The value is null."))
+                DecodingError.Context(
+                    codingPath: valuePath(of: keySet.entries[index]), debugDescription: "The value is null."))
         }
         throw DecodingError.typeMismatch(
             Value.self,
@@ -228,7 +238,9 @@ extension DecodingContainer {
     private func decodePlainly<Stored: Decodable, Value>(
         _ stored: Stored.Type, as type: Value.Type, entry index: Int, isRequired: Bool
     ) throws -> Value? {
-        let value = isRequired ? try backend.decode(Stored.self, entry: index) : try backend.decodeIfPresent(Stored.self, entry: index)
+        let value =
+            isRequired
+            ? try backend.decode(Stored.self, entry: index) : try backend.decodeIfPresent(Stored.self, entry: index)
         return try value.map { try declared($0, as: Value.self) }
     }
 
@@ -246,13 +258,15 @@ extension DecodingContainer {
             throw DecodingError.typeMismatch(
                 type,
                 DecodingError.Context(
-                    codingPath: path(), debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(type) without loss."))
+                    codingPath: path(),
+                    debugDescription: "Cannot convert \(raw.kindName) \(raw) to \(type) without loss."))
         }
         if isCoerced {
             let error = DecodingError.typeMismatch(
                 type,
                 DecodingError.Context(
-                    codingPath: path(), debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(type)."))
+                    codingPath: path(),
+                    debugDescription: "Strict mode: refused to coerce \(raw.kindName) \(raw) to \(type)."))
             pending.append((.coerced(from: "\(raw.kindName) \(raw)", to: "\(type)"), path(), error, nil))
         }
         return value
@@ -287,14 +301,18 @@ extension DecodingContainer {
                 Value.self,
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "\(value) (\(Swift.type(of: value))) is not a \(Value.self): check the options of \(Model.self)'s key set."))
+                    debugDescription:
+                        "\(value) (\(Swift.type(of: value))) is not a \(Value.self): check the options of \(Model.self)'s key set."
+                ))
         }
         return value
     }
 }
 
 /// An event found while decoding a value, recorded once the whole value has decoded.
-private typealias PendingEvent = (kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?)
+private typealias PendingEvent = (
+    kind: DecodeEvent.Kind, codingPath: [any CodingKey], error: DecodingError, detail: String?
+)
 
 /// Decodes anything without reading it: tells a present value from `null`.
 private struct PresenceProbe: Decodable {

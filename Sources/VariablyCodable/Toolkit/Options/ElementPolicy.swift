@@ -38,7 +38,8 @@ extension ElementPolicy {
         if raw.isNull {
             return .failure(
                 DecodingError.valueNotFound(
-                    Element.self, DecodingError.Context(codingPath: codingPath, debugDescription: "The element is null.")))
+                    Element.self,
+                    DecodingError.Context(codingPath: codingPath, debugDescription: "The element is null.")))
         }
         let converted: (value: Any, isCoerced: Bool)?
         do {
@@ -88,7 +89,8 @@ extension ElementPolicy {
                         Element.self,
                         DecodingError.Context(
                             codingPath: error.contextCodingPath,
-                            debugDescription: "The element policy's fallback \(value) (\(type(of: value))) is not a \(Element.self).",
+                            debugDescription:
+                                "The element policy's fallback \(value) (\(type(of: value))) is not a \(Element.self).",
                             underlyingError: error))
                 }
                 append(element)

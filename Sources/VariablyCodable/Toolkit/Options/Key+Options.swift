@@ -66,7 +66,8 @@ extension Key {
             preconditionFailure("elements(_:) applies to arrays and dictionaries; \(keyPath) is a \(coder.valueType)")
         }
         if case .fallback(let value) = policy {
-            precondition(collection.acceptsElement(value), "The fallback \(value) is not an element of \(coder.storedType)")
+            precondition(
+                collection.acceptsElement(value), "The fallback \(value) is not an element of \(coder.storedType)")
         }
         var copy = self
         copy.options.elementPolicy = policy

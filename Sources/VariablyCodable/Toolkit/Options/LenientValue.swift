@@ -35,7 +35,8 @@ enum LenientValue {
         guard let value = Enum(rawValue: rawValue) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: codingPath, debugDescription: "Cannot initialize \(Enum.self) from invalid value \(rawValue)"))
+                    codingPath: codingPath,
+                    debugDescription: "Cannot initialize \(Enum.self) from invalid value \(rawValue)"))
         }
         return (value, isCoerced)
     }

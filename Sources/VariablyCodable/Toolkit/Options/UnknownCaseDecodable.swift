@@ -31,7 +31,8 @@ extension UnknownCaseDecodable {
         ) {
             DecodingError.dataCorrupted(
                 DecodingError.Context(
-                    codingPath: decoder.codingPath, debugDescription: "Cannot initialize \(Self.self) from invalid value \(rawValue)"))
+                    codingPath: decoder.codingPath,
+                    debugDescription: "Cannot initialize \(Self.self) from invalid value \(rawValue)"))
         }
         self = Self.unknownCase
     }

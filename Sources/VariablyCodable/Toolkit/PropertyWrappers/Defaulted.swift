@@ -32,7 +32,8 @@ public struct Defaulted<Provider: DefaultValueProvider>: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
-            try DecodingOptions.record(.defaultUsed(.null), userInfo: decoder.userInfo, codingPath: decoder.codingPath) {
+            try DecodingOptions.record(.defaultUsed(.null), userInfo: decoder.userInfo, codingPath: decoder.codingPath)
+            {
                 DecodingError.valueNotFound(
                     Provider.Value.self,
                     DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "The value is null."))
@@ -80,7 +81,9 @@ extension KeyedDecodingContainer {
             let userInfo = (try? superDecoder(forKey: key).userInfo) ?? [:]
             try DecodingOptions.record(.defaultUsed(.missing), userInfo: userInfo, codingPath: path) {
                 DecodingError.keyNotFound(
-                    key, DecodingError.Context(codingPath: codingPath, debugDescription: "No value for \"\(key.stringValue)\"."))
+                    key,
+                    DecodingError.Context(
+                        codingPath: codingPath, debugDescription: "No value for \"\(key.stringValue)\"."))
             }
             return Defaulted()
         }

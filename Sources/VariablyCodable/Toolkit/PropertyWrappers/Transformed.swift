@@ -35,7 +35,8 @@ public struct Transformed<Provider: ValueTransformProvider>: Codable {
             throw error
         } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "\(error)", underlyingError: error))
         }
     }
 

@@ -70,7 +70,8 @@ private struct ConcreteTransformBox<Value, Encoded: Codable>: TransformBox {
     func decode(stored: Any) throws -> Any {
         guard let encoded = stored as? Encoded else {
             throw DecodingError.typeMismatch(
-                Encoded.self, DecodingError.Context(codingPath: [], debugDescription: "\(stored) is not a \(Encoded.self)."))
+                Encoded.self,
+                DecodingError.Context(codingPath: [], debugDescription: "\(stored) is not a \(Encoded.self)."))
         }
         return try transform.decode(encoded)
     }

@@ -75,9 +75,11 @@ extension ValueTransform where Value == [String], Encoded == String {
     public static var commaSeparated: ValueTransform<[String], String> {
         ValueTransform(
             decode: { text in
-                text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map {
-                    $0.trimmingCharacters(in: .whitespaces)
-                }
+                text.isEmpty
+                    ? []
+                    : text.split(separator: ",", omittingEmptySubsequences: false).map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
             },
             encode: { $0.joined(separator: ",") })
     }

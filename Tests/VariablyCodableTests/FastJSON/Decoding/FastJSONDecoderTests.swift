@@ -17,7 +17,9 @@ import VariablyTestSupport
         #expect(page.items[0].name == "ada")
         #expect(page.items[0].city == "Paris")
         #expect(page.items[0].zip == "75001")
-        #expect(page.items[0].child == (try JSONDecoder(source: .remote).decode(FastPage.self, from: Data(json.utf8))).items[0].child)
+        #expect(
+            page.items[0].child
+                == (try JSONDecoder(source: .remote).decode(FastPage.self, from: Data(json.utf8))).items[0].child)
         expectSameOutcome(FastPage.self, json)
     }
 
@@ -73,7 +75,8 @@ import VariablyTestSupport
         #expect {
             try KeySetJSONDecoder(source: .remote).decode([Account].self, from: Data(json.utf8))
         } throws: { error in
-            "\(error)" == #"Account.owner (remote, keys "owner_name" | "owner"): expected String: Expected to decode String but found number instead. at [1].owner"#
+            "\(error)"
+                == #"Account.owner (remote, keys "owner_name" | "owner"): expected String: Expected to decode String but found number instead. at [1].owner"#
         }
     }
 
@@ -86,7 +89,9 @@ import VariablyTestSupport
 
     @Test func decodesDerivedModelsThatAssignKeyPaths() throws {
         let json = #"{"street_line": "1 rue", "city": "Paris"}"#
-        #expect(try KeySetJSONDecoder(source: .remote).decode(Address.self, from: Data(json.utf8)) == Address(street: "1 rue", city: "Paris"))
+        #expect(
+            try KeySetJSONDecoder(source: .remote).decode(Address.self, from: Data(json.utf8))
+                == Address(street: "1 rue", city: "Paris"))
         expectSameOutcome(Address.self, #"{"street_line": 1}"#)
         expectSameOutcome(Address.self, #"{"city": "x"}"#)
     }
@@ -151,7 +156,9 @@ import VariablyTestSupport
         #expect(members == expected)
         #expect(fastReport.events.map(\.kind) == foundationReport.events.map(\.kind))
         #expect(fastReport.events.map(\.keyPath) == foundationReport.events.map(\.keyPath))
-        #expect(fastReport.events.map { $0.codingPath.map(\.stringValue) } == foundationReport.events.map { $0.codingPath.map(\.stringValue) })
+        #expect(
+            fastReport.events.map { $0.codingPath.map(\.stringValue) }
+                == foundationReport.events.map { $0.codingPath.map(\.stringValue) })
         #expect(!fastReport.events.isEmpty)
     }
 

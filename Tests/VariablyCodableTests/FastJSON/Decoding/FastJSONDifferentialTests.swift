@@ -71,13 +71,19 @@ struct FastJSONDifferentialTests {
             fast.decodingOptions = DecodingOptions(isLenient: true, isStrict: isStrict, report: fastReport)
             let expected = outcome { try foundation.decode([FastItem].self, from: Data(json.utf8)) }
             let actual = outcome { try fast.decode([FastItem].self, from: Data(json.utf8)) }
-            let expectedEvents = foundationReport.events.map { "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))" }
-            let actualEvents = fastReport.events.map { "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))" }
+            let expectedEvents = foundationReport.events.map {
+                "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))"
+            }
+            let actualEvents = fastReport.events.map {
+                "\($0.kind) \($0.keyPath ?? "") \($0.codingPath.map(\.stringValue))"
+            }
             events += expectedEvents.count
             if expected != actual || expectedEvents != actualEvents {
                 failures += 1
                 if failures <= 5 {
-                    Issue.record("\(json)\nFoundation: \(expected) \(expectedEvents)\nKeySetJSONDecoder: \(actual) \(actualEvents)")
+                    Issue.record(
+                        "\(json)\nFoundation: \(expected) \(expectedEvents)\nKeySetJSONDecoder: \(actual) \(actualEvents)"
+                    )
                 }
             }
         }
@@ -93,7 +99,9 @@ struct FastJSONDifferentialTests {
             let (foundation, fast) = bothOutcomes(T.self, Data(json.utf8))
             if foundation != fast {
                 failures += 1
-                if failures <= 10 { Issue.record("\(T.self) \(json)\nFoundation: \(foundation)\nKeySetJSONDecoder: \(fast)") }
+                if failures <= 10 {
+                    Issue.record("\(T.self) \(json)\nFoundation: \(foundation)\nKeySetJSONDecoder: \(fast)")
+                }
             }
         }
         for _ in 0..<400 {

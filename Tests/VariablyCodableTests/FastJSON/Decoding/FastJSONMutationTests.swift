@@ -25,7 +25,8 @@ import VariablyCodable
     @Test(arguments: [UInt64(61), 62])
     func randomByteMutationsNeverCrashAndMatchFoundation(seed: UInt64) {
         var generator = PayloadGenerator(seed: seed)
-        let interesting: [UInt8] = Array("{}[],:\"\\ 0123456789-+.eEtrufalsn".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
+        let interesting: [UInt8] =
+            Array("{}[],:\"\\ 0123456789-+.eEtrufalsn".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
         var failures = 0
         for _ in 0..<1_500 {
             var bytes = Array(generator.items(count: 1).utf8)
@@ -43,7 +44,9 @@ import VariablyCodable
             if foundation != fast && !isDocumentedStrictness(fast: fast, bytes: bytes) {
                 failures += 1
                 if failures <= 5 {
-                    Issue.record("\(String(decoding: data, as: UTF8.self))\nFoundation: \(foundation)\nKeySetJSONDecoder: \(fast)")
+                    Issue.record(
+                        "\(String(decoding: data, as: UTF8.self))\nFoundation: \(foundation)\nKeySetJSONDecoder: \(fast)"
+                    )
                 }
             }
         }

@@ -33,7 +33,9 @@ import VariablyTestSupport
         var encoded = 0
         for _ in 0..<600 {
             let json = generator.items(count: Int.random(in: 1...3, using: &generator.random))
-            guard let items = try? JSONDecoder(source: .remote).decode([FastItem].self, from: Data(json.utf8)) else { continue }
+            guard let items = try? JSONDecoder(source: .remote).decode([FastItem].self, from: Data(json.utf8)) else {
+                continue
+            }
             encoded += 1
             expectSameBytes(items, source: .remote)
             expectSameBytes(items, source: .local)
@@ -62,11 +64,16 @@ import VariablyTestSupport
 
     @Test func numbersAndStringsAreFormattedAsJSONEncoderFormatsThem() {
         let doubles: [Double] = [
-            0, -0.0, 1, -1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 123456.789, 2.5e-5, 100,
+            0, -0.0, 1, -1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 123456.789,
+            2.5e-5, 100,
         ]
-        let strings = ["", "a/b", "\"\\", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é🎉\u{2028}", "\u{FEFF}"]
+        let strings = [
+            "", "a/b", "\"\\", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é🎉\u{2028}", "\u{FEFF}",
+        ]
         for double in doubles {
-            expectSameBytes(FastChildBox(number: double, float: Float(double), text: "x", ints: [Int64.min, 0, .max]), source: .remote)
+            expectSameBytes(
+                FastChildBox(number: double, float: Float(double), text: "x", ints: [Int64.min, 0, .max]),
+                source: .remote)
         }
         for text in strings {
             expectSameBytes(FastChildBox(number: 1, float: 1, text: text, ints: []), source: .remote)
@@ -78,7 +85,10 @@ import VariablyTestSupport
     @Test func writesKeysInKeySetOrderAndNestedObjectsWhereTheirFirstKeyIs() throws {
         let user = User.sample(1)
         let text = String(decoding: try KeySetJSONEncoder(source: .remote).encode(user), as: UTF8.self)
-        let keys = ["\"id\"", "\"user_name\"", "\"email_address\"", "\"profile\"", "\"age\"", "\"score\"", "\"is_active\"", "\"created_at\""]
+        let keys = [
+            "\"id\"", "\"user_name\"", "\"email_address\"", "\"profile\"", "\"age\"", "\"score\"", "\"is_active\"",
+            "\"created_at\"",
+        ]
         let positions = keys.map { text.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(text)")
@@ -86,7 +96,9 @@ import VariablyTestSupport
     }
 
     @Test func formatsLikeJSONEncoderByteForByteWithoutObjects() throws {
-        let values: [Double] = [0, -0.0, 1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 2.5e-5, 100]
+        let values: [Double] = [
+            0, -0.0, 1, 0.1, 1e23, 1e-7, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e16, 1e15, 2.5e-5, 100,
+        ]
         #expect(try KeySetJSONEncoder().encode(values) == (try JSONEncoder().encode(values)))
         let strings = ["", "a/b", "\"\\", "\u{0}\u{1}\u{8}\u{9}\u{A}\u{B}\u{C}\u{D}\u{1F}\u{7F}", "é🎉\u{2028}"]
         #expect(try KeySetJSONEncoder().encode(strings) == (try JSONEncoder().encode(strings)))
@@ -135,6 +147,8 @@ struct FastChildBox: VariablyCodable, EmptyInitializable {
     }
 
     static let keySets = KeySets<FastChildBox>(defaultSource: .remote) {
-        KeySet(.remote, style: .snakeCase) { Key(\.number); Key(\.float, "values.float"); Key(\.text); Key(\.ints) }
+        KeySet(.remote, style: .snakeCase) {
+            Key(\.number); Key(\.float, "values.float"); Key(\.text); Key(\.ints)
+        }
     }
 }

@@ -157,20 +157,28 @@ import VariablyCodable
 
     @Test func readsExactIntegersAtTheLimitsOfTheirTypes() throws {
         let decoder = KeySetJSONDecoder()
-        #expect(try decoder.decode([Int64].self, from: Data("[9223372036854775807,-9223372036854775808]".utf8)) == [.max, .min])
+        #expect(
+            try decoder.decode([Int64].self, from: Data("[9223372036854775807,-9223372036854775808]".utf8)) == [
+                .max, .min,
+            ])
         #expect(try decoder.decode([UInt64].self, from: Data("[18446744073709551615, 0, -0]".utf8)) == [.max, 0, 0])
         #expect(try decoder.decode([Int8].self, from: Data("[127,-128, 1.0, 1e1]".utf8)) == [127, -128, 1, 10])
-        for json in ["[9223372036854775808]", "[-9223372036854775809]", "[1.5]", "[1e400]", "[123456789012345678901234]"] {
+        for json in [
+            "[9223372036854775808]", "[-9223372036854775809]", "[1.5]", "[1e400]", "[123456789012345678901234]",
+        ] {
             #expect(throws: DecodingError.self) { try decoder.decode([Int64].self, from: Data(json.utf8)) }
         }
-        #expect(throws: DecodingError.self) { try decoder.decode([UInt64].self, from: Data("[18446744073709551616]".utf8)) }
+        #expect(throws: DecodingError.self) {
+            try decoder.decode([UInt64].self, from: Data("[18446744073709551616]".utf8))
+        }
         #expect(throws: DecodingError.self) { try decoder.decode([UInt8].self, from: Data("[256]".utf8)) }
     }
 
     @Test func roundsDoublesCorrectly() throws {
         let texts = [
             "0.1", "0.30000000000000004", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308",
-            "2.2250738585072011e-308", "9007199254740993", "123456789012345678901234567890", "1.00000000000000011102230246251565404236316680908203125",
+            "2.2250738585072011e-308", "9007199254740993", "123456789012345678901234567890",
+            "1.00000000000000011102230246251565404236316680908203125",
             "7.2057594037927933e16", "4.9406564584124654e-324", "0.000000000000000000000000000001234", "-0.0",
         ]
         let json = "[" + texts.joined(separator: ",") + "]"
@@ -189,7 +197,9 @@ import VariablyCodable
             } catch {
                 Issue.record("unexpected \(error)")
             }
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode([Double].self, from: Data("[\(text)]".utf8)) }
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode([Double].self, from: Data("[\(text)]".utf8))
+            }
         }
         #expect(throws: DecodingError.self) { try KeySetJSONDecoder().decode([Float].self, from: Data("[1e39]".utf8)) }
         #expect(try KeySetJSONDecoder().decode([Double].self, from: Data("[0e999, -0e-999]".utf8)) == [0, 0])

@@ -111,14 +111,20 @@ import VariablyCodable
         struct Stamp: VariablyCodable, EmptyInitializable {
             var at = Date(timeIntervalSince1970: 5)
             static let keySets = KeySets<Stamp>(defaultSource: .remote) {
-                KeySet(.remote) { Key(\.at, "at").dates(.millisecondsSince1970).default(ifNull: Date(timeIntervalSince1970: 0)) }
+                KeySet(.remote) {
+                    Key(\.at, "at").dates(.millisecondsSince1970).default(ifNull: Date(timeIntervalSince1970: 0))
+                }
             }
         }
         let (stamp, report) = try decodeReporting(Stamp.self, #"{"at": null}"#)
         #expect(stamp.at == Date(timeIntervalSince1970: 0))
         #expect(report.events.map(\.kind) == [.defaultUsed(.null)])
-        #expect(try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": 1500}"#.utf8)).at == Date(timeIntervalSince1970: 1.5))
-        #expect(try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": "1970-01-01T00:00:01.5Z"}"#.utf8)).at == Date(timeIntervalSince1970: 1.5))
+        #expect(
+            try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": 1500}"#.utf8)).at
+                == Date(timeIntervalSince1970: 1.5))
+        #expect(
+            try JSONDecoder().decode(Stamp.self, from: Data(#"{"at": "1970-01-01T00:00:01.5Z"}"#.utf8)).at
+                == Date(timeIntervalSince1970: 1.5))
     }
 
     @Test func aBadDateInAKeySetNamesTheProperty() throws {
@@ -202,7 +208,10 @@ import VariablyCodable
             _ = zoned.encodedValue(for: date)
         }
         #expect(read > 0)
-        for date in [Date(timeIntervalSince1970: .infinity), Date(timeIntervalSince1970: -.infinity), Date(timeIntervalSince1970: .nan)] {
+        for date in [
+            Date(timeIntervalSince1970: .infinity), Date(timeIntervalSince1970: -.infinity),
+            Date(timeIntervalSince1970: .nan),
+        ] {
             for writing in strategies { _ = writing.encodedValue(for: date) }
         }
     }
@@ -211,10 +220,10 @@ import VariablyCodable
     /// every strategy reads them back, so a date the package wrote is never unreadable.
     @Test func expandedYearsWrittenOutside0Through9999ReadBack() throws {
         let dates = [
-            Date(timeIntervalSince1970: 253_402_300_800),        // 10000-01-01T00:00:00Z
-            Date(timeIntervalSince1970: -99_999_999_999),        // -1199-02-15T14:13:21Z
-            Date(timeIntervalSince1970: -62_167_219_200),        // 0000-01-01T00:00:00Z
-            Date(timeIntervalSince1970: 1e13),                   // year 318857
+            Date(timeIntervalSince1970: 253_402_300_800),  // 10000-01-01T00:00:00Z
+            Date(timeIntervalSince1970: -99_999_999_999),  // -1199-02-15T14:13:21Z
+            Date(timeIntervalSince1970: -62_167_219_200),  // 0000-01-01T00:00:00Z
+            Date(timeIntervalSince1970: 1e13),  // year 318857
         ]
         for date in dates {
             for writing in [DateCodingStrategy.flexible, .iso8601] {
@@ -230,7 +239,7 @@ import VariablyCodable
         }
         #expect(DateCodingStrategy.flexible.date(from: "+10000-01-01T00:00:00Z") == dates[0])
         #expect(DateCodingStrategy.flexible.date(from: "-1199-02-15T14:13:21Z") == dates[1])
-        #expect(DateCodingStrategy.flexible.date(from: "1234567890-01-01") == nil)   // ten digits
-        #expect(DateCodingStrategy.flexible.date(from: "-99") == Date(timeIntervalSince1970: -99))   // still a number
+        #expect(DateCodingStrategy.flexible.date(from: "1234567890-01-01") == nil)  // ten digits
+        #expect(DateCodingStrategy.flexible.date(from: "-99") == Date(timeIntervalSince1970: -99))  // still a number
     }
 }

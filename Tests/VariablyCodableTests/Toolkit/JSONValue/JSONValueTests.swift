@@ -15,7 +15,8 @@ import VariablyCodable
     }
 
     @Test func parsingKeepsBoolIntDoubleBigIntegerAndNullApart() throws {
-        let text = #"{"t": true, "one": 1, "onePointZero": 1.0, "exp": 1e2, "big": 123456789012345678901234567890, "u64": 18446744073709551615, "null": null, "list": [null, 0]}"#
+        let text =
+            #"{"t": true, "one": 1, "onePointZero": 1.0, "exp": 1e2, "big": 123456789012345678901234567890, "u64": 18446744073709551615, "null": null, "list": [null, 0]}"#
         let value = try JSONValue(parsing: text)
         #expect(value["t"] == .bool(true))
         #expect(value["one"] == .int(1))
@@ -38,7 +39,9 @@ import VariablyCodable
     }
 
     @Test func codableRoundTripKeepsKindsAndNulls() throws {
-        let value: JSONValue = ["a": [true, 1, 2.5, "x", nil], "b": ["c": nil], "big": .bigInteger("18446744073709551616")]
+        let value: JSONValue = [
+            "a": [true, 1, 2.5, "x", nil], "b": ["c": nil], "big": .bigInteger("18446744073709551616"),
+        ]
         let data = try JSONEncoder().encode(value)
         let decoded = try JSONDecoder().decode(JSONValue.self, from: data)
         #expect(decoded == value)
@@ -50,7 +53,8 @@ import VariablyCodable
     @Test func decodingThroughJSONDecoderKeepsBigIntegers() throws {
         let data = Data(#"[18446744073709551615, 123456789012345678901234567890, -9223372036854775808]"#.utf8)
         let value = try JSONDecoder().decode(JSONValue.self, from: data)
-        #expect(value == [.bigInteger("18446744073709551615"), .bigInteger("123456789012345678901234567890"), .int(.min)])
+        #expect(
+            value == [.bigInteger("18446744073709551615"), .bigInteger("123456789012345678901234567890"), .int(.min)])
     }
 
     @Test func bridgingFromJSONSerializationKeepsBoolsAndIntsApartOnEveryPlatform() throws {

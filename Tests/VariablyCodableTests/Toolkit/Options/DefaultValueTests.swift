@@ -5,14 +5,17 @@ import VariablyCodable
 @Suite struct DefaultValueTests {
     static let base = #"{"id": 1, "created_at": "2024-05-01T12:30:00Z", "tags": [], "status": "active""#
 
-    @Test(arguments: [
-        (#", "age": 30}"#, 30, nil),
-        ("}", 0, DecodeEvent.DefaultTrigger.missing),
-        (#", "age": null}"#, 0, .null),
-        (#", "age": "old"}"#, -1, .invalid),
-        (#", "age": 1.5}"#, -1, .invalid),
-    ] as [(String, Int, DecodeEvent.DefaultTrigger?)])
-    func missingNullAndInvalidEachUseTheirOwnDefault(tail: String, age: Int, trigger: DecodeEvent.DefaultTrigger?) throws {
+    @Test(
+        arguments: [
+            (#", "age": 30}"#, 30, nil),
+            ("}", 0, DecodeEvent.DefaultTrigger.missing),
+            (#", "age": null}"#, 0, .null),
+            (#", "age": "old"}"#, -1, .invalid),
+            (#", "age": 1.5}"#, -1, .invalid),
+        ] as [(String, Int, DecodeEvent.DefaultTrigger?)])
+    func missingNullAndInvalidEachUseTheirOwnDefault(tail: String, age: Int, trigger: DecodeEvent.DefaultTrigger?)
+        throws
+    {
         let (account, report) = try decodeReporting(Member.self, Self.base + tail)
         #expect(account.age == age)
         if let trigger {
@@ -109,7 +112,8 @@ import VariablyCodable
         #expect(settings.tags == [])
         #expect(settings.isBeta == false)
         #expect(report.events.map(\.kind) == [.defaultUsed(.missing), .defaultUsed(.null), .defaultUsed(.invalid)])
-        #expect(report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["retries", "tags", "isBeta"])
+        #expect(
+            report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["retries", "tags", "isBeta"])
     }
 
     @Test func presentValuesDecodeAndRoundTrip() throws {

@@ -14,10 +14,12 @@ struct Basket: VariablyCodable, EmptyInitializable, Equatable {
         KeySet(.remote) {
             Key(\.removed, "removed").elements(.remove).default(ifMissing: [Int]())
             Key(\.replaced, "replaced").elements(.fallback(0)).default(ifMissing: [Int]())
-            Key(\.decided, "decided").elements(.custom { error in
-                if case .valueNotFound = error { return .fallback(-1) }
-                return .remove
-            })
+            Key(\.decided, "decided").elements(
+                .custom { error in
+                    if case .valueNotFound = error { return .fallback(-1) }
+                    return .remove
+                }
+            )
             .default(ifMissing: [Int]())
             Key(\.failing, "failing").default(ifMissing: [Int]())
             Key(\.prices, "prices").elements(.remove).default(ifMissing: [String: Double]())

@@ -60,9 +60,11 @@ extension Scalars {
         #expect(try decode("small", #""255""#).small == 255)
     }
 
-    @Test(arguments: [("true", true), ("false", false), ("0", false), ("1", true)] + [
-        "true", "TRUE", "yes", "Yes", "1",
-    ].map { (#""\#($0)""#, true) } + ["false", "False", "NO", "no", "0"].map { (#""\#($0)""#, false) })
+    @Test(
+        arguments: [("true", true), ("false", false), ("0", false), ("1", true)]
+            + [
+                "true", "TRUE", "yes", "Yes", "1",
+            ].map { (#""\#($0)""#, true) } + ["false", "False", "NO", "no", "0"].map { (#""\#($0)""#, false) })
     func boolsAcceptZeroOneAndWordsInAnyCase(json: String, expected: Bool) throws {
         #expect(try decode("bool", json).bool == expected)
     }
@@ -114,7 +116,8 @@ extension Scalars {
     }
 
     @Test func theDecoderCanMakeEverySourceLenient() throws {
-        let (scalars, report) = try decodeReporting(Scalars.self, Scalars.json("int", #""42""#), source: .local, isLenient: true)
+        let (scalars, report) = try decodeReporting(
+            Scalars.self, Scalars.json("int", #""42""#), source: .local, isLenient: true)
         #expect(scalars.int == 42)
         #expect(report.events.count == 1)
     }
@@ -152,16 +155,19 @@ extension Scalars {
     @Test func lenientWrapperConvertsExactlyInPlainCodable() throws {
         let (product, report) = try decodeReporting(Product.self, #"{"stock": "12", "isActive": "yes", "code": 7}"#)
         #expect(product == Product(stock: 12, isActive: true, code: "7"))
-        #expect(report.events.map(\.kind) == [
-            .coerced(from: #"string "12""#, to: "Int"), .coerced(from: #"string "yes""#, to: "Bool"),
-            .coerced(from: "integer 7", to: "String"),
-        ])
-        #expect(report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["stock", "isActive", "code"])
+        #expect(
+            report.events.map(\.kind) == [
+                .coerced(from: #"string "12""#, to: "Int"), .coerced(from: #"string "yes""#, to: "Bool"),
+                .coerced(from: "integer 7", to: "String"),
+            ])
+        #expect(
+            report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == ["stock", "isActive", "code"])
     }
 
     @Test func lenientWrapperRefusesLossyValuesWithTheirCodingPath() throws {
         do {
-            _ = try JSONDecoder().decode([Product].self, from: Data(#"[{"stock": 1.5, "isActive": true, "code": "a"}]"#.utf8))
+            _ = try JSONDecoder().decode(
+                [Product].self, from: Data(#"[{"stock": 1.5, "isActive": true, "code": "a"}]"#.utf8))
             Issue.record("expected an error")
         } catch DecodingError.typeMismatch(_, let context) {
             #expect(context.codingPath.map(\.stringValue) == ["Index 0", "stock"])
@@ -173,7 +179,8 @@ extension Scalars {
         let product = Product(stock: 3, isActive: false, code: "x")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        #expect(String(decoding: try encoder.encode(product), as: UTF8.self) == #"{"code":"x","isActive":false,"stock":3}"#)
+        #expect(
+            String(decoding: try encoder.encode(product), as: UTF8.self) == #"{"code":"x","isActive":false,"stock":3}"#)
     }
 }
 
@@ -194,10 +201,11 @@ extension Scalars {
         let (counts, report) = try decodeReporting(Counts.self, json)
         #expect(counts.ids == [1, 2, 4])
         #expect(counts.flags == ["a": true])
-        #expect(report.events.map(\.kind) == [
-            .coerced(from: #"string "1""#, to: "Int"), .elementRemoved, .elementRemoved,
-            .coerced(from: #"string "yes""#, to: "Bool"),
-        ])
+        #expect(
+            report.events.map(\.kind) == [
+                .coerced(from: #"string "1""#, to: "Int"), .elementRemoved, .elementRemoved,
+                .coerced(from: #"string "yes""#, to: "Bool"),
+            ])
         #expect(
             report.events.map { VariablyCodingError.renderForTests($0.codingPath) } == [
                 "ids[0]", "ids[2]", "ids[3]", "flags.a",

@@ -14,7 +14,8 @@ private struct StoredListing: VariablyCodable, EmptyInitializable, Equatable {
 
     static let keySets = KeySets<StoredListing>(defaultSource: .remote) {
         KeySet(.remote) {
-            Key(\.title, "title").transform(.commaSeparated).lenient().default(ifMissing: ["default"], ifInvalid: ["invalid"])
+            Key(\.title, "title").transform(.commaSeparated).lenient().default(
+                ifMissing: ["default"], ifInvalid: ["invalid"])
             Key(\.priority, "priority").lenient()
             Key(\.size, "size").lenient()
             Key(\.priorities, "priorities").lenient().default(ifMissing: [Priority]())

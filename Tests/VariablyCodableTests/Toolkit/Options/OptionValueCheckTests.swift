@@ -32,7 +32,8 @@ private struct Scores: VariablyCodable, EmptyInitializable {
                 KeySet(.remote) { Key(\.values, "values") }.elements(.fallback(0))
             }
         }
-        let numbers = try JSONDecoder(source: .remote).decode(Numbers.self, from: Data(#"{"values": [1, "x", 3]}"#.utf8))
+        let numbers = try JSONDecoder(source: .remote).decode(
+            Numbers.self, from: Data(#"{"values": [1, "x", 3]}"#.utf8))
         #expect(numbers.values == [1, 0, 3])
     }
 

@@ -21,7 +21,9 @@ import VariablyCodable
                 "[0].id", "[0].age", "[0].tags[1]", "[0].status",
             ])
         #expect(report.events[1].description == "Member.age (remote): used the default for a missing value at [0].age")
-        #expect(report.events[2].description.hasPrefix("Member.tags (remote): removed an element that failed to decode at [0].tags[1] ("))
+        #expect(
+            report.events[2].description.hasPrefix(
+                "Member.tags (remote): removed an element that failed to decode at [0].tags[1] ("))
         #expect(report.events[2].detail?.contains("Expected to decode String but found number") == true)
     }
 
@@ -37,7 +39,9 @@ import VariablyCodable
         var broken = local
         broken["age"] = "42"
         let data = try JSONSerialization.data(withJSONObject: broken)
-        #expect(throws: Never.self) { try JSONDecoder().decode(Member.self, from: JSONSerialization.data(withJSONObject: local), source: .local) }
+        #expect(throws: Never.self) {
+            try JSONDecoder().decode(Member.self, from: JSONSerialization.data(withJSONObject: local), source: .local)
+        }
         #expect(throws: VariablyCodingError.self) { try JSONDecoder().decode(Member.self, from: data, source: .local) }
     }
 

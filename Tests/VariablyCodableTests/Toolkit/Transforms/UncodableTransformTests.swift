@@ -11,7 +11,8 @@ private struct Point: Equatable, Sendable {
 private let pointAsArray = ValueTransform<Point, [Double]>(
     decode: { values in
         guard values.count == 2 else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "Expected [x, y]."))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "Expected [x, y]."))
         }
         return Point(x: values[0], y: values[1])
     },

@@ -13,8 +13,9 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
             Key(\.tags, "tags").transform(.commaSeparated)
             Key(\.price, "price", transform: .numericString)
             Key(\.updatedAt, "updated", transform: ValueTransform.secondsSince1970.then(.numericString))
-            Key(\.note, "note").transform(ValueTransform<String, String>(
-                decode: { $0.lowercased() }, encode: { $0.uppercased() }))
+            Key(\.note, "note").transform(
+                ValueTransform<String, String>(
+                    decode: { $0.lowercased() }, encode: { $0.uppercased() }))
         }
         KeySet(.local, style: .snakeCase)
     }
@@ -34,7 +35,9 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
         #expect(try JSONDecoder().decode(Listing.self, from: remote, source: .remote) == Self.listing)
         let local = try toolkitObject(JSONEncoder().encode(Self.listing, source: .local))
         #expect(local["tags"] as? [String] == ["a", "b"])
-        #expect(try JSONDecoder().decode(Listing.self, from: JSONEncoder().encode(Self.listing, source: .local), source: .local) == Self.listing)
+        #expect(
+            try JSONDecoder().decode(
+                Listing.self, from: JSONEncoder().encode(Self.listing, source: .local), source: .local) == Self.listing)
     }
 
     @Test func aRefusedValueNamesTheProperty() throws {
@@ -96,14 +99,17 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
         static let keySets = KeySets<Offer>(defaultSource: .remote) {
             KeySet(.remote) {
                 Key(\.discount, "discount", transform: .numericString)
-                Key(\.code, "code").transform(ValueTransform<String, String>(
-                    decode: { $0 },
-                    encode: { code in
-                        guard !code.isEmpty else {
-                            throw EncodingError.invalidValue(code, EncodingError.Context(codingPath: [], debugDescription: "An offer needs a code."))
-                        }
-                        return code
-                    }))
+                Key(\.code, "code").transform(
+                    ValueTransform<String, String>(
+                        decode: { $0 },
+                        encode: { code in
+                            guard !code.isEmpty else {
+                                throw EncodingError.invalidValue(
+                                    code,
+                                    EncodingError.Context(codingPath: [], debugDescription: "An offer needs a code."))
+                            }
+                            return code
+                        }))
             }
         }
     }
@@ -115,14 +121,16 @@ struct Listing: VariablyCodable, EmptyInitializable, Equatable {
         #expect(try JSONDecoder().decode(Offer.self, from: data) == offer)
         let none = try JSONEncoder().encode(Offer(discount: nil, code: "B"))
         #expect(try toolkitObject(none)["discount"] == nil)
-        #expect(try JSONDecoder().decode(Offer.self, from: Data(#"{"discount": null, "code": "C"}"#.utf8)).discount == nil)
+        #expect(
+            try JSONDecoder().decode(Offer.self, from: Data(#"{"discount": null, "code": "C"}"#.utf8)).discount == nil)
     }
 
     @Test func aTransformThatRefusesToEncodeNamesTheProperty() throws {
-        let error = try #require(throws: VariablyCodingError.self) { try JSONEncoder().encode(Offer(discount: nil, code: "")) }
+        let error = try #require(throws: VariablyCodingError.self) {
+            try JSONEncoder().encode(Offer(discount: nil, code: ""))
+        }
         #expect(error.reason == .invalidValue)
         #expect(error.keyPath == "\\Offer.code")
         #expect("\(error)" == #"Offer.code (remote, key "code"): An offer needs a code. at top level"#)
     }
 }
-

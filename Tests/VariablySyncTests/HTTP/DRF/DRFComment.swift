@@ -25,12 +25,16 @@ struct DRFComment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Send
     }
 
     static let keySets = KeySets<DRFComment>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post"); Key(\.replyTo, "reply_to"); Key(\.text, "text")
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.postID, "post"); Key(\.replyTo, "reply_to"); Key(\.text, "text")
             Key(\.clientID, "client_id")
         }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<DRFComment>(
         "drf_comments", primaryKey: \.id,
-        [.references(\.postID, DRFPost.self, onDelete: .cascade), .references(\.replyTo, DRFComment.self, onDelete: .setNull)])
+        [
+            .references(\.postID, DRFPost.self, onDelete: .cascade),
+            .references(\.replyTo, DRFComment.self, onDelete: .setNull),
+        ])
 }

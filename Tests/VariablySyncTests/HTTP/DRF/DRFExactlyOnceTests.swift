@@ -44,9 +44,12 @@ struct DRFExactlyOnceTests {
         try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         try await store.sync()
-        let local = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
+        let local = try await comments.create {
+            DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID)
+        }
         try server.graph(
-            "comments", "create", fields: ["id": 500, "post_id": 1, "text": "written offline", "client_id": clientID.uuidString])
+            "comments", "create",
+            fields: ["id": 500, "post_id": 1, "text": "written offline", "client_id": clientID.uuidString])
         try await comments.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#) }
         #expect(try await comments.unsentChanges().map(\.status) == [.awaitingAnswer])
         return local
@@ -103,16 +106,20 @@ struct DRFExactlyOnceTests {
         let checked = DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch)
         let unversioned = HTTPAPI(
             pull: checked.pull,
-            push: .perRecord(HTTPRecordEndpoints(path: "checked/notes", trailingSlash: true, update: .patch, readOnlyFields: ["id", "updated_at"])))
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "checked/notes", trailingSlash: true, update: .patch, readOnlyFields: ["id", "updated_at"])))
         let before = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFNote>(baseURL: server.baseURL, api: unversioned, headers: ["Authorization": "Token \(server.token)"]),
+            remote: HTTPRemoteSource<DRFNote>(
+                baseURL: server.baseURL, api: unversioned, headers: ["Authorization": "Token \(server.token)"]),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await before.sync()
 
         let after = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFNote>(baseURL: server.baseURL, api: checked, headers: ["Authorization": "Token \(server.token)"]),
+            remote: HTTPRemoteSource<DRFNote>(
+                baseURL: server.baseURL, api: checked, headers: ["Authorization": "Token \(server.token)"]),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         var note = try #require(try await after.fetch(id: 1))
         note.title = "edited after the update"

@@ -33,10 +33,12 @@ enum DRFKilledPush {
     static func comments(
         baseURL: URL, token: String, database: SQLiteDatabase, transport: any HTTPTransport
     ) throws -> (Repository<DRFComment>, SyncStore) {
-        func remote<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ api: HTTPAPI) -> HTTPRemoteSource<Model>
+        func remote<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ api: HTTPAPI)
+            -> HTTPRemoteSource<Model>
         where Model.ID: Codable & Sendable {
             HTTPRemoteSource<Model>(
-                baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10, transport: transport)
+                baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10,
+                transport: transport)
         }
         let configuration = SyncConfiguration<DRFComment>(pageSize: 5, retryPolicy: quickRetries)
         let users = try Repository(
@@ -82,7 +84,8 @@ struct SelfKillingTransport: HTTPTransport {
 struct DRFKilledPushChild {
     @Test func drfKilledPushChildProcess() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let path = environment[DRFKilledPush.directoryKey], let url = environment[DRFKilledPush.urlKey].flatMap(URL.init),
+        guard let path = environment[DRFKilledPush.directoryKey],
+            let url = environment[DRFKilledPush.urlKey].flatMap(URL.init),
             let token = environment[DRFKilledPush.tokenKey], let run = UInt64(environment[DRFKilledPush.runKey] ?? ""),
             let killAt = Int(environment[DRFKilledPush.killAtKey] ?? "")
         else { return }
@@ -99,12 +102,14 @@ struct DRFKilledPushChild {
             let clientID = UUID()
             let replyTo = Bool.random(using: &random) ? cached.randomElement(using: &random)?.id : nil
             _ = try await comments.create {
-                DRFComment(id: $0, postID: 1, replyTo: replyTo, text: "run \(run), comment \(index)", clientID: clientID)
+                DRFComment(
+                    id: $0, postID: 1, replyTo: replyTo, text: "run \(run), comment \(index)", clientID: clientID)
             }
             // Recorded once its local transaction has committed: a create the server must end up with.
             #expect(
                 FileManager.default.createFile(
-                    atPath: directory.appendingPathComponent("created").appendingPathComponent(clientID.uuidString).path,
+                    atPath: directory.appendingPathComponent("created").appendingPathComponent(clientID.uuidString)
+                        .path,
                     contents: nil))
         }
         if var comment = cached.randomElement(using: &random) {
@@ -119,7 +124,8 @@ struct DRFKilledPushChild {
 @Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFKilledPushTests {
     @Test func writesKilledBetweenTheServersAcceptAndTheLocalCommitAreNeitherDoubledNorLost() async throws {
-        let executable = try #require(ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
+        let executable = try #require(
+            ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
         let server = try await DRFServer.start()
         defer { server.stop() }
         try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
@@ -161,7 +167,9 @@ struct DRFKilledPushTests {
         try await store.sync()
 
         let state = try server.state()
-        let created = try FileManager.default.contentsOfDirectory(atPath: directory.path("created")).map { $0.lowercased() }
+        let created = try FileManager.default.contentsOfDirectory(atPath: directory.path("created")).map {
+            $0.lowercased()
+        }
         let byClient = Dictionary(grouping: state.comments.compactMap { $0.client_id?.lowercased() }) { $0 }
         let duplicates = byClient.values.filter { $0.count > 1 }.count
         let lost = created.filter { byClient[$0] == nil }.count
@@ -171,7 +179,8 @@ struct DRFKilledPushTests {
         #expect(try await comments.unsentChanges().isEmpty)
         let live = state.comments.filter { !$0.deleted }
         let expected = live.map { "\($0.id) \($0.reply_to.map(String.init) ?? "-") \($0.text)" }.sorted()
-        let cached = try await comments.fetch().map { "\($0.id) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }.sorted()
+        let cached = try await comments.fetch().map { "\($0.id) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }
+            .sorted()
         #expect(cached == expected)
         #expect(try await database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count } == 0)
         #expect(kills > 0)

@@ -101,11 +101,14 @@ struct DRFLostAnswerTests {
                 headers: ["Authorization": "Token \(server.token)"], timeout: 10,
                 transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST")),
             configuration: SyncConfiguration(
-                retryPolicy: RetryPolicy(maxAttempts: 1, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 1)))
+                retryPolicy: RetryPolicy(
+                    maxAttempts: 1, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 1)))
         let store = SyncStore(comments, posts, users)
         try await store.sync()
         let clientID = UUID()
-        let local = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
+        let local = try await comments.create {
+            DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID)
+        }
         await #expect(throws: (any Error).self) { try await comments.sync() }
         #expect(try server.state().comments.filter { !$0.deleted }.count == 1)  // the server has it
 

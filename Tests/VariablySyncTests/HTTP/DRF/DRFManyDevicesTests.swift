@@ -83,7 +83,9 @@ struct DRFManyDevicesTests {
     private func run(seed: UInt64, on server: DRFServer, into tally: inout Tally) async throws {
         var random = SeededRandomNumberGenerator(seed: seed)
         let postIDs = (Int64(1)...3).map { Int64(seed) * 10 + $0 + 100 }
-        for id in postIDs { try server.graph("posts", "create", fields: ["id": id, "author_id": 1, "title": "post \(id)"]) }
+        for id in postIDs {
+            try server.graph("posts", "create", fields: ["id": id, "author_id": 1, "title": "post \(id)"])
+        }
         let devices = try (0..<3).map { _ in try Device(server) }
         var created: [UUID] = []
         var deletedHere: Set<UUID> = []
@@ -114,20 +116,26 @@ struct DRFManyDevicesTests {
                             DRFComment(id: $0, postID: post, replyTo: replyTo, text: "new", clientID: clientID)
                         }
                         created.append(clientID)
-                        Self.trace("device \(deviceIndex) creates \(clientID) on \(post) replying to \(replyTo.map(String.init) ?? "-")")
+                        Self.trace(
+                            "device \(deviceIndex) creates \(clientID) on \(post) replying to \(replyTo.map(String.init) ?? "-")"
+                        )
                     case 3, 4:
                         if var comment = cached.randomElement(using: &random) {
                             editCount += 1
                             comment.text = "edited \(seed)-\(editCount)"
                             try await device.comments.save(comment)
-                            Self.trace("device \(deviceIndex) edits \(comment.id) (\(comment.clientID?.uuidString ?? "-")): \(comment.text)")
-                            lastEdits[deviceIndex, default: [:]][comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
+                            Self.trace(
+                                "device \(deviceIndex) edits \(comment.id) (\(comment.clientID?.uuidString ?? "-")): \(comment.text)"
+                            )
+                            lastEdits[deviceIndex, default: [:]][
+                                comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
                                 comment.text
                         }
                     default:
                         if let comment = cached.randomElement(using: &random) {
                             try await device.comments.delete(id: comment.id)
-                            Self.trace("device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
+                            Self.trace(
+                                "device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
                             if let clientID = comment.clientID { deletedHere.insert(clientID) }
                             if comment.id > 0 { deletedIDs.insert(comment.id) }
                         }
@@ -174,7 +182,9 @@ struct DRFManyDevicesTests {
         // Every device syncs until nothing is left to send, twice over so that each sees the others.
         for round in 0..<3 {
             for device in devices {
-                do { try await device.store.sync() } catch { if round == 2 { print("last sync failed (seed \(seed)): \(error)") } }
+                do { try await device.store.sync() } catch {
+                    if round == 2 { print("last sync failed (seed \(seed)): \(error)") }
+                }
             }
         }
         let state = try server.state()
@@ -185,9 +195,10 @@ struct DRFManyDevicesTests {
         // A create of this run is lost when the server never got it, unless a device deleted it or its
         // post went before it was sent.
         let present = Set(byClient.keys)
-        tally.lost += created.filter { clientID in
-            !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
-        }.count
+        tally.lost +=
+            created.filter { clientID in
+                !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
+            }.count
         // A device's last edit of a comment still live on the server reached it (in a create or an update),
         // whatever the server's copy says now: another client may have written after it.
         let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
@@ -198,7 +209,8 @@ struct DRFManyDevicesTests {
             if !sent.contains(where: { $0.contains("\"\(comment)\"") }) {
                 tally.lostEdits += 1
                 let writes = state.requests.filter {
-                    $0.method != "GET" && ($0.path.contains("/\(server.id)/") || $0.body?.lowercased().contains(key) == true)
+                    $0.method != "GET"
+                        && ($0.path.contains("/\(server.id)/") || $0.body?.lowercased().contains(key) == true)
                 }.map { "\($0.method) \($0.path) \($0.status) \($0.body ?? "")" }
                 print(
                     "edit lost (seed \(seed)): \(comment) of \(key), on the server: \(server), its writes:\n  "
@@ -211,7 +223,9 @@ struct DRFManyDevicesTests {
         let lostDeletions = mine.filter { comment in
             !comment.deleted
                 && (deletedIDs.contains(comment.id)
-                    || comment.client_id.map { id in deletedHere.contains { $0.uuidString.lowercased() == id.lowercased() } } == true)
+                    || comment.client_id.map { id in
+                        deletedHere.contains { $0.uuidString.lowercased() == id.lowercased() }
+                    } == true)
         }
         tally.lostDeletions += lostDeletions.count
         for comment in lostDeletions { print("deletion lost (seed \(seed)): \(comment)") }
@@ -227,7 +241,9 @@ struct DRFManyDevicesTests {
             let lines = cached.map { "\($0.id) \($0.postID) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }.sorted()
             if lines != expected {
                 tally.diverged += 1
-                print("diverged (seed \(seed)): only here \(Set(lines).subtracting(expected)), only there \(Set(expected).subtracting(lines))")
+                print(
+                    "diverged (seed \(seed)): only here \(Set(lines).subtracting(expected)), only there \(Set(expected).subtracting(lines))"
+                )
                 try await printState(of: device, seed: seed)
             }
             tally.orphans += try await device.database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count }
@@ -244,11 +260,19 @@ struct DRFManyDevicesTests {
         let lines = try await device.database.read { db in
             var lines: [String] = []
             for (name, sql) in [
-                ("queued", #"SELECT "table_name", "record_id", "operation", "sent", "base_cursor" FROM "variably_pending_changes""#),
+                (
+                    "queued",
+                    #"SELECT "table_name", "record_id", "operation", "sent", "base_cursor" FROM "variably_pending_changes""#
+                ),
                 ("acknowledged", #"SELECT "table_name", "record_id", "version" FROM "variably_acknowledged_changes""#),
-                ("parked", #"SELECT "table_name", "record_id", "state", "parents", "emptied", CAST("record" AS TEXT) FROM "variably_parked_records""#),
+                (
+                    "parked",
+                    #"SELECT "table_name", "record_id", "state", "parents", "emptied", CAST("record" AS TEXT) FROM "variably_parked_records""#
+                ),
             ] {
-                for row in try db.fetch(sql: sql) { lines.append("  \(name): " + row.values.map { "\($0)" }.joined(separator: " | ")) }
+                for row in try db.fetch(sql: sql) {
+                    lines.append("  \(name): " + row.values.map { "\($0)" }.joined(separator: " | "))
+                }
             }
             return lines
         }

@@ -67,7 +67,9 @@ extension DRFServer {
 
     /// The live notes of the server's database, as ``Content``, by id.
     func liveContents() throws -> [Content] {
-        try state().notes.filter { !$0.deleted }.map { Content(id: $0.id, title: $0.title, body: $0.body, rating: $0.rating) }
+        try state().notes.filter { !$0.deleted }.map {
+            Content(id: $0.id, title: $0.title, body: $0.body, rating: $0.rating)
+        }
     }
 
     /// The declared API of one endpoint: the pull for `pagination`, pushes one record at a time with
@@ -128,7 +130,9 @@ struct DRFUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
     }
 
     static let keySets = KeySets<DRFUser>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.name, "name") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.name, "name")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<DRFUser>("drf_users", primaryKey: \.id)
@@ -148,7 +152,9 @@ struct DRFPost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendabl
     }
 
     static let keySets = KeySets<DRFPost>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id"); Key(\.authorID, "author"); Key(\.title, "title") }
+        KeySet(.remote) {
+            Key(\.id, "id"); Key(\.authorID, "author"); Key(\.title, "title")
+        }
         KeySet(.sqlite, style: .snakeCase)
     }
     static let sqliteTable = SQLiteTable<DRFPost>(
@@ -177,6 +183,7 @@ extension DRFServer {
         let remote = HTTPRemoteSource<Model>(
             baseURL: baseURL, api: Self.graphAPI(collection), headers: ["Authorization": "Token \(token)"], timeout: 10)
         return try Repository(
-            database: database, remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+            database: database, remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries)
+        )
     }
 }

@@ -36,9 +36,10 @@ struct DRFRelatedModelsTests {
         let stored = try #require(state.users.first)
         #expect(state.users.map(\.name) == ["ada"])
         #expect(state.posts.map(\.author) == [stored.id, stored.id])
-        #expect(state.requests.filter { $0.method == "POST" }.map(\.path) == [
-            "/api/graph/users/", "/api/graph/posts/", "/api/graph/posts/",
-        ])
+        #expect(
+            state.requests.filter { $0.method == "POST" }.map(\.path) == [
+                "/api/graph/users/", "/api/graph/posts/", "/api/graph/posts/",
+            ])
         let cachedPosts = try await posts.fetch(sortedBy: [SortDescriptor(\.id)])
         #expect(cachedPosts.map(\.authorID) == [stored.id, stored.id])
         #expect(cachedPosts.map(\.id) == state.posts.map(\.id))
@@ -60,7 +61,9 @@ struct DRFRelatedModelsTests {
         let held = try #require(report.for(DRFPost.self)?.held.first)
         #expect(held.reason.contains("which the server refused: HTTP 400"))
         #expect(try server.state().posts.isEmpty)
-        #expect(try server.state().requests.filter { $0.path.hasPrefix("/api/graph/posts/") && $0.method == "POST" }.isEmpty)
+        #expect(
+            try server.state().requests.filter { $0.path.hasPrefix("/api/graph/posts/") && $0.method == "POST" }.isEmpty
+        )
 
         author.name = "allowed"
         try await users.save(author)
@@ -88,7 +91,8 @@ struct DRFRelatedModelsTests {
 
         try await store.sync()
         let state = try server.state()
-        #expect(state.requests.filter { $0.method == "DELETE" }.map(\.path).first?.hasPrefix("/api/graph/posts/") == true)
+        #expect(
+            state.requests.filter { $0.method == "DELETE" }.map(\.path).first?.hasPrefix("/api/graph/posts/") == true)
         #expect(state.users.allSatisfy { $0.deleted })
         #expect(state.posts.allSatisfy { $0.deleted })
         #expect(try await users.pendingChangeCount() + posts.pendingChangeCount() == 0)

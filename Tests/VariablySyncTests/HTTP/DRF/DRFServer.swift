@@ -312,7 +312,8 @@ final class DRFServer {
         let state = State(
             notes: try decoder.decode([ServerNote].self, from: JSONSerialization.data(withJSONObject: notes)),
             requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
-            users: try decoder.decode([ServerUser].self, from: JSONSerialization.data(withJSONObject: object["users"] ?? [])),
+            users: try decoder.decode(
+                [ServerUser].self, from: JSONSerialization.data(withJSONObject: object["users"] ?? [])),
             posts: try decoder.decode(
                 [ServerPost].self, from: JSONSerialization.data(withJSONObject: object["posts"] ?? [])),
             comments: try decoder.decode(

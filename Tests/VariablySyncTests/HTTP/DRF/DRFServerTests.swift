@@ -115,14 +115,15 @@ struct DRFServerTests {
             headers.append(("Content-Type", "application/json"))
         }
         let request = HTTPTransportRequest(
-            method: method, url: URL(string: path, relativeTo: server.baseURL)!.absoluteURL, headers: headers, body: data,
+            method: method, url: URL(string: path, relativeTo: server.baseURL)!.absoluteURL, headers: headers,
+            body: data,
             timeout: 10)
         let response = try await URLSessionTransport.shared.send(request)
         var received = Data()
         for try await chunk in response.body { received.append(chunk) }
         var lowercased: [String: String] = [:]
         for (name, value) in response.headers { lowercased[name.lowercased()] = value }
-        return Answer(status: response.status, headers: lowercased, json: try? JSONSerialization.jsonObject(with: received))
+        return Answer(
+            status: response.status, headers: lowercased, json: try? JSONSerialization.jsonObject(with: received))
     }
 }
-

@@ -36,7 +36,10 @@ struct DRFSyncTests {
             // received, from the first page, so no page number shifts under a table that changes.
             let pages = try server.state().requests.filter { $0.method == "GET" }
             #expect(pages.allSatisfy { $0.status == 200 && !$0.path.contains("page=2") })
-            #expect(pages.allSatisfy { $0.path.contains("ordering=updated_at%2Cid") || $0.path.contains("ordering=updated_at,id") })
+            #expect(
+                pages.allSatisfy {
+                    $0.path.contains("ordering=updated_at%2Cid") || $0.path.contains("ordering=updated_at,id")
+                })
         }
 
         try server.update(id: 3, fields: ["title": "edited there"])
@@ -74,7 +77,8 @@ struct DRFSyncTests {
             baseURL: server.baseURL.appendingPathComponent("checked/"), api: drfAPI,
             headers: ["Authorization": "Token \(server.token)"])
         let repository = try Repository(
-            database: .inMemory(), remote: remote, configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+            database: .inMemory(), remote: remote,
+            configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
         #expect(try await repository.sync().inserted == 10)
 
         var note = try #require(try await repository.fetch(id: 4))
@@ -208,10 +212,10 @@ struct DRFSyncTests {
         let notes = try server.makeRepository(DRFServer.api(.page))
         let refused = try await notes.create { Note(id: $0, title: "forbidden") }
 
-        let note = try await notes.create { Note(id: $0, title: "Written offline") }   // a provisional id
-        let report = try await notes.sync()                     // POSTed; the server's id replaces the provisional one
-        for failure in try await notes.failedChanges() {        // refused changes wait for the app
-            print(failure)                                      // 7: save refused: HTTP 400: {"title": [...]}
+        let note = try await notes.create { Note(id: $0, title: "Written offline") }  // a provisional id
+        let report = try await notes.sync()  // POSTed; the server's id replaces the provisional one
+        for failure in try await notes.failedChanges() {  // refused changes wait for the app
+            print(failure)  // 7: save refused: HTTP 400: {"title": [...]}
             try await notes.revert(failedChangeOf: failure.id)  // or retry(failedChangeOf:), discard(failedChangeOf:)
         }
 
@@ -282,8 +286,9 @@ struct DRFSyncTests {
         // With PATCH of the changed fields, the client's win keeps the server's title too.
         #expect(stored.title == "edited there")
         #expect(stored.rating == (policy == "serverWins" ? 1 : 99))
-        #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status)
-            == (policy == "serverWins" ? [412] : [412, 200]))
+        #expect(
+            try server.state().requests.filter { $0.method == "PATCH" }.map(\.status)
+                == (policy == "serverWins" ? [412] : [412, 200]))
         #expect(try await cached(repository) == server.liveContents())
         #expect(try await repository.pendingChangeCount() == 0)
     }
