@@ -20,7 +20,9 @@ public func fuzzDates(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             fuzzFailure("\(text.debugDescription) read as \(seconds), written as \(written), which does not read back")
         }
         if abs(back.timeIntervalSince1970 - seconds) > 0.001 {
-            fuzzFailure("\(text.debugDescription) read as \(seconds), written as \(written), read back as \(back.timeIntervalSince1970)")
+            fuzzFailure(
+                "\(text.debugDescription) read as \(seconds), written as \(written), read back as \(back.timeIntervalSince1970)"
+            )
         }
     }
     if count >= 8 {

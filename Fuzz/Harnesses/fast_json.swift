@@ -15,7 +15,9 @@ public func fuzzFastJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     } catch {
         fuzzFailure("untyped error \(type(of: error)): \(error)")
     }
-    if let fast, let foundation = try? JSONDecoder().decode(FuzzUser.self, from: data, source: .remote), fast != foundation {
+    if let fast, let foundation = try? JSONDecoder().decode(FuzzUser.self, from: data, source: .remote),
+        fast != foundation
+    {
         fuzzFailure("KeySetJSONDecoder read \(fast), JSONDecoder \(foundation)")
     }
     return 0

@@ -23,17 +23,21 @@ struct FuzzBytes {
     /// line breaks (`"\r\n"` is one `Character`), emoji sequence parts (ZWJ, a person, regional indicators).
     /// Characters written next to each other may join into one (`e` then U+0301).
     mutating func text() -> String {
-        let alphabet: [Character] = Array("ab%_\\'\"-;A") + [
-            "\u{E9}", "e", "\u{301}", "\u{C5}", "\u{212B}", "\u{30A}", "\r", "\n", "\u{200D}", "\u{1F469}", "\u{1F1F8}",
-            "\u{1F1EB}",
-        ]
+        let alphabet: [Character] =
+            Array("ab%_\\'\"-;A") + [
+                "\u{E9}", "e", "\u{301}", "\u{C5}", "\u{212B}", "\u{30A}", "\r", "\n", "\u{200D}", "\u{1F469}",
+                "\u{1F1F8}",
+                "\u{1F1EB}",
+            ]
         return String((0..<Int(next() % 5)).map { _ in alphabet[Int(next()) % alphabet.count] })
     }
 }
 
 typealias FuzzCondition = any StandardPredicateExpression<Bool>
 
-func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: inout FuzzBytes, depth: Int) -> FuzzCondition {
+func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: inout FuzzBytes, depth: Int)
+    -> FuzzCondition
+{
     let age = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.age)
     let name = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.userName)
     switch bytes.next() % (depth > 3 ? 7 : 10) {
@@ -60,7 +64,8 @@ func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: in
         let nickname = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.nickname)
         return bytes.next() % 2 == 0
             ? PredicateExpressions.build_Equal(lhs: nickname, rhs: PredicateExpressions.build_NilLiteral())
-            : PredicateExpressions.build_NotEqual(lhs: nickname, rhs: PredicateExpressions.build_Arg(Optional(bytes.text())))
+            : PredicateExpressions.build_NotEqual(
+                lhs: nickname, rhs: PredicateExpressions.build_Arg(Optional(bytes.text())))
     case 5:
         return PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.isActive)
     case 6:
@@ -69,7 +74,8 @@ func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: in
     case 7:
         let sum = PredicateExpressions.build_Arithmetic(
             lhs: age, rhs: PredicateExpressions.build_Arg(bytes.int()), op: bytes.next() % 2 == 0 ? .add : .multiply)
-        return PredicateExpressions.build_Comparison(lhs: sum, rhs: PredicateExpressions.build_Arg(bytes.int()), op: .greaterThan)
+        return PredicateExpressions.build_Comparison(
+            lhs: sum, rhs: PredicateExpressions.build_Arg(bytes.int()), op: .greaterThan)
     case 8:
         let left = makeCondition(input, &bytes, depth: depth + 1)
         let right = makeCondition(input, &bytes, depth: depth + 1)
@@ -102,14 +108,17 @@ func negate(_ condition: FuzzCondition) -> FuzzCondition {
 
 let fuzzNames = [
     "a", "ab", "a%b", "a_b", "'a'", "\"b\"", "a\\b", "A", "b-a", "", "ba;", "aa",
-    "\u{E9}", "e\u{301}", "e", "\u{212B}", "A\u{30A}b", "a\r\nb", "\r", "\u{1F468}\u{200D}\u{1F469}", "\u{1F1FA}\u{1F1F8}\u{1F1EB}\u{1F1F7}",
+    "\u{E9}", "e\u{301}", "e", "\u{212B}", "A\u{30A}b", "a\r\nb", "\r", "\u{1F468}\u{200D}\u{1F469}",
+    "\u{1F1FA}\u{1F1F8}\u{1F1EB}\u{1F1F7}",
 ]
 
 let fuzzRows: [FuzzUser] = (0..<fuzzNames.count).map { index in
     let names = fuzzNames
     return FuzzUser(
-        id: Int64(index + 1), userName: names[index], email: "u\(index)@x", age: index * 11 - 40, isActive: index % 3 == 0,
-        score: Double(index), createdAt: Date(timeIntervalSince1970: 0), tags: [], nickname: index % 4 == 0 ? nil : names[names.count - 1 - index])
+        id: Int64(index + 1), userName: names[index], email: "u\(index)@x", age: index * 11 - 40,
+        isActive: index % 3 == 0,
+        score: Double(index), createdAt: Date(timeIntervalSince1970: 0), tags: [],
+        nickname: index % 4 == 0 ? nil : names[names.count - 1 - index])
 }
 
 let fuzzDatabase: SQLiteDatabase = {
@@ -150,7 +159,9 @@ public func fuzzPredicateSQL(_ start: UnsafePointer<UInt8>, _ count: Int) -> CIn
         // The translated SQL itself, run once: `fetch(_:where:)` runs exactly this query (`SQLQuery.select`)
         // and decodes each row, which would translate the predicate a second time and decode columns
         // nothing here compares.
-        let found = try fuzzDatabase.read { try $0.fetch(sql: query.sql, arguments: StatementArguments(query.arguments)) }.map { row in
+        let found = try fuzzDatabase.read {
+            try $0.fetch(sql: query.sql, arguments: StatementArguments(query.arguments))
+        }.map { row in
             guard case .integer(let id) = row["id"] else { fuzzFailure("a row without its id: \(row)") }
             return id
         }
