@@ -9,16 +9,7 @@ import VariablySyncTesting
 struct LosingFirstAnswerRemote: RemoteSource {
     typealias Model = SyncUser
     let server: SimulatedServer<SyncUser>
-    let lost = Lost()
-
-    /// Whether an answer was lost already.
-    actor Lost {
-        private(set) var isLost = false
-        func lose() -> Bool {
-            defer { isLost = true }
-            return !isLost
-        }
-    }
+    let lost = Once()
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         try await server.pull(after: cursor, limit: limit)
@@ -26,7 +17,7 @@ struct LosingFirstAnswerRemote: RemoteSource {
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
         let results = try await server.push(changes)
-        if await lost.lose() {
+        if await lost.first() {
             throw RemoteSourceError.transient("the answer was lost after the server applied the push")
         }
         return results

@@ -32,29 +32,47 @@ struct FailingPushesRemote: RemoteSource {
 /// The server's copy of a record created here may be cached before the create is answered (pulled
 /// while the create waited): adopting the server's id keeps every reference to that copy.
 @Suite struct ServerIDAdoptionTests {
-    @Test func aCachedServerCopyGivesWayWithoutEmptyingItsReplies() async throws {
-        let database = try SQLiteDatabase.inMemory()
-        let log = PushLog()
-        let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-        let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
-        let commentServer = try SimulatedServer(records: [StoreComment](), seed: 3)
+    /// Users, posts and comments on one database; the comments' pushes fail until `failing` is
+    /// turned off, and their server numbers the creates it gets from 500.
+    struct Graph {
+        let database: SQLiteDatabase
+        let commentServer: SimulatedServer<StoreComment>
+        let comments: Repository<StoreComment>
+        let store: SyncStore
         let failing = FailingPushesRemote.Switch()
-        let retries = RetryPolicy(maxAttempts: 2, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 4)
-        let users = try Repository(
-            database: database, remote: LoggingRemote(userServer, log: log, table: "users"),
-            configuration: SyncConfiguration(retryPolicy: retries))
-        let posts = try Repository(
-            database: database, remote: LoggingRemote(postServer, log: log, table: "posts"),
-            configuration: SyncConfiguration(retryPolicy: retries))
-        let comments = try Repository(
-            database: database,
-            remote: FailingPushesRemote(
-                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
-                failing: failing),
-            configuration: SyncConfiguration(retryPolicy: retries))
-        let store = SyncStore(comments, posts, users)
-        try await store.sync()
 
+        init() async throws {
+            database = try SQLiteDatabase.inMemory()
+            let log = PushLog()
+            let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
+            let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
+            commentServer = try SimulatedServer(records: [StoreComment](), seed: 3)
+            let retries = RetryPolicy(
+                maxAttempts: 2, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 4)
+            let users = try Repository(database: database, remote: LoggingRemote(userServer, log: log, table: "users"))
+            let posts = try Repository(database: database, remote: LoggingRemote(postServer, log: log, table: "posts"))
+            comments = try Repository(
+                database: database,
+                remote: FailingPushesRemote(
+                    inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
+                    failing: failing),
+                configuration: SyncConfiguration(retryPolicy: retries))
+            store = SyncStore(comments, posts, users)
+            try await store.sync()
+        }
+
+        /// Lets the failed pushes go, now.
+        func mend() async throws {
+            await failing.turnOff()
+            try await database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        }
+    }
+
+    @Test func aCachedServerCopyGivesWayWithoutEmptyingItsReplies() async throws {
+        let graph = try await Graph()
+        let (database, commentServer, comments, store) = (
+            graph.database, graph.commentServer, graph.comments, graph.store
+        )
         // Created here; its push fails, and meanwhile the server has it (as 500) with a reply from
         // another client, which this sync pulls.
         _ = try await comments.create { StoreComment(id: $0, postID: 10, text: "mine") }
@@ -65,8 +83,7 @@ struct FailingPushesRemote: RemoteSource {
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
 
         // The create goes, is numbered 500, and takes the cached copy's place: the reply keeps it.
-        await failing.turnOff()
-        try await database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        try await graph.mend()
         try await store.sync()
         #expect(try await comments.fetch().map(\.id).sorted() == [500, 501])
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
@@ -77,24 +94,10 @@ struct FailingPushesRemote: RemoteSource {
     /// The cached server copy was edited here while the create waited: when the copy gives way to the
     /// created row, the edit is carried over and pushed, not lost with the copy.
     @Test func anEditOfTheCachedServerCopyIsKeptWhenItGivesWay() async throws {
-        let database = try SQLiteDatabase.inMemory()
-        let log = PushLog()
-        let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-        let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
-        let commentServer = try SimulatedServer(records: [StoreComment](), seed: 3)
-        let failing = FailingPushesRemote.Switch()
-        let retries = RetryPolicy(maxAttempts: 2, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 4)
-        let users = try Repository(database: database, remote: LoggingRemote(userServer, log: log, table: "users"))
-        let posts = try Repository(database: database, remote: LoggingRemote(postServer, log: log, table: "posts"))
-        let comments = try Repository(
-            database: database,
-            remote: FailingPushesRemote(
-                inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
-                failing: failing),
-            configuration: SyncConfiguration(retryPolicy: retries))
-        let store = SyncStore(comments, posts, users)
-        try await store.sync()
-
+        let graph = try await Graph()
+        let (database, commentServer, comments, store) = (
+            graph.database, graph.commentServer, graph.comments, graph.store
+        )
         _ = try await comments.create { StoreComment(id: $0, postID: 10, text: "mine") }
         _ = try await commentServer.upsert(StoreComment(id: 500, postID: 10, text: "mine"))
         try await store.sync()
@@ -103,8 +106,7 @@ struct FailingPushesRemote: RemoteSource {
         copy.text = "edited on the copy"
         try await comments.save(copy)
 
-        await failing.turnOff()
-        try await database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "retry_at" = 0"#) }
+        try await graph.mend()
         let report = try await store.sync()
         #expect(report.for(StoreComment.self)?.conflicts.isEmpty == true)
         #expect(try await comments.fetch().map(\.id) == [500])

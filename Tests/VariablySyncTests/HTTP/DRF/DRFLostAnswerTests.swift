@@ -9,20 +9,11 @@ import VariablySync
 struct LosingFirstAnswerTransport: HTTPTransport {
     let base: any HTTPTransport
     let method: String
-    let lost = Lost()
-
-    /// Whether an answer was lost already.
-    actor Lost {
-        private(set) var isLost = false
-        func lose() -> Bool {
-            defer { isLost = true }
-            return !isLost
-        }
-    }
+    let lost = Once()
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         let response = try await base.send(request)
-        if request.method == method, (200..<300).contains(response.status), await lost.lose() {
+        if request.method == method, (200..<300).contains(response.status), await lost.first() {
             for try await _ in response.body {}
             throw HTTPTransportError.timedOut(request: "\(request.method) \(request.url.path)", seconds: 10)
         }
