@@ -72,11 +72,7 @@ struct DRFManyDevicesTests {
         #expect(tally.editsChecked > 0)
         #expect(tally.orphans == 0)
         #expect(tally.unsent == 0)
-        // Open: now and then (1 run in about 15 after the adoption fix) one device keeps a stale copy of a
-        // server-side comment and a reply's emptied reference to it; see docs/reliability.md.
-        withKnownIssue("a device may keep a stale copy of a comment after killed syncs", isIntermittent: true) {
-            #expect(tally.diverged == 0)
-        }
+        #expect(tally.diverged == 0)
     }
 
     /// One run on posts of its own, so that runs on one server do not meet.
