@@ -118,8 +118,9 @@ extension Repository {
     }
 
     /// The columns an edit here changed in the cached server copy `key` of a record created here, with
-    /// their values, when that edit is newer than the created row's own values: the copy gives way to
-    /// the created row, and the edit must not go with it.
+    /// their values: the copy gives way to the created row, and the edit must not go with it. None when
+    /// the created row has a change queued after the copy's (a record keeps the queue position of its
+    /// first change, so an edit of the created row after the copy's edit still counts as older).
     ///
     /// - Parameters:
     ///   - copyID: The copy's id as the queue keeps it (JSON text).
