@@ -39,8 +39,14 @@ let package = Package(
         .target(name: "VariablyCodableTesting", dependencies: ["VariablyCodable"], swiftSettings: strict),
         // The in-process simulated server: for tests, demos and benchmarks, not linked by apps.
         .target(name: "VariablySyncTesting", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync"], swiftSettings: strict),
+        // The example domain (users, posts, comments): one declaration that the sample, the tests, the
+        // benchmarks and the fuzz harnesses share. Not a product: apps do not link it.
+        .target(
+            name: "UserSyncModels", dependencies: ["VariablyCodable", "VariablySQLite"], path: "Samples/UserSyncModels",
+            swiftSettings: strict),
         .executableTarget(
-            name: "UserSync", dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync", "VariablySyncTesting"],
+            name: "UserSync",
+            dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync", "VariablySyncTesting", "UserSyncModels"],
             path: "Samples/UserSync", swiftSettings: strict),
         .target(
             name: "VariablyTestSupport", dependencies: ["VariablyCodable"], path: "Tests/VariablyTestSupport",

@@ -1,75 +1,9 @@
 import Foundation
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
-
-/// A user's post: deleted with its author.
-struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var authorID: Int64
-    var title: String
-
-    init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
-    init(from container: DecodingContainer<Post>) throws {
-        id = try container.decode(\.id)
-        authorID = try container.decode(\.authorID)
-        title = try container.decode(\.title)
-    }
-
-    static let keySets = KeySets<Post>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<Post>(
-        "posts", primaryKey: \.id, [.references(\.authorID, User.self, onDelete: .cascade), .index(\.authorID)])
-
-    /// Post `index`, by one of `authors`.
-    static func generated(_ index: Int, authors: [Int64]) -> Post {
-        Post(id: Int64(index + 1), authorID: authors[index * 10 % authors.count], title: "Post \(index + 1)")
-    }
-}
-
-/// A comment on a post: deleted with the post; its author may leave (then `nil`).
-struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var postID: Int64
-    var authorID: Int64?
-    var body: String
-
-    init(id: Int64, postID: Int64, authorID: Int64?, body: String) {
-        (self.id, self.postID, self.authorID, self.body) = (id, postID, authorID, body)
-    }
-    init(from container: DecodingContainer<Comment>) throws {
-        id = try container.decode(\.id)
-        postID = try container.decode(\.postID)
-        authorID = try container.decode(\.authorID)
-        body = try container.decode(\.body)
-    }
-
-    static let keySets = KeySets<Comment>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.authorID, "author_id"); Key(\.body, "body")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<Comment>(
-        "comments", primaryKey: \.id,
-        [
-            .references(\.postID, Post.self, onDelete: .cascade),
-            .references(\.authorID, User.self, onDelete: .setNull),
-            .index(\.postID),
-        ])
-
-    /// Comment `index`, on post `index / 2 + 1`, by one of `authors`.
-    static func generated(_ index: Int, authors: [Int64]) -> Comment {
-        Comment(
-            id: Int64(index + 1), postID: Int64(index / 2 + 1), authorID: authors[(index * 7) % authors.count],
-            body: "Comment \(index + 1)")
-    }
-}
 
 /// Step 6: posts and comments beside the users, synced as one graph.
 func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<User>, needsResync: Bool) async throws {

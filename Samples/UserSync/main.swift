@@ -5,6 +5,7 @@
 //     swift run UserSync [--users N] [--database PATH] [--fault-rate X] [--reset]
 
 import Foundation
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync

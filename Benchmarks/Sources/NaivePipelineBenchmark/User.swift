@@ -1,1 +1,0 @@
-../../../Samples/UserSync/User.swift
