@@ -37,6 +37,10 @@ extension Database {
     /// (`ALTER TABLE ... ADD COLUMN`) and indexes the declaration gained. Never drops or rewrites
     /// anything: a change that needs that throws ``SchemaMismatchError`` before any change is made.
     ///
+    /// The tables of the models it references (``TableElement/references(_:_:onDelete:)``) are created
+    /// too when they are missing, empty, as SQLite refuses writes to a table whose parent table does not
+    /// exist; a parent's existing table is left to its own `migrate`.
+    ///
     /// ```swift
     /// try db.write { try $0.migrate(User.self) }
     /// ```
@@ -56,6 +60,9 @@ extension Database {
             for sql in statements { try execute(sql: sql) }
             try verifyIndexes(mapping)
             try verifyReferences(mapping)
+            for element in Model.sqliteTable.elements {
+                if case .reference(_, _, _, let createParent) = element.kind { statements += try createParent(self) }
+            }
             return statements
         }
     }

@@ -66,10 +66,11 @@ public struct TableElement<Model>: Sendable {
         case index(keyPaths: [any PartialKeyPath<Model> & Sendable], name: String?, isUnique: Bool)
         case dateEncoding(keyPath: any PartialKeyPath<Model> & Sendable, DateEncoding)
         case defaultValue(keyPath: any PartialKeyPath<Model> & Sendable, SQLValue)
-        /// The parent's table and primary key column, resolved when the child's table is first used.
+        /// The parent's table and primary key column, resolved when the child's table is first used;
+        /// `createParent` creates the parent's table when it is missing and returns the statements run.
         case reference(
             keyPath: any PartialKeyPath<Model> & Sendable, parent: @Sendable () -> (table: String, column: String),
-            onDelete: ReferenceAction)
+            onDelete: ReferenceAction, createParent: @Sendable (Database) throws -> [String])
     }
 
     let kind: Kind
@@ -146,6 +147,10 @@ public struct TableElement<Model>: Sendable {
     /// replacing a provisional one) changes in its children too (`ON UPDATE CASCADE`); `onDelete` says
     /// what deleting the parent does to them. A sync orders its pushes by these references.
     ///
+    /// Migrating the child creates the parent's table too when it is missing (and, in turn, the tables
+    /// the parent references): SQLite refuses every write to a table whose foreign key names a table
+    /// that does not exist (https://www.sqlite.org/foreignkeys.html#fk_indexes).
+    ///
     /// ```swift
     /// .references(\.authorID, User.self, onDelete: .cascade)
     /// .references(\.replyTo, Comment.self, onDelete: .setNull)   // a self-reference, optional
@@ -162,7 +167,9 @@ public struct TableElement<Model>: Sendable {
             onDelete: ReferenceAction = .restrict
         ) -> TableElement {
             TableElement(
-                kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+                kind: .reference(
+                    keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete,
+                    createParent: { db in try db.tableExists(Parent.sqliteTable.name) ? [] : db.migrate(Parent.self) }))
         }
     #else
         public static func references<Parent: SQLiteStorable>(
@@ -170,7 +177,9 @@ public struct TableElement<Model>: Sendable {
             onDelete: ReferenceAction = .restrict
         ) -> TableElement {
             TableElement(
-                kind: .reference(keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete))
+                kind: .reference(
+                    keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete,
+                    createParent: { db in try db.tableExists(Parent.sqliteTable.name) ? [] : db.migrate(Parent.self) }))
         }
     #endif
 }

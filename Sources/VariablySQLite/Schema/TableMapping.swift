@@ -147,7 +147,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                     !indexes.contains { SQL.identifierKey($0.name) == SQL.identifierKey(name) },
                     "\(Model.self) declares two indexes named \(SQL.quote(name)): give one another name.")
                 indexes.append(Index(name: name, columns: names, entries: entries, isUnique: isUnique))
-            case .reference(let keyPath, let parent, let onDelete):
+            case .reference(let keyPath, let parent, let onDelete, _):
                 let entry = entryIndex(keyPath, "reference")
                 let target = parent()
                 precondition(

@@ -114,6 +114,22 @@ private struct OldComment: VariablyCodable, SQLiteStorable, Identifiable, Sendab
                         + #"DEFERRABLE INITIALLY DEFERRED)"#))
     }
 
+    /// Migrating a child alone creates its parent's missing table, without which SQLite refuses every
+    /// write to the child; an existing parent table is left to its own migration.
+    @Test func migratingAChildCreatesItsParentsMissingTable() throws {
+        let database = try SQLiteDatabase.inMemory()
+        let statements = try database.write { try $0.migrate(Comment.self) }
+        #expect(statements.filter { $0.hasPrefix("CREATE TABLE") }.count == 2)
+        #expect(statements.contains { $0.hasPrefix(#"CREATE TABLE "reference_users""#) })
+        try database.write { db in
+            try db.upsert(User(id: 1, name: "ada"))
+            try db.upsert(Comment(id: 1, authorID: 1))
+        }
+        #expect(try database.read { try $0.fetchValue(sql: "SELECT count(*) FROM reference_comments") } == .integer(1))
+        #expect(try database.write { try $0.migrate(Comment.self) }.isEmpty)
+        #expect(try database.write { try $0.migrate(Post.self) }.filter { $0.hasPrefix("CREATE TABLE") }.count == 1)
+    }
+
     /// Children before their parent inside one transaction: checked when it commits.
     @Test func childrenMayComeBeforeTheirParentInOneTransaction() throws {
         let database = try database()
