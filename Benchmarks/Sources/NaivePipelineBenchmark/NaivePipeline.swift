@@ -34,6 +34,14 @@ struct NaiveUser: Codable {
         case nickname = "nick_name"
     }
 
+    /// Foundation's decoder, reading the server's ISO 8601 dates (with milliseconds) as apps do.
+    static func makeDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        let format = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        decoder.dateDecodingStrategy = .custom { try format.parse($0.singleValueContainer().decode(String.self)) }
+        return decoder
+    }
+
     static let createTableSQL = """
         CREATE TABLE IF NOT EXISTS "naive_users" ("id" INTEGER PRIMARY KEY, "user_name" TEXT, "email_address" TEXT,
             "profile" TEXT, "is_active" INTEGER, "updated_at" REAL, "tags" TEXT, "nick_name" TEXT);
@@ -47,9 +55,10 @@ func runNaivePipeline(server: SimulatedServer<User>, database: SQLiteDatabase, p
     try await database.write { try $0.execute(sql: NaiveUser.createTableSQL) }
     var cursor: SyncCursor?
     var stored = 0
+    let decoder = NaiveUser.makeDecoder()
     while true {
         let page = try await server.pull(after: cursor, limit: pageSize)
-        let users = try JSONDecoder().decode([NaiveUser].self, from: page.records)
+        let users = try decoder.decode([NaiveUser].self, from: page.records)
         try await database.write { db in
             for user in users {
                 let row = try RecordEncoder.columns(of: user)
