@@ -49,25 +49,28 @@ let package = Package(
             dependencies: ["VariablyCodable", "VariablySQLite", "VariablySync", "VariablySyncTesting", "UserSyncModels"],
             path: "Samples/UserSync", swiftSettings: strict),
         .target(
-            name: "VariablyTestSupport", dependencies: ["VariablyCodable"], path: "Tests/VariablyTestSupport",
+            name: "VariablyTestSupport", dependencies: ["VariablyCodable", "UserSyncModels"],
+            path: "Tests/VariablyTestSupport",
             swiftSettings: strict),
         .testTarget(
             name: "VariablyCodableTests",
-            dependencies: ["VariablyCodable", "VariablyCodableTesting", "VariablyTestSupport"],
+            dependencies: ["VariablyCodable", "VariablyCodableTesting", "VariablyTestSupport", "UserSyncModels"],
             swiftSettings: strict),
         .testTarget(
             name: "VariablySQLiteTests",
-            dependencies: ["VariablySQLite", "VariablyTestSupport"],
+            dependencies: ["VariablySQLite", "VariablyTestSupport", "UserSyncModels"],
             swiftSettings: strict),
         .testTarget(
             name: "VariablyHTTPTests", dependencies: ["VariablyHTTP", "VariablyTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTests",
-            dependencies: ["VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport"],
+            dependencies: [
+                "VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport", "UserSyncModels",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTestingTests",
-            dependencies: ["VariablySync", "VariablySyncTesting", "VariablyTestSupport"],
+            dependencies: ["VariablySync", "VariablySyncTesting", "VariablyTestSupport", "UserSyncModels"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -2,41 +2,44 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyCodableTesting
 
 // The examples of docs/key-sets.md, compiled and run (DocumentationCoverageTests checks that every
 // example's lines are here). Keep them in step with the docs.
 
-private struct User: VariablyCodable, Identifiable, Hashable {
-    var id: Int64
-    var userName: String
-    var email: String
-    var age: Int
-    var nickname: String?
+extension DocumentationExampleTests {
+    struct User: VariablyCodable, Identifiable, Hashable {
+        var id: Int64
+        var userName: String
+        var email: String
+        var age: Int
+        var nickname: String?
 
-    init(id: Int64, userName: String, email: String, age: Int, nickname: String? = nil) {
-        (self.id, self.userName, self.email, self.age, self.nickname) = (id, userName, email, age, nickname)
-    }
-
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        userName = try container.decode(\.userName)
-        email = try container.decode(\.email)
-        age = try container.decode(\.age, default: 0)
-        nickname = try container.decode(\.nickname)
-    }
-
-    static let keySets = KeySets<User>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id")
-            Key(\.userName, ["user_name", "username"])
-            Key(\.email, "contact.email_address")
-            Key(\.age, "profile.age")
-            Key(\.nickname, "nick_name")
+        init(id: Int64, userName: String, email: String, age: Int, nickname: String? = nil) {
+            (self.id, self.userName, self.email, self.age, self.nickname) = (id, userName, email, age, nickname)
         }
-        KeySet(.local, style: .screamingSnakeCase)
-        KeySet(.sqlite, style: .snakeCase)
+
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            userName = try container.decode(\.userName)
+            email = try container.decode(\.email)
+            age = try container.decode(\.age, default: 0)
+            nickname = try container.decode(\.nickname)
+        }
+
+        static let keySets = KeySets<User>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.userName, ["user_name", "username"])
+                Key(\.email, "contact.email_address")
+                Key(\.age, "profile.age")
+                Key(\.nickname, "nick_name")
+            }
+            KeySet(.local, style: .screamingSnakeCase)
+            KeySet(.sqlite, style: .snakeCase)
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 
 // The examples of docs/toolkit.md and docs/fast-json.md, compiled and run (DocumentationCoverageTests

@@ -2,42 +2,45 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 
 // The examples of docs/sqlite.md, compiled and run (DocumentationCoverageTests checks that every
 // example's lines are here, in order). Keep them in step with the docs.
 
-private struct User: VariablyCodable, Identifiable, Sendable, Equatable {
-    var id: Int64
-    var userName: String
-    var email: String
-    var age: Int
-    var isActive: Bool
-    var nickname: String?
+extension SQLiteDocumentationTests {
+    struct User: VariablyCodable, Identifiable, Sendable, Equatable {
+        var id: Int64
+        var userName: String
+        var email: String
+        var age: Int
+        var isActive: Bool
+        var nickname: String?
 
-    init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, nickname: String? = nil) {
-        (self.id, self.userName, self.email, self.age, self.isActive, self.nickname) =
-            (id, userName, email, age, isActive, nickname)
-    }
+        init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, nickname: String? = nil) {
+            (self.id, self.userName, self.email, self.age, self.isActive, self.nickname) =
+                (id, userName, email, age, isActive, nickname)
+        }
 
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        userName = try container.decode(\.userName)
-        email = try container.decode(\.email)
-        age = try container.decode(\.age)
-        isActive = try container.decode(\.isActive)
-        nickname = try container.decode(\.nickname)
-    }
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            userName = try container.decode(\.userName)
+            email = try container.decode(\.email)
+            age = try container.decode(\.age)
+            isActive = try container.decode(\.isActive)
+            nickname = try container.decode(\.nickname)
+        }
 
-    static let keySets = KeySets<User>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) {
-            Key(\.id); Key(\.userName); Key(\.email); Key(\.age); Key(\.isActive); Key(\.nickname)
+        static let keySets = KeySets<User>(defaultSource: .sqlite) {
+            KeySet(.sqlite, style: .snakeCase) {
+                Key(\.id); Key(\.userName); Key(\.email); Key(\.age); Key(\.isActive); Key(\.nickname)
+            }
         }
     }
 }
 
-extension User: SQLiteStorable {
+extension SQLiteDocumentationTests.User: SQLiteStorable {
     static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [
         .index(\.userName),
         .index(\.age),

@@ -2,6 +2,7 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -10,46 +11,48 @@ import VariablySyncTesting
 // The examples of docs/getting-started.md and docs/sync.md, compiled and run (DocumentationCoverageTests
 // checks that every example's lines are here, in order). Keep them in step with the docs.
 
-private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
-    var id: Int64
-    var userName: String
-    var email: String
-    var age: Int
-    var isActive: Bool
-    var updatedAt: Date
+extension GettingStartedDocumentationTests {
+    struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+        var id: Int64
+        var userName: String
+        var email: String
+        var age: Int
+        var isActive: Bool
+        var updatedAt: Date
 
-    init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, updatedAt: Date) {
-        (self.id, self.userName, self.email, self.age, self.isActive, self.updatedAt) =
-            (id, userName, email, age, isActive, updatedAt)
-    }
-
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        userName = try container.decode(\.userName)
-        email = try container.decode(\.email)
-        age = try container.decode(\.age)
-        isActive = try container.decode(\.isActive)
-        updatedAt = try container.decode(\.updatedAt)
-    }
-
-    static let keySets = KeySets<User>(defaultSource: .remote) {
-        KeySet(.remote) {                                   // the server's JSON
-            Key(\.id, "id")
-            Key(\.userName, ["user_name", "username"])      // API v2 renamed it: both decode
-            Key(\.email, "email_address")
-            Key(\.age, "profile.age")                       // nested object
-            Key(\.isActive, "is_active")
-            Key(\.updatedAt, "updated_at")
+        init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, updatedAt: Date) {
+            (self.id, self.userName, self.email, self.age, self.isActive, self.updatedAt) =
+                (id, userName, email, age, isActive, updatedAt)
         }
-        .dates(.flexible)                                   // ISO 8601 as Rails, Django and Express write it
-        KeySet(.local, style: .screamingSnakeCase)          // the cache file: USER_NAME, ...
-        KeySet(.sqlite, style: .snakeCase)                  // the table's columns: user_name, ...
-    }
 
-    static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName), .index(\.age)])
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            userName = try container.decode(\.userName)
+            email = try container.decode(\.email)
+            age = try container.decode(\.age)
+            isActive = try container.decode(\.isActive)
+            updatedAt = try container.decode(\.updatedAt)
+        }
+
+        static let keySets = KeySets<User>(defaultSource: .remote) {
+            KeySet(.remote) {                                   // the server's JSON
+                Key(\.id, "id")
+                Key(\.userName, ["user_name", "username"])      // API v2 renamed it: both decode
+                Key(\.email, "email_address")
+                Key(\.age, "profile.age")                       // nested object
+                Key(\.isActive, "is_active")
+                Key(\.updatedAt, "updated_at")
+            }
+            .dates(.flexible)                                   // ISO 8601 as Rails, Django and Express write it
+            KeySet(.local, style: .screamingSnakeCase)          // the cache file: USER_NAME, ...
+            KeySet(.sqlite, style: .snakeCase)                  // the table's columns: user_name, ...
+        }
+
+        static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName), .index(\.age)])
+    }
 }
 
-extension User: Equatable {}
+extension GettingStartedDocumentationTests.User: Equatable {}
 
 @Suite(.timeLimit(.minutes(3))) struct GettingStartedDocumentationTests {
     private static let start = Date(timeIntervalSince1970: 1_700_000_000)

@@ -5,6 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySync
 import VariablyTestSupport

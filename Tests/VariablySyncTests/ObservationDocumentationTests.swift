@@ -2,6 +2,7 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -9,44 +10,47 @@ import VariablySyncTesting
 
 // docs/observation.md's examples, compiled and run: keep the two in step.
 
-private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
-    var id: Int64
-    var userName: String
-    var age: Int
-    var isActive: Bool
+extension ObservationDocumentationTests {
+    struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+        var id: Int64
+        var userName: String
+        var age: Int
+        var isActive: Bool
 
-    init(id: Int64, userName: String, age: Int, isActive: Bool) {
-        (self.id, self.userName, self.age, self.isActive) = (id, userName, age, isActive)
-    }
-
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        userName = try container.decode(\.userName)
-        age = try container.decode(\.age)
-        isActive = try container.decode(\.isActive)
-    }
-
-    static let keySets = KeySets<User>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id")
-            Key(\.userName, "user_name")
-            Key(\.age, "age")
-            Key(\.isActive, "is_active")
+        init(id: Int64, userName: String, age: Int, isActive: Bool) {
+            (self.id, self.userName, self.age, self.isActive) = (id, userName, age, isActive)
         }
-        KeySet(.sqlite, style: .snakeCase)
+
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            userName = try container.decode(\.userName)
+            age = try container.decode(\.age)
+            isActive = try container.decode(\.isActive)
+        }
+
+        static let keySets = KeySets<User>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.userName, "user_name")
+                Key(\.age, "age")
+                Key(\.isActive, "is_active")
+            }
+            KeySet(.sqlite, style: .snakeCase)
+        }
+        static let sqliteTable = SQLiteTable<User>("doc_users", primaryKey: \.id)
     }
-    static let sqliteTable = SQLiteTable<User>("doc_users", primaryKey: \.id)
+
+    @MainActor
+    final class ActiveUsersModel {
+        let query: LiveQuery<User>
+
+        init(repository: Repository<User>) {
+            query = LiveQuery(repository, where: #Predicate { $0.isActive }, sortedBy: [SortDescriptor(\.userName)])
+        }
+    }
 }
 
 @MainActor
-private final class ActiveUsersModel {
-    let query: LiveQuery<User>
-
-    init(repository: Repository<User>) {
-        query = LiveQuery(repository, where: #Predicate { $0.isActive }, sortedBy: [SortDescriptor(\.userName)])
-    }
-}
-
 @Suite struct ObservationDocumentationTests {
     private static let users = (1...200).map { User(id: Int64($0), userName: "user\($0)", age: $0 % 60, isActive: $0 % 3 != 0) }
 

@@ -2,6 +2,7 @@
 // swift-format-ignore-file
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -9,40 +10,42 @@ import VariablySyncTesting
 
 // The README's example, compiled and run: keep the two in step.
 
-private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
-    var id: Int64
-    var userName: String
-    var email: String
-    var age: Int
-    var isActive: Bool
+extension ReadmeExampleTests {
+    struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+        var id: Int64
+        var userName: String
+        var email: String
+        var age: Int
+        var isActive: Bool
 
-    init(id: Int64, userName: String, email: String, age: Int, isActive: Bool) {
-        (self.id, self.userName, self.email, self.age, self.isActive) = (id, userName, email, age, isActive)
-    }
-
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        userName = try container.decode(\.userName)
-        email = try container.decode(\.email)
-        age = try container.decode(\.age, default: 0)
-        isActive = try container.decode(\.isActive)
-    }
-
-    static let keySets = KeySets<User>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id")
-            Key(\.userName, ["user_name", "username"])
-            Key(\.email, "contact.email_address")
-            Key(\.age, "age")
-            Key(\.isActive, "is_active")
+        init(id: Int64, userName: String, email: String, age: Int, isActive: Bool) {
+            (self.id, self.userName, self.email, self.age, self.isActive) = (id, userName, email, age, isActive)
         }
-        KeySet(.local, style: .screamingSnakeCase)
-        KeySet(.sqlite, style: .snakeCase)
+
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            userName = try container.decode(\.userName)
+            email = try container.decode(\.email)
+            age = try container.decode(\.age, default: 0)
+            isActive = try container.decode(\.isActive)
+        }
+
+        static let keySets = KeySets<User>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.id, "id")
+                Key(\.userName, ["user_name", "username"])
+                Key(\.email, "contact.email_address")
+                Key(\.age, "age")
+                Key(\.isActive, "is_active")
+            }
+            KeySet(.local, style: .screamingSnakeCase)
+            KeySet(.sqlite, style: .snakeCase)
+        }
+        static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName)])
     }
-    static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [.index(\.userName)])
 }
 
-extension User: Equatable {}
+extension ReadmeExampleTests.User: Equatable {}
 
 @Suite struct ReadmeExampleTests {
     /// A user's post, for the README's second example.

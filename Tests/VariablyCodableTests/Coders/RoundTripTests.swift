@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyTestSupport
 
@@ -48,18 +49,18 @@ struct Case: Sendable, CustomTestStringConvertible {
         let remote = try jsonObject(JSONEncoder().encode(user, source: .remote))
         #expect(
             Set(remote.keys) == [
-                "id", "user_name", "email_address", "profile", "is_active", "created_at", "tags", "nick_name",
+                "id", "user_name", "email_address", "profile", "is_active", "updated_at", "tags", "nick_name",
             ])
         #expect((remote["profile"] as? [String: Any])?.keys.sorted() == ["age", "score"])
         let local = try jsonObject(JSONEncoder().encode(user, source: .local))
         #expect(
             Set(local.keys) == [
-                "ID", "USER_NAME", "EMAIL", "AGE", "IS_ACTIVE", "SCORE", "CREATED_AT", "TAGS", "NICKNAME",
+                "ID", "USER_NAME", "EMAIL", "AGE", "IS_ACTIVE", "SCORE", "UPDATED_AT", "TAGS", "NICKNAME",
             ])
         let sqlite = try jsonObject(JSONEncoder().encode(user, source: .sqlite))
         #expect(
             Set(sqlite.keys) == [
-                "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname",
+                "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname",
             ])
     }
 
@@ -67,12 +68,12 @@ struct Case: Sendable, CustomTestStringConvertible {
         let sqlite = try #require(User.keySets[.sqlite])
         #expect(
             sqlite.entries.map(\.key.primary.description) == [
-                "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname",
+                "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname",
             ])
         let remote = try #require(User.keySets[.remote])
         #expect(
             remote.entries.map(\.propertyName) == [
-                "id", "userName", "email", "age", "isActive", "score", "createdAt", "tags", "nickname",
+                "id", "userName", "email", "age", "isActive", "score", "updatedAt", "tags", "nickname",
             ])
     }
 
@@ -97,7 +98,7 @@ struct Case: Sendable, CustomTestStringConvertible {
         #expect(try jsonObject(data)["nick_name"] == nil)
         #expect(try JSONDecoder().decode(User.self, from: data, source: .remote).nickname == nil)
         let withNull = Data(
-            #"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0,"nick_name":null}"#
+            #"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"updated_at":0,"nick_name":null}"#
                 .utf8)
         let decoded = try JSONDecoder().decode(User.self, from: withNull, source: .remote)
         #expect(decoded.nickname == nil)

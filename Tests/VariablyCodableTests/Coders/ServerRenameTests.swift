@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyTestSupport
 
@@ -24,7 +25,7 @@ import VariablyTestSupport
 
     @Test func firstPresentAlternativeWins() throws {
         let text =
-            #"{"id":1,"user_name":"old","username":"new","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0}"#
+            #"{"id":1,"user_name":"old","username":"new","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"updated_at":0}"#
         #expect(try JSONDecoder().decode(User.self, from: json(text), source: .remote).userName == "old")
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyTestSupport
 
 @Suite struct VariablyCodingErrorTests {
     static let validUser =
-        #"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"created_at":0}"#
+        #"{"id":1,"user_name":"a","email_address":"e","profile":{"age":3,"score":1},"is_active":true,"updated_at":0}"#
 
     func decodeError<T: Decodable>(_ type: T.Type, _ text: String, source: CodingSource? = .remote) throws
         -> VariablyCodingError

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyTestSupport
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyTestSupport
 
@@ -148,7 +149,7 @@ enum ReliabilityCorpus {
             case "id", "age": ["integer"]
             case "userName", "email", "nickname": ["string"]
             case "isActive": ["bool"]
-            case "score", "createdAt": ["integer", "fraction"]
+            case "score", "updatedAt": ["integer", "fraction"]
             case "tags": ["string array"]
             default: []
             }
@@ -253,11 +254,11 @@ enum ReliabilityCorpus {
                 name: "score = 5e-324", data: with(["profile", "score"], "5e-324"),
                 outcome: .decodes({ $0.score == .leastNonzeroMagnitude })),
             HostileInput(
-                name: "created_at = 1e300", data: with(["created_at"], "1e300"),
-                outcome: .decodes({ $0.createdAt.timeIntervalSinceReferenceDate == 1e300 })),
+                name: "updated_at = 1e300", data: with(["updated_at"], "1e300"),
+                outcome: .decodes({ $0.updatedAt.timeIntervalSinceReferenceDate == 1e300 })),
             HostileInput(
-                name: "created_at = -1e300", data: with(["created_at"], "-1e300"),
-                outcome: .decodes({ $0.createdAt.timeIntervalSinceReferenceDate == -1e300 })),
+                name: "updated_at = -1e300", data: with(["updated_at"], "-1e300"),
+                outcome: .decodes({ $0.updatedAt.timeIntervalSinceReferenceDate == -1e300 })),
         ]
     }
 
@@ -265,7 +266,7 @@ enum ReliabilityCorpus {
         var inputs: [HostileInput] = []
         for literal in ["NaN", "nan", "Infinity", "-Infinity", "inf", "1e999"] {
             for (property, path) in [
-                ("score", ["profile", "score"]), ("createdAt", ["created_at"]), ("age", ["profile", "age"]),
+                ("score", ["profile", "score"]), ("updatedAt", ["updated_at"]), ("age", ["profile", "age"]),
             ] {
                 inputs.append(
                     HostileInput(
@@ -590,7 +591,7 @@ struct ReliabilityBadPropertyListCorpusTests {
         let accepted: Set<String> =
             switch property {
             case "score": ["integer"]
-            case "createdAt": ["date", "integer"]
+            case "updatedAt": ["date", "integer"]
             case "isActive", "id", "age": []
             default: []
             }

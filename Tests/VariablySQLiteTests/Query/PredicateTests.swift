@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablyTestSupport
 
@@ -39,8 +40,8 @@ private func makePredicateCases() -> [PredicateCase] {
             predicate: #Predicate { $0.score >= 50.5 }))
     cases.append(
         PredicateCase(
-            name: "less than on a Date", condition: #""created_at" < ?"#, arguments: [.real(1_700_000_500)],
-            predicate: #Predicate { $0.createdAt < cutoff }))
+            name: "less than on a Date", condition: #""updated_at" < ?"#, arguments: [.real(1_700_000_500)],
+            predicate: #Predicate { $0.updatedAt < cutoff }))
     cases.append(
         PredicateCase(
             name: "equal", condition: #""user_name" = ?"#, arguments: ["ab"],
@@ -218,7 +219,7 @@ private func makePredicateCases() -> [PredicateCase] {
             sortedBy: [SortDescriptor(\.userName), SortDescriptor(\.id, order: .reverse)], limit: 10, offset: 5)
         #expect(
             query.sql.hasPrefix(
-                #"SELECT "id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname" FROM "users""#
+                #"SELECT "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname" FROM "users""#
             ))
         #expect(
             query.sql.hasSuffix(#"WHERE "age" > ? AND "is_active" ORDER BY "user_name", "id" DESC LIMIT ? OFFSET ?"#))

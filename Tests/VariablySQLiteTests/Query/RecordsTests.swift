@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablyTestSupport
 
@@ -11,7 +12,7 @@ import VariablyTestSupport
         #expect(recorder.recorded.filter { $0.hasPrefix("INSERT") }.count == 20)
         #expect(
             recorder.recorded.contains(
-                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"#
+                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"#
             ))
         #expect(try db.read { try $0.fetchAll(User.self) } == users)
         #expect(try db.read { try $0.fetch(User.self, id: Int64(5)) } == users[4])
@@ -72,7 +73,7 @@ import VariablyTestSupport
         try db.write { try $0.upsert(changed[2...]) }
         #expect(
             recorder.recorded.contains(
-                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "created_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "user_name" = excluded."user_name", "email" = excluded."email", "age" = excluded."age", "is_active" = excluded."is_active", "score" = excluded."score", "created_at" = excluded."created_at", "tags" = excluded."tags", "nickname" = excluded."nickname""#
+                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "user_name" = excluded."user_name", "email" = excluded."email", "age" = excluded."age", "is_active" = excluded."is_active", "score" = excluded."score", "updated_at" = excluded."updated_at", "tags" = excluded."tags", "nickname" = excluded."nickname""#
             ))
         let users = try db.read { try $0.fetchAll(User.self) }
         #expect(users == Array(User.samples(2)) + changed[2...])

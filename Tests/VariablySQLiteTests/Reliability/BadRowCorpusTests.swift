@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablyTestSupport
@@ -31,7 +32,7 @@ enum ReliabilityRows {
     /// The `users` columns without declared types or constraints, so that any storage class stays as written.
     static let untypedTableSQL = """
         CREATE TABLE "users" ("id" INTEGER PRIMARY KEY, "user_name", "email", "age", "is_active", "score",
-        "created_at", "tags", "nickname")
+        "updated_at", "tags", "nickname")
         """
 
     static var cases: [HostileColumnValue] {
@@ -64,12 +65,12 @@ enum ReliabilityRows {
                     ("X'01'", .error), ("NULL", .error),
                 ])
             + make(
-                "created_at", "createdAt",
+                "updated_at", "updatedAt",
                 [
                     ("'not a date'", .error), ("'2024-13-45T99:99:99Z'", .error), ("X'01'", .error), ("NULL", .error),
-                    ("1e300", .decodes({ $0.createdAt.timeIntervalSince1970 == 1e300 })),
-                    ("-1e300", .decodes({ $0.createdAt.timeIntervalSince1970 == -1e300 })),
-                    ("1700000000", .decodes({ $0.createdAt.timeIntervalSince1970 == 1_700_000_000 })),
+                    ("1e300", .decodes({ $0.updatedAt.timeIntervalSince1970 == 1e300 })),
+                    ("-1e300", .decodes({ $0.updatedAt.timeIntervalSince1970 == -1e300 })),
+                    ("1700000000", .decodes({ $0.updatedAt.timeIntervalSince1970 == 1_700_000_000 })),
                 ])
             + make(
                 "user_name", "userName",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablyTestSupport
@@ -99,11 +100,11 @@ import VariablyTestSupport
         try db.write { db in
             try db.execute(
                 sql:
-                    "CREATE TABLE users (id INTEGER PRIMARY KEY, user_name TEXT, email TEXT, age INTEGER, is_active INTEGER, score REAL, created_at REAL, tags TEXT, nickname TEXT)"
+                    "CREATE TABLE users (id INTEGER PRIMARY KEY, user_name TEXT, email TEXT, age INTEGER, is_active INTEGER, score REAL, updated_at REAL, tags TEXT, nickname TEXT)"
             )
             try db.execute(
                 sql:
-                    "INSERT INTO users (id, user_name, email, age, is_active, score, created_at) VALUES (1, NULL, 'e', 1, 1, 0, 0)"
+                    "INSERT INTO users (id, user_name, email, age, is_active, score, updated_at) VALUES (1, NULL, 'e', 1, 1, 0, 0)"
             )
         }
         #expect {
@@ -118,7 +119,7 @@ import VariablyTestSupport
         let db = try database()
         try db.write { try $0.insert(User.sample(1)) }
         let users = try db.read {
-            try $0.fetch(User.self, sql: "SELECT id, user_name, email, age, is_active, score, created_at FROM users")
+            try $0.fetch(User.self, sql: "SELECT id, user_name, email, age, is_active, score, updated_at FROM users")
         }
         var expected = User.sample(1)
         expected.tags = []

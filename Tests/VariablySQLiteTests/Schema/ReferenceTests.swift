@@ -1,72 +1,75 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 
-/// A parent (a user), its children (comments, deleted with it), their replies (a self-reference set to NULL),
-/// and posts that keep their user from being deleted.
-private struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
-    var id: Int64
-    var name: String
+extension ReferenceTests {
+    /// A parent (a user), its children (comments, deleted with it), their replies (a self-reference set to NULL),
+    /// and posts that keep their user from being deleted.
+    struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+        var id: Int64
+        var name: String
 
-    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
-    init(from container: DecodingContainer<User>) throws {
-        id = try container.decode(\.id)
-        name = try container.decode(\.name)
-    }
-
-    static let keySets = KeySets<User>(defaultSource: .sqlite) {
-        KeySet(.sqlite) {
-            Key(\.id, "id"); Key(\.name, "name")
+        init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+        init(from container: DecodingContainer<User>) throws {
+            id = try container.decode(\.id)
+            name = try container.decode(\.name)
         }
-    }
-    static let sqliteTable = SQLiteTable<User>("reference_users", primaryKey: \.id)
-}
 
-private struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
-    var id: Int64
-    var authorID: Int64
-    var replyTo: Int64?
-
-    init(id: Int64, authorID: Int64, replyTo: Int64? = nil) {
-        (self.id, self.authorID, self.replyTo) = (id, authorID, replyTo)
-    }
-    init(from container: DecodingContainer<Comment>) throws {
-        id = try container.decode(\.id)
-        authorID = try container.decode(\.authorID)
-        replyTo = try container.decode(\.replyTo)
-    }
-
-    static let keySets = KeySets<Comment>(defaultSource: .sqlite) {
-        KeySet(.sqlite) {
-            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to")
+        static let keySets = KeySets<User>(defaultSource: .sqlite) {
+            KeySet(.sqlite) {
+                Key(\.id, "id"); Key(\.name, "name")
+            }
         }
-    }
-    static let sqliteTable = SQLiteTable<Comment>(
-        "reference_comments", primaryKey: \.id,
-        [
-            .references(\.authorID, User.self, onDelete: .cascade),
-            .references(\.replyTo, Comment.self, onDelete: .setNull),
-        ])
-}
-
-private struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
-    var id: Int64
-    var authorID: Int64
-
-    init(id: Int64, authorID: Int64) { (self.id, self.authorID) = (id, authorID) }
-    init(from container: DecodingContainer<Post>) throws {
-        id = try container.decode(\.id)
-        authorID = try container.decode(\.authorID)
+        static let sqliteTable = SQLiteTable<User>("reference_users", primaryKey: \.id)
     }
 
-    static let keySets = KeySets<Post>(defaultSource: .sqlite) {
-        KeySet(.sqlite) {
-            Key(\.id, "id"); Key(\.authorID, "author_id")
+    struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+        var id: Int64
+        var authorID: Int64
+        var replyTo: Int64?
+
+        init(id: Int64, authorID: Int64, replyTo: Int64? = nil) {
+            (self.id, self.authorID, self.replyTo) = (id, authorID, replyTo)
         }
+        init(from container: DecodingContainer<Comment>) throws {
+            id = try container.decode(\.id)
+            authorID = try container.decode(\.authorID)
+            replyTo = try container.decode(\.replyTo)
+        }
+
+        static let keySets = KeySets<Comment>(defaultSource: .sqlite) {
+            KeySet(.sqlite) {
+                Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.replyTo, "reply_to")
+            }
+        }
+        static let sqliteTable = SQLiteTable<Comment>(
+            "reference_comments", primaryKey: \.id,
+            [
+                .references(\.authorID, User.self, onDelete: .cascade),
+                .references(\.replyTo, Comment.self, onDelete: .setNull),
+            ])
     }
-    static let sqliteTable = SQLiteTable<Post>(
-        "reference_posts", primaryKey: \.id, [.references(\.authorID, User.self)])
+
+    struct Post: VariablyCodable, SQLiteStorable, Identifiable, Sendable, Equatable {
+        var id: Int64
+        var authorID: Int64
+
+        init(id: Int64, authorID: Int64) { (self.id, self.authorID) = (id, authorID) }
+        init(from container: DecodingContainer<Post>) throws {
+            id = try container.decode(\.id)
+            authorID = try container.decode(\.authorID)
+        }
+
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+            KeySet(.sqlite) {
+                Key(\.id, "id"); Key(\.authorID, "author_id")
+            }
+        }
+        static let sqliteTable = SQLiteTable<Post>(
+            "reference_posts", primaryKey: \.id, [.references(\.authorID, User.self)])
+    }
 }
 
 /// The same table as `Comment`, declared before it had references.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablyTestSupport
@@ -11,7 +12,7 @@ import VariablyTestSupport
                 == """
                 CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, \
                 "email" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
-                "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
+                "updated_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
                 """)
     }
 
@@ -87,7 +88,7 @@ import VariablyTestSupport
                     sql: """
                         CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, \
                         "email" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, \
-                        "score" REAL NOT NULL, "created_at" REAL NOT NULL)
+                        "score" REAL NOT NULL, "updated_at" REAL NOT NULL)
                         """)
                 try db.execute(
                     sql: "INSERT INTO users VALUES (1, 'old', 'old@example.com', 40, 1, 2.5, 1700000000)")
@@ -117,7 +118,7 @@ import VariablyTestSupport
                 sql: """
                     CREATE TABLE "USERS" ("ID" INTEGER PRIMARY KEY NOT NULL, "User_Name" TEXT NOT NULL, \
                     "EMAIL" TEXT NOT NULL, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
-                    "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
+                    "updated_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT)
                     """)
             try db.execute(sql: #"INSERT INTO "USERS" VALUES (1, 'a', 'a@example.com', 30, 1, 1.5, 0, '[]', NULL)"#)
         }
@@ -171,7 +172,7 @@ import VariablyTestSupport
                 sql: """
                     CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" INTEGER NOT NULL, \
                     "email" TEXT, "age" INTEGER NOT NULL, "is_active" INTEGER NOT NULL, "score" REAL NOT NULL, \
-                    "created_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT, "legacy" TEXT NOT NULL)
+                    "updated_at" REAL NOT NULL, "tags" TEXT NOT NULL, "nickname" TEXT, "legacy" TEXT NOT NULL)
                     """)
         }
         do {
@@ -191,16 +192,18 @@ import VariablyTestSupport
     }
 }
 
-private struct Post: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
-    var id: Int64 = 0
-    var title = ""
-    var priority = 0
-    static let keySets = KeySets<Post>(defaultSource: .sqlite) {
-        KeySet(.sqlite, style: .snakeCase) {
-            Key(\.id); Key(\.title); Key(\.priority)
+extension SchemaTests {
+    struct Post: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {
+        var id: Int64 = 0
+        var title = ""
+        var priority = 0
+        static let keySets = KeySets<Post>(defaultSource: .sqlite) {
+            KeySet(.sqlite, style: .snakeCase) {
+                Key(\.id); Key(\.title); Key(\.priority)
+            }
         }
+        static let sqliteTable = SQLiteTable<Post>("posts", primaryKey: \.id, [.defaultValue(\.priority, 3)])
     }
-    static let sqliteTable = SQLiteTable<Post>("posts", primaryKey: \.id, [.defaultValue(\.priority, 3)])
 }
 
 private struct Event: VariablyCodable, EmptyInitializable, Identifiable, Equatable, Sendable, SQLiteStorable {

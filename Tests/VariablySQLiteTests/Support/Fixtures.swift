@@ -1,18 +1,9 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 public import VariablySQLite
 public import VariablyTestSupport
-
-extension User: SQLiteStorable {
-    public static let sqliteTable = SQLiteTable<User>(
-        "users", primaryKey: \.id,
-        [
-            .index(\.userName),
-            .index(\.age),
-            .unique(\.email),
-        ])
-}
 
 /// A model with every mapped type.
 struct AllTypes: VariablyCodable, EmptyInitializable, Equatable, Sendable {
@@ -277,7 +268,7 @@ extension User {
                 id: Int64(index + 1), userName: name, email: "u\(index)@example.com",
                 age: Int.random(in: 10...70, using: &generator), isActive: Bool.random(using: &generator),
                 score: Double(Int.random(in: 0...400, using: &generator)) / 4,
-                createdAt: Date(
+                updatedAt: Date(
                     timeIntervalSince1970: 1_700_000_000 + Double(Int.random(in: 0...1000, using: &generator))),
                 tags: tags,
                 nickname: Bool.random(using: &generator) ? nil : ["n1", "n2", "ab"].randomElement(using: &generator)!)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -7,8 +8,8 @@ import VariablySyncTesting
 /// A source whose first push is applied by its simulated server and then fails, as an answer lost
 /// after the server's commit would.
 struct LosingFirstAnswerRemote: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     let lost = Once()
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -31,12 +32,12 @@ struct LosingFirstAnswerRemote: RemoteSource {
 @Suite struct LostAnswerTests {
     @Test func anEditSentAgainAfterItsAnswerWasLostIsNotAConflictWithItself() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
+            records: User.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
         let repository = try Repository(
             database: .inMemory(), remote: LosingFirstAnswerRemote(server: server),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
-        var account = try #require(try await repository.fetch(id: SyncUser.sample(1).id))
+        var account = try #require(try await repository.fetch(id: User.sample(1).id))
         account.nickname = "edited here"
         try await repository.save(account)
 
@@ -53,11 +54,11 @@ struct LosingFirstAnswerRemote: RemoteSource {
     /// Another client's write in between, to the same field, is still a real conflict.
     @Test func anotherClientsWriteInBetweenIsStillAConflict() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
+            records: User.samples(3), seed: 4, faults: SimulatedFaults(ignoresIdempotencyKeys: true))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
-        var account = try #require(try await repository.fetch(id: SyncUser.sample(1).id))
+        var account = try #require(try await repository.fetch(id: User.sample(1).id))
         try await server.update(id: account.id) { $0.nickname = "written there" }
         account.nickname = "edited here"
         try await repository.save(account)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -7,8 +8,8 @@ import VariablySyncTesting
 
 /// A simulated server under a feed name of the test's choosing.
 private struct NamedFeed: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     let feedIdentifier: String
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -29,7 +30,7 @@ struct RepositoryFeedTests {
     @Test func aCacheSyncedWithAnotherFeedStartsOverAndKeepsLocalEdits() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let staging = try SimulatedServer(records: SyncUser.samples(40), seed: 1)
+        let staging = try SimulatedServer(records: User.samples(40), seed: 1)
         let first = try Repository(
             database: SQLiteDatabase(path: path), remote: NamedFeed(server: staging, feedIdentifier: "staging"),
             configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries))
@@ -41,7 +42,7 @@ struct RepositoryFeedTests {
         try await first.save(edited)
 
         // Production has the records 20..<60 only, edited differently.
-        let production = try SimulatedServer(records: Array(SyncUser.samples(60)[20...]), seed: 2)
+        let production = try SimulatedServer(records: Array(User.samples(60)[20...]), seed: 2)
         let second = try Repository(
             database: database, remote: NamedFeed(server: production, feedIdentifier: "production"),
             configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries))
@@ -52,7 +53,7 @@ struct RepositoryFeedTests {
         #expect(report.pushed == 1)
         #expect(await production.record(id: 3)?.nickname == "kept across the switch")
         let ids = Set(try await second.fetch().map(\.id))
-        #expect(ids == Set((20..<60).map { SyncUser.sample($0).id } + [3]))
+        #expect(ids == Set((20..<60).map { User.sample($0).id } + [3]))
 
         // The feed is recorded: the next sync continues from its cursor.
         let again = try await second.sync()
@@ -61,7 +62,7 @@ struct RepositoryFeedTests {
     }
 
     @Test func theSameFeedContinuesFromItsCursorAndAnUnnamedOneKeepsTheTypeName() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(30), seed: 3)
+        let server = try SimulatedServer(records: User.samples(30), seed: 3)
         let repository = try Repository(
             database: .inMemory(), remote: server,
             configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))
@@ -73,14 +74,14 @@ struct RepositoryFeedTests {
     }
 
     @Test func anHTTPSourceIsNamedByItsBaseURLAndPullPath() throws {
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: URL(string: "https://api.example.com/v1")!)
+        let remote = HTTPRemoteSource<User>(baseURL: URL(string: "https://api.example.com/v1")!)
         #expect(remote.feedIdentifier == "https://api.example.com/v1 changes")
     }
 
     @Test func aFileFromBeforeFeedsWereRecordedAdoptsTheFeedItSyncsWith() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let server = try SimulatedServer(records: SyncUser.samples(25), seed: 4)
+        let server = try SimulatedServer(records: User.samples(25), seed: 4)
         let first = try Repository(
             database: SQLiteDatabase(path: path), remote: server,
             configuration: SyncConfiguration(pageSize: 10, retryPolicy: quickRetries))

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySync
 import VariablyTestSupport
 
 /// A source that serves fixed page bytes in process, as `SimulatedServer` does, without HTTP.
 private struct FixedPageSource: RemoteSource {
-    typealias Model = SyncUser
+    typealias Model = User
     let records: Data
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
@@ -43,8 +44,8 @@ struct RepositoryInvalidTextTests {
     ]
 
     /// Three records; the second holds `defect`.
-    static func page(with defect: Defect) throws -> (data: Data, users: [SyncUser]) {
-        var users = SyncUser.samples(3)
+    static func page(with defect: Defect) throws -> (data: Data, users: [User]) {
+        var users = User.samples(3)
         switch defect.place {
         case "a string value": users[1].userName = "a@@b"
         case "a nested object": break
@@ -73,9 +74,9 @@ struct RepositoryInvalidTextTests {
         // The rule, from the decoders themselves: both refuse the page. (`JSONDecoder` converts only the
         // strings it reads: a member the model ignores passes it or not depending on the keys' order.)
         if defect.place != "a nested object" {
-            #expect(throws: (any Error).self) { try JSONDecoder(source: .remote).decode([SyncUser].self, from: data) }
+            #expect(throws: (any Error).self) { try JSONDecoder(source: .remote).decode([User].self, from: data) }
         }
-        #expect(throws: (any Error).self) { try KeySetJSONDecoder(source: .remote).decode([SyncUser].self, from: data) }
+        #expect(throws: (any Error).self) { try KeySetJSONDecoder(source: .remote).decode([User].self, from: data) }
 
         let repository = try Repository(
             database: .inMemory(), remote: FixedPageSource(records: data), configuration: makeConfiguration())

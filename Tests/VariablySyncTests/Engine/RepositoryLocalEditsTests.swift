@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -7,12 +8,12 @@ import VariablySyncTesting
 
 /// Runs a closure inside the first pull after a push: the moment a sync has pushed and not yet pulled.
 private actor PausingAfterPush: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     private var hasPushed = false
     private var hook: (@Sendable () async throws -> Void)?
 
-    init(_ server: SimulatedServer<SyncUser>) {
+    init(_ server: SimulatedServer<User>) {
         self.server = server
     }
 
@@ -38,11 +39,11 @@ private actor PausingAfterPush: RemoteSource {
 
 /// Applies the first push on the server, then fails for good, as a crash right after sending would.
 private actor CrashingAfterFirstPush: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     private var crashed = false
 
-    init(_ server: SimulatedServer<SyncUser>) {
+    init(_ server: SimulatedServer<User>) {
         self.server = server
     }
 
@@ -62,12 +63,12 @@ private actor CrashingAfterFirstPush: RemoteSource {
 
 /// Loses the response of the first push after the server applied it, as a dropped connection would.
 private actor LosingFirstResponse: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     private var lost = false
     private(set) var pushedKeys: [String] = []
 
-    init(_ server: SimulatedServer<SyncUser>) {
+    init(_ server: SimulatedServer<User>) {
         self.server = server
     }
 
@@ -88,10 +89,10 @@ private actor LosingFirstResponse: RemoteSource {
 
 @Suite struct RepositoryLocalEditsTests {
     private func syncedRepository(
-        count: Int = 100, conflicts: ConflictPolicy<SyncUser> = .serverWins,
-        validate: (@Sendable (SyncUser) -> String?)? = nil
-    ) async throws -> (SimulatedServer<SyncUser>, Repository<SyncUser>) {
-        let server = try SimulatedServer(records: SyncUser.samples(count), seed: 21, validate: validate)
+        count: Int = 100, conflicts: ConflictPolicy<User> = .serverWins,
+        validate: (@Sendable (User) -> String?)? = nil
+    ) async throws -> (SimulatedServer<User>, Repository<User>) {
+        let server = try SimulatedServer(records: User.samples(count), seed: 21, validate: validate)
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: conflicts))
         try await repository.sync()
@@ -103,7 +104,7 @@ private actor LosingFirstResponse: RemoteSource {
         var user = try await #require(try repository.fetch(id: 7))
         user.nickname = "seven"
         try await repository.save(user)
-        try await repository.save(SyncUser.sample(999))
+        try await repository.save(User.sample(999))
         await #expect(try repository.fetch(id: 7)?.nickname == "seven")
         await #expect(try repository.pendingChangeCount() == 2)
 
@@ -112,7 +113,7 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.conflicts.isEmpty)
         await #expect(try repository.pendingChangeCount() == 0)
         #expect(await server.record(id: 7)?.nickname == "seven")
-        #expect(await server.record(id: 1_000) == SyncUser.sample(999))
+        #expect(await server.record(id: 1_000) == User.sample(999))
     }
 
     @Test func deletionsArePushed() async throws {
@@ -128,7 +129,7 @@ private actor LosingFirstResponse: RemoteSource {
     @Test func repeatedEditsOfOneRecordArePushedOnce() async throws {
         let (server, repository) = try await syncedRepository()
         for age in 40..<45 {
-            var user = SyncUser.sample(0)
+            var user = User.sample(0)
             user.age = age
             try await repository.save(user)
         }
@@ -144,12 +145,12 @@ private actor LosingFirstResponse: RemoteSource {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
-        let server = try SimulatedServer(records: SyncUser.samples(50), seed: 22)
+        let server = try SimulatedServer(records: User.samples(50), seed: 22)
         do {
             let repository = try Repository(
                 database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
-            var user = SyncUser.sample(9)
+            var user = User.sample(9)
             user.email = "ten@example.org"
             try await repository.save(user)
             try await repository.delete(id: 20)
@@ -166,11 +167,11 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func retriedPushIsAppliedOnceThanksToItsIdempotencyKey() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 23)
+        let server = try SimulatedServer(records: User.samples(20), seed: 23)
         let remote = LosingFirstResponse(server)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         try await repository.sync()
-        var user = SyncUser.sample(4)
+        var user = User.sample(4)
         user.score = 1
         try await repository.save(user)
         let report = try await repository.sync()
@@ -183,11 +184,11 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func anEditOfAChangeWhoseAnswerNeverCameIsNotAConflictWithItself() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 25)
+        let server = try SimulatedServer(records: User.samples(20), seed: 25)
         let repository = try Repository(
             database: .inMemory(), remote: CrashingAfterFirstPush(server), configuration: makeConfiguration())
         try await repository.sync()
-        var user = SyncUser.sample(5)
+        var user = User.sample(5)
         user.nickname = "first"
         try await repository.save(user)
         await #expect(throws: RemoteSourceError.self) { try await repository.sync() }
@@ -203,11 +204,11 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func anEditSavedBetweenAPushAndItsPullIsNotAConflictWithItself() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(30), seed: 26)
+        let server = try SimulatedServer(records: User.samples(30), seed: 26)
         let remote = PausingAfterPush(server)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         try await repository.sync()
-        var user = SyncUser.sample(2)
+        var user = User.sample(2)
         user.nickname = "first"
         try await repository.save(user)
         var edited = user
@@ -226,7 +227,7 @@ private actor LosingFirstResponse: RemoteSource {
         let (server, repository) = try await syncedRepository { user in
             user.email.contains("@") ? nil : "email must contain @"
         }
-        var user = SyncUser.sample(2)
+        var user = User.sample(2)
         user.email = "nowhere"
         try await repository.save(user)
         let report = try await repository.sync()
@@ -256,11 +257,11 @@ private actor LosingFirstResponse: RemoteSource {
         let (server, repository) = try await syncedRepository { user in
             user.email.contains("@") ? nil : "email must contain @"
         }
-        var first = SyncUser.sample(1)
+        var first = User.sample(1)
         first.email = "one"
-        var second = SyncUser.sample(2)
+        var second = User.sample(2)
         second.email = "two"
-        var third = SyncUser.sample(3)
+        var third = User.sample(3)
         third.email = "three"
         try await repository.save([first, second, third])
         #expect(try await repository.sync().rejected.count == 3)
@@ -280,7 +281,7 @@ private actor LosingFirstResponse: RemoteSource {
 
     @Test func pagesPulledDuringAnEditLeaveTheLocalVersionAlone() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(1_000), seed: 24, faults: SimulatedFaults(latency: .milliseconds(5)))
+            records: User.samples(1_000), seed: 24, faults: SimulatedFaults(latency: .milliseconds(5)))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(conflicts: .clientWins))
         let progress = repository.progressUpdates()
@@ -288,7 +289,7 @@ private actor LosingFirstResponse: RemoteSource {
         for await event in progress {
             if case .pageApplied = event { break }
         }
-        var local = SyncUser.sample(949)  // id 950, in the tenth page
+        var local = User.sample(949)  // id 950, in the tenth page
         local.nickname = "edited while syncing"
         try await repository.save(local)
         let report = try await sync.value
@@ -309,8 +310,8 @@ private actor LosingFirstResponse: RemoteSource {
 
     /// The local side edits `nickname` (updatedAt +100 s), another client edits `age` (updatedAt `serverDelta`).
     private func conflict(
-        policy: ConflictPolicy<SyncUser>, serverDelta: TimeInterval = 50
-    ) async throws -> (SyncReport<SyncUser.ID>, SyncUser?, SyncUser?) {
+        policy: ConflictPolicy<User>, serverDelta: TimeInterval = 50
+    ) async throws -> (SyncReport<User.ID>, User?, User?) {
         let (server, repository) = try await syncedRepository(conflicts: policy)
         var local = try await #require(try repository.fetch(id: 1))
         let base = local.updatedAt
@@ -342,13 +343,13 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(report.conflicts.map(\.resolution) == [.keptLocal])
         #expect(report.pushed == 1)
         #expect(user?.nickname == "local")
-        #expect(user?.age == SyncUser.sample(0).age)
+        #expect(user?.age == User.sample(0).age)
     }
 
     @Test(arguments: [(50.0, "local"), (200.0, "server")])
     func newestWinsComparesTheDeclaredTimestamp(serverDelta: Double, winner: String) async throws {
         let (report, user, _) = try await conflict(policy: .newestWins(by: \.updatedAt), serverDelta: serverDelta)
-        #expect(report.conflicts.first?.policy == "newestWins(\\SyncUser.updatedAt)")
+        #expect(report.conflicts.first?.policy == "newestWins(\\User.updatedAt)")
         if winner == "local" {
             #expect(report.conflicts.map(\.resolution) == [.keptLocal])
             #expect(user?.nickname == "local")
@@ -359,7 +360,7 @@ private actor LosingFirstResponse: RemoteSource {
     }
 
     @Test func customMergeCombinesBothSides() async throws {
-        let merge = ConflictPolicy<SyncUser>.custom(name: "mergeFields") { conflict in
+        let merge = ConflictPolicy<User>.custom(name: "mergeFields") { conflict in
             guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
             merged.nickname = local.nickname
             merged.updatedAt = max(local.updatedAt, merged.updatedAt)

@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -8,8 +9,8 @@ import VariablySyncTesting
 
 /// A server that answers pulls slowly, so that a sync is still running when the test acts.
 private struct SlowSource: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         try await Task.sleep(for: .milliseconds(5))
@@ -22,8 +23,8 @@ private struct SlowSource: RemoteSource {
 }
 
 private func fileRepository(
-    _ remote: some RemoteSource<SyncUser>, pageSize: Int = 100
-) throws -> (Repository<SyncUser>, @Sendable () -> Void) {
+    _ remote: some RemoteSource<User>, pageSize: Int = 100
+) throws -> (Repository<User>, @Sendable () -> Void) {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "variably-observe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,15 +38,15 @@ private func fileRepository(
 @Suite("Repository: observing the cache while it syncs")
 struct RepositoryObservationTests {
     @Test func aCountFollowsTheSyncPageByPage() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(1_000), seed: 21)
+        let server = try SimulatedServer(records: User.samples(1_000), seed: 21)
         let (repository, cleanUp) = try fileRepository(SlowSource(server: server))
         defer { cleanUp() }
-        let predicate = #Predicate<SyncUser> { $0.isActive && $0.age > 30 }
+        let predicate = #Predicate<User> { $0.isActive && $0.age > 30 }
         var counts = repository.observeCount(where: predicate).makeAsyncIterator()
         #expect(try await counts.next() == 0)
         let sync = Task { try await repository.sync() }
         var seen: [Int] = []
-        let expected = SyncUser.samples(1_000).filter { $0.isActive && $0.age > 30 }.count
+        let expected = User.samples(1_000).filter { $0.isActive && $0.age > 30 }.count
         while seen.last != expected, let count = try await counts.next() { seen.append(count) }
         let report = try await sync.value
         #expect(report.inserted == 1_000)
@@ -56,7 +57,7 @@ struct RepositoryObservationTests {
     }
 
     @Test func savesDeletesAndDirectWritesReachObservers() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 22)
+        let server = try SimulatedServer(records: User.samples(20), seed: 22)
         let (repository, cleanUp) = try fileRepository(server)
         defer { cleanUp() }
         try await repository.sync()
@@ -73,7 +74,7 @@ struct RepositoryObservationTests {
         #expect(try await nicknamed.next() == [saved])
 
         try await repository.database.write { db in
-            try db.execute(sql: #"UPDATE "sync_users" SET "nickname" = 'watched' WHERE "id" = 6"#)
+            try db.execute(sql: #"UPDATE "users" SET "nickname" = 'watched' WHERE "id" = 6"#)
         }
         #expect(try await nicknamed.next()?.map(\.id) == [5, 6])
 
@@ -83,7 +84,7 @@ struct RepositoryObservationTests {
 
     @MainActor
     @Test func aLiveQueryUpdatesItsResults() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(300), seed: 23)
+        let server = try SimulatedServer(records: User.samples(300), seed: 23)
         let (repository, cleanUp) = try fileRepository(server, pageSize: 50)
         defer { cleanUp() }
         let query = LiveQuery(repository, where: #Predicate { $0.age > 30 }, sortedBy: [SortDescriptor(\.id)])
@@ -98,7 +99,7 @@ struct RepositoryObservationTests {
             changed.mark()
         }
         try await repository.sync()
-        let expected = SyncUser.samples(300).filter { $0.age > 30 }
+        let expected = User.samples(300).filter { $0.age > 30 }
         for _ in 0..<5_000 where query.results != expected { try await Task.sleep(for: .milliseconds(1)) }
         #expect(query.results == expected)
         #expect(changed.isMarked)
@@ -106,7 +107,7 @@ struct RepositoryObservationTests {
     }
 
     @Test func cancellingASyncStopsItAndKeepsTheCacheConsistent() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(5_000), seed: 24)
+        let server = try SimulatedServer(records: User.samples(5_000), seed: 24)
         let (repository, cleanUp) = try fileRepository(SlowSource(server: server))
         defer { cleanUp() }
         var counts = repository.observeCount().makeAsyncIterator()

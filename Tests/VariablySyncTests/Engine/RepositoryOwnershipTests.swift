@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -7,11 +8,11 @@ import VariablySyncTesting
 
 /// Counts pushes per idempotency key in front of a simulated server.
 private actor CountingSource: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     private(set) var pushedKeys: [String] = []
 
-    init(_ server: SimulatedServer<SyncUser>) {
+    init(_ server: SimulatedServer<User>) {
         self.server = server
     }
 
@@ -28,10 +29,10 @@ private actor CountingSource: RemoteSource {
 
 /// A server that always answers "more to come" with the same cursor.
 private struct StuckSource: RemoteSource {
-    typealias Model = SyncUser
+    typealias Model = User
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        let record = try JSONEncoder(source: .remote).encode([SyncUser.sample(1)])
+        let record = try JSONEncoder(source: .remote).encode([User.sample(1)])
         return RemotePage(records: record, deletedIDs: [], nextCursor: SyncCursor(rawValue: "7"), hasMore: true)
     }
 
@@ -40,7 +41,7 @@ private struct StuckSource: RemoteSource {
 
 /// A server that accepts pushes without answering for them.
 private struct SilentPushSource: RemoteSource {
-    typealias Model = SyncUser
+    typealias Model = User
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
         RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: SyncCursor(rawValue: "1"), hasMore: false)
@@ -52,7 +53,7 @@ private struct SilentPushSource: RemoteSource {
 @Suite("Repository: one sync at a time, and no local write lost")
 struct RepositoryOwnershipTests {
     @Test func concurrentSyncsAndResyncsPushEachChangeOnce() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(300), seed: 11)
+        let server = try SimulatedServer(records: User.samples(300), seed: 11)
         let source = CountingSource(server)
         let repository = try Repository(
             database: .inMemory(), remote: source,
@@ -80,20 +81,20 @@ struct RepositoryOwnershipTests {
     }
 
     @Test func directWritesAreQueuedAndPushedNotOverwritten() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(20), seed: 12)
+        let server = try SimulatedServer(records: User.samples(20), seed: 12)
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(
             database: database, remote: server, configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await repository.sync()
         await #expect(try repository.pendingChangeCount() == 0)
 
-        var user = SyncUser.sample(2)  // id 3
+        var user = User.sample(2)  // id 3
         user.nickname = "written directly"
         let edited = user
         try await database.write { db in
             try db.upsert(edited)
-            try db.execute(sql: #"UPDATE "sync_users" SET "age" = 77 WHERE "id" = 4"#)
-            _ = try db.delete(SyncUser.self, id: 5)
+            try db.execute(sql: #"UPDATE "users" SET "age" = 77 WHERE "id" = 4"#)
+            _ = try db.delete(User.self, id: 5)
         }
         await #expect(try repository.pendingChangeCount() == 3)
 
@@ -128,7 +129,7 @@ struct RepositoryOwnershipTests {
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(
             database: database, remote: SilentPushSource(), configuration: SyncConfiguration(retryPolicy: quickRetries))
-        try await repository.save(SyncUser.sample(1))
+        try await repository.save(User.sample(1))
         await #expect {
             try await repository.sync()
         } throws: { error in

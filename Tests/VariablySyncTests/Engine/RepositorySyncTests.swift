@@ -1,17 +1,18 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 
 @Suite struct RepositorySyncTests {
-    private func serverRecords(_ server: SimulatedServer<SyncUser>) async -> [SyncUser] {
+    private func serverRecords(_ server: SimulatedServer<User>) async -> [User] {
         await server.allRecords().sorted { $0.id < $1.id }
     }
 
     @Test func firstSyncFillsAnEmptyCachePageByPage() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(2_500), seed: 1)
+        let server = try SimulatedServer(records: User.samples(2_500), seed: 1)
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 1_000))
         let report = try await repository.sync()
@@ -20,16 +21,16 @@ import VariablySyncTesting
         #expect(report.inserted == 2_500)
         #expect(report.updated == 0)
         #expect(report.cursor == "2500")
-        await #expect(try cached(repository) == SyncUser.samples(2_500))
+        await #expect(try cached(repository) == User.samples(2_500))
         await #expect(try repository.cursor() == "2500")
     }
 
     @Test func incrementalSyncAppliesEditsDeletionsAndInsertions() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(1_000), seed: 2)
+        let server = try SimulatedServer(records: User.samples(1_000), seed: 2)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         try await repository.sync()
         let changes = try await server.simulateOtherClients(
-            edits: 30, deletions: 7, insertions: [SyncUser.sample(5_000), SyncUser.sample(5_001)]
+            edits: 30, deletions: 7, insertions: [User.sample(5_000), User.sample(5_001)]
         ) { user, random in
             user.age = Int.random(in: 18..<90, using: &random)
         }
@@ -47,7 +48,7 @@ import VariablySyncTesting
     }
 
     @Test func reappliedPagesChangeNothing() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(500), seed: 3)
+        let server = try SimulatedServer(records: User.samples(500), seed: 3)
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await repository.sync()
@@ -65,7 +66,7 @@ import VariablySyncTesting
     }
 
     @Test func incrementalSyncRewritesIndexedColumnsOnlyWhenTheyChange() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(300), seed: 6)
+        let server = try SimulatedServer(records: User.samples(300), seed: 6)
         let database = try SQLiteDatabase.inMemory()
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await repository.sync()
@@ -75,7 +76,7 @@ import VariablySyncTesting
             for column in ["user_name", "age", "score"] {
                 try db.execute(
                     sql: """
-                        CREATE TRIGGER "touch_\(column)" AFTER UPDATE OF "\(column)" ON "sync_users"
+                        CREATE TRIGGER "touch_\(column)" AFTER UPDATE OF "\(column)" ON "users"
                         BEGIN INSERT INTO "touched" VALUES (NEW."id", '\(column)'); END
                         """)
             }
@@ -100,19 +101,19 @@ import VariablySyncTesting
 
     @Test func duplicatedPagesAreHarmless() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(1_000), seed: 4, faults: SimulatedFaults(duplicatePageRate: 0.5))
+            records: User.samples(1_000), seed: 4, faults: SimulatedFaults(duplicatePageRate: 0.5))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let report = try await repository.sync()
         let duplicated = await server.statistics.duplicatedPages
         #expect(duplicated > 0)
         #expect(report.pages == 10 + duplicated)
         #expect(report.inserted == 1_000)
-        await #expect(try cached(repository) == SyncUser.samples(1_000))
+        await #expect(try cached(repository) == User.samples(1_000))
     }
 
     @Test func interruptedSyncResumesAfterTheLastAppliedPage() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(1_000), seed: 5, faults: SimulatedFaults(interruptAfterPulls: 3))
+            records: User.samples(1_000), seed: 5, faults: SimulatedFaults(interruptAfterPulls: 3))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         await #expect(throws: RemoteSourceError.unavailable("simulated interruption after 3 pages")) {
             try await repository.sync()
@@ -126,23 +127,23 @@ import VariablySyncTesting
         #expect(resumed.pulled == 700)
         #expect(resumed.isComplete)
         #expect(resumed.inserted == 700)
-        await #expect(try cached(repository) == SyncUser.samples(1_000))
+        await #expect(try cached(repository) == User.samples(1_000))
     }
 
     @Test func transientErrorsAreRetriedWithBackoff() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(2_000), seed: 6, faults: SimulatedFaults(transientErrorRate: 0.3))
+            records: User.samples(2_000), seed: 6, faults: SimulatedFaults(transientErrorRate: 0.3))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let report = try await repository.sync()
         let failures = await server.statistics.transientErrors
         #expect(failures > 0)
         #expect(report.retries == failures)
-        await #expect(try cached(repository) == SyncUser.samples(2_000))
+        await #expect(try cached(repository) == User.samples(2_000))
     }
 
     @Test func retriesStopAtTheConfiguredBound() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(10), seed: 7, faults: SimulatedFaults(transientErrorRate: 1))
+            records: User.samples(10), seed: 7, faults: SimulatedFaults(transientErrorRate: 1))
         let retry = RetryPolicy(maxAttempts: 4, initialDelay: .microseconds(10), seed: 1)
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(retry: retry))
@@ -168,7 +169,7 @@ import VariablySyncTesting
 
     @Test func malformedRecordsAreSkippedAndReported() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(2_000), seed: 8, faults: SimulatedFaults(malformedRecordRate: 0.01))
+            records: User.samples(2_000), seed: 8, faults: SimulatedFaults(malformedRecordRate: 0.01))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let report = try await repository.sync()
         let malformed = await server.statistics.malformedIDs
@@ -177,14 +178,14 @@ import VariablySyncTesting
         #expect(report.inserted == 2_000 - malformed.count)
         let first = try #require(report.skipped.first)
         let error = try #require(first.error as? VariablyCodingError)
-        #expect(error.modelType == "SyncUser")
+        #expect(error.modelType == "User")
         #expect("\(first)".contains("record id \(malformed[0])"))
         await #expect(try repository.fetch(id: malformed[0]) == nil)
     }
 
     @Test func malformedRecordsCanFailThePage() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(300), seed: 9, faults: SimulatedFaults(malformedRecordRate: 0.005))
+            records: User.samples(300), seed: 9, faults: SimulatedFaults(malformedRecordRate: 0.005))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(malformed: .failPage))
         do {
@@ -200,7 +201,7 @@ import VariablySyncTesting
     }
 
     @Test func renamedServerKeyIsAbsorbedByAlternativeKeys() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(200), seed: 10)
+        let server = try SimulatedServer(records: User.samples(200), seed: 10)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         try await repository.sync()
         await server.renameKey("user_name", to: "username")
@@ -213,7 +214,7 @@ import VariablySyncTesting
 
     @Test func cancellationStopsBetweenPages() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(2_000), seed: 11, faults: SimulatedFaults(latency: .milliseconds(20)))
+            records: User.samples(2_000), seed: 11, faults: SimulatedFaults(latency: .milliseconds(20)))
         let repository = try Repository(
             database: .inMemory(), remote: server, configuration: makeConfiguration(pageSize: 50))
         let progress = repository.progressUpdates()
@@ -236,7 +237,7 @@ import VariablySyncTesting
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try SQLiteDatabase(path: folder.appendingPathComponent("cache.sqlite").path)
         let server = try SimulatedServer(
-            records: SyncUser.samples(5_000), seed: 12, faults: SimulatedFaults(latency: .milliseconds(2)))
+            records: User.samples(5_000), seed: 12, faults: SimulatedFaults(latency: .milliseconds(2)))
         let repository = try Repository(
             database: database, remote: server, configuration: makeConfiguration(pageSize: 250))
         let sync = Task { try await repository.sync() }
@@ -244,10 +245,10 @@ import VariablySyncTesting
         while true {
             // One read transaction: one snapshot, whatever the writer commits meanwhile.
             let (count, active) = try await database.read { db in
-                (try db.count(SyncUser.self), try db.count(SyncUser.self, where: #Predicate { $0.isActive }))
+                (try db.count(User.self), try db.count(User.self, where: #Predicate { $0.isActive }))
             }
             #expect(count % 250 == 0, "a read saw \(count) rows")
-            #expect(active == SyncUser.samples(count).filter(\.isActive).count)
+            #expect(active == User.samples(count).filter(\.isActive).count)
             observed.insert(count)
             if count == 5_000 { break }
             await Task.yield()
@@ -258,7 +259,7 @@ import VariablySyncTesting
     }
 
     @Test func progressStreamReportsEachPage() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(450), seed: 13)
+        let server = try SimulatedServer(records: User.samples(450), seed: 13)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let progress = repository.progressUpdates()
         let collector = Task {
@@ -281,7 +282,7 @@ import VariablySyncTesting
 
     @Test func progressReportsRetriesAndAFailureWithItsPartialReport() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(300), seed: 16,
+            records: User.samples(300), seed: 16,
             faults: SimulatedFaults(transientErrorRate: 0.4, interruptAfterPulls: 2))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let progress = repository.progressUpdates()
@@ -306,22 +307,22 @@ import VariablySyncTesting
     }
 
     @Test func fetchQueriesTheCacheWithPredicates() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(600), seed: 14)
+        let server = try SimulatedServer(records: User.samples(600), seed: 14)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         try await repository.sync()
         let found = try await repository.fetch(
             where: #Predicate { $0.isActive && $0.age > 30 }, sortedBy: [SortDescriptor(\.userName)], limit: 10)
-        let expected = SyncUser.samples(600).filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }
+        let expected = User.samples(600).filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }
         #expect(found == Array(expected.prefix(10)))
         await #expect(try repository.count(where: #Predicate { $0.isActive && $0.age > 30 }) == expected.count)
-        await #expect(try repository.fetch(id: 42) == SyncUser.sample(41))
+        await #expect(try repository.fetch(id: 42) == User.sample(41))
     }
 }
 
 @Suite struct RepositoryConcurrencyTests {
     @Test func concurrentSyncCallsShareOneRun() async throws {
         let server = try SimulatedServer(
-            records: SyncUser.samples(500), seed: 15, faults: SimulatedFaults(latency: .milliseconds(2)))
+            records: User.samples(500), seed: 15, faults: SimulatedFaults(latency: .milliseconds(2)))
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         async let first = repository.sync()
         async let second = repository.sync()
@@ -335,15 +336,15 @@ import VariablySyncTesting
 @Suite struct RepositoryResyncTests {
     @Test func resyncReconcilesACacheMadeAgainstAnotherServer() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let old = try SimulatedServer(records: SyncUser.samples(300), seed: 31)
-        try await old.simulateOtherClients(edits: 40, deletions: 0, insertions: [SyncUser.sample(900)]) { user, _ in
+        let old = try SimulatedServer(records: User.samples(300), seed: 31)
+        try await old.simulateOtherClients(edits: 40, deletions: 0, insertions: [User.sample(900)]) { user, _ in
             user.age = 1
         }
         try await Repository(database: database, remote: old, configuration: makeConfiguration()).sync()
-        await #expect(try database.read { try $0.count(SyncUser.self) } == 301)
+        await #expect(try database.read { try $0.count(User.self) } == 301)
 
         // A new server: the original 300 records, 5 of them since deleted, one served malformed.
-        let new = try SimulatedServer(records: SyncUser.samples(300), seed: 32)
+        let new = try SimulatedServer(records: User.samples(300), seed: 32)
         for id: Int64 in 1...5 { await new.delete(id: id) }
         let repository = try Repository(database: database, remote: new, configuration: makeConfiguration())
         await new.setFaults(SimulatedFaults(malformedRecordRate: 0.005))
@@ -363,17 +364,17 @@ import VariablySyncTesting
 extension RepositoryResyncTests {
     @Test func unknownCursorTurnsASyncIntoAResync() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let old = try SimulatedServer(records: SyncUser.samples(120), seed: 33)
-        try await old.simulateOtherClients(edits: 0, deletions: 0, insertions: [SyncUser.sample(500)]) { _, _ in }
+        let old = try SimulatedServer(records: User.samples(120), seed: 33)
+        try await old.simulateOtherClients(edits: 0, deletions: 0, insertions: [User.sample(500)]) { _, _ in }
         try await Repository(database: database, remote: old, configuration: makeConfiguration()).sync()
 
-        let new = try SimulatedServer(records: SyncUser.samples(100), seed: 34)  // knows cursors up to 100 only
+        let new = try SimulatedServer(records: User.samples(100), seed: 34)  // knows cursors up to 100 only
         let repository = try Repository(database: database, remote: new, configuration: makeConfiguration())
         let report = try await repository.sync()
         #expect(report.resynced)
         #expect(report.deleted == 21)
         #expect("\(report)".contains("full resync"))
-        await #expect(try cached(repository) == SyncUser.samples(100))
+        await #expect(try cached(repository) == User.samples(100))
 
         var strict = makeConfiguration()
         strict.resyncsOnUnknownCursor = false
@@ -383,7 +384,7 @@ extension RepositoryResyncTests {
     }
 
     @Test func reportDescribesItselfOnOneLine() async throws {
-        let server = try SimulatedServer(records: SyncUser.samples(150), seed: 35)
+        let server = try SimulatedServer(records: User.samples(150), seed: 35)
         let repository = try Repository(database: .inMemory(), remote: server, configuration: makeConfiguration())
         let text = "\(try await repository.sync())"
         #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -84,7 +85,7 @@ import VariablySyncTesting
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
         let log = PushLog()
-        let users = SyncUser.samples(3)
+        let users = User.samples(3)
         let server = try SimulatedServer(records: users, seed: 4)
         let database = try SQLiteDatabase(path: path)
         let repository = try Repository(
@@ -97,9 +98,9 @@ import VariablySyncTesting
         try await repository.save(first)
         let other = try SQLiteDatabase(path: path)
         try await other.write {
-            try $0.execute(sql: #"DELETE FROM "sync_users" WHERE "id" = ?"#, arguments: [users[1].id])
+            try $0.execute(sql: #"DELETE FROM "users" WHERE "id" = ?"#, arguments: [users[1].id])
         }
-        let new = SyncUser.sample(7)
+        let new = User.sample(7)
         try await repository.save(new)
         first.email = "again@example.com"
         try await repository.save(first)
@@ -119,12 +120,12 @@ import VariablySyncTesting
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.sqlite").path
-        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 5)
+        let server = try SimulatedServer(records: User.samples(2), seed: 5)
         do {
             let repository = try Repository(
                 database: try SQLiteDatabase(path: path), remote: server, configuration: makeConfiguration())
             try await repository.sync()
-            try await repository.save(SyncUser.sample(4))
+            try await repository.save(User.sample(4))
             // Outside of `write`, whose last statement stamps the groups of the column removed here.
             try repository.database.writeWithoutTransaction { db in
                 try db.execute(sql: #"DROP INDEX "variably_pending_changes_by_group""#)
@@ -139,28 +140,28 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "transaction_group" FROM "variably_pending_changes""#).map { $0[0] }
         }
         #expect(groups == [.integer(1)])
-        try await repository.save(SyncUser.sample(5))
+        try await repository.save(User.sample(5))
         let report = try await repository.sync()
         #expect(report.pushed == 2)
-        #expect(await server.record(id: SyncUser.sample(4).id) != nil)
+        #expect(await server.record(id: User.sample(4).id) != nil)
     }
 
     /// Capture triggers of an earlier version are replaced when a repository opens, not kept beside the
     /// new ones: each write queues once, stamped with its group.
     @Test func olderCaptureTriggersAreReplaced() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let server = try SimulatedServer(records: SyncUser.samples(2), seed: 6)
+        let server = try SimulatedServer(records: User.samples(2), seed: 6)
         _ = try Repository(database: database, remote: server, configuration: makeConfiguration())
         try await database.write { db in
             try db.execute(
                 sql: """
-                    CREATE TRIGGER "variably_capture_v1_0_sync_users_insert" AFTER INSERT ON "sync_users"
+                    CREATE TRIGGER "variably_capture_v1_0_users_insert" AFTER INSERT ON "users"
                     BEGIN INSERT INTO "variably_pending_changes" ("table_name", "record_id", "operation",
                         "idempotency_key", "created_at") VALUES ('stale', NEW."id", 'upsert', hex(randomblob(16)), 0); END
                     """)
         }
         let repository = try Repository(database: database, remote: server, configuration: makeConfiguration())
-        try await repository.save(SyncUser.sample(3))
+        try await repository.save(User.sample(3))
         let triggers = try await database.read { db in
             try db.fetch(
                 sql:
@@ -172,6 +173,6 @@ import VariablySyncTesting
             try db.fetch(sql: #"SELECT "table_name", "transaction_group" IS NOT NULL FROM "variably_pending_changes""#)
                 .map { [$0[0], $0[1]] }
         }
-        #expect(queued == [[.text("sync_users"), .integer(1)]])
+        #expect(queued == [[.text("users"), .integer(1)]])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -7,8 +8,8 @@ import VariablySyncTesting
 /// A source whose server answers every push of the records in `failing` with `500`, and passes the
 /// rest to its simulated server.
 struct FailingRecordsRemote: RemoteSource {
-    typealias Model = SyncUser
-    let server: SimulatedServer<SyncUser>
+    typealias Model = User
+    let server: SimulatedServer<User>
     let failing: FailingIDs
 
     /// The ids the server fails, changeable while a test runs.
@@ -37,9 +38,9 @@ struct FailingRecordsRemote: RemoteSource {
 /// user lists every change that has not reached the server, with where it stands.
 @Suite struct UnsentChangesTests {
     private func repository(failing: Set<Int64>) async throws -> (
-        Repository<SyncUser>, SimulatedServer<SyncUser>, FailingRecordsRemote.FailingIDs
+        Repository<User>, SimulatedServer<User>, FailingRecordsRemote.FailingIDs
     ) {
-        let server = try SimulatedServer(records: SyncUser.samples(3), seed: 7)
+        let server = try SimulatedServer(records: User.samples(3), seed: 7)
         let ids = FailingRecordsRemote.FailingIDs(failing)
         let repository = try Repository(
             database: .inMemory(), remote: FailingRecordsRemote(server: server, failing: ids),
@@ -52,21 +53,21 @@ struct FailingRecordsRemote: RemoteSource {
     }
 
     @Test func aChangeTheServerKeepsFailingWaitsWhileTheRestAndThePullGoOn() async throws {
-        let (repository, server, failing) = try await repository(failing: [SyncUser.sample(1).id])
-        var first = SyncUser.sample(1)
+        let (repository, server, failing) = try await repository(failing: [User.sample(1).id])
+        var first = User.sample(1)
         first.nickname = "fails on the server"
-        var second = SyncUser.sample(2)
+        var second = User.sample(2)
         second.nickname = "accepted"
         try await repository.save(first)
         try await repository.save(second)
-        _ = try await server.upsert(SyncUser.sample(40))
+        _ = try await server.upsert(User.sample(40))
 
         let report = try await repository.sync()
         #expect(report.pushed == 1)
         #expect(report.deferred.map(\.id) == [first.id])
         #expect(report.deferred.first?.reason.contains("500") == true)
         #expect(report.pulled == 2)  // the pull went on: the server's new record, and the accepted edit
-        #expect(try await repository.fetch(id: SyncUser.sample(40).id) != nil)
+        #expect(try await repository.fetch(id: User.sample(40).id) != nil)
         #expect(await server.record(id: second.id)?.nickname == "accepted")
 
         let unsent = try await repository.unsentChanges()
@@ -92,7 +93,7 @@ struct FailingRecordsRemote: RemoteSource {
 
     @Test func unsentChangesTellWhereEachStandsAndAreObservable() async throws {
         let (repository, _, _) = try await repository(failing: [])
-        var edited = SyncUser.sample(2)
+        var edited = User.sample(2)
         edited.nickname = "queued"
         let updates = repository.observeUnsentChanges()
         var iterator = updates.makeAsyncIterator()
@@ -101,7 +102,7 @@ struct FailingRecordsRemote: RemoteSource {
         let next = try await iterator.next()
         #expect(next?.map(\.status) == [.queued])
         #expect(next?.first?.id(as: Int64.self) == edited.id)
-        #expect(next?.first?.table == "sync_users")
+        #expect(next?.first?.table == "users")
         #expect(next?.first?.description.contains("save queued") == true)
         try await repository.sync()
         // Sent (awaiting its answer), then accepted: the list empties.

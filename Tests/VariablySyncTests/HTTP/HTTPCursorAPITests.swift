@@ -11,7 +11,7 @@ struct HTTPCursorAPITests {
     @Test func cacheMirrorsTheItemsAndTheirTombstonesAcrossSyncs() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...35))
+        try server.put("items", VersionedPost.drafts(1...35))
         // Tombstones of records the client never had, and of one that never existed.
         try server.delete("items", ids: [4, 5, 40])
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
@@ -22,7 +22,9 @@ struct HTTPCursorAPITests {
         #expect(try await cachedPosts(repository) == server.state().items)
 
         try server.put(
-            "items", [Post(id: 1, title: "edited 1"), Post(id: 2, title: "edited 2")] + Post.drafts(36...38))
+            "items",
+            [VersionedPost(id: 1, title: "edited 1"), VersionedPost(id: 2, title: "edited 2")]
+                + VersionedPost.drafts(36...38))
         try server.delete("items", ids: [3, 6])
         let second = try await repository.sync()
         #expect(second.pulled == 5)
@@ -38,14 +40,15 @@ struct HTTPCursorAPITests {
     @Test func pullOnlyAPIKeepsALocalSaveQueuedAndStillPulls() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...5))
+        try server.put("items", VersionedPost.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
         try await repository.sync()
 
         var local = try #require(try await repository.fetch(id: 2))
         local.title = "local edit"
         try await repository.save(local)
-        try server.put("items", [Post(id: 3, title: "server edit"), Post(id: 2, title: "server edit of 2")])
+        try server.put(
+            "items", [VersionedPost(id: 3, title: "server edit"), VersionedPost(id: 2, title: "server edit of 2")])
         let report = try await repository.sync()
         #expect(report.pushed == 0)
         // Nothing was pushed: the local edit stays queued and in the cache, over the server's edit of it.
@@ -61,13 +64,13 @@ struct HTTPCursorAPITests {
     @Test func batchPushVariantSyncsBothWaysAndSettlesAConflictForTheServer() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...20))
+        try server.put("items", VersionedPost.drafts(1...20))
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPIWithBatchPush)
         try await repository.sync()
 
         var edited = try #require(try await repository.fetch(id: 2))
         edited.title = "local edit"
-        try await repository.save([edited, Post(id: 21, title: "created locally")])
+        try await repository.save([edited, VersionedPost(id: 21, title: "created locally")])
         try await repository.delete(id: 3)
         let pushed = try await repository.sync()
         #expect(pushed.pushed == 3)
@@ -77,7 +80,7 @@ struct HTTPCursorAPITests {
         #expect(state.items.last?.title == "created locally")
         #expect(try await cachedPosts(repository) == state.items)
 
-        try server.put("items", [Post(id: 5, title: "server edit")])
+        try server.put("items", [VersionedPost(id: 5, title: "server edit")])
         var stale = try #require(try await repository.fetch(id: 5))
         stale.title = "stale local edit"
         try await repository.save(stale)
@@ -99,7 +102,7 @@ struct HTTPCursorAPITests {
     func cacheMirrorsTheItemsThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...25))
+        try server.put("items", VersionedPost.drafts(1...25))
         try server.delete("items", ids: [7])
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken(fault == "401" ? "new" : "old")
@@ -120,7 +123,7 @@ struct HTTPCursorAPITests {
             #expect(state.requests.contains { $0.fault == fault })
         }
 
-        try server.put("items", [Post(id: 1, title: "edited")] + Post.drafts(26...27))
+        try server.put("items", [VersionedPost(id: 1, title: "edited")] + VersionedPost.drafts(26...27))
         try server.delete("items", ids: [2])
         let second = try await repository.sync()
         #expect(second.pulled == 3)
@@ -132,7 +135,7 @@ struct HTTPCursorAPITests {
     @Test func cursorThatNeverAdvancesStopsTheSyncWithAnError() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...5))
+        try server.put("items", VersionedPost.drafts(1...5))
         // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
         try server.fault("stuck", path: "/items", times: 200)
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI)
@@ -151,7 +154,7 @@ struct HTTPCursorAPITests {
     @Test func unauthorizedAfterARefreshFailsTheSyncAfterTwoRequests() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("items", Post.drafts(1...3))
+        try server.put("items", VersionedPost.drafts(1...3))
         try server.requireToken("neither")
         let vault = TokenVault(token: "old", refreshed: "new")
         let repository = try server.makeRepository(ShapedAPIServer.cursorAPI, vault: vault)

@@ -14,9 +14,9 @@ struct HTTPPageAPITests {
     func postsSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain(throughURLSession: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...10))
+        try server.put("posts", VersionedPost.drafts(1...10))
         // 25 posts written together: one `updated_at`, spread over three pages of 10.
-        let shared = try server.put("posts", Post.drafts(11...35), stamp: .oneForAll)
+        let shared = try server.put("posts", VersionedPost.drafts(11...35), stamp: .oneForAll)
         let boundary = try #require(shared.posts.last?.updatedAt)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
 
@@ -31,9 +31,11 @@ struct HTTPPageAPITests {
         #expect(unchanged.pages == 3)
 
         // A post committed late with the boundary timestamp, one moved off it, two written together.
-        try server.put("posts", [Post(id: 36, title: "late at the boundary")], stamp: .at(boundary))
-        try server.put("posts", [Post(id: 12, title: "edited 12")])
-        try server.put("posts", [Post(id: 3, title: "edited 3"), Post(id: 4, title: "edited 4")], stamp: .oneForAll)
+        try server.put("posts", [VersionedPost(id: 36, title: "late at the boundary")], stamp: .at(boundary))
+        try server.put("posts", [VersionedPost(id: 12, title: "edited 12")])
+        try server.put(
+            "posts", [VersionedPost(id: 3, title: "edited 3"), VersionedPost(id: 4, title: "edited 4")],
+            stamp: .oneForAll)
         let changed = try await repository.sync()
         #expect(changed.pulled == 4)
         #expect(try await cachedPosts(repository) == server.state().posts)
@@ -53,7 +55,7 @@ struct HTTPPageAPITests {
     @Test func serverDeletionsReachTheCacheOnlyThroughResync() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...12))
+        try server.put("posts", VersionedPost.drafts(1...12))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
@@ -74,8 +76,8 @@ struct HTTPPageAPITests {
     func cacheMirrorsThePostsThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...8))
-        try server.put("posts", Post.drafts(9...20), stamp: .oneForAll)
+        try server.put("posts", VersionedPost.drafts(1...8))
+        try server.put("posts", VersionedPost.drafts(9...20), stamp: .oneForAll)
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken(fault == "401" ? "new" : "old")
         if fault != "401" { try server.fault(fault, path: "/posts", skip: 1) }
@@ -94,7 +96,8 @@ struct HTTPPageAPITests {
             #expect(state.requests.contains { $0.fault == fault })
         }
 
-        try server.put("posts", [Post(id: 1, title: "edited"), Post(id: 21, title: "new")], stamp: .oneForAll)
+        try server.put(
+            "posts", [VersionedPost(id: 1, title: "edited"), VersionedPost(id: 21, title: "new")], stamp: .oneForAll)
         #expect(try await repository.sync().pulled == 2)
         state = try server.state()
         #expect(try await cachedPosts(repository) == state.posts)
@@ -104,8 +107,8 @@ struct HTTPPageAPITests {
     @Test func interruptedPullResumesAtTheNextLinkItStoppedAt() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...12))
-        try server.put("posts", Post.drafts(13...30), stamp: .oneForAll)
+        try server.put("posts", VersionedPost.drafts(1...12))
+        try server.put("posts", VersionedPost.drafts(13...30), stamp: .oneForAll)
         // More failures than the 30 attempts of the retry policy, from the second page on.
         try server.fault("500", path: "/posts", skip: 1, times: 30)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
@@ -117,7 +120,7 @@ struct HTTPPageAPITests {
         }
         #expect(try await repository.count() == 10)
 
-        try server.put("posts", [Post(id: 31, title: "written meanwhile")])
+        try server.put("posts", [VersionedPost(id: 31, title: "written meanwhile")])
         let asked = try server.state().requests.count
         let resumed = try await repository.sync()
         #expect(resumed.pulled == 21)
@@ -133,12 +136,12 @@ struct HTTPPageAPITests {
     @Test func writesStampedWithTheBoundaryTimestampAreStillPulled() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...5), stamp: .oneForAll)
+        try server.put("posts", VersionedPost.drafts(1...5), stamp: .oneForAll)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, pageSize: 2)
         try await repository.sync()
         try server.freezeClock()
 
-        try server.put("posts", [Post(id: 2, title: "edited by another client")])
+        try server.put("posts", [VersionedPost(id: 2, title: "edited by another client")])
         let other = try await repository.sync()
         #expect(other.pulled == 1)
         #expect(try await cachedPosts(repository) == server.state().posts)
@@ -167,7 +170,7 @@ struct HTTPPageAPITests {
     func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...25))
+        try server.put("posts", VersionedPost.drafts(1...25))
         try server.writeLinks(withPrefix: prefix)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         let report = try await repository.sync()
@@ -179,8 +182,8 @@ struct HTTPPageAPITests {
     @Test func nextLinkThatNeverAdvancesStopsTheSyncWithAnError() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
-        try server.put("posts", Post.drafts(4...6), stamp: .oneForAll)
+        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(4...6), stamp: .oneForAll)
         // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
         try server.fault("stuck", path: "/posts", times: 200)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
@@ -198,14 +201,14 @@ struct HTTPPageAPITests {
     func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch(throughURLSession: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...5))
+        try server.put("posts", VersionedPost.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
         try await repository.sync()
 
         var edited = try #require(try await repository.fetch(id: 1))
         edited.title = "local edit"
         try await repository.save(edited)
-        try await repository.save(Post(id: 6, title: "created locally"))
+        try await repository.save(VersionedPost(id: 6, title: "created locally"))
         try await repository.delete(id: 2)
         let report = try await repository.sync()
         #expect(report.pushed == 3)
@@ -238,12 +241,12 @@ struct HTTPPageAPITests {
     func staleIfMatchKeepsTheServerVersionByDefault(conflictBody: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         try server.answerConflicts(with: conflictBody)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
-        try server.put("posts", [Post(id: 2, title: "server edit")])
+        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
         var local = try #require(try await repository.fetch(id: 2))
         local.title = "local edit"
         try await repository.save(local)
@@ -265,11 +268,11 @@ struct HTTPPageAPITests {
     @Test func staleIfMatchWithClientWinsLandsTheLocalEdit() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
         try await repository.sync()
 
-        try server.put("posts", [Post(id: 2, title: "server edit")])
+        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
         var local = try #require(try await repository.fetch(id: 2))
         local.title = "local edit"
         try await repository.save(local)
@@ -291,12 +294,12 @@ struct HTTPPageAPITests {
     func deletionOfAPostEditedOnTheServerSendsTheVersionLastSeen(clientWins: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let repository = try server.makeRepository(
             ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
         try await repository.sync()
 
-        try server.put("posts", [Post(id: 2, title: "server edit")])
+        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
         try await repository.delete(id: 2)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [clientWins ? .keptLocal : .keptServer])
@@ -313,7 +316,7 @@ struct HTTPPageAPITests {
     @Test func deletionOfAPostEditedLocallyKeepsThePulledVersion() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
@@ -334,7 +337,7 @@ struct HTTPPageAPITests {
     @Test func editOfAPostDeletedOnTheServerEndsDeletedByDefault() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
@@ -351,7 +354,7 @@ struct HTTPPageAPITests {
     @Test func editOfAPostDeletedOnTheServerIsPostedAgainWithClientWins() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
         try await repository.sync()
 
@@ -379,7 +382,7 @@ struct HTTPPageAPITests {
             pull: ShapedAPIServer.pageAPI.pull,
             push: .perRecord(HTTPRecordEndpoints(path: "nowhere", versionField: "version", concurrency: .ifMatch)))
         let repository = try server.makeRepository(wrongPath)
-        try await repository.save(Post(id: 1, title: "created locally"))
+        try await repository.save(VersionedPost(id: 1, title: "created locally"))
         let report = try await repository.sync()
         #expect(report.rejected.map(\.id) == [1])
         #expect(report.rejected.first?.reason.hasPrefix("HTTP 404 (no collection at this URL") == true)
@@ -399,7 +402,7 @@ struct HTTPPageAPITests {
     func localWritesLandExactlyOnceThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", Post.drafts(1...3))
+        try server.put("posts", VersionedPost.drafts(1...3))
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken("old")
         let repository = try server.makeRepository(
@@ -415,7 +418,7 @@ struct HTTPPageAPITests {
         var edited = try #require(try await repository.fetch(id: 1))
         edited.title = "local edit"
         try await repository.save(edited)
-        try await repository.save(Post(id: 4, title: "created locally"))
+        try await repository.save(VersionedPost(id: 4, title: "created locally"))
         let report = try await repository.sync()
         #expect(report.pushed == 2)
         #expect(report.conflicts.isEmpty)

@@ -7,7 +7,7 @@ import Testing
 /// that a failure in one record's request never sends an answered record again.
 @Suite(.timeLimit(.minutes(3)))
 struct HTTPRecordPushRulesTests {
-    private typealias Source = HTTPRemoteSource<Post>
+    private typealias Source = HTTPRemoteSource<VersionedPost>
 
     private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/posts/2") -> HTTPRequestHead {
         HTTPRequestHead(
@@ -56,7 +56,7 @@ struct HTTPRecordPushRulesTests {
         defer { server.stop() }
         try server.fault("500", method: "POST", path: "/posts", skip: 1, times: 4)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
-        for id in Int64(1)...3 { try await repository.save(Post(id: id, title: "created \(id)")) }
+        for id in Int64(1)...3 { try await repository.save(VersionedPost(id: id, title: "created \(id)")) }
         let report = try await repository.sync()
         #expect(report.pushed == 3)
 

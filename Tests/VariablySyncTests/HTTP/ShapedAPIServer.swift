@@ -68,9 +68,9 @@ final class ShapedAPIServer {
     /// What the server holds and has been asked, after a command.
     struct State {
         /// The live items, by id.
-        var items: [Post]
+        var items: [VersionedPost]
         /// The posts, by id.
-        var posts: [Post]
+        var posts: [VersionedPost]
         /// Every request so far, oldest first.
         var requests: [Request]
         /// Faults not yet served.
@@ -104,10 +104,11 @@ final class ShapedAPIServer {
 
     /// A repository on an in-memory cache, synced with this server through `api`; quick retries.
     func makeRepository(
-        _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5, conflicts: ConflictPolicy<Post> = .serverWins,
+        _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5,
+        conflicts: ConflictPolicy<VersionedPost> = .serverWins,
         vault: TokenVault? = nil, throughURLSession: Bool = false
-    ) throws -> Repository<Post> {
-        let remote = HTTPRemoteSource<Post>(
+    ) throws -> Repository<VersionedPost> {
+        let remote = HTTPRemoteSource<VersionedPost>(
             baseURL: baseURL, api: api, timeout: timeout,
             transport: throughURLSession
                 ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
@@ -132,7 +133,7 @@ final class ShapedAPIServer {
     /// Writes `records` on the server's side, as another client would: each gets the next version and
     /// an `updated_at` as `stamp` says.
     @discardableResult
-    func put(_ collection: String, _ records: [Post], stamp: Stamp = .eachNext) throws -> State {
+    func put(_ collection: String, _ records: [VersionedPost], stamp: Stamp = .eachNext) throws -> State {
         let objects = try records.map {
             try JSONSerialization.jsonObject(with: JSONEncoder().encode($0, source: .remote))
         }
@@ -207,14 +208,14 @@ final class ShapedAPIServer {
         }
         let decoder = JSONDecoder(source: .remote)
         return State(
-            items: try decoder.decode([Post].self, from: JSONSerialization.data(withJSONObject: items)),
-            posts: try decoder.decode([Post].self, from: JSONSerialization.data(withJSONObject: posts)),
+            items: try decoder.decode([VersionedPost].self, from: JSONSerialization.data(withJSONObject: items)),
+            posts: try decoder.decode([VersionedPost].self, from: JSONSerialization.data(withJSONObject: posts)),
             requests: try JSONDecoder().decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             faultsLeft: faultsLeft)
     }
 }
 
 /// Every post in `repository`'s cache, by id.
-func cachedPosts(_ repository: Repository<Post>) async throws -> [Post] {
+func cachedPosts(_ repository: Repository<VersionedPost>) async throws -> [VersionedPost] {
     try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
 }

@@ -23,7 +23,7 @@ final class TokenVault: @unchecked Sendable {
     var refreshes: Int { lock.withLock { count } }
 
     /// The hook for `HTTPRemoteSource(prepare:)`.
-    var hook: HTTPRemoteSource<Post>.RequestHook {
+    var hook: HTTPRemoteSource<VersionedPost>.RequestHook {
         { request, attempt in
             // Refreshed once for all the requests that met the same expired token.
             let token = self.current(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyHTTP
 import VariablySync
@@ -42,7 +43,7 @@ struct HTTPHostileServerTests {
     @Test func statusLineThenCloseIsATransientErrorNotACrash() async throws {
         let server = try await HostileHTTPServer(["status-then-close"])
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         let error = await remoteError { try await remote.pull(after: nil, limit: 10) }
         #expect(error?.isTransient == true, "\(String(describing: error))")
         #expect("\(error.map { "\($0)" } ?? "")".contains("inside the response head"))
@@ -100,7 +101,7 @@ struct HTTPHostileServerTests {
     @Test func urlSessionPathEncodesTheCursorAndAsksForGzip() async throws {
         let server = try await HostileHTTPServer(["echo", "gzip"])
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(
+        let remote = HTTPRemoteSource<User>(
             baseURL: server.baseURL, timeout: 20, transport: URLSessionTransport(configuration: .ephemeral))
         let page = try await remote.pull(after: "ab+c/d==", limit: 10)
         let echoed = try JSONSerialization.jsonObject(with: Data(page.nextCursor.rawValue.utf8)) as? [String: Any]
@@ -122,27 +123,27 @@ struct HTTPHostileServerTests {
     }
 
     @Test func repositoryResyncsWhenTheServerForgetsTheCursor() async throws {
-        let server = try await HostileHTTPServer(["gone"], records: try Self.records([SyncUser.sample(0)]))
+        let server = try await HostileHTTPServer(["gone"], records: try Self.records([User.sample(0)]))
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let first = try await repository.sync()
         #expect(first.cursor == "ab+c/d==")
         let second = try await repository.sync()
         #expect(second.resynced)
-        await #expect(try cached(repository) == [SyncUser.sample(0)])
+        await #expect(try cached(repository) == [User.sample(0)])
     }
 
     // MARK: - 4. Encodings and sizes
 
     @Test(arguments: HostileTransport.all, ["gzip", "gzip-chunked", "deflate", "deflate-raw"])
     func compressedAnswerIsDecoded(transport: HostileTransport, mode: String) async throws {
-        let server = try await transport.server([mode], records: try Self.records([SyncUser.sample(2)]))
+        let server = try await transport.server([mode], records: try Self.records([User.sample(2)]))
         defer { server.stop() }
         let remote = transport.source(server)
         let page = try await remote.pull(after: nil, limit: 10)
         #expect(page.nextCursor == "ab+c/d==")
-        #expect(try JSONDecoder(source: .remote).decode([SyncUser].self, from: page.records) == [SyncUser.sample(2)])
+        #expect(try JSONDecoder(source: .remote).decode([User].self, from: page.records) == [User.sample(2)])
     }
 
     /// A body labelled with a coding that its bytes are not in: the transport cannot decode it, and
@@ -192,12 +193,12 @@ struct HTTPHostileServerTests {
         let server = try await HostileHTTPServer(["page"])
         defer { server.stop() }
         let transport = URLSessionTransport(configuration: .ephemeral)
-        var remote = HTTPRemoteSource<SyncUser>(
+        var remote = HTTPRemoteSource<User>(
             baseURL: server.baseURL, timeout: 20, transport: transport, maximumResponseSize: 16)
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 16)) {
             try await remote.pull(after: nil, limit: 10)
         }
-        remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20, transport: transport)
+        remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20, transport: transport)
         #expect(try await remote.pull(after: nil, limit: 10).nextCursor == "ab+c/d==")
     }
 
@@ -274,34 +275,34 @@ struct HTTPHostileServerTests {
     @Test func repositoryRetriesDroppedConnections() async throws {
         let server = try await HostileHTTPServer(
             ["truncated", "long-length", "close", "status-then-close", "page"],
-            records: try Self.records([SyncUser.sample(3)]))
+            records: try Self.records([User.sample(3)]))
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let report = try await repository.sync()
         #expect(report.retries == 4)
-        await #expect(try cached(repository) == [SyncUser.sample(3)])
+        await #expect(try cached(repository) == [User.sample(3)])
     }
 
     // MARK: - 6. Duplicate keys
 
     @Test func duplicateKeysInARecordKeepTheFirstAsJSONDecoderDoes() async throws {
-        var user = SyncUser.sample(1)
+        var user = User.sample(1)
         user.userName = "first"
         let record = try Self.records([user]).replacingOccurrences(
             of: #""user_name":"first""#, with: #""user_name":"first","user_name":"second""#)
         #expect(record.contains("second"))
         // The rule, from the decoders themselves.
-        let decoded = try JSONDecoder(source: .remote).decode([SyncUser].self, from: Data(record.utf8))
+        let decoded = try JSONDecoder(source: .remote).decode([User].self, from: Data(record.utf8))
         #expect(decoded.map(\.userName) == ["first"])
         #expect(
-            try KeySetJSONDecoder(source: .remote).decode([SyncUser].self, from: Data(record.utf8)).map(\.userName) == [
+            try KeySetJSONDecoder(source: .remote).decode([User].self, from: Data(record.utf8)).map(\.userName) == [
                 "first"
             ])
 
         let server = try await HostileHTTPServer(["page"], records: record)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         let page = try await remote.pull(after: nil, limit: 10)
         #expect(String(decoding: page.records, as: UTF8.self) == record, "the records are the server's bytes")
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
@@ -319,13 +320,13 @@ struct HTTPHostileServerTests {
     // MARK: - 7. Invalid UTF-8
 
     @Test func invalidUTF8InARecordSkipsItWithTheDecodersError() async throws {
-        var users = SyncUser.samples(3)
+        var users = User.samples(3)
         users[1].userName = "a@@b"
         var records = Data(try Self.records(users).utf8)
         records.replaceSubrange(try #require(records.range(of: Data("@@".utf8))), with: [0xFF])
         let server = try await HostileHTTPServer(["page"], recordBytes: records)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         #expect(try await remote.pull(after: nil, limit: 10).records == records, "the records are the server's bytes")
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let report = try await repository.sync()
@@ -367,7 +368,7 @@ struct HTTPHostileServerTests {
     @Test func repositoryWaitsAtLeastTheRetryAfterDelay() async throws {
         let server = try await HostileHTTPServer(["throttle", "page"])
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 20)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 20)
         let repository = try Repository(database: .inMemory(), remote: remote, configuration: makeConfiguration())
         let progress = repository.progressUpdates()
         let collector = Task {
@@ -395,14 +396,14 @@ struct HTTPHostileServerTests {
 
     // MARK: - Fixtures
 
-    static func records(_ users: [SyncUser]) throws -> String {
+    static func records(_ users: [User]) throws -> String {
         String(decoding: try JSONEncoder().encode(users, source: .remote), as: UTF8.self)
     }
 }
 
 /// A source that serves fixed record bytes in process, as `SimulatedServer` does, without HTTP.
 private struct RawUserSource: RemoteSource {
-    typealias Model = SyncUser
+    typealias Model = User
     let records: Data
 
     func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {

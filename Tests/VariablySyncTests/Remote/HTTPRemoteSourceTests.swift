@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySync
 import VariablyTestSupport
@@ -108,9 +109,9 @@ struct HTTPRepositoryTests {
     @Test func repositorySyncsBothWaysOverHTTP() async throws {
         let server = try await PythonSyncServer()
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 10)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         let seeded = try await remote.push(
-            try SyncUser.samples(35).map {
+            try User.samples(35).map {
                 RemoteChange(
                     idempotencyKey: "seed\($0.id)", id: $0.id,
                     operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
@@ -121,9 +122,9 @@ struct HTTPRepositoryTests {
             database: .inMemory(), remote: remote, configuration: makeConfiguration(pageSize: 10))
         let report = try await first.sync()
         #expect(report.pages == 4)
-        await #expect(try cached(first) == SyncUser.samples(35))
+        await #expect(try cached(first) == User.samples(35))
 
-        var edited = SyncUser.sample(4)
+        var edited = User.sample(4)
         edited.nickname = "over http"
         try await first.save(edited)
         try await first.delete(id: 9)
@@ -142,8 +143,8 @@ struct HTTPRepositoryTests {
     func repositoryReachesTheServersStateOverCompressedAnswers(compression: String) async throws {
         let server = try await PythonSyncServer(compression: compression)
         defer { server.stop() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: server.baseURL, timeout: 10)
-        var users = SyncUser.samples(120)
+        let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
+        var users = User.samples(120)
         let seeded = try await remote.push(
             try users.map {
                 RemoteChange(

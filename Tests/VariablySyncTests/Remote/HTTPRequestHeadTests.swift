@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import UserSyncModels
 @testable import VariablySync
 
 /// The pieces of a request and its answer that need no server: the query encoding, header text, the
@@ -22,7 +23,7 @@ import Testing
 
     @Test func pushedRecordsAreSplicedInAsTheirBytes() throws {
         let record = #"{"id": 7, "score": 1.10, "big": 123456789012345678901234567890, "name": "a\u0301"}"#
-        let body = try HTTPRemoteSource<SyncUser>.pushBody([
+        let body = try HTTPRemoteSource<User>.pushBody([
             RemoteChange(idempotencyKey: "k1", id: 7, operation: .upsert(Data(record.utf8)), baseCursor: "3"),
             RemoteChange(idempotencyKey: "k2", id: 8, operation: .delete, baseCursor: nil, supersedes: ["k0"]),
         ])
@@ -35,7 +36,7 @@ import Testing
         #expect(changes[1]["base_cursor"] is NSNull)
         #expect(changes[1]["supersedes"] as? [String] == ["k0"])
         #expect(throws: EncodingError.self) {
-            try HTTPRemoteSource<SyncUser>.pushBody([
+            try HTTPRemoteSource<User>.pushBody([
                 RemoteChange(idempotencyKey: "k", id: 1, operation: .upsert(Data("[1]".utf8)), baseCursor: nil)
             ])
         }

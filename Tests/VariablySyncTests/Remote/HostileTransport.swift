@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyHTTP
 import VariablySync
 import VariablyTestSupport
@@ -40,11 +41,11 @@ enum HostileTransport: String, Sendable, CustomTestStringConvertible {
     /// A source for `server` through this transport.
     func source(
         _ server: HostileHTTPServer, timeout: TimeInterval = 20, maximumResponseSize: Int = 64 << 20,
-        prepare: HTTPRemoteSource<SyncUser>.RequestHook? = nil
-    ) -> HTTPRemoteSource<SyncUser> {
+        prepare: HTTPRemoteSource<User>.RequestHook? = nil
+    ) -> HTTPRemoteSource<User> {
         // A session per source: a server that floods one keeps its queue busy (see `URLSessionTransfer`),
         // and must not slow the other tests' requests.
-        HTTPRemoteSource<SyncUser>(
+        HTTPRemoteSource<User>(
             baseURL: server.baseURL, timeout: timeout,
             transport: isURLSession ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
             maximumResponseSize: maximumResponseSize, prepare: prepare)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyHTTP
 import VariablySync
@@ -30,7 +31,7 @@ struct HTTPTransportTests {
             continuation.finish()
             return (200, [:])
         }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: Self.base, timeout: 5, transport: transport)
+        let remote = HTTPRemoteSource<User>(baseURL: Self.base, timeout: 5, transport: transport)
         let page = try await remote.pull(after: nil, limit: 10)
         #expect(page.nextCursor == "7")
     }
@@ -41,7 +42,7 @@ struct HTTPTransportTests {
             continuation.finish()
             return (200, ["Content-Encoding": "gzip"])
         }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: Self.base, timeout: 5, transport: transport)
+        let remote = HTTPRemoteSource<User>(baseURL: Self.base, timeout: 5, transport: transport)
         let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
         guard case .invalidResponse(let reason) = error else {
             Issue.record("expected invalidResponse, got \(String(describing: error))")
@@ -60,13 +61,13 @@ struct HTTPTransportTests {
             (.invalidResponse(request: "GET /users/changes", reason: "bad"), false),
         ]
         for (failure, isTransient) in cases {
-            let remote = HTTPRemoteSource<SyncUser>(
+            let remote = HTTPRemoteSource<User>(
                 baseURL: Self.base, timeout: 5, transport: ScriptedTransport { _, _ in throw failure })
             let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
             #expect(error?.isTransient == isTransient, "\(failure)")
             #expect(error?.isTransient == failure.isTransient, "\(failure)")
         }
-        let tooLarge = HTTPRemoteSource<SyncUser>(
+        let tooLarge = HTTPRemoteSource<User>(
             baseURL: Self.base, timeout: 5,
             transport: ScriptedTransport { _, _ in throw HTTPTransportError.tooLarge(limit: 9) })
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 9)) {
@@ -91,7 +92,7 @@ struct HTTPTransportTests {
             }
             return (200, [:])
         }
-        let remote = HTTPRemoteSource<SyncUser>(
+        let remote = HTTPRemoteSource<User>(
             baseURL: Self.base, timeout: 30, transport: transport, maximumResponseSize: 64 << 10)
         await #expect(throws: RemoteSourceError.responseTooLarge(limit: 64 << 10)) {
             try await remote.pull(after: nil, limit: 10)
@@ -102,7 +103,7 @@ struct HTTPTransportTests {
     @Test func silentAppTransportFailsAtTheDeadlineAndIsCancelled() async throws {
         let cancelled = Flag()
         let transport = ScriptedTransport.never(cancelled: cancelled)
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: Self.base, timeout: 0.2, transport: transport)
+        let remote = HTTPRemoteSource<User>(baseURL: Self.base, timeout: 0.2, transport: transport)
         let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
         #expect(error?.isTransient == true)
         #expect(cancelled.isRaised)
@@ -111,7 +112,7 @@ struct HTTPTransportTests {
     @Test func unknownErrorOfAnAppTransportIsUnavailable() async throws {
         struct Refused: Error {}
         let transport = ScriptedTransport { _, _ in throw Refused() }
-        let remote = HTTPRemoteSource<SyncUser>(baseURL: Self.base, timeout: 5, transport: transport)
+        let remote = HTTPRemoteSource<User>(baseURL: Self.base, timeout: 5, transport: transport)
         let error = await #expect(throws: RemoteSourceError.self) { try await remote.pull(after: nil, limit: 10) }
         guard case .unavailable(let reason) = error else {
             Issue.record("expected unavailable, got \(String(describing: error))")
@@ -145,7 +146,7 @@ struct HTTPTransportTests {
     func writeFollowsA307WithItsBodyButNotA302(transport: HostileTransport) async throws {
         let change = RemoteChange<Int64>(
             idempotencyKey: "k1", id: 1,
-            operation: .upsert(try JSONEncoder().encode(SyncUser.sample(1), source: .remote)), baseCursor: nil)
+            operation: .upsert(try JSONEncoder().encode(User.sample(1), source: .remote)), baseCursor: nil)
         let kept = try await transport.server(["redirect-307", "push-ok"])
         defer { kept.stop() }
         let results = try await transport.source(kept).push([change])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablyTestSupport
 
@@ -87,7 +88,7 @@ import VariablyTestSupport
         let text = String(decoding: try KeySetJSONEncoder(source: .remote).encode(user), as: UTF8.self)
         let keys = [
             "\"id\"", "\"user_name\"", "\"email_address\"", "\"profile\"", "\"age\"", "\"score\"", "\"is_active\"",
-            "\"created_at\"",
+            "\"updated_at\"",
         ]
         let positions = keys.map { text.range(of: $0)?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })

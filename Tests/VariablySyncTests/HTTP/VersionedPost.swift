@@ -4,7 +4,7 @@ import VariablySQLite
 
 /// The declared-shape tests' model: a post whose `updated_at` (ISO 8601 text) and `version` the server
 /// stamps on every write; a new post has neither yet.
-struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
+struct VersionedPost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: Int64
     var title: String
     var updatedAt: String?
@@ -17,14 +17,14 @@ struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
         self.version = version
     }
 
-    init(from container: DecodingContainer<Post>) throws {
+    init(from container: DecodingContainer<VersionedPost>) throws {
         id = try container.decode(\.id)
         title = try container.decode(\.title)
         updatedAt = try container.decode(\.updatedAt)
         version = try container.decode(\.version)
     }
 
-    static let keySets = KeySets<Post>(defaultSource: .remote) {
+    static let keySets = KeySets<VersionedPost>(defaultSource: .remote) {
         KeySet(.remote) {
             Key(\.id, "id")
             Key(\.title, "title")
@@ -34,10 +34,10 @@ struct Post: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
         KeySet(.sqlite, style: .snakeCase)
     }
 
-    static let sqliteTable = SQLiteTable<Post>("shaped_posts", primaryKey: \.id)
+    static let sqliteTable = SQLiteTable<VersionedPost>("shaped_posts", primaryKey: \.id)
 
     /// Posts `ids`, titled `"<prefix> <id>"`, as the server has never seen them.
-    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "post") -> [Post] {
-        ids.map { Post(id: $0, title: "\(prefix) \($0)") }
+    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "post") -> [VersionedPost] {
+        ids.map { VersionedPost(id: $0, title: "\(prefix) \($0)") }
     }
 }
