@@ -84,7 +84,7 @@ public struct User: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sen
     public static let sqliteTable = SQLiteTable<User>(
         "users", primaryKey: \.id,
         [
-            .index(\.userName), .index(\.age, \.isActive),
+            .index(\.userName), .index(\.age, \.isActive), .unique(\.email),
             .references(\.favoritePostID, Post.self, onDelete: .setNull),
         ])
 }

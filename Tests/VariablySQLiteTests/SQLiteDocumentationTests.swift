@@ -10,7 +10,7 @@ import VariablySQLite
 // example's lines are here, in order). Keep them in step with the docs.
 
 extension SQLiteDocumentationTests {
-    struct User: VariablyCodable, Identifiable, Sendable, Equatable {
+    struct User: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
         var id: Int64
         var userName: String
         var email: String
@@ -37,16 +37,16 @@ extension SQLiteDocumentationTests {
                 Key(\.id); Key(\.userName); Key(\.email); Key(\.age); Key(\.isActive); Key(\.nickname)
             }
         }
+
+        static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [
+            .index(\.userName),
+            .index(\.age),
+            .unique(\.email),
+        ])
     }
 }
 
-extension SQLiteDocumentationTests.User: SQLiteStorable {
-    static let sqliteTable = SQLiteTable<User>("users", primaryKey: \.id, [
-        .index(\.userName),
-        .index(\.age),
-        .unique(\.email),
-    ])
-}
+extension SQLiteDocumentationTests.User: Equatable {}
 
 @Suite struct SQLiteDocumentationTests {
     private static let users = (1...50).map { index in

@@ -69,11 +69,13 @@ struct Case: Sendable, CustomTestStringConvertible {
         #expect(
             sqlite.entries.map(\.key.primary.description) == [
                 "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname",
+                "favorite_post_id",
             ])
         let remote = try #require(User.keySets[.remote])
         #expect(
             remote.entries.map(\.propertyName) == [
                 "id", "userName", "email", "age", "isActive", "score", "updatedAt", "tags", "nickname",
+                "favoritePostID",
             ])
     }
 

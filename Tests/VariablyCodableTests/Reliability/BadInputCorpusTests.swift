@@ -146,7 +146,7 @@ enum ReliabilityCorpus {
         ]
         let accepted: Set<String> =
             switch property {
-            case "id", "age": ["integer"]
+            case "id", "age", "favoritePostID": ["integer"]
             case "userName", "email", "nickname": ["string"]
             case "isActive": ["bool"]
             case "score", "updatedAt": ["integer", "fraction"]
@@ -162,13 +162,16 @@ enum ReliabilityCorpus {
             for (name, value) in wrongValues(for: property) {
                 // A fraction or out-of-range number in an integer is reported by Foundation as
                 // dataCorrupted, whose path it does not always keep: the property is still named.
-                let isNumberRange = (property == "id" || property == "age") && name == "fraction"
+                let isNumberRange = ["id", "age", "favoritePostID"].contains(property) && name == "fraction"
+                // A date read with `.dates(.flexible)` takes text too: text that is no date is corrupted data.
+                let isDateText = property == "updatedAt" && name == "string"
                 inputs.append(
                     HostileInput(
                         name: "remote \(path.joined(separator: ".")) = \(name)",
                         data: json(setting(remoteObject(), path[...], value)),
                         outcome: .keyedError(
-                            property: property, reasons: isNumberRange ? nil : [.typeMismatch],
+                            property: property,
+                            reasons: isNumberRange ? nil : isDateText ? [.dataCorrupted] : [.typeMismatch],
                             codingPath: isNumberRange ? nil : path.joined(separator: "."))))
             }
         }
@@ -189,6 +192,8 @@ enum ReliabilityCorpus {
             case "nickname":
                 // Documented: an optional property reads null as nil.
                 return HostileInput(name: name, data: data, outcome: .decodes({ $0.nickname == nil }))
+            case "favoritePostID":
+                return HostileInput(name: name, data: data, outcome: .decodes({ $0.favoritePostID == nil }))
             case "tags":
                 // Documented: `decode(_:default:)` reads null as the default.
                 return HostileInput(name: name, data: data, outcome: .decodes({ $0.tags == [] }))
@@ -209,6 +214,8 @@ enum ReliabilityCorpus {
             let name = "remote \(path.joined(separator: ".")) missing"
             switch property {
             case "nickname": return HostileInput(name: name, data: data, outcome: .decodes({ $0.nickname == nil }))
+            case "favoritePostID":
+                return HostileInput(name: name, data: data, outcome: .decodes({ $0.favoritePostID == nil }))
             case "tags": return HostileInput(name: name, data: data, outcome: .decodes({ $0.tags == [] }))
             default:
                 return HostileInput(
@@ -253,12 +260,13 @@ enum ReliabilityCorpus {
             HostileInput(
                 name: "score = 5e-324", data: with(["profile", "score"], "5e-324"),
                 outcome: .decodes({ $0.score == .leastNonzeroMagnitude })),
+            // `.dates(.flexible)` reads a number from 10^11 up as milliseconds since 1970.
             HostileInput(
                 name: "updated_at = 1e300", data: with(["updated_at"], "1e300"),
-                outcome: .decodes({ $0.updatedAt.timeIntervalSinceReferenceDate == 1e300 })),
+                outcome: .decodes({ abs($0.updatedAt.timeIntervalSince1970 / 1e297 - 1) < 1e-12 })),
             HostileInput(
                 name: "updated_at = -1e300", data: with(["updated_at"], "-1e300"),
-                outcome: .decodes({ $0.updatedAt.timeIntervalSinceReferenceDate == -1e300 })),
+                outcome: .decodes({ abs($0.updatedAt.timeIntervalSince1970 / -1e297 - 1) < 1e-12 })),
         ]
     }
 
@@ -273,7 +281,10 @@ enum ReliabilityCorpus {
                         name: "\(path.joined(separator: ".")) = \"\(literal)\"",
                         data: json(setting(remoteObject(), path[...], literal)),
                         outcome: .keyedError(
-                            property: property, reasons: [.typeMismatch], codingPath: path.joined(separator: "."))))
+                            property: property,
+                            // Text in a flexible date is read as a date: text that is none is corrupted data.
+                            reasons: property == "updatedAt" ? [.dataCorrupted] : [.typeMismatch],
+                            codingPath: path.joined(separator: "."))))
             }
             // The bare literal is not JSON at all.
             let text = String(decoding: json(setting(remoteObject(), ["profile", "score"], "__X__")), as: UTF8.self)
@@ -633,6 +644,7 @@ struct ReliabilityBadPropertyListCorpusTests {
             let outcome: HostileOutcome =
                 switch property {
                 case "nickname": .decodes({ $0.nickname == nil })
+                case "favoritePostID": .decodes({ $0.favoritePostID == nil })
                 case "tags": .decodes({ $0.tags == [] })
                 default: .keyedError(property: property, reasons: [.keyNotFound], codingPath: nil)
                 }
@@ -665,7 +677,7 @@ struct ReliabilityBadPropertyListCorpusTests {
     /// run different corruptions (and, see below, possibly a crash).
     static let fixedBinaryPropertyList = Data(
         base64Encoded:
-            "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEBEUUklEWVVTRVJfTkFNRVVFTUFJTFNBR0VZSVNfQUNUSVZFVVNDT1JFWkNSRUFURURfQVRUVEFHU1hOSUNLTkFNRRACVXVzZXIxXxARdXNlcjFAZXhhbXBsZS5jb20QEwkjP8AAAAAAAAAzQcWCFF4AAACiEhNUdGFnMVZncm91cDFVbmljazEIGx4oLjI8Qk1SW11jd3l6g4yPlJsAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="
+            "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEBEUUklEWVVTRVJfTkFNRVVFTUFJTFNBR0VZSVNfQUNUSVZFVVNDT1JFWlVQREFURURfQVRUVEFHU1hOSUNLTkFNRRACVXVzZXIxXxARdXNlcjFAZXhhbXBsZS5jb20QEwkjP8AAAAAAAAAzQcWCFF4AAACiEhNUdGFnMVZncm91cDFVbmljazEIGx4oLjI8Qk1SW11jd3l6g4yPlJsAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="
     )!
 
     /// Found by the seeded corruption below, in a run whose hash seed gave another key order: a
@@ -674,7 +686,7 @@ struct ReliabilityBadPropertyListCorpusTests {
     /// does; the package's `decode(_:from:source:)` and `FileCache(format: .propertyList)` check first.
     static let crashingBinaryPropertyList = Data(
         base64Encoded:
-            "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEhMUUklEWUlTX0FDVElWRVlVU0VSX05BTUVaQ1JFQVRFRF9BVFhOSUNLTkFNRVRUQUdTU0FHRVVFTUFJTFVTQ09SRRACCVV1c2VyMTNBxYIUXgAAAFVuaWM/MaIQEVR0YWcxVmdyb3VwMd8TXxARdXNlcjFAZXhhbXBsZS5jb20jP8AAAAAAAAAIGx4oMj1GS09VW11eZG1zdnuChJgAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="
+            "YnBsaXN0MDDZAQIDBAUGBwgJCgsMDQ4PEhMUUklEWUlTX0FDVElWRVlVU0VSX05BTUVaVVBEQVRFRF9BVFhOSUNLTkFNRVRUQUdTU0FHRVVFTUFJTFVTQ09SRRACCVV1c2VyMTNBxYIUXgAAAFVuaWM/MaIQEVR0YWcxVmdyb3VwMd8TXxARdXNlcjFAZXhhbXBsZS5jb20jP8AAAAAAAAAIGx4oMj1GS09VW11eZG1zdnuChJgAAAAAAAABAQAAAAAAAAAVAAAAAAAAAAAAAAAAAAAAoQ=="
     )!
 
     @Test func fixedBinaryPropertyListDecodes() throws {

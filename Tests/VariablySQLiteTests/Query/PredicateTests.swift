@@ -219,7 +219,7 @@ private func makePredicateCases() -> [PredicateCase] {
             sortedBy: [SortDescriptor(\.userName), SortDescriptor(\.id, order: .reverse)], limit: 10, offset: 5)
         #expect(
             query.sql.hasPrefix(
-                #"SELECT "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname" FROM "users""#
+                #"SELECT "id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname", "favorite_post_id" FROM "users""#
             ))
         #expect(
             query.sql.hasSuffix(#"WHERE "age" > ? AND "is_active" ORDER BY "user_name", "id" DESC LIMIT ? OFFSET ?"#))
@@ -254,7 +254,7 @@ private func makePredicateCases() -> [PredicateCase] {
                 "\($0[3])"
             }
         }
-        #expect(plan.contains { $0.contains("USING INDEX users_on_age_83537f92af25a27f") }, "\(plan)")
+        #expect(plan.contains { $0.contains("USING INDEX users_on_age_is_active_") }, "\(plan)")
     }
 
     @Test func aPrefixSearchUsesTheIndex() throws {

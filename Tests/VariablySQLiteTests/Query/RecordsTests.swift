@@ -12,7 +12,7 @@ import VariablyTestSupport
         #expect(recorder.recorded.filter { $0.hasPrefix("INSERT") }.count == 20)
         #expect(
             recorder.recorded.contains(
-                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"#
+                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname", "favorite_post_id") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"#
             ))
         #expect(try db.read { try $0.fetchAll(User.self) } == users)
         #expect(try db.read { try $0.fetch(User.self, id: Int64(5)) } == users[4])
@@ -35,7 +35,9 @@ import VariablyTestSupport
         try db.write { try $0.upsert(User.sample(0)) }
         #expect(recorder.recorded.count == 3)
         #expect(recorder.recorded[1].hasPrefix(#"INSERT INTO "users""#))
-        #expect(recorder.recorded[1].hasSuffix(#""nickname" = excluded."nickname""#))
+        #expect(
+            recorder.recorded[1].hasSuffix(
+                #""nickname" = excluded."nickname", "favorite_post_id" = excluded."favorite_post_id""#))
     }
 
     @Test func aFailingBatchInsertsNothing() throws {
@@ -59,7 +61,7 @@ import VariablyTestSupport
             } catch let error as SQLiteError {
                 caught.append(error.code)
                 #expect(error.arguments?.positional.first == .integer(user.id))
-                #expect(error.arguments?.positional.count == 9)
+                #expect(error.arguments?.positional.count == 10)
                 #expect(!error.description.contains(user.email))
             }
         }
@@ -73,7 +75,7 @@ import VariablyTestSupport
         try db.write { try $0.upsert(changed[2...]) }
         #expect(
             recorder.recorded.contains(
-                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "user_name" = excluded."user_name", "email" = excluded."email", "age" = excluded."age", "is_active" = excluded."is_active", "score" = excluded."score", "updated_at" = excluded."updated_at", "tags" = excluded."tags", "nickname" = excluded."nickname""#
+                #"INSERT INTO "users" ("id", "user_name", "email", "age", "is_active", "score", "updated_at", "tags", "nickname", "favorite_post_id") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "user_name" = excluded."user_name", "email" = excluded."email", "age" = excluded."age", "is_active" = excluded."is_active", "score" = excluded."score", "updated_at" = excluded."updated_at", "tags" = excluded."tags", "nickname" = excluded."nickname", "favorite_post_id" = excluded."favorite_post_id""#
             ))
         let users = try db.read { try $0.fetchAll(User.self) }
         #expect(users == Array(User.samples(2)) + changed[2...])

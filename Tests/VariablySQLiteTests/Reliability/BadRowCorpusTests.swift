@@ -32,7 +32,7 @@ enum ReliabilityRows {
     /// The `users` columns without declared types or constraints, so that any storage class stays as written.
     static let untypedTableSQL = """
         CREATE TABLE "users" ("id" INTEGER PRIMARY KEY, "user_name", "email", "age", "is_active", "score",
-        "updated_at", "tags", "nickname")
+        "updated_at", "tags", "nickname", "favorite_post_id")
         """
 
     static var cases: [HostileColumnValue] {
@@ -92,6 +92,12 @@ enum ReliabilityRows {
             + make(
                 "nickname", "nickname",
                 [("NULL", .decodes({ $0.nickname == nil })), ("42", .error), ("X'00'", .error)])
+            + make(
+                "favorite_post_id", "favoritePostID",
+                [
+                    ("NULL", .decodes({ $0.favoritePostID == nil })), ("7", .decodes({ $0.favoritePostID == 7 })),
+                    ("'abc'", .error), ("1.5", .error), ("X'07'", .error),
+                ])
     }
 
     static func database(with value: HostileColumnValue) throws -> SQLiteDatabase {

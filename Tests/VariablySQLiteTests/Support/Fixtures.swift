@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import UserSyncModels
 import VariablyCodable
-public import VariablySQLite
-public import VariablyTestSupport
+import VariablySQLite
+import VariablyTestSupport
 
 /// A model with every mapped type.
 struct AllTypes: VariablyCodable, EmptyInitializable, Equatable, Sendable {
