@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -28,33 +29,33 @@ struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
     /// replies would lose their reference.
     @Test func aNewCopyParkedBesideReadyParkedRecordsIsTheOneAppliedLater() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
-        let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-        let commentServer = try SimulatedServer<StoreComment>(records: [], seed: 3)
+        let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
+        let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+        let commentServer = try SimulatedServer<Comment>(records: [], seed: 3)
         let users = try Repository(database: database, remote: PagesOnlyRemote(server: userServer))
         let posts = try Repository(database: database, remote: PagesOnlyRemote(server: postServer))
         let comments = try Repository(database: database, remote: PagesOnlyRemote(server: commentServer))
         let store = SyncStore(comments, posts, users)
 
-        _ = try await commentServer.upsert(StoreComment(id: 500, postID: 10, text: "old"))
-        _ = try await commentServer.upsert(StoreComment(id: 501, postID: 10, replyTo: 500, text: "a reply to 500"))
-        _ = try await commentServer.upsert(StoreComment(id: 800, postID: 10, replyTo: 801, text: "served before 801"))
+        _ = try await commentServer.upsert(Comment(id: 500, postID: 10, body: "old"))
+        _ = try await commentServer.upsert(Comment(id: 501, postID: 10, replyTo: 500, body: "a reply to 500"))
+        _ = try await commentServer.upsert(Comment(id: 800, postID: 10, replyTo: 801, body: "served before 801"))
         try await store.sync()
         #expect(try await comments.fetch(id: 800) == nil)  // parked: 801 not served yet
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
 
-        _ = try await commentServer.upsert(StoreComment(id: 500, postID: 10, replyTo: 600, text: "new"))
-        _ = try await commentServer.upsert(StoreComment(id: 801, postID: 10, text: "the parent of 800"))
+        _ = try await commentServer.upsert(Comment(id: 500, postID: 10, replyTo: 600, body: "new"))
+        _ = try await commentServer.upsert(Comment(id: 801, postID: 10, body: "the parent of 800"))
         try await store.sync()
         #expect(try await comments.fetch(id: 800)?.replyTo == 801)  // the second pass applied it
         let cached = try await comments.fetch(id: 500)
-        #expect(cached?.text == "old")  // the old copy stays until its new parent comes
+        #expect(cached?.body == "old")  // the old copy stays until its new parent comes
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
         try await expectNoBrokenReferences(database)
 
-        _ = try await commentServer.upsert(StoreComment(id: 600, postID: 10, text: "the parent of the new 500"))
+        _ = try await commentServer.upsert(Comment(id: 600, postID: 10, body: "the parent of the new 500"))
         try await store.sync()
-        #expect(try await comments.fetch(id: 500) == StoreComment(id: 500, postID: 10, replyTo: 600, text: "new"))
+        #expect(try await comments.fetch(id: 500) == Comment(id: 500, postID: 10, replyTo: 600, body: "new"))
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
         let cachedRemarks = try await comments.fetch().sorted { $0.id < $1.id }
         #expect(cachedRemarks == (await commentServer.allRecords()).sorted { $0.id < $1.id })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -13,19 +14,19 @@ import VariablySyncTesting
     /// Users, posts and comments on one database, each table with its own simulated server.
     struct Graph {
         let database: SQLiteDatabase
-        let userServer: SimulatedServer<StoreUser>
-        let postServer: SimulatedServer<StorePost>
-        let commentServer: SimulatedServer<StoreComment>
-        let users: Repository<StoreUser>
-        let posts: Repository<StorePost>
-        let comments: Repository<StoreComment>
+        let userServer: SimulatedServer<User>
+        let postServer: SimulatedServer<Post>
+        let commentServer: SimulatedServer<Comment>
+        let users: Repository<User>
+        let posts: Repository<Post>
+        let comments: Repository<Comment>
         let store: SyncStore
 
         init(pageSize: Int = 1_000) async throws {
             database = try SQLiteDatabase.inMemory()
             let log = PushLog()
-            userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-            postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
+            userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+            postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
             commentServer = try SimulatedServer(records: [], seed: 3)
             users = try Repository(
                 database: database, remote: LoggingRemote(userServer, log: log, table: "users"),
@@ -58,15 +59,15 @@ import VariablySyncTesting
         let graph = try await Graph(pageSize: pageSize)
         for id in Int64(100)...105 {
             _ = try await graph.commentServer.upsert(
-                StoreComment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, text: "comment \(id)"))
+                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "comment \(id)"))
         }
         // Edited later, each parent moves after its reply in the server's order of changes.
         for id in (Int64(100)...104).reversed() {
             _ = try await graph.commentServer.upsert(
-                StoreComment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, text: "edited \(id)"))
+                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "edited \(id)"))
         }
         let report = try await graph.store.sync()
-        #expect(report.for(StoreComment.self)?.waitingForParents == 0)
+        #expect(report.for(Comment.self)?.waitingForParents == 0)
         #expect(try await graph.comments.fetch(id: 105)?.replyTo == 104)
         try await graph.expectCacheEqualsServers()
     }
@@ -75,14 +76,14 @@ import VariablySyncTesting
     /// alone, before their users.
     @Test func childrenWhoseParentsComeLaterFromAnotherTableWait() async throws {
         let graph = try await Graph(pageSize: 2)
-        for id in Int64(2)...4 { _ = try await graph.userServer.upsert(StoreUser(id: id, name: "user \(id)")) }
+        for id in Int64(2)...4 { _ = try await graph.userServer.upsert(User(id: id, userName: "user \(id)")) }
         for id in Int64(20)...25 {
-            _ = try await graph.postServer.upsert(StorePost(id: id, authorID: 2 + id % 3, title: "post \(id)"))
+            _ = try await graph.postServer.upsert(Post(id: id, authorID: 2 + id % 3, title: "post \(id)"))
         }
         let alone = try await graph.posts.sync()
         #expect(alone.waitingForParents == 0)  // looked up on the users' server, and applied
         try await graph.expectCacheEqualsServers()
-        #expect(try await graph.users.fetch(id: 4)?.name == "user 4")
+        #expect(try await graph.users.fetch(id: 4)?.userName == "user 4")
     }
 
     /// The server deletes a post but keeps its comments (a soft delete that marks the parent only);
@@ -90,31 +91,31 @@ import VariablySyncTesting
     /// comments by their reference's rule (`.cascade`), and the other posts' comments arrive.
     @Test func childrenOfAParentTheServerDeletedAreSettledByTheirRule() async throws {
         let graph = try await Graph()
-        _ = try await graph.postServer.upsert(StorePost(id: 11, authorID: 1, title: "second"))
-        _ = try await graph.commentServer.upsert(StoreComment(id: 200, postID: 11, text: "on the deleted post"))
-        _ = try await graph.commentServer.upsert(StoreComment(id: 201, postID: 10, text: "on the kept post"))
+        _ = try await graph.postServer.upsert(Post(id: 11, authorID: 1, title: "second"))
+        _ = try await graph.commentServer.upsert(Comment(id: 200, postID: 11, body: "on the deleted post"))
+        _ = try await graph.commentServer.upsert(Comment(id: 201, postID: 10, body: "on the kept post"))
         await graph.postServer.delete(id: 11)
-        _ = try await graph.commentServer.upsert(StoreComment(id: 200, postID: 11, text: "edited after the deletion"))
+        _ = try await graph.commentServer.upsert(Comment(id: 200, postID: 11, body: "edited after the deletion"))
         let report = try await graph.store.sync()
-        #expect(report.for(StoreComment.self)?.waitingForParents == 0)
+        #expect(report.for(Comment.self)?.waitingForParents == 0)
         #expect(try await graph.comments.fetch(id: 200) == nil)
-        #expect(try await graph.comments.fetch(id: 201)?.text == "on the kept post")
+        #expect(try await graph.comments.fetch(id: 201)?.body == "on the kept post")
         try await expectNoBrokenReferences(graph.database)
         // A later sync is not stopped either.
-        _ = try await graph.commentServer.upsert(StoreComment(id: 202, postID: 10, text: "later"))
+        _ = try await graph.commentServer.upsert(Comment(id: 202, postID: 10, body: "later"))
         try await graph.store.sync()
-        #expect(try await graph.comments.fetch(id: 202)?.text == "later")
+        #expect(try await graph.comments.fetch(id: 202)?.body == "later")
     }
 
     /// A reply whose comment the server deleted: its `.setNull` reference is emptied, and it is kept.
     @Test func aReplyToACommentTheServerDeletedIsKeptWithTheReferenceEmptied() async throws {
         let graph = try await Graph()
-        _ = try await graph.commentServer.upsert(StoreComment(id: 300, postID: 10, text: "deleted later"))
-        _ = try await graph.commentServer.upsert(StoreComment(id: 301, postID: 10, replyTo: 300, text: "a reply"))
+        _ = try await graph.commentServer.upsert(Comment(id: 300, postID: 10, body: "deleted later"))
+        _ = try await graph.commentServer.upsert(Comment(id: 301, postID: 10, replyTo: 300, body: "a reply"))
         await graph.commentServer.delete(id: 300)
         try await graph.store.sync()
         let reply = try await graph.comments.fetch(id: 301)
-        #expect(reply?.text == "a reply")
+        #expect(reply?.body == "a reply")
         #expect(reply?.replyTo == nil)
         // Settled here as the server's data, not queued as a local edit to push back.
         #expect(try await graph.comments.pendingChangeCount() == 0)
@@ -125,11 +126,11 @@ import VariablySyncTesting
     /// comments: the deletion cascades here, and the pull goes on.
     @Test func aPulledDeletionOfAParentWithLiveChildrenDoesNotStopThePull() async throws {
         let graph = try await Graph()
-        _ = try await graph.commentServer.upsert(StoreComment(id: 400, postID: 10, text: "kept by the server"))
+        _ = try await graph.commentServer.upsert(Comment(id: 400, postID: 10, body: "kept by the server"))
         try await graph.store.sync()
         #expect(try await graph.comments.fetch(id: 400) != nil)
         await graph.postServer.delete(id: 10)
-        _ = try await graph.commentServer.upsert(StoreComment(id: 400, postID: 10, text: "edited on the server"))
+        _ = try await graph.commentServer.upsert(Comment(id: 400, postID: 10, body: "edited on the server"))
         try await graph.store.sync()
         #expect(try await graph.posts.fetch(id: 10) == nil)
         #expect(try await graph.comments.fetch(id: 400) == nil)

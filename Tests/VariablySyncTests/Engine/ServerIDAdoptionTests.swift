@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -7,8 +8,8 @@ import VariablySyncTesting
 /// A source that fails every push with `500` while `failing` is set, and otherwise hands it to a
 /// numbering `LoggingRemote`.
 struct FailingPushesRemote: RemoteSource {
-    typealias Model = StoreComment
-    let inner: LoggingRemote<StoreComment>
+    typealias Model = Comment
+    let inner: LoggingRemote<Comment>
     let failing: Switch
 
     /// A flag a test turns.
@@ -36,17 +37,17 @@ struct FailingPushesRemote: RemoteSource {
     /// turned off, and their server numbers the creates it gets from 500.
     struct Graph {
         let database: SQLiteDatabase
-        let commentServer: SimulatedServer<StoreComment>
-        let comments: Repository<StoreComment>
+        let commentServer: SimulatedServer<Comment>
+        let comments: Repository<Comment>
         let store: SyncStore
         let failing = FailingPushesRemote.Switch()
 
         init() async throws {
             database = try SQLiteDatabase.inMemory()
             let log = PushLog()
-            let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-            let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
-            commentServer = try SimulatedServer(records: [StoreComment](), seed: 3)
+            let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+            let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
+            commentServer = try SimulatedServer(records: [Comment](), seed: 3)
             let retries = RetryPolicy(
                 maxAttempts: 2, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 4)
             let users = try Repository(database: database, remote: LoggingRemote(userServer, log: log, table: "users"))
@@ -75,11 +76,11 @@ struct FailingPushesRemote: RemoteSource {
         )
         // Created here; its push fails, and meanwhile the server has it (as 500) with a reply from
         // another client, which this sync pulls.
-        _ = try await comments.create { StoreComment(id: $0, postID: 10, text: "mine") }
-        _ = try await commentServer.upsert(StoreComment(id: 500, postID: 10, text: "mine"))
-        _ = try await commentServer.upsert(StoreComment(id: 501, postID: 10, replyTo: 500, text: "a reply"))
+        _ = try await comments.create { Comment(id: $0, postID: 10, body: "mine") }
+        _ = try await commentServer.upsert(Comment(id: 500, postID: 10, body: "mine"))
+        _ = try await commentServer.upsert(Comment(id: 501, postID: 10, replyTo: 500, body: "a reply"))
         let first = try await store.sync()
-        #expect(first.for(StoreComment.self)?.deferred.count == 1)
+        #expect(first.for(Comment.self)?.deferred.count == 1)
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
 
         // The create goes, is numbered 500, and takes the cached copy's place: the reply keeps it.
@@ -98,20 +99,20 @@ struct FailingPushesRemote: RemoteSource {
         let (database, commentServer, comments, store) = (
             graph.database, graph.commentServer, graph.comments, graph.store
         )
-        _ = try await comments.create { StoreComment(id: $0, postID: 10, text: "mine") }
-        _ = try await commentServer.upsert(StoreComment(id: 500, postID: 10, text: "mine"))
+        _ = try await comments.create { Comment(id: $0, postID: 10, body: "mine") }
+        _ = try await commentServer.upsert(Comment(id: 500, postID: 10, body: "mine"))
         try await store.sync()
         // Two rows for one record here: the created one, and the server's copy, which is edited.
         var copy = try #require(try await comments.fetch(id: 500))
-        copy.text = "edited on the copy"
+        copy.body = "edited on the copy"
         try await comments.save(copy)
 
         try await graph.mend()
         let report = try await store.sync()
-        #expect(report.for(StoreComment.self)?.conflicts.isEmpty == true)
+        #expect(report.for(Comment.self)?.conflicts.isEmpty == true)
         #expect(try await comments.fetch().map(\.id) == [500])
-        #expect(try await comments.fetch(id: 500)?.text == "edited on the copy")
-        #expect(await commentServer.record(id: 500)?.text == "edited on the copy")
+        #expect(try await comments.fetch(id: 500)?.body == "edited on the copy")
+        #expect(await commentServer.record(id: 500)?.body == "edited on the copy")
         #expect(try await comments.pendingChangeCount() == 0)
         try await expectNoBrokenReferences(database)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
@@ -75,13 +76,13 @@ struct StoreConsistencyTests {
             transientErrorRate: 0.2, duplicatePageRate: 0.1, ignoresIdempotencyKeys: seed % 4 == 3)
         let clock = SimulatedClock()
         let userServer = try SimulatedServer(
-            records: (1...5).map { StoreUser(id: $0, name: "w\($0)") }, seed: seed, faults: faults, clock: clock)
+            records: (1...5).map { User(id: $0, userName: "w\($0)") }, seed: seed, faults: faults, clock: clock)
         let postServer = try SimulatedServer(
-            records: (1...10).map { StorePost(id: 100 + $0, authorID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1,
+            records: (1...10).map { Post(id: 100 + $0, authorID: ($0 % 5) + 1, title: "e\($0)") }, seed: seed &+ 1,
             faults: faults,
             clock: clock)
         let commentServer = try SimulatedServer(
-            records: (1...20).map { StoreComment(id: 1_000 + $0, postID: 100 + ($0 % 10) + 1, text: "r\($0)") },
+            records: (1...20).map { Comment(id: 1_000 + $0, postID: 100 + ($0 % 10) + 1, body: "r\($0)") },
             seed: seed &+ 2,
             faults: faults, clock: clock)
         // Odd seeds pull one feed of the three tables, in checkpoints of two pages; even seeds each table.
@@ -117,12 +118,12 @@ struct StoreConsistencyTests {
                     found = try await database.read { db in
                         try db.fetchValue(
                             sql: """
-                                SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
-                                + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
-                                + (SELECT count(*) FROM "store_comments" WHERE "reply_to" IS NOT NULL
-                                    AND "reply_to" NOT IN (SELECT "id" FROM "store_comments"))
-                                + (SELECT count(*) FROM "store_users" WHERE "favorite_post_id" IS NOT NULL
-                                    AND "favorite_post_id" NOT IN (SELECT "id" FROM "store_posts"))
+                                SELECT (SELECT count(*) FROM "posts" WHERE "author_id" NOT IN (SELECT "id" FROM "users"))
+                                + (SELECT count(*) FROM "comments" WHERE "post_id" NOT IN (SELECT "id" FROM "posts"))
+                                + (SELECT count(*) FROM "comments" WHERE "reply_to" IS NOT NULL
+                                    AND "reply_to" NOT IN (SELECT "id" FROM "comments"))
+                                + (SELECT count(*) FROM "users" WHERE "favorite_post_id" IS NOT NULL
+                                    AND "favorite_post_id" NOT IN (SELECT "id" FROM "posts"))
                                 """)
                     }
                 } catch is CancellationError {
@@ -157,32 +158,32 @@ struct StoreConsistencyTests {
                     switch roll {
                     case 0, 1:
                         // A new user with a post and a comment, children written first; sometimes a cycle.
-                        try db.upsert(StoreComment(id: commentID, postID: postID, text: "new"))
-                        try db.upsert(StorePost(id: postID, authorID: userID, title: "new"))
-                        try db.upsert(StoreUser(id: userID, name: "new", favoritePostID: roll == 0 ? postID : nil))
+                        try db.upsert(Comment(id: commentID, postID: postID, body: "new"))
+                        try db.upsert(Post(id: postID, authorID: userID, title: "new"))
+                        try db.upsert(User(id: userID, userName: "new", favoritePostID: roll == 0 ? postID : nil))
                     case 2, 3:
                         if let somePost {
-                            try db.upsert(StoreComment(id: commentID, postID: somePost, text: "on an old post"))
+                            try db.upsert(Comment(id: commentID, postID: somePost, body: "on an old post"))
                             try db.upsert(
-                                StoreComment(id: replyID, postID: somePost, replyTo: commentID, text: "reply"))
+                                Comment(id: replyID, postID: somePost, replyTo: commentID, body: "reply"))
                         }
                     case 4, 5:
                         if let someUser {
                             try db.execute(
-                                sql: #"UPDATE "store_users" SET "name" = 'edited' WHERE "id" = ?"#,
+                                sql: #"UPDATE "users" SET "user_name" = 'edited' WHERE "id" = ?"#,
                                 arguments: [someUser])
                         }
                         if let someComment {
                             try db.execute(
-                                sql: #"UPDATE "store_comments" SET "text" = 'edited' WHERE "id" = ?"#,
+                                sql: #"UPDATE "comments" SET "body" = 'edited' WHERE "id" = ?"#,
                                 arguments: [someComment])
                         }
                     case 6:
-                        if let somePost { _ = try db.delete(StorePost.self, id: somePost) }
+                        if let somePost { _ = try db.delete(Post.self, id: somePost) }
                     case 7:
-                        if let someUser { _ = try db.delete(StoreUser.self, id: someUser) }
+                        if let someUser { _ = try db.delete(User.self, id: someUser) }
                     default:
-                        if let someComment { _ = try db.delete(StoreComment.self, id: someComment) }
+                        if let someComment { _ = try db.delete(Comment.self, id: someComment) }
                     }
                 }
             }
@@ -190,10 +191,10 @@ struct StoreConsistencyTests {
             let serverUsers = await userServer.allRecords().map(\.id)
             if let user = serverUsers.randomElement(using: &random) {
                 let postID = newID(), commentID = newID()
-                _ = try await postServer.upsert(StorePost(id: postID, authorID: user, title: "from another client"))
+                _ = try await postServer.upsert(Post(id: postID, authorID: user, title: "from another client"))
                 _ = try await commentServer.upsert(
-                    StoreComment(id: commentID, postID: postID, text: "from another client"))
-                try await userServer.update(id: user) { $0.name = "renamed there" }
+                    Comment(id: commentID, postID: postID, body: "from another client"))
+                try await userServer.update(id: user) { $0.userName = "renamed there" }
             }
             if let comment = await commentServer.allRecords().map(\.id).randomElement(using: &random) {
                 try await cascade.deleteComment(comment)
@@ -201,10 +202,10 @@ struct StoreConsistencyTests {
             // Another client replies, then edits the comment replied to: the reply is served first.
             if let post = await postServer.allRecords().map(\.id).randomElement(using: &random) {
                 let parentID = newID(), replyID = newID()
-                _ = try await commentServer.upsert(StoreComment(id: parentID, postID: post, text: "parent there"))
+                _ = try await commentServer.upsert(Comment(id: parentID, postID: post, body: "parent there"))
                 _ = try await commentServer.upsert(
-                    StoreComment(id: replyID, postID: post, replyTo: parentID, text: "reply there"))
-                try await commentServer.update(id: parentID) { $0.text = "parent edited there" }
+                    Comment(id: replyID, postID: post, replyTo: parentID, body: "reply there"))
+                try await commentServer.update(id: parentID) { $0.body = "parent edited there" }
             }
             // Now and then a soft delete that marks a post only: the server keeps its comments (orphans),
             // and one of them is edited later.
@@ -213,21 +214,21 @@ struct StoreConsistencyTests {
             {
                 await postServer.delete(id: post)
                 if let orphan = await commentServer.allRecords().first(where: { $0.postID == post }) {
-                    try await commentServer.update(id: orphan.id) { $0.text = "edited after its post went" }
+                    try await commentServer.update(id: orphan.id) { $0.body = "edited after its post went" }
                 }
             }
             do {
                 let report = try await store.sync()
                 if ProcessInfo.processInfo.environment["VARIABLY_STORE_TRACE"] != nil {
                     print(
-                        "sync:", report, report.for(StoreUser.self)?.conflicts ?? [],
-                        report.for(StorePost.self)?.conflicts ?? [])
+                        "sync:", report, report.for(User.self)?.conflicts ?? [],
+                        report.for(Post.self)?.conflicts ?? [])
                 }
             } catch { failedSyncs += 1 }
         }
 
         // The faults stop; syncs until nothing is left to push.
-        for server in [userServer] as [SimulatedServer<StoreUser>] { await server.setFaults(SimulatedFaults()) }
+        for server in [userServer] as [SimulatedServer<User>] { await server.setFaults(SimulatedFaults()) }
         await postServer.setFaults(SimulatedFaults())
         await commentServer.setFaults(SimulatedFaults())
         await feed.setFaults(SimulatedFaults())
@@ -315,12 +316,11 @@ struct StoreConsistencyTests {
 /// the server does not have is refused, as a real server's foreign key refuses it (another client may
 /// have deleted a parent the device pushed earlier).
 actor ServerCascade {
-    let users: SimulatedServer<StoreUser>
-    let posts: SimulatedServer<StorePost>
-    let comments: SimulatedServer<StoreComment>
+    let users: SimulatedServer<User>
+    let posts: SimulatedServer<Post>
+    let comments: SimulatedServer<Comment>
 
-    init(users: SimulatedServer<StoreUser>, posts: SimulatedServer<StorePost>, comments: SimulatedServer<StoreComment>)
-    {
+    init(users: SimulatedServer<User>, posts: SimulatedServer<Post>, comments: SimulatedServer<Comment>) {
         (self.users, self.posts, self.comments) = (users, posts, comments)
     }
 
@@ -342,14 +342,14 @@ actor ServerCascade {
     func missingReference(of type: Any.Type, json: Data, alongside: Set<Int64>) async throws -> String? {
         let decoder = JSONDecoder()
         switch type {
-        case is StoreUser.Type:
-            let user = try decoder.decode(StoreUser.self, from: json)
+        case is User.Type:
+            let user = try decoder.decode(User.self, from: json)
             if let post = user.favoritePostID, await posts.record(id: post) == nil { return "no post \(post)" }
-        case is StorePost.Type:
-            let post = try decoder.decode(StorePost.self, from: json)
+        case is Post.Type:
+            let post = try decoder.decode(Post.self, from: json)
             if await users.record(id: post.authorID) == nil { return "no user \(post.authorID)" }
-        case is StoreComment.Type:
-            let comment = try decoder.decode(StoreComment.self, from: json)
+        case is Comment.Type:
+            let comment = try decoder.decode(Comment.self, from: json)
             if await posts.record(id: comment.postID) == nil { return "no post \(comment.postID)" }
             if let reply = comment.replyTo, !alongside.contains(reply), await comments.record(id: reply) == nil {
                 return "no comment \(reply)"
@@ -363,8 +363,8 @@ actor ServerCascade {
     /// The servers' live records with those that reference a deleted record settled by the reference's
     /// rule, as the device settles them: posts of a missing user and comments of a missing post are
     /// gone (cascade), a missing favourite post or replied-to comment is emptied (set null).
-    static func settled(users: [StoreUser], posts: [StorePost], comments: [StoreComment]) -> (
-        users: [StoreUser], posts: [StorePost], comments: [StoreComment]
+    static func settled(users: [User], posts: [Post], comments: [Comment]) -> (
+        users: [User], posts: [Post], comments: [Comment]
     ) {
         let userIDs = Set(users.map(\.id))
         let keptPosts = posts.filter { userIDs.contains($0.authorID) }
@@ -430,9 +430,9 @@ struct CascadingRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
         for (change, result) in zip(changes, results) where change.operation == .delete {
             guard case .accepted = result.outcome else { continue }
             switch Model.self {
-            case is StoreUser.Type: try await cascade.deleteUser(change.id)
-            case is StorePost.Type: try await cascade.deletePost(change.id)
-            case is StoreComment.Type: try await cascade.deleteComment(change.id)
+            case is User.Type: try await cascade.deleteUser(change.id)
+            case is Post.Type: try await cascade.deletePost(change.id)
+            case is Comment.Type: try await cascade.deleteComment(change.id)
             default: break
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -32,15 +33,15 @@ struct StoreCrashChild {
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("cache.sqlite").path)
         let clock = SimulatedClock()
         let userServer = try SimulatedServer(
-            records: (1...50).map { StoreUser(id: $0, name: "w\($0)") }, seed: 1, clock: clock)
+            records: (1...50).map { User(id: $0, userName: "w\($0)") }, seed: 1, clock: clock)
         let postServer = try SimulatedServer(
-            records: (1...200).map { StorePost(id: 1_000 + $0, authorID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2,
+            records: (1...200).map { Post(id: 1_000 + $0, authorID: ($0 % 50) + 1, title: "e\($0)") }, seed: 2,
             clock: clock)
         let commentServer = try SimulatedServer(
-            records: (1...600).map { StoreComment(id: 10_000 + $0, postID: 1_000 + ($0 % 200) + 1, text: "r\($0)") },
+            records: (1...600).map { Comment(id: 10_000 + $0, postID: 1_000 + ($0 % 200) + 1, body: "r\($0)") },
             seed: 3,
             clock: clock)
-        let configuration = SyncConfiguration<StoreUser>(pageSize: 25)
+        let configuration = SyncConfiguration<User>(pageSize: 25)
         let users = try Repository(database: database, remote: userServer, configuration: configuration)
         let posts = try Repository(
             database: database, remote: postServer, configuration: SyncConfiguration(pageSize: 25))
@@ -61,16 +62,16 @@ struct StoreCrashChild {
         for iteration in Int64(0)..<300 {
             let base = 1_000_000 + run * 100_000 + iteration * 10
             try await database.write { db in
-                try db.upsert(StoreComment(id: base + 3, postID: base + 2, text: "local"))
-                try db.upsert(StorePost(id: base + 2, authorID: base + 1, title: "local"))
-                try db.upsert(StoreUser(id: base + 1, name: "local", favoritePostID: base + 2))
+                try db.upsert(Comment(id: base + 3, postID: base + 2, body: "local"))
+                try db.upsert(Post(id: base + 2, authorID: base + 1, title: "local"))
+                try db.upsert(User(id: base + 1, userName: "local", favoritePostID: base + 2))
             }
             if let victim = try await users.fetch(limit: 60).map(\.id).randomElement(using: &random) {
                 try await users.delete(id: victim)
             }
             if let user = await userServer.allRecords().map(\.id).randomElement(using: &random) {
-                _ = try await postServer.upsert(StorePost(id: base + 5, authorID: user, title: "there"))
-                _ = try await commentServer.upsert(StoreComment(id: base + 6, postID: base + 5, text: "there"))
+                _ = try await postServer.upsert(Post(id: base + 5, authorID: user, title: "there"))
+                _ = try await commentServer.upsert(Comment(id: base + 6, postID: base + 5, body: "there"))
             }
             _ = try? await store.sync()
         }
@@ -115,17 +116,17 @@ struct StoreCrashConsistencyTests {
                 let missing = try db.fetchValue(
                     sql: """
                         SELECT count(*) FROM "variably_pending_changes" AS change WHERE change."operation" = 'upsert' AND NOT EXISTS (
-                            SELECT 1 FROM "store_users" WHERE change."table_name" = 'store_users' AND json_quote("id") = change."record_id"
-                            UNION ALL SELECT 1 FROM "store_posts" WHERE change."table_name" = 'store_posts' AND json_quote("id") = change."record_id"
-                            UNION ALL SELECT 1 FROM "store_comments" WHERE change."table_name" = 'store_comments' AND json_quote("id") = change."record_id")
+                            SELECT 1 FROM "users" WHERE change."table_name" = 'users' AND json_quote("id") = change."record_id"
+                            UNION ALL SELECT 1 FROM "posts" WHERE change."table_name" = 'posts' AND json_quote("id") = change."record_id"
+                            UNION ALL SELECT 1 FROM "comments" WHERE change."table_name" = 'comments' AND json_quote("id") = change."record_id")
                         """)
                 return (integrity, orphans, missing)
             }
             rows = try await database.read { db in
                 try db.fetchValue(
                     sql: """
-                        SELECT (SELECT count(*) FROM "store_users") + (SELECT count(*) FROM "store_posts")
-                            + (SELECT count(*) FROM "store_comments")
+                        SELECT (SELECT count(*) FROM "users") + (SELECT count(*) FROM "posts")
+                            + (SELECT count(*) FROM "comments")
                         """)
             }
             #expect(integrity == .text("ok"), "run \(run)")

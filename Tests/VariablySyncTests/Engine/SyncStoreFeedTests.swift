@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -11,13 +12,13 @@ import VariablySyncTesting
         let folder: URL
         let database: SQLiteDatabase
         let clock = SimulatedClock()
-        let userServer: SimulatedServer<StoreUser>
-        let postServer: SimulatedServer<StorePost>
-        let commentServer: SimulatedServer<StoreComment>
+        let userServer: SimulatedServer<User>
+        let postServer: SimulatedServer<Post>
+        let commentServer: SimulatedServer<Comment>
         let feed: SimulatedChangeFeed
-        let users: Repository<StoreUser>
-        let posts: Repository<StorePost>
-        let comments: Repository<StoreComment>
+        let users: Repository<User>
+        let posts: Repository<Post>
+        let comments: Repository<Comment>
         let store: SyncStore
 
         /// `userCount` users with two posts each and a comment on each post, on a file in a
@@ -29,14 +30,14 @@ import VariablySyncTesting
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             database = try SQLiteDatabase(path: folder.appendingPathComponent("store.sqlite").path)
-            let users = (1...Int64(userCount)).map { StoreUser(id: $0, name: "user \($0)") }
+            let users = (1...Int64(userCount)).map { User(id: $0, userName: "user \($0)") }
             let posts = users.flatMap { user in
                 [
-                    StorePost(id: user.id * 10, authorID: user.id, title: "a"),
-                    StorePost(id: user.id * 10 + 1, authorID: user.id, title: "b"),
+                    Post(id: user.id * 10, authorID: user.id, title: "a"),
+                    Post(id: user.id * 10 + 1, authorID: user.id, title: "b"),
                 ]
             }
-            let comments = posts.map { StoreComment(id: $0.id * 10, postID: $0.id, text: "on \($0.id)") }
+            let comments = posts.map { Comment(id: $0.id * 10, postID: $0.id, body: "on \($0.id)") }
             userServer = try SimulatedServer(records: users, seed: 1, clock: clock)
             postServer = try SimulatedServer(records: posts, seed: 2, clock: clock)
             commentServer = try SimulatedServer(records: comments, seed: 3, clock: clock)
@@ -59,11 +60,11 @@ import VariablySyncTesting
             try await database.read { db in
                 let posts = try db.fetchValue(
                     sql:
-                        #"SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users")"#
+                        #"SELECT count(*) FROM "posts" WHERE "author_id" NOT IN (SELECT "id" FROM "users")"#
                 )
                 let comments = try db.fetchValue(
                     sql:
-                        #"SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts")"#
+                        #"SELECT count(*) FROM "comments" WHERE "post_id" NOT IN (SELECT "id" FROM "posts")"#
                 )
                 guard case .integer(let a)? = posts, case .integer(let b)? = comments else { return -1 }
                 return Int(a + b)
@@ -85,14 +86,14 @@ import VariablySyncTesting
         #expect(try await fixture.users.count() == 3)
         #expect(try await fixture.posts.count() == 6)
         #expect(try await fixture.comments.count() == 6)
-        #expect(report.for(StoreUser.self)?.inserted == 3)
-        #expect(report.for(StorePost.self)?.inserted == 6)
-        #expect(report.for(StoreComment.self)?.pulled == 6)
+        #expect(report.for(User.self)?.inserted == 3)
+        #expect(report.for(Post.self)?.inserted == 6)
+        #expect(report.for(Comment.self)?.pulled == 6)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "15"))
         // Each table is at the feed's position: the base of the changes queued from now on.
         #expect(try await fixture.posts.cursor() == SyncCursor(rawValue: "15"))
         let again = try await fixture.store.sync()
-        #expect(again.for(StorePost.self)?.pulled == 0)
+        #expect(again.for(Post.self)?.pulled == 0)
         #expect(await fixture.feed.pulls == 5)  // 4 pages of 4, 4, 4, 3, then one empty page
     }
 
@@ -104,20 +105,20 @@ import VariablySyncTesting
         let fixture = try Fixture(userCount: 1, configuration: configuration)
         defer { fixture.remove() }
         try await fixture.store.sync()
-        _ = try await fixture.postServer.upsert(StorePost(id: 50, authorID: 5, title: "early"))
-        _ = try await fixture.commentServer.upsert(StoreComment(id: 500, postID: 50, text: "earlier still"))
+        _ = try await fixture.postServer.upsert(Post(id: 50, authorID: 5, title: "early"))
+        _ = try await fixture.commentServer.upsert(Comment(id: 500, postID: 50, body: "earlier still"))
         let first = try await fixture.store.sync()
-        #expect(first.for(StorePost.self)?.waitingForParents == 1)
-        #expect(first.for(StoreComment.self)?.waitingForParents == 1)
+        #expect(first.for(Post.self)?.waitingForParents == 1)
+        #expect(first.for(Comment.self)?.waitingForParents == 1)
         #expect(try await fixture.posts.fetch(id: 50) == nil)
         #expect(try await fixture.comments.fetch(id: 500) == nil)
         #expect(try await fixture.orphans() == 0)
 
-        _ = try await fixture.userServer.upsert(StoreUser(id: 5, name: "late"))
+        _ = try await fixture.userServer.upsert(User(id: 5, userName: "late"))
         let second = try await fixture.store.sync()
-        #expect(second.for(StorePost.self)?.waitingForParents == 0)
+        #expect(second.for(Post.self)?.waitingForParents == 0)
         #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
-        #expect(try await fixture.comments.fetch(id: 500)?.text == "earlier still")
+        #expect(try await fixture.comments.fetch(id: 500)?.body == "earlier still")
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -125,12 +126,12 @@ import VariablySyncTesting
     @Test func aParkedRecordDeletedMeanwhileIsNeverApplied() async throws {
         let fixture = try Fixture(userCount: 1, configuration: Self.quickFeed)
         defer { fixture.remove() }
-        _ = try await fixture.postServer.upsert(StorePost(id: 70, authorID: 7, title: "gone soon"))
-        #expect(try await fixture.store.sync().for(StorePost.self)?.waitingForParents == 1)
+        _ = try await fixture.postServer.upsert(Post(id: 70, authorID: 7, title: "gone soon"))
+        #expect(try await fixture.store.sync().for(Post.self)?.waitingForParents == 1)
         await fixture.postServer.delete(id: 70)
-        _ = try await fixture.userServer.upsert(StoreUser(id: 7, name: "seven"))
+        _ = try await fixture.userServer.upsert(User(id: 7, userName: "seven"))
         let report = try await fixture.store.sync()
-        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.waitingForParents == 0)
         #expect(try await fixture.posts.fetch(id: 70) == nil)
         #expect(try await fixture.users.fetch(id: 7) != nil)
     }
@@ -143,7 +144,7 @@ import VariablySyncTesting
         let fixture = try Fixture(userCount: 40, configuration: configuration)
         defer { fixture.remove() }
         // Users written again after their posts: the feed serves them late.
-        for id in Int64(1)...40 { try await fixture.userServer.update(id: id) { $0.name += "!" } }
+        for id in Int64(1)...40 { try await fixture.userServer.update(id: id) { $0.userName += "!" } }
         let watching = Task {
             var worst = 0
             var looks = 0
@@ -162,7 +163,7 @@ import VariablySyncTesting
         #expect(looks > 0)
         #expect(try await fixture.posts.count() == 80)
         #expect(try await fixture.comments.count() == 80)
-        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.waitingForParents == 0)
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -177,7 +178,7 @@ import VariablySyncTesting
             await fixture.commentServer.delete(id: post * 10)
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.deleted == 1)
+        #expect(report.for(User.self)?.deleted == 1)
         #expect(try await fixture.users.fetch(id: 2) == nil)
         #expect(try await fixture.posts.count() == 4)
         #expect(try await fixture.comments.count() == 4)
@@ -195,25 +196,27 @@ import VariablySyncTesting
         let feed = ScriptedFeed(pages: [
             RemoteFeedPage(
                 tables: [
-                    "store_users": changes(#"[{"id": 1, "name": "first"}, {"id": 2, "name": "gone"}]"#),
-                    "store_posts": changes(#"[{"id": 10, "author_id": 1, "title": "draft"}]"#),
+                    "users": changes(
+                        "[\(User.remoteJSON(id: 1, userName: "first")), \(User.remoteJSON(id: 2, userName: "gone"))]"),
+                    "posts": changes(#"[{"id": 10, "author_id": 1, "title": "draft"}]"#),
                 ],
                 nextCursor: "1", hasMore: true),
             RemoteFeedPage(
                 tables: [
-                    "store_users": changes(#"[{"id": 1, "name": "second"}]"#, deleted: [2]),
-                    "store_posts": changes(#"[{"id": 11, "author_id": 1, "title": "kept"}]"#, deleted: [10]),
+                    "users": changes("[\(User.remoteJSON(id: 1, userName: "second"))]", deleted: [2]),
+                    "posts": changes(#"[{"id": 11, "author_id": 1, "title": "kept"}]"#, deleted: [10]),
                 ],
                 nextCursor: "2", hasMore: true),
             RemoteFeedPage(
-                tables: ["store_users": changes(#"[{"id": 1, "name": "last"}]"#)], nextCursor: "3", hasMore: false),
+                tables: ["users": changes("[\(User.remoteJSON(id: 1, userName: "last"))]")], nextCursor: "3",
+                hasMore: false),
         ])
         let store = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: feed, configuration: Self.quickFeed)
         let report = try await store.sync()
-        #expect(try await fixture.users.fetch() == [StoreUser(id: 1, name: "last")])
+        #expect(try await fixture.users.fetch() == [User(id: 1, userName: "last")])
         #expect(try await fixture.posts.fetch().map(\.id) == [11])
-        #expect(report.for(StoreUser.self)?.pulled == 4)
-        #expect(report.for(StoreUser.self)?.inserted == 1)
+        #expect(report.for(User.self)?.pulled == 4)
+        #expect(report.for(User.self)?.inserted == 1)
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -250,17 +253,17 @@ import VariablySyncTesting
         defer { fixture.remove() }
         try await fixture.store.sync()
         try await fixture.database.write { db in
-            try db.upsert(StoreUser(id: 9, name: "new"))
-            try db.upsert(StorePost(id: 90, authorID: 9, title: "fresh"))
+            try db.upsert(User(id: 9, userName: "new"))
+            try db.upsert(Post(id: 90, authorID: 9, title: "fresh"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.pushed == 1)
-        #expect(report.for(StorePost.self)?.pushed == 1)
+        #expect(report.for(User.self)?.pushed == 1)
+        #expect(report.for(Post.self)?.pushed == 1)
         #expect(await fixture.postServer.record(id: 90)?.title == "fresh")
         #expect(try await fixture.posts.pendingChangeCount() == 0)
 
         // An edit waiting to be pushed while the server changes the same post: the pull keeps the edit.
-        try await fixture.posts.save(StorePost(id: 10, authorID: 1, title: "mine"))
+        try await fixture.posts.save(Post(id: 10, authorID: 1, title: "mine"))
         try await fixture.postServer.update(id: 10) { $0.title = "theirs" }
         try await fixture.store.sync()
         let merged = try await fixture.posts.fetch(id: 10)
@@ -276,9 +279,9 @@ import VariablySyncTesting
         defer { fixture.remove() }
         try await fixture.store.sync()
         try await fixture.postServer.update(id: 10) { $0.title = "theirs" }
-        try await fixture.posts.save(StorePost(id: 10, authorID: 1, title: "mine"))
+        try await fixture.posts.save(Post(id: 10, authorID: 1, title: "mine"))
         let report = try await fixture.store.sync()
-        #expect(report.for(StorePost.self)?.conflicts.map(\.id) == [10])
+        #expect(report.for(Post.self)?.conflicts.map(\.id) == [10])
         #expect(try await fixture.posts.fetch(id: 10)?.title == "theirs")
         #expect(await fixture.postServer.record(id: 10)?.title == "theirs")
     }
@@ -303,7 +306,7 @@ import VariablySyncTesting
         let state = SyncStateStoreProbe(database: fixture.database)
         try await state.setFeedCursor("999999")
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.pulled == 3)
+        #expect(report.for(User.self)?.pulled == 3)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "15"))
     }
 }
@@ -344,9 +347,10 @@ actor ScriptedFeed: RemoteChangeFeed {
     static func userPages(_ numbers: ClosedRange<Int>, size: Int) -> [RemoteFeedPage] {
         numbers.map { number in
             let ids = (size * (number - 1) + 1)...(size * number)
-            let records = "[" + ids.map { #"{"id": \#($0), "name": "w\#($0)"}"# }.joined(separator: ",") + "]"
+            let records =
+                "[" + ids.map { User.remoteJSON(id: Int64($0), userName: "w\($0)") }.joined(separator: ",") + "]"
             return RemoteFeedPage(
-                tables: ["store_users": RemoteFeedChanges(records: Data(records.utf8))],
+                tables: ["users": RemoteFeedChanges(records: Data(records.utf8))],
                 nextCursor: SyncCursor(rawValue: String(number)), hasMore: true)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -10,24 +11,24 @@ import VariablySyncTesting
     struct Fixture {
         let database: SQLiteDatabase
         let log = PushLog()
-        let users: Repository<StoreUser>
-        let posts: Repository<StorePost>
-        let comments: Repository<StoreComment>
-        let userServer: SimulatedServer<StoreUser>
-        let postServer: SimulatedServer<StorePost>
-        let commentServer: SimulatedServer<StoreComment>
+        let users: Repository<User>
+        let posts: Repository<Post>
+        let comments: Repository<Comment>
+        let userServer: SimulatedServer<User>
+        let postServer: SimulatedServer<Post>
+        let commentServer: SimulatedServer<Comment>
         let store: SyncStore
 
         /// One user (1) with one post (10) and one comment (100) on both sides; users named
         /// "refused" are refused by the server.
-        init(numbering: LoggingRemote<StoreUser>.Numbering? = nil) async throws {
+        init(numbering: LoggingRemote<User>.Numbering? = nil) async throws {
             database = try SQLiteDatabase.inMemory()
-            userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1) {
-                $0.name == "refused" ? "this name is refused" : nil
+            userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1) {
+                $0.userName == "refused" ? "this name is refused" : nil
             }
-            postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
-            commentServer = try SimulatedServer(records: [StoreComment(id: 100, postID: 10, text: "nice")], seed: 3)
-            let configuration = SyncConfiguration<StoreUser>(retryPolicy: quickRetries)
+            postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
+            commentServer = try SimulatedServer(records: [Comment(id: 100, postID: 10, body: "nice")], seed: 3)
+            let configuration = SyncConfiguration<User>(retryPolicy: quickRetries)
             users = try Repository(
                 database: database, remote: LoggingRemote(userServer, log: log, table: "users", numbering: numbering),
                 configuration: configuration)
@@ -48,11 +49,11 @@ import VariablySyncTesting
         // Written children first, in one transaction: the references are checked when it commits.
         try await fixture.database.write { db in
             try db.upsert([
-                StoreComment(id: 200, postID: 20, text: "reply"),
-                StoreComment(id: 201, postID: 20, replyTo: 200, text: "re"),
+                Comment(id: 200, postID: 20, body: "reply"),
+                Comment(id: 201, postID: 20, replyTo: 200, body: "re"),
             ])
-            try db.upsert(StorePost(id: 20, authorID: 2, title: "second"))
-            try db.upsert(StoreUser(id: 2, name: "grace"))
+            try db.upsert(Post(id: 20, authorID: 2, title: "second"))
+            try db.upsert(User(id: 2, userName: "grace"))
         }
         // Deleting the first post deletes its comment too (cascade): both deletions are queued.
         try await fixture.posts.delete(id: 10)
@@ -65,9 +66,9 @@ import VariablySyncTesting
                 "users save 2", "posts save 20", "comments save 200", "comments save 201", "comments delete 100",
                 "posts delete 10",
             ])
-        #expect(report.for(StoreUser.self)?.pushed == 1)
-        #expect(report.for(StorePost.self)?.pushed == 2)
-        #expect(report.for(StoreComment.self)?.pushed == 3)
+        #expect(report.for(User.self)?.pushed == 1)
+        #expect(report.for(Post.self)?.pushed == 2)
+        #expect(report.for(Comment.self)?.pushed == 3)
         #expect(await fixture.commentServer.record(id: 201)?.replyTo == 200)
         #expect(await fixture.postServer.record(id: 10) == nil)
         #expect(await fixture.commentServer.record(id: 100) == nil)
@@ -79,25 +80,25 @@ import VariablySyncTesting
     @Test func aRefusedParentHoldsItsChildren() async throws {
         let fixture = try await Fixture()
         try await fixture.database.write { db in
-            try db.upsert(StoreUser(id: 3, name: "refused"))
-            try db.upsert(StorePost(id: 30, authorID: 3, title: "held"))
-            try db.upsert(StoreComment(id: 300, postID: 30, text: "held too"))
+            try db.upsert(User(id: 3, userName: "refused"))
+            try db.upsert(Post(id: 30, authorID: 3, title: "held"))
+            try db.upsert(Comment(id: 300, postID: 30, body: "held too"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.rejected.map(\.reason) == ["this name is refused"])
-        let held = try #require(report.for(StorePost.self)?.held.first)
+        #expect(report.for(User.self)?.rejected.map(\.reason) == ["this name is refused"])
+        let held = try #require(report.for(Post.self)?.held.first)
         #expect(held.id == 30)
-        #expect(held.reason == "held: it references store_users 3, which the server refused: this name is refused")
-        #expect(report.for(StoreComment.self)?.held.map(\.id) == [300])
+        #expect(held.reason == "held: it references users 3, which the server refused: this name is refused")
+        #expect(report.for(Comment.self)?.held.map(\.id) == [300])
         #expect(await fixture.log.entries == ["users save 3"])
         #expect(try await fixture.posts.fetch(id: 30) != nil)
         #expect(try await fixture.comments.pendingChangeCount() == 1)
 
-        try await fixture.users.save(StoreUser(id: 3, name: "fixed"))
+        try await fixture.users.save(User(id: 3, userName: "fixed"))
         let fixed = try await fixture.store.sync()
-        #expect(fixed.for(StorePost.self)?.held.isEmpty == true)
+        #expect(fixed.for(Post.self)?.held.isEmpty == true)
         #expect(await fixture.log.entries == ["users save 3", "users save 3", "posts save 30", "comments save 300"])
-        #expect(await fixture.commentServer.record(id: 300)?.text == "held too")
+        #expect(await fixture.commentServer.record(id: 300)?.body == "held too")
     }
 
     /// The server wins a conflict over a user whose favourite post was deleted here, that deletion
@@ -105,15 +106,15 @@ import VariablySyncTesting
     /// there too), and the user's other posts stay: dropping the user would have taken them with it.
     @Test func aServerCopyReferencingARecordDeletedHereKeepsTheOtherChildren() async throws {
         let database = try SQLiteDatabase.inMemory()
-        let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
+        let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
         let postServer = try SimulatedServer(
             records: [
-                StorePost(id: 10, authorID: 1, title: "first"), StorePost(id: 11, authorID: 1, title: "favourite"),
+                Post(id: 10, authorID: 1, title: "first"), Post(id: 11, authorID: 1, title: "favourite"),
             ], seed: 2)
-        let commentServer = try SimulatedServer(records: [StoreComment(id: 100, postID: 10, text: "nice")], seed: 3)
+        let commentServer = try SimulatedServer(records: [Comment(id: 100, postID: 10, body: "nice")], seed: 3)
         // The servers' own foreign keys: the post's deletion empties the user's favourite there.
         let cascade = ServerCascade(users: userServer, posts: postServer, comments: commentServer)
-        let configuration = SyncConfiguration<StoreUser>(retryPolicy: quickRetries)
+        let configuration = SyncConfiguration<User>(retryPolicy: quickRetries)
         let users = try Repository(
             database: database, remote: CascadingRemote(userServer, cascade: cascade), configuration: configuration)
         let posts = try Repository(database: database, remote: CascadingRemote(postServer, cascade: cascade))
@@ -124,12 +125,13 @@ import VariablySyncTesting
         try await store.sync()
         #expect(try await users.fetch(id: 1)?.favoritePostID == 11)
 
-        try await users.save(StoreUser(id: 1, name: "edited here", favoritePostID: 11))
+        try await users.save(User(id: 1, userName: "edited here", favoritePostID: 11))
         try await posts.delete(id: 11)
-        try await userServer.update(id: 1) { $0.name = "renamed there" }
+        try await userServer.update(id: 1) { $0.userName = "renamed there" }
         let report = try await store.sync()
-        #expect(report.for(StoreUser.self)?.conflicts.map(\.resolution) == [.keptServer])
-        #expect(try await users.fetch(id: 1) == StoreUser(id: 1, name: "renamed there"))
+        #expect(report.for(User.self)?.conflicts.map(\.resolution) == [.keptServer])
+        let user = try await users.fetch(id: 1)
+        #expect(user?.userName == "renamed there" && user?.favoritePostID == nil)
         #expect(try await posts.fetch(id: 10)?.title == "first")
         #expect(try await comments.fetch(id: 100) != nil)
         #expect(await postServer.record(id: 11) == nil)
@@ -143,8 +145,8 @@ import VariablySyncTesting
     @Test func aChildPulledBeforeItsParentWaitsForIt() async throws {
         let database = try SQLiteDatabase.inMemory()
         let log = PushLog()
-        let userServer = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")], seed: 1)
-        let postServer = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")], seed: 2)
+        let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+        let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
         let raced = Once()
         let users = try Repository(
             database: database, remote: LoggingRemote(userServer, log: log, table: "users"),
@@ -153,21 +155,21 @@ import VariablySyncTesting
             database: database,
             remote: LoggingRemote(postServer, log: log, table: "posts") {
                 guard await raced.first() else { return }
-                _ = try await userServer.upsert(StoreUser(id: 7, name: "late"))
-                _ = try await postServer.upsert(StorePost(id: 70, authorID: 7, title: "by a late user"))
+                _ = try await userServer.upsert(User(id: 7, userName: "late"))
+                _ = try await postServer.upsert(Post(id: 70, authorID: 7, title: "by a late user"))
             },
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         let store = SyncStore(posts, users)
         let report = try await store.sync()
         #expect(try await posts.fetch(id: 70)?.authorID == 7)
-        #expect(try await users.fetch(id: 7)?.name == "late")
-        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        #expect(try await users.fetch(id: 7)?.userName == "late")
+        #expect(report.for(Post.self)?.waitingForParents == 0)
         try await expectNoBrokenReferences(database)
         // Synced alone, a child whose parent the server does not have (a server without foreign keys)
         // is parked, unseen, and the cursor moves on; the look-up of its parent answers "none", and the
         // reference's rule (`.cascade`) settles it: not kept.
-        _ = try await postServer.upsert(StorePost(id: 71, authorID: 8, title: "orphan on the server"))
-        _ = try await postServer.upsert(StorePost(id: 72, authorID: 1, title: "after the orphan"))
+        _ = try await postServer.upsert(Post(id: 71, authorID: 8, title: "orphan on the server"))
+        _ = try await postServer.upsert(Post(id: 72, authorID: 1, title: "after the orphan"))
         let alone = try await posts.sync()
         #expect(alone.waitingForParents == 0)
         #expect(try await posts.fetch(id: 71) == nil)
@@ -181,19 +183,19 @@ import VariablySyncTesting
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let databasePath = folder.appendingPathComponent("blog.sqlite").path
-        let usersRemote = try SimulatedServer(records: [StoreUser(id: 1, name: "ada")])
-        let postsRemote = try SimulatedServer(records: [StorePost(id: 10, authorID: 1, title: "first")])
-        let commentsRemote = try SimulatedServer(records: [StoreComment(id: 100, postID: 10, text: "nice")])
+        let usersRemote = try SimulatedServer(records: [User(id: 1, userName: "ada")])
+        let postsRemote = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")])
+        let commentsRemote = try SimulatedServer(records: [Comment(id: 100, postID: 10, body: "nice")])
 
         let database = try SQLiteDatabase(path: databasePath)
-        let users = try Repository<StoreUser>(database: database, remote: usersRemote)
-        let posts = try Repository<StorePost>(database: database, remote: postsRemote)
-        let comments = try Repository<StoreComment>(database: database, remote: commentsRemote)
+        let users = try Repository<User>(database: database, remote: usersRemote)
+        let posts = try Repository<Post>(database: database, remote: postsRemote)
+        let comments = try Repository<Comment>(database: database, remote: commentsRemote)
         let store = SyncStore(comments, posts, users)  // any order: the references give it
         let report = try await store.sync()
-        print(report.for(StorePost.self)?.held ?? [])
+        print(report.for(Post.self)?.held ?? [])
 
-        #expect(report.for(StoreComment.self)?.inserted == 1)
+        #expect(report.for(Comment.self)?.inserted == 1)
         #expect(try await comments.fetch(id: 100)?.postID == 10)
     }
 
@@ -202,13 +204,13 @@ import VariablySyncTesting
     @Test func aCycleThroughAnOptionalReferenceIsCreatedEmptyThenCompleted() async throws {
         let fixture = try await Fixture()
         try await fixture.database.write { db in
-            try db.upsert(StoreUser(id: 5, name: "cyclic", favoritePostID: 50))
-            try db.upsert(StorePost(id: 50, authorID: 5, title: "favourite"))
+            try db.upsert(User(id: 5, userName: "cyclic", favoritePostID: 50))
+            try db.upsert(Post(id: 50, authorID: 5, title: "favourite"))
         }
         let report = try await fixture.store.sync()
         #expect(await fixture.log.entries == ["users save 5", "posts save 50", "users save 5"])
-        #expect(report.for(StoreUser.self)?.held.isEmpty == true)
-        #expect(report.for(StorePost.self)?.held.isEmpty == true)
+        #expect(report.for(User.self)?.held.isEmpty == true)
+        #expect(report.for(Post.self)?.held.isEmpty == true)
         #expect(await fixture.userServer.record(id: 5)?.favoritePostID == 50)
         #expect(await fixture.postServer.record(id: 50)?.authorID == 5)
         #expect(try await fixture.users.pendingChangeCount() == 0)
@@ -232,7 +234,7 @@ import VariablySyncTesting
     /// its queued edit is reported as a conflict the server won, not dropped silently.
     @Test func anEditCascadedAwayByAPulledDeletionIsReported() async throws {
         let fixture = try await Fixture()
-        try await fixture.comments.save(StoreComment(id: 100, postID: 10, text: "edited here"))
+        try await fixture.comments.save(Comment(id: 100, postID: 10, body: "edited here"))
         await fixture.postServer.delete(id: 10)
         try await fixture.posts.sync()
         #expect(try await fixture.comments.fetch(id: 100) == nil)
@@ -246,21 +248,21 @@ import VariablySyncTesting
     @Test func postsComeWithTheirComments() async throws {
         let fixture = try await Fixture()
         try await fixture.database.write { db in
-            try db.upsert(StorePost(id: 11, authorID: 1, title: "second"))
+            try db.upsert(Post(id: 11, authorID: 1, title: "second"))
             try db.upsert([
-                StoreComment(id: 103, postID: 10, text: "c"),
-                StoreComment(id: 102, postID: 10, replyTo: 103, text: "b"),
+                Comment(id: 103, postID: 10, body: "c"),
+                Comment(id: 102, postID: 10, replyTo: 103, body: "b"),
             ])
         }
         let posts = fixture.posts
         let feed = try await posts.fetch(
-            where: #Predicate { $0.authorID == 1 }, sortedBy: [SortDescriptor(\.id)], including: StoreComment.self,
+            where: #Predicate { $0.authorID == 1 }, sortedBy: [SortDescriptor(\.id)], including: Comment.self,
             by: \.postID)
         for entry in feed { print(entry.parent.title, entry.children.count) }
         #expect(feed.map(\.parent.id) == [10, 11])
         #expect(feed.map { $0.children.map(\.id) } == [[100, 102, 103], []])
         // Through an optional reference: the replies of each comment.
-        let threads = try await fixture.comments.fetch(including: StoreComment.self, by: \.replyTo)
+        let threads = try await fixture.comments.fetch(including: Comment.self, by: \.replyTo)
         #expect(threads.first { $0.parent.id == 103 }?.children.map(\.id) == [102])
     }
 
@@ -268,11 +270,11 @@ import VariablySyncTesting
     @Test func anObservedFeedFollowsItsChildren() async throws {
         let fixture = try await Fixture()
         let posts = fixture.posts
-        var updates = posts.observe(where: #Predicate { $0.authorID == 1 }, including: StoreComment.self, by: \.postID)
+        var updates = posts.observe(where: #Predicate { $0.authorID == 1 }, including: Comment.self, by: \.postID)
             .makeAsyncIterator()
         let first = try #require(try await updates.next())
         #expect(first.map { $0.children.map(\.id) } == [[100]])
-        try await fixture.comments.save(StoreComment(id: 101, postID: 10, text: "another"))
+        try await fixture.comments.save(Comment(id: 101, postID: 10, body: "another"))
         let second = try #require(try await updates.next())
         #expect(second.map { $0.children.map(\.id) } == [[100, 101]])
     }
@@ -281,9 +283,9 @@ import VariablySyncTesting
     @Test func aSelfReferenceGoesParentFirstInOneSync() async throws {
         let fixture = try await Fixture()
         try await fixture.database.write { db in
-            try db.upsert(StoreComment(id: 402, postID: 10, replyTo: 401, text: "second"))
-            try db.upsert(StoreComment(id: 401, postID: 10, replyTo: 400, text: "first"))
-            try db.upsert(StoreComment(id: 400, postID: 10, text: "root"))
+            try db.upsert(Comment(id: 402, postID: 10, replyTo: 401, body: "second"))
+            try db.upsert(Comment(id: 401, postID: 10, replyTo: 400, body: "first"))
+            try db.upsert(Comment(id: 400, postID: 10, body: "root"))
         }
         let report = try await fixture.comments.sync()
         #expect(report.pushed == 3)
@@ -294,19 +296,19 @@ import VariablySyncTesting
     /// A user created here with a provisional id: the server's id replaces it in the post before the
     /// post is sent, and the post's server copy names the user by the server's id.
     @Test func aServerAssignedIDReachesTheChildrenBeforeTheyAreSent() async throws {
-        let numbering = LoggingRemote<StoreUser>.Numbering(from: 500)
+        let numbering = LoggingRemote<User>.Numbering(from: 500)
         let fixture = try await Fixture(numbering: numbering)
-        let user = try await fixture.users.create { StoreUser(id: $0, name: "new") }
+        let user = try await fixture.users.create { User(id: $0, userName: "new") }
         #expect(user.id == -1)
-        try await fixture.posts.save(StorePost(id: 50, authorID: user.id, title: "by a new user"))
+        try await fixture.posts.save(Post(id: 50, authorID: user.id, title: "by a new user"))
         // Synced alone, the post waits for its user.
         let alone = try await fixture.posts.sync()
         #expect(alone.held.map(\.id) == [50])
-        #expect(alone.held.first?.reason == "held: it references store_users -1, which the server does not have yet")
+        #expect(alone.held.first?.reason == "held: it references users -1, which the server does not have yet")
 
         try await fixture.store.sync()
         #expect(await fixture.postServer.record(id: 50)?.authorID == 500)
-        #expect(try await fixture.users.fetch(id: 500)?.name == "new")
+        #expect(try await fixture.users.fetch(id: 500)?.userName == "new")
         #expect(try await fixture.users.fetch(id: -1) == nil)
         #expect(try await fixture.posts.fetch(id: 50)?.authorID == 500)
         #expect(try await fixture.posts.pendingChangeCount() == 0)

@@ -13,19 +13,19 @@ import VariablySyncTesting
     /// before deletions within one transaction. A save before them shares the deletion's round.
     @Test func aLaterTransactionsSaveWaitsForAnEarlierDeletion() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
+        try await fixture.users.save(User(id: 3, userName: "grace"))
         try await fixture.comments.delete(id: 100)
         try await fixture.database.write { db in
-            try db.upsert(StoreUser(id: 2, name: "ada"))
-            try db.upsert(StorePost(id: 20, authorID: 2, title: "second"))
+            try db.upsert(User(id: 2, userName: "ada"))
+            try db.upsert(Post(id: 20, authorID: 2, title: "second"))
         }
         let report = try await fixture.store.sync()
         #expect(
             await fixture.log.entries == [
                 "users save 3", "comments delete 100", "users save 2", "posts save 20",
             ])
-        #expect(report.for(StoreUser.self)?.pushed == 2)
-        #expect(report.for(StoreComment.self)?.pushed == 1)
+        #expect(report.for(User.self)?.pushed == 2)
+        #expect(report.for(Comment.self)?.pushed == 1)
         #expect(try await fixture.users.pendingChangeCount() + fixture.comments.pendingChangeCount() == 0)
         #expect(await fixture.commentServer.record(id: 100) == nil)
         #expect(await fixture.postServer.record(id: 20)?.authorID == 2)
@@ -35,14 +35,14 @@ import VariablySyncTesting
     @Test func theTransactionsPageExample() async throws {
         let fixture = try await SyncStoreTests.Fixture()
         let (users, database, store) = (fixture.users, fixture.database, fixture.store)
-        let bob = StoreUser(id: 8, name: "bob")
+        let bob = User(id: 8, userName: "bob")
         try await users.save(bob)
         try await store.sync()
 
         try await users.delete(id: bob.id)  // transaction 1: a deletion
         try await database.write { db in  // transaction 2: saves
-            try db.upsert(StoreUser(id: 7, name: "bob"))
-            try db.upsert(StorePost(id: 70, authorID: 7, title: "hello again"))
+            try db.upsert(User(id: 7, userName: "bob"))
+            try db.upsert(Post(id: 70, authorID: 7, title: "hello again"))
         }
         try await store.sync()  // round 1: delete user bob; round 2: save user 7, then post 70
         #expect(
@@ -53,8 +53,8 @@ import VariablySyncTesting
     /// operation, whatever the number of transactions.
     @Test func transactionsThatNeverCrossShareOneRound() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        for id in Int64(2)...5 { try await fixture.users.save(StoreUser(id: id, name: "w\(id)")) }
-        try await fixture.posts.save(StorePost(id: 20, authorID: 2, title: "second"))
+        for id in Int64(2)...5 { try await fixture.users.save(User(id: id, userName: "w\(id)")) }
+        try await fixture.posts.save(Post(id: 20, authorID: 2, title: "second"))
         try await fixture.comments.delete(id: 100)
         let before = await fixture.userServer.statistics.pushes
         try await fixture.store.sync()
@@ -70,12 +70,12 @@ import VariablySyncTesting
     /// whose content it carries, alone as in a store.
     @Test func aRecordEditedAgainGoesWithItsLastTransaction() async throws {
         let fixture = try await SyncStoreTests.Fixture()
-        try await fixture.users.save(StoreUser(id: 2, name: "first name"))
-        try await fixture.users.save(StoreUser(id: 3, name: "grace"))
-        try await fixture.users.save(StoreUser(id: 2, name: "second name"))
+        try await fixture.users.save(User(id: 2, userName: "first name"))
+        try await fixture.users.save(User(id: 3, userName: "grace"))
+        try await fixture.users.save(User(id: 2, userName: "second name"))
         try await fixture.users.sync()
         #expect(await fixture.log.entries == ["users save 3", "users save 2"])
-        #expect(await fixture.userServer.record(id: 2)?.name == "second name")
+        #expect(await fixture.userServer.record(id: 2)?.userName == "second name")
     }
 
     /// Changes another connection queued between two of the repository's transactions (raw SQL, no

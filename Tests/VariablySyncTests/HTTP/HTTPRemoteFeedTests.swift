@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablyTestSupport
@@ -11,9 +12,9 @@ struct HTTPRemoteFeedTests {
     struct Fixture {
         let server: PythonFeedServer
         let database: SQLiteDatabase
-        let users: Repository<StoreUser>
-        let posts: Repository<StorePost>
-        let comments: Repository<StoreComment>
+        let users: Repository<User>
+        let posts: Repository<Post>
+        let comments: Repository<Comment>
         let store: SyncStore
 
         init(failureRate: Double = 0, pageSize: Int = 4, batchSize: Int = 50_000) async throws {
@@ -22,14 +23,14 @@ struct HTTPRemoteFeedTests {
             let base = server.baseURL
             users = try Repository(
                 database: database,
-                remote: HTTPRemoteSource<StoreUser>(baseURL: base.appendingPathComponent("store_users"), timeout: 10))
+                remote: HTTPRemoteSource<User>(baseURL: base.appendingPathComponent("users"), timeout: 10))
             posts = try Repository(
                 database: database,
-                remote: HTTPRemoteSource<StorePost>(baseURL: base.appendingPathComponent("store_posts"), timeout: 10))
+                remote: HTTPRemoteSource<Post>(baseURL: base.appendingPathComponent("posts"), timeout: 10))
             comments = try Repository(
                 database: database,
-                remote: HTTPRemoteSource<StoreComment>(
-                    baseURL: base.appendingPathComponent("store_comments"), timeout: 10))
+                remote: HTTPRemoteSource<Comment>(
+                    baseURL: base.appendingPathComponent("comments"), timeout: 10))
             let configuration = ChangeFeedConfiguration(
                 pageSize: pageSize, batchSize: batchSize,
                 retryPolicy: RetryPolicy(
@@ -42,12 +43,12 @@ struct HTTPRemoteFeedTests {
         /// Users 1...count, two posts each, a comment on each post, written parents first.
         func seed(users count: Int64) async throws {
             for user in 1...count {
-                try await server.write("store_users", id: user, record: ["id": user, "name": "user \(user)"])
+                try await server.write("users", id: user, record: User.remoteObject(id: user, userName: "user \(user)"))
                 for post in [user * 10, user * 10 + 1] {
                     try await server.write(
-                        "store_posts", id: post, record: ["id": post, "author_id": user, "title": "t\(post)"])
+                        "posts", id: post, record: ["id": post, "author_id": user, "title": "t\(post)"])
                     try await server.write(
-                        "store_comments", id: post * 10, record: ["id": post * 10, "post_id": post, "text": "r"])
+                        "comments", id: post * 10, record: ["id": post * 10, "post_id": post, "body": "r"])
                 }
             }
         }
@@ -56,8 +57,8 @@ struct HTTPRemoteFeedTests {
             try await database.read { db in
                 let value = try db.fetchValue(
                     sql: #"""
-                        SELECT (SELECT count(*) FROM "store_posts" WHERE "author_id" NOT IN (SELECT "id" FROM "store_users"))
-                             + (SELECT count(*) FROM "store_comments" WHERE "post_id" NOT IN (SELECT "id" FROM "store_posts"))
+                        SELECT (SELECT count(*) FROM "posts" WHERE "author_id" NOT IN (SELECT "id" FROM "users"))
+                             + (SELECT count(*) FROM "comments" WHERE "post_id" NOT IN (SELECT "id" FROM "posts"))
                         """#)
                 if case .integer(let count)? = value { return Int(count) }
                 return -1
@@ -71,19 +72,19 @@ struct HTTPRemoteFeedTests {
         defer { server.stop() }
         let apiURL = server.baseURL
         let database = try SQLiteDatabase.inMemory()
-        try await server.write("store_posts", id: 70, record: ["id": 70, "author_id": 7, "title": "hi"])
-        try await server.write("store_users", id: 7, record: ["id": 7, "name": "ada"])
-        let users = try Repository<StoreUser>(
-            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_users")))
-        let posts = try Repository<StorePost>(
-            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_posts")))
-        let comments = try Repository<StoreComment>(
-            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("store_comments")))
+        try await server.write("posts", id: 70, record: ["id": 70, "author_id": 7, "title": "hi"])
+        try await server.write("users", id: 7, record: User.remoteObject(id: 7, userName: "ada"))
+        let users = try Repository<User>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("users")))
+        let posts = try Repository<Post>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("posts")))
+        let comments = try Repository<Comment>(
+            database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("comments")))
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
         let store = SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
-        print(report.for(StorePost.self)?.waitingForParents ?? 0)
-        #expect(report.for(StorePost.self)?.waitingForParents == 0)
+        print(report.for(Post.self)?.waitingForParents ?? 0)
+        #expect(report.for(Post.self)?.waitingForParents == 0)
         #expect(try await posts.fetch(id: 70)?.authorID == 7)
     }
 
@@ -92,19 +93,19 @@ struct HTTPRemoteFeedTests {
         defer { fixture.server.stop() }
         try await fixture.seed(users: 5)
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.inserted == 5)
-        #expect(report.for(StorePost.self)?.inserted == 10)
-        #expect(report.for(StoreComment.self)?.inserted == 10)
+        #expect(report.for(User.self)?.inserted == 5)
+        #expect(report.for(Post.self)?.inserted == 10)
+        #expect(report.for(Comment.self)?.inserted == 10)
         #expect(try await fixture.orphans() == 0)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "25"))
         // Deletions of every table, children last on the server, in one page.
-        try await fixture.server.write("store_users", id: 1, record: nil)
+        try await fixture.server.write("users", id: 1, record: nil)
         for post in [Int64(10), 11] {
-            try await fixture.server.write("store_posts", id: post, record: nil)
-            try await fixture.server.write("store_comments", id: post * 10, record: nil)
+            try await fixture.server.write("posts", id: post, record: nil)
+            try await fixture.server.write("comments", id: post * 10, record: nil)
         }
         let second = try await fixture.store.sync()
-        #expect(second.for(StoreUser.self)?.deleted == 1)
+        #expect(second.for(User.self)?.deleted == 1)
         #expect(try await fixture.users.count() == 4)
         #expect(try await fixture.posts.count() == 8)
         #expect(try await fixture.comments.count() == 8)
@@ -115,18 +116,18 @@ struct HTTPRemoteFeedTests {
     @Test func childrenBeforeTheirParentAreHeld() async throws {
         let fixture = try await Fixture(pageSize: 1, batchSize: 1)
         defer { fixture.server.stop() }
-        try await fixture.server.write("store_posts", id: 50, record: ["id": 50, "author_id": 5, "title": "early"])
+        try await fixture.server.write("posts", id: 50, record: ["id": 50, "author_id": 5, "title": "early"])
         try await fixture.server.write(
-            "store_comments", id: 500, record: ["id": 500, "post_id": 50, "text": "earlier"])
+            "comments", id: 500, record: ["id": 500, "post_id": 50, "body": "earlier"])
         let first = try await fixture.store.sync()
-        #expect(first.for(StorePost.self)?.waitingForParents == 1)
-        #expect(first.for(StoreComment.self)?.waitingForParents == 1)
+        #expect(first.for(Post.self)?.waitingForParents == 1)
+        #expect(first.for(Comment.self)?.waitingForParents == 1)
         #expect(try await fixture.posts.count() == 0)
-        try await fixture.server.write("store_users", id: 5, record: ["id": 5, "name": "late"])
+        try await fixture.server.write("users", id: 5, record: User.remoteObject(id: 5, userName: "late"))
         let second = try await fixture.store.sync()
-        #expect(second.for(StorePost.self)?.waitingForParents == 0)
+        #expect(second.for(Post.self)?.waitingForParents == 0)
         #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
-        #expect(try await fixture.comments.fetch(id: 500)?.text == "earlier")
+        #expect(try await fixture.comments.fetch(id: 500)?.body == "earlier")
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -135,16 +136,16 @@ struct HTTPRemoteFeedTests {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(StoreComment(id: 700, postID: 70, text: "mine"))
-            try db.upsert(StorePost(id: 70, authorID: 7, title: "mine"))
-            try db.upsert(StoreUser(id: 7, name: "me"))
+            try db.upsert(Comment(id: 700, postID: 70, body: "mine"))
+            try db.upsert(Post(id: 70, authorID: 7, title: "mine"))
+            try db.upsert(User(id: 7, userName: "me"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.pushed == 1)
-        #expect(report.for(StoreComment.self)?.pushed == 1)
-        #expect(try await fixture.server.rows("store_posts")[70]?["title"] as? String == "mine")
+        #expect(report.for(User.self)?.pushed == 1)
+        #expect(report.for(Comment.self)?.pushed == 1)
+        #expect(try await fixture.server.rows("posts")[70]?["title"] as? String == "mine")
         #expect(try await fixture.comments.pendingChangeCount() == 0)
-        #expect(report.for(StorePost.self)?.pulled == 1)
+        #expect(report.for(Post.self)?.pulled == 1)
     }
 
     /// A user the server refuses holds its post and the post's comment: neither is sent, both stay,
@@ -153,21 +154,21 @@ struct HTTPRemoteFeedTests {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(StoreUser(id: 3, name: "refused"))
-            try db.upsert(StorePost(id: 30, authorID: 3, title: "held"))
-            try db.upsert(StoreComment(id: 300, postID: 30, text: "held too"))
+            try db.upsert(User(id: 3, userName: "refused"))
+            try db.upsert(Post(id: 30, authorID: 3, title: "held"))
+            try db.upsert(Comment(id: 300, postID: 30, body: "held too"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.rejected.map(\.reason) == ["this name is refused"])
-        #expect(report.for(StorePost.self)?.held.map(\.id) == [30])
-        #expect(report.for(StoreComment.self)?.held.map(\.id) == [300])
-        #expect(try await fixture.server.rows("store_posts").isEmpty)
+        #expect(report.for(User.self)?.rejected.map(\.reason) == ["this name is refused"])
+        #expect(report.for(Post.self)?.held.map(\.id) == [30])
+        #expect(report.for(Comment.self)?.held.map(\.id) == [300])
+        #expect(try await fixture.server.rows("posts").isEmpty)
         #expect(try await fixture.posts.fetch(id: 30) != nil)
 
-        try await fixture.users.save(StoreUser(id: 3, name: "fixed"))
+        try await fixture.users.save(User(id: 3, userName: "fixed"))
         let fixed = try await fixture.store.sync()
-        #expect(fixed.for(StoreComment.self)?.pushed == 1)
-        #expect(try await fixture.server.rows("store_comments")[300]?["text"] as? String == "held too")
+        #expect(fixed.for(Comment.self)?.pushed == 1)
+        #expect(try await fixture.server.rows("comments")[300]?["body"] as? String == "held too")
         #expect(try await fixture.orphans() == 0)
     }
 
@@ -177,13 +178,13 @@ struct HTTPRemoteFeedTests {
         let fixture = try await Fixture()
         defer { fixture.server.stop() }
         try await fixture.database.write { db in
-            try db.upsert(StorePost(id: 40, authorID: 4, title: "loved"))
-            try db.upsert(StoreUser(id: 4, name: "four", favoritePostID: 40))
+            try db.upsert(Post(id: 40, authorID: 4, title: "loved"))
+            try db.upsert(User(id: 4, userName: "four", favoritePostID: 40))
         }
         try await fixture.store.sync()
-        let user = try #require(try await fixture.server.rows("store_users")[4])
+        let user = try #require(try await fixture.server.rows("users")[4])
         #expect((user["favorite_post_id"] as? NSNumber)?.int64Value == 40)
-        #expect(try await fixture.server.rows("store_posts")[40] != nil)
+        #expect(try await fixture.server.rows("posts")[40] != nil)
         #expect(try await fixture.users.pendingChangeCount() == 0)
         #expect(try await fixture.users.fetch(id: 4)?.favoritePostID == 40)
     }
@@ -207,7 +208,7 @@ struct HTTPRemoteFeedTests {
         try await fixture.store.sync()
         try await SyncStateStoreProbe(database: fixture.database).setFeedCursor("999")
         let report = try await fixture.store.sync()
-        #expect(report.for(StoreUser.self)?.pulled == 1)
+        #expect(report.for(User.self)?.pulled == 1)
         #expect(try await fixture.store.feedCursor() == SyncCursor(rawValue: "5"))
     }
 }

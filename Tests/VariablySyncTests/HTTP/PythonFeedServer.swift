@@ -141,7 +141,7 @@ final class PythonFeedServer {
                         key = change["idempotency_key"]
                         if key not in applied:
                             record = change.get("record") if change["operation"] == "upsert" else None
-                            if record is not None and record.get("name") == "refused":
+                            if record is not None and record.get("user_name") == "refused":
                                 applied[key] = {"idempotency_key": key, "status": "rejected", "reason": "this name is refused"}
                             else:
                                 write(table, change["id"], record)

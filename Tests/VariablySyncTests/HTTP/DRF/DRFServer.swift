@@ -89,7 +89,7 @@ final class DRFServer {
     /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Comment` (its
     /// `rawValue` is the text), so that it goes straight into
     /// `.enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason)`.
-    static let unavailableReason: Comment =
+    static let unavailableReason: Testing.Comment =
         "Django REST Framework is not installed: python3 -m pip install django djangorestframework"
 
     /// One note as the server holds it, written as DRF's serializer writes it.

@@ -1,88 +1,10 @@
 import Foundation
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 import Testing
-
-/// Three related models for the store's tests: users, their posts (deleted with them), and comments
-/// on posts (deleted with them) that may reply to another comment (set to nil when it goes).
-struct StoreUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var name: String
-    /// A cycle through an optional reference: a user's favourite post, a post's user.
-    var favoritePostID: Int64?
-
-    init(id: Int64, name: String, favoritePostID: Int64? = nil) {
-        (self.id, self.name, self.favoritePostID) = (id, name, favoritePostID)
-    }
-    init(from container: DecodingContainer<StoreUser>) throws {
-        id = try container.decode(\.id)
-        name = try container.decode(\.name)
-        favoritePostID = try container.decode(\.favoritePostID)
-    }
-
-    static let keySets = KeySets<StoreUser>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.name, "name"); Key(\.favoritePostID, "favorite_post_id")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<StoreUser>(
-        "store_users", primaryKey: \.id, [.references(\.favoritePostID, StorePost.self, onDelete: .setNull)])
-}
-
-struct StorePost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var authorID: Int64
-    var title: String
-
-    init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
-    init(from container: DecodingContainer<StorePost>) throws {
-        id = try container.decode(\.id)
-        authorID = try container.decode(\.authorID)
-        title = try container.decode(\.title)
-    }
-
-    static let keySets = KeySets<StorePost>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.authorID, "author_id"); Key(\.title, "title")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<StorePost>(
-        "store_posts", primaryKey: \.id, [.references(\.authorID, StoreUser.self, onDelete: .cascade)])
-}
-
-struct StoreComment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var postID: Int64
-    var replyTo: Int64?
-    var text: String
-
-    init(id: Int64, postID: Int64, replyTo: Int64? = nil, text: String) {
-        (self.id, self.postID, self.replyTo, self.text) = (id, postID, replyTo, text)
-    }
-    init(from container: DecodingContainer<StoreComment>) throws {
-        id = try container.decode(\.id)
-        postID = try container.decode(\.postID)
-        replyTo = try container.decode(\.replyTo)
-        text = try container.decode(\.text)
-    }
-
-    static let keySets = KeySets<StoreComment>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.replyTo, "reply_to"); Key(\.text, "text")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<StoreComment>(
-        "store_comments", primaryKey: \.id,
-        [
-            .references(\.postID, StorePost.self, onDelete: .cascade),
-            .references(\.replyTo, StoreComment.self, onDelete: .setNull),
-        ])
-}
 
 /// Every push that reached a server, in order, across the store's sources: `"<table> <operation> <id>"`.
 actor PushLog {
