@@ -5,9 +5,9 @@ import VariablyCodable
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFastJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
-    let fast: FuzzUser?
+    let fast: User?
     do {
-        fast = try KeySetJSONDecoder(source: .remote).decode(FuzzUser.self, from: data)
+        fast = try KeySetJSONDecoder(source: .remote).decode(User.self, from: data)
     } catch is VariablyCodingError {
         fast = nil
     } catch is DecodingError {
@@ -15,7 +15,7 @@ public func fuzzFastJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     } catch {
         fuzzFailure("untyped error \(type(of: error)): \(error)")
     }
-    if let fast, let foundation = try? JSONDecoder().decode(FuzzUser.self, from: data, source: .remote),
+    if let fast, let foundation = try? JSONDecoder().decode(User.self, from: data, source: .remote),
         fast != foundation
     {
         fuzzFailure("KeySetJSONDecoder read \(fast), JSONDecoder \(foundation)")

@@ -7,7 +7,7 @@ import VariablyCodable
 public func fuzzLocalPlist(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     do {
-        _ = try PropertyListDecoder().decode(FuzzUser.self, from: data, source: .local)
+        _ = try PropertyListDecoder().decode(User.self, from: data, source: .local)
     } catch is VariablyCodingError {
     } catch is DecodingError {
     } catch {

@@ -35,11 +35,11 @@ struct FuzzBytes {
 
 typealias FuzzCondition = any StandardPredicateExpression<Bool>
 
-func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: inout FuzzBytes, depth: Int)
+func makeCondition(_ input: PredicateExpressions.Variable<User>, _ bytes: inout FuzzBytes, depth: Int)
     -> FuzzCondition
 {
-    let age = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.age)
-    let name = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.userName)
+    let age = PredicateExpressions.build_KeyPath(root: input, keyPath: \User.age)
+    let name = PredicateExpressions.build_KeyPath(root: input, keyPath: \User.userName)
     switch bytes.next() % (depth > 3 ? 7 : 10) {
     case 0:
         let value = PredicateExpressions.build_Arg(bytes.int())
@@ -61,13 +61,13 @@ func makeCondition(_ input: PredicateExpressions.Variable<FuzzUser>, _ bytes: in
     case 3:
         return PredicateExpressions.build_starts(name, with: PredicateExpressions.build_Arg(bytes.text()))
     case 4:
-        let nickname = PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.nickname)
+        let nickname = PredicateExpressions.build_KeyPath(root: input, keyPath: \User.nickname)
         return bytes.next() % 2 == 0
             ? PredicateExpressions.build_Equal(lhs: nickname, rhs: PredicateExpressions.build_NilLiteral())
             : PredicateExpressions.build_NotEqual(
                 lhs: nickname, rhs: PredicateExpressions.build_Arg(Optional(bytes.text())))
     case 5:
-        return PredicateExpressions.build_KeyPath(root: input, keyPath: \FuzzUser.isActive)
+        return PredicateExpressions.build_KeyPath(root: input, keyPath: \User.isActive)
     case 6:
         let names = (0..<Int(bytes.next() % 4)).map { _ in bytes.text() }
         return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(names), name)
@@ -112,19 +112,19 @@ let fuzzNames = [
     "\u{1F1FA}\u{1F1F8}\u{1F1EB}\u{1F1F7}",
 ]
 
-let fuzzRows: [FuzzUser] = (0..<fuzzNames.count).map { index in
+let fuzzRows: [User] = (0..<fuzzNames.count).map { index in
     let names = fuzzNames
-    return FuzzUser(
+    return User(
         id: Int64(index + 1), userName: names[index], email: "u\(index)@x", age: index * 11 - 40,
         isActive: index % 3 == 0,
-        score: Double(index), createdAt: Date(timeIntervalSince1970: 0), tags: [],
+        score: Double(index), updatedAt: Date(timeIntervalSince1970: 0), tags: [],
         nickname: index % 4 == 0 ? nil : names[names.count - 1 - index])
 }
 
 let fuzzDatabase: SQLiteDatabase = {
     let db = try! SQLiteDatabase.inMemory()
     try! db.write { db in
-        try db.migrate(FuzzUser.self)
+        try db.migrate(User.self)
         try db.insert(fuzzRows)
     }
     return db
@@ -132,15 +132,15 @@ let fuzzDatabase: SQLiteDatabase = {
 
 /// The rows as stored, which a fetch returns and `.evaluateInMemory` filters: their text is in NFC, and
 /// Swift orders a string that is not in NFC inconsistently, so the rows as written are no reference.
-let fuzzStoredRows: [FuzzUser] = try! fuzzDatabase.read { try $0.fetchAll(FuzzUser.self) }
+let fuzzStoredRows: [User] = try! fuzzDatabase.read { try $0.fetchAll(User.self) }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPredicateSQL(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var bytes = FuzzBytes(bytes: Array(UnsafeBufferPointer(start: start, count: count)))
-    let predicate = Predicate<FuzzUser> { input in makeCondition(input, &bytes, depth: 0) }
+    let predicate = Predicate<User> { input in makeCondition(input, &bytes, depth: 0) }
     let query: SQLQuery
     do {
-        query = try SQLQuery.select(FuzzUser.self, where: predicate)
+        query = try SQLQuery.select(User.self, where: predicate)
     } catch is QueryTranslationError {
         return 0
     } catch {

@@ -9,9 +9,9 @@ public func fuzzRemoteJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt 
     for shape in [0, 1] {
         do {
             if shape == 0 {
-                _ = try JSONDecoder().decode(FuzzUser.self, from: data, source: .remote)
+                _ = try JSONDecoder().decode(User.self, from: data, source: .remote)
             } else {
-                _ = try JSONDecoder().decode([FuzzUser].self, from: data, source: .remote)
+                _ = try JSONDecoder().decode([User].self, from: data, source: .remote)
             }
         } catch is VariablyCodingError {
         } catch is DecodingError {
