@@ -53,26 +53,26 @@ import VariablySyncTesting
     struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
         var id: Int64
         var postID: Int64
-        var parentID: Int64?
+        var replyTo: Int64?
         var body: String
 
-        init(id: Int64, postID: Int64, parentID: Int64? = nil, body: String) {
-            (self.id, self.postID, self.parentID, self.body) = (id, postID, parentID, body)
+        init(id: Int64, postID: Int64, replyTo: Int64? = nil, body: String) {
+            (self.id, self.postID, self.replyTo, self.body) = (id, postID, replyTo, body)
         }
         init(from container: DecodingContainer<Comment>) throws {
             id = try container.decode(\.id)
             postID = try container.decode(\.postID)
-            parentID = try container.decode(\.parentID)
+            replyTo = try container.decode(\.replyTo)
             body = try container.decode(\.body)
         }
 
         static let keySets = KeySets<Comment>(defaultSource: .remote) {
-            KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.parentID, "parent_id"); Key(\.body, "body") }
+            KeySet(.remote) { Key(\.id, "id"); Key(\.postID, "post_id"); Key(\.replyTo, "parent_id"); Key(\.body, "body") }
             KeySet(.sqlite, style: .snakeCase)
         }
         static let sqliteTable = SQLiteTable<Comment>(
             "comments", primaryKey: \.id,
-            [.references(\.postID, Post.self, onDelete: .cascade), .references(\.parentID, Comment.self, onDelete: .setNull)])
+            [.references(\.postID, Post.self, onDelete: .cascade), .references(\.replyTo, Comment.self, onDelete: .setNull)])
     }
 
     /// A fresh folder for one test's database file.
@@ -89,7 +89,7 @@ import VariablySyncTesting
             let usersRemote = try SimulatedServer(records: [User(id: 1, userName: "ada")])
             let postsRemote = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")])
             let commentsRemote = try SimulatedServer(
-                records: [Comment(id: 100, postID: 10, body: "nice"), Comment(id: 101, postID: 10, parentID: 100, body: "thanks")])
+                records: [Comment(id: 100, postID: 10, body: "nice"), Comment(id: 101, postID: 10, replyTo: 100, body: "thanks")])
 
             let database = try SQLiteDatabase(path: databasePath)
             let users = try Repository<User>(database: database, remote: usersRemote)
