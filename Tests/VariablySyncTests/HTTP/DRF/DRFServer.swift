@@ -86,10 +86,10 @@ final class DRFServer {
         return child.waitForExit(timeout: .seconds(60)) == .exited(0)
     }
 
-    /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Comment` (its
+    /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Testing.Comment` (its
     /// `rawValue` is the text), so that it goes straight into
     /// `.enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason)`.
-    static let unavailableReason: Comment =
+    static let unavailableReason: Testing.Comment =
         "Django REST Framework is not installed: python3 -m pip install django djangorestframework"
 
     /// One note as the server holds it, written as DRF's serializer writes it.
