@@ -99,6 +99,41 @@ struct DRFRelatedModelsTests {
         #expect(try await users.pendingChangeCount() + posts.pendingChangeCount() == 0)
     }
 
+    /// A user's `age` and `score` are one nested `profile` object in its JSON: an edit of the age alone
+    /// sends the whole `profile` (the top-level member that changed) in the PATCH, and DRF's nested
+    /// serializer writes both of its members, losing neither.
+    @Test func anEditedProfileMemberIsPatchedWithTheWholeProfile() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let (users, _, store) = try Self.graph(on: server)
+        _ = try await users.create { id in
+            var user = User(id: id, userName: "ada")
+            user.score = 2.5
+            return user
+        }
+        try await store.sync()
+        var ada = try #require(try await users.fetch().first)
+        #expect(try server.state().users.map(\.profile) == [.init(age: 30, score: 2.5)])
+
+        try server.clearLog()
+        ada.age = 41
+        try await users.save(ada)
+        try await store.sync()
+        let state = try server.state()
+        let patch = try #require(state.requests.first { $0.method == "PATCH" })
+        #expect(patch.path == "/api/graph/users/\(ada.id)/")
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data((patch.body ?? "").utf8)) as? [String: Any])
+        #expect(body.keys.sorted() == ["profile"])
+        let profile = try #require(body["profile"] as? [String: Any])
+        #expect(profile["age"] as? Int == 41)
+        #expect(profile["score"] as? Double == 2.5)
+        #expect(state.users.map(\.profile) == [.init(age: 41, score: 2.5)])
+        let cached = try #require(try await users.fetch(id: ada.id))
+        #expect((cached.age, cached.score) == (41, 2.5))
+        #expect(try await users.pendingChangeCount() == 0)
+    }
+
     /// DRF keeps one live author per name. The author `bob` is deleted, then another `bob` is created
     /// in a later transaction: the deletion goes first, so DRF accepts the new `bob`; sent saves first,
     /// DRF would refuse it.
