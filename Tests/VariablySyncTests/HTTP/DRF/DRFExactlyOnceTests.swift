@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
-import UserSyncModels
 
 /// Against a stock Django REST Framework, which ignores `Idempotency-Key`: a create whose answer was
 /// lost is created once when the model declares a client reference, and an edit is never dropped

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyHTTP
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
 import VariablyTestSupport
-import UserSyncModels
 
 #if canImport(Glibc)
     import Glibc

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyHTTP
 import VariablySQLite
 import VariablySync
-import UserSyncModels
 
 /// A transport whose first write of a method is applied by the server and its answer lost, as a
 /// timeout after the server's commit would: the caller sees `timedOut`.

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
-import UserSyncModels
 
 /// Several devices, one real Django REST Framework with foreign keys: each device creates (with a
 /// client reference), edits, deletes and replies to comments offline; another client edits and
@@ -144,7 +144,8 @@ struct DRFManyDevicesTests {
             let live = try server.state().comments.filter { !$0.deleted && postIDs.contains($0.post_id) }
             if let target = live.randomElement(using: &random) {
                 try server.graph(
-                    "comments", "create", fields: ["post_id": target.post_id, "reply_to_id": target.id, "body": "there"])
+                    "comments", "create",
+                    fields: ["post_id": target.post_id, "reply_to_id": target.id, "body": "there"])
                 try server.graph("comments", "update", id: target.id, fields: ["body": "edited there"])
                 Self.trace("another client replies to \(target.id) and edits it")
             }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
-import UserSyncModels
 
 /// What a stock Django REST Framework with real foreign keys serves that used to stop a pull for good:
 /// replies before the comments they reply to, comments of a post deleted on the server, and a view

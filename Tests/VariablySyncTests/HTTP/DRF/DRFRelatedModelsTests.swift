@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
-import UserSyncModels
 
 /// Related models against a real Django REST Framework with a real foreign key: users and their
 /// posts, created offline with provisional ids, pushed through a `SyncStore`.
