@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 
@@ -25,10 +26,10 @@ struct DRFExactlyOnceTests {
     /// The comments' repository, with the users' and posts' beside it on `database`, and their store.
     static func comments(
         _ server: DRFServer, on database: SQLiteDatabase, clientReference: Bool
-    ) throws -> (Repository<DRFComment>, SyncStore) {
-        let users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
-        let posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
-        let remote = HTTPRemoteSource<DRFComment>(
+    ) throws -> (Repository<Comment>, SyncStore) {
+        let users = try server.makeGraphRepository(User.self, "users", database: database)
+        let posts = try server.makeGraphRepository(Post.self, "posts", database: database)
+        let remote = HTTPRemoteSource<Comment>(
             baseURL: server.baseURL, api: commentsAPI(clientReference: clientReference),
             headers: ["Authorization": "Token \(server.token)"], timeout: 10)
         let comments = try Repository(
@@ -39,17 +40,17 @@ struct DRFExactlyOnceTests {
     /// The state a kill between the server's accept and the local commit leaves: the server has the
     /// comment, the device still has its create queued, sent, with no answer.
     private func createAcceptedButUnanswered(
-        _ server: DRFServer, _ comments: Repository<DRFComment>, _ store: SyncStore, clientID: UUID
-    ) async throws -> DRFComment {
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        _ server: DRFServer, _ comments: Repository<Comment>, _ store: SyncStore, clientID: UUID
+    ) async throws -> Comment {
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         try await store.sync()
         let local = try await comments.create {
-            DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID)
+            Comment(id: $0, postID: 1, body: "written offline", clientID: clientID)
         }
         try server.graph(
             "comments", "create",
-            fields: ["id": 500, "post_id": 1, "text": "written offline", "client_id": clientID.uuidString])
+            fields: ["id": 500, "post_id": 1, "body": "written offline", "client_id": clientID.uuidString])
         try await comments.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#) }
         #expect(try await comments.unsentChanges().map(\.status) == [.awaitingAnswer])
         return local

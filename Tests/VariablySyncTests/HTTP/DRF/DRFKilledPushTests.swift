@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyHTTP
 import VariablySQLite
 import VariablySync
@@ -32,7 +33,7 @@ enum DRFKilledPush {
     /// `database`, sending through `transport`.
     static func comments(
         baseURL: URL, token: String, database: SQLiteDatabase, transport: any HTTPTransport
-    ) throws -> (Repository<DRFComment>, SyncStore) {
+    ) throws -> (Repository<Comment>, SyncStore) {
         func remote<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ api: HTTPAPI)
             -> HTTPRemoteSource<Model>
         where Model.ID: Codable & Sendable {
@@ -40,15 +41,15 @@ enum DRFKilledPush {
                 baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10,
                 transport: transport)
         }
-        let configuration = SyncConfiguration<DRFComment>(pageSize: 5, retryPolicy: quickRetries)
+        let configuration = SyncConfiguration<Comment>(pageSize: 5, retryPolicy: quickRetries)
         let users = try Repository(
-            database: database, remote: remote(DRFUser.self, DRFServer.graphAPI("users")),
+            database: database, remote: remote(User.self, DRFServer.graphAPI("users")),
             configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
         let posts = try Repository(
-            database: database, remote: remote(DRFPost.self, DRFServer.graphAPI("posts")),
+            database: database, remote: remote(Post.self, DRFServer.graphAPI("posts")),
             configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
         let comments = try Repository(
-            database: database, remote: remote(DRFComment.self, DRFExactlyOnceTests.commentsAPI(clientReference: true)),
+            database: database, remote: remote(Comment.self, DRFExactlyOnceTests.commentsAPI(clientReference: true)),
             configuration: configuration)
         return (comments, SyncStore(comments, posts, users))
     }
@@ -102,8 +103,8 @@ struct DRFKilledPushChild {
             let clientID = UUID()
             let replyTo = Bool.random(using: &random) ? cached.randomElement(using: &random)?.id : nil
             _ = try await comments.create {
-                DRFComment(
-                    id: $0, postID: 1, replyTo: replyTo, text: "run \(run), comment \(index)", clientID: clientID)
+                Comment(
+                    id: $0, postID: 1, replyTo: replyTo, body: "run \(run), comment \(index)", clientID: clientID)
             }
             // Recorded once its local transaction has committed: a create the server must end up with.
             #expect(
@@ -113,7 +114,7 @@ struct DRFKilledPushChild {
                     contents: nil))
         }
         if var comment = cached.randomElement(using: &random) {
-            comment.text = "edited in run \(run)"
+            comment.body = "edited in run \(run)"
             try await comments.save(comment)
         }
         try await store.sync()
@@ -128,7 +129,7 @@ struct DRFKilledPushTests {
             ReliabilityCrashConsistencyTests.testExecutable(), "the test binary cannot be re-launched")
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-drf-kill")
         defer { directory.remove() }
@@ -178,8 +179,8 @@ struct DRFKilledPushTests {
         #expect(byClient.count == created.count)
         #expect(try await comments.unsentChanges().isEmpty)
         let live = state.comments.filter { !$0.deleted }
-        let expected = live.map { "\($0.id) \($0.reply_to.map(String.init) ?? "-") \($0.text)" }.sorted()
-        let cached = try await comments.fetch().map { "\($0.id) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }
+        let expected = live.map { "\($0.id) \($0.reply_to.map(String.init) ?? "-") \($0.body)" }.sorted()
+        let cached = try await comments.fetch().map { "\($0.id) \($0.replyTo.map(String.init) ?? "-") \($0.body)" }
             .sorted()
         #expect(cached == expected)
         #expect(try await database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count } == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyHTTP
 import VariablySQLite
 import VariablySync
@@ -28,7 +29,7 @@ struct DRFLostAnswerTests {
     @Test func aCreateWhoseAnswerIsLostIsAdoptedByTheSyncsOwnRetry() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let database = try SQLiteDatabase.inMemory()
         let (comments, store) = try DRFKilledPush.comments(
@@ -36,7 +37,7 @@ struct DRFLostAnswerTests {
             transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST"))
         try await store.sync()
         let clientID = UUID()
-        _ = try await comments.create { DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID) }
+        _ = try await comments.create { Comment(id: $0, postID: 1, body: "written offline", clientID: clientID) }
 
         let report = try await comments.sync()
         #expect(report.rejected.isEmpty)
@@ -80,14 +81,14 @@ struct DRFLostAnswerTests {
     @Test func aRecordDeletedWhileItsCreateWasInDoubtIsDeletedOnTheServer() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         let database = try SQLiteDatabase.inMemory()
-        let users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
-        let posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
+        let users = try server.makeGraphRepository(User.self, "users", database: database)
+        let posts = try server.makeGraphRepository(Post.self, "posts", database: database)
         let comments = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFComment>(
+            remote: HTTPRemoteSource<Comment>(
                 baseURL: server.baseURL, api: DRFExactlyOnceTests.commentsAPI(clientReference: true),
                 headers: ["Authorization": "Token \(server.token)"], timeout: 10,
                 transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "POST")),
@@ -98,7 +99,7 @@ struct DRFLostAnswerTests {
         try await store.sync()
         let clientID = UUID()
         let local = try await comments.create {
-            DRFComment(id: $0, postID: 1, text: "written offline", clientID: clientID)
+            Comment(id: $0, postID: 1, body: "written offline", clientID: clientID)
         }
         await #expect(throws: (any Error).self) { try await comments.sync() }
         #expect(try server.state().comments.filter { !$0.deleted }.count == 1)  // the server has it

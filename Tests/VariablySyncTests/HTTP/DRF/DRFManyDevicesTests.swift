@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -25,7 +26,7 @@ struct DRFManyDevicesTests {
 
     /// One device: its own database, the three repositories and their store.
     struct Device {
-        let comments: Repository<DRFComment>
+        let comments: Repository<Comment>
         let store: SyncStore
         let database: SQLiteDatabase
 
@@ -59,7 +60,7 @@ struct DRFManyDevicesTests {
     @Test func devicesConvergeOnTheServerWithNothingDoubledOrLost() async throws {
         let server = try await DRFServer.start(lifetime: 3_600)
         defer { server.stop() }
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         var tally = Tally()
         for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.runs) {
             try await run(seed: seed, on: server, into: &tally)
@@ -100,7 +101,7 @@ struct DRFManyDevicesTests {
                     case 0, 1, 2:
                         // On a post this device still has (one deleted on the server and pulled is gone).
                         let here = try await device.database.read { db in
-                            try db.fetch(sql: #"SELECT "id" FROM "drf_posts""#).compactMap { row -> Int64? in
+                            try db.fetch(sql: #"SELECT "id" FROM "posts""#).compactMap { row -> Int64? in
                                 if case .integer(let id) = row[0] { id } else { nil }
                             }
                         }
@@ -109,7 +110,7 @@ struct DRFManyDevicesTests {
                         let parent = cached.filter { $0.postID == post }.randomElement(using: &random)
                         let replyTo = Bool.random(using: &random) ? parent?.id : nil
                         _ = try await device.comments.create {
-                            DRFComment(id: $0, postID: post, replyTo: replyTo, text: "new", clientID: clientID)
+                            Comment(id: $0, postID: post, replyTo: replyTo, body: "new", clientID: clientID)
                         }
                         created.append(clientID)
                         Self.trace(
@@ -118,14 +119,14 @@ struct DRFManyDevicesTests {
                     case 3, 4:
                         if var comment = cached.randomElement(using: &random) {
                             editCount += 1
-                            comment.text = "edited \(seed)-\(editCount)"
+                            comment.body = "edited \(seed)-\(editCount)"
                             try await device.comments.save(comment)
                             Self.trace(
-                                "device \(deviceIndex) edits \(comment.id) (\(comment.clientID?.uuidString ?? "-")): \(comment.text)"
+                                "device \(deviceIndex) edits \(comment.id) (\(comment.clientID?.uuidString ?? "-")): \(comment.body)"
                             )
                             lastEdits[deviceIndex, default: [:]][
                                 comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
-                                comment.text
+                                comment.body
                         }
                     default:
                         if let comment = cached.randomElement(using: &random) {
@@ -140,11 +141,12 @@ struct DRFManyDevicesTests {
             }
             // Another client: a comment of its own replying to one, edits, and now and then a soft
             // delete of a comment or of a whole post whose comments the server keeps.
-            let live = try server.state().comments.filter { !$0.deleted && postIDs.contains($0.post) }
+            let live = try server.state().comments.filter { !$0.deleted && postIDs.contains($0.post_id) }
             if let target = live.randomElement(using: &random) {
                 try server.graph(
-                    "comments", "create", fields: ["post_id": target.post, "reply_to_id": target.id, "text": "there"])
-                try server.graph("comments", "update", id: target.id, fields: ["text": "edited there"])
+                    "comments", "create",
+                    fields: ["post_id": target.post_id, "reply_to_id": target.id, "body": "there"])
+                try server.graph("comments", "update", id: target.id, fields: ["body": "edited there"])
                 Self.trace("another client replies to \(target.id) and edits it")
             }
             if Int.random(in: 0..<4, using: &random) == 0, let target = live.randomElement(using: &random) {
@@ -185,7 +187,7 @@ struct DRFManyDevicesTests {
         }
         let state = try server.state()
         let livePosts = Set(state.posts.filter { !$0.deleted }.map(\.id))
-        let mine = state.comments.filter { postIDs.contains($0.post) }
+        let mine = state.comments.filter { postIDs.contains($0.post_id) }
         let byClient = Dictionary(grouping: mine.compactMap(\.client_id)) { $0.lowercased() }
         tally.duplicates += byClient.values.filter { $0.count > 1 }.count
         // A create of this run is lost when the server never got it, unless a device deleted it or its
@@ -200,7 +202,7 @@ struct DRFManyDevicesTests {
         let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
         for (key, comment) in lastEdits.values.flatMap({ $0 }) {
             let server = mine.first { key == ($0.client_id?.lowercased() ?? "id \($0.id)") || key == "id \($0.id)" }
-            guard let server, !server.deleted, livePosts.contains(server.post) else { continue }
+            guard let server, !server.deleted, livePosts.contains(server.post_id) else { continue }
             tally.editsChecked += 1
             if !sent.contains(where: { $0.contains("\"\(comment)\"") }) {
                 tally.lostEdits += 1
@@ -227,14 +229,14 @@ struct DRFManyDevicesTests {
         for comment in lostDeletions { print("deletion lost (seed \(seed)): \(comment)") }
         // The server's live comments as devices keep them: those of a deleted post are gone, a reply
         // to a deleted comment is emptied.
-        let live = mine.filter { !$0.deleted && livePosts.contains($0.post) }
+        let live = mine.filter { !$0.deleted && livePosts.contains($0.post_id) }
         let liveIDs = Set(live.map(\.id))
         let expected = live.map { comment in
-            "\(comment.id) \(comment.post) \(comment.reply_to.flatMap { liveIDs.contains($0) ? $0 : nil }.map(String.init) ?? "-") \(comment.text)"
+            "\(comment.id) \(comment.post_id) \(comment.reply_to.flatMap { liveIDs.contains($0) ? $0 : nil }.map(String.init) ?? "-") \(comment.body)"
         }.sorted()
         for device in devices {
             let cached = try await device.comments.fetch().filter { postIDs.contains($0.postID) }
-            let lines = cached.map { "\($0.id) \($0.postID) \($0.replyTo.map(String.init) ?? "-") \($0.text)" }.sorted()
+            let lines = cached.map { "\($0.id) \($0.postID) \($0.replyTo.map(String.init) ?? "-") \($0.body)" }.sorted()
             if lines != expected {
                 tally.diverged += 1
                 print(

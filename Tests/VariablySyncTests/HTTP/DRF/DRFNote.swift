@@ -118,51 +118,10 @@ extension DRFServer {
     }
 }
 
-/// A user of the DRF server's `graph/` endpoints; the server assigns its id.
-struct DRFUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var name: String
-
-    init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
-    init(from container: DecodingContainer<DRFUser>) throws {
-        id = try container.decode(\.id)
-        name = try container.decode(\.name)
-    }
-
-    static let keySets = KeySets<DRFUser>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.name, "name")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<DRFUser>("drf_users", primaryKey: \.id)
-}
-
-/// A post of the DRF server's `graph/` endpoints: `author` is its author's id.
-struct DRFPost: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var authorID: Int64
-    var title: String
-
-    init(id: Int64, authorID: Int64, title: String) { (self.id, self.authorID, self.title) = (id, authorID, title) }
-    init(from container: DecodingContainer<DRFPost>) throws {
-        id = try container.decode(\.id)
-        authorID = try container.decode(\.authorID)
-        title = try container.decode(\.title)
-    }
-
-    static let keySets = KeySets<DRFPost>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id"); Key(\.authorID, "author"); Key(\.title, "title")
-        }
-        KeySet(.sqlite, style: .snakeCase)
-    }
-    static let sqliteTable = SQLiteTable<DRFPost>(
-        "drf_posts", primaryKey: \.id, [.references(\.authorID, DRFUser.self, onDelete: .cascade)])
-}
-
 extension DRFServer {
-    /// The API of one `graph/` collection: page numbers, tombstones, creates posted, ids read-only.
+    /// The API of one `graph/` collection of the example domain (`users`, `posts`, `comments`): page
+    /// numbers, tombstones, creates posted, PATCH with the changed fields (a changed `profile.age` sends
+    /// the whole `profile` object), the server's `id`, `updated_at` and `deleted` read-only.
     static func graphAPI(_ collection: String) -> HTTPAPI {
         HTTPAPI(
             pull: HTTPPullShape(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 
@@ -13,16 +14,16 @@ import VariablySync
 struct DRFPullEngineTests {
     struct Device {
         let database: SQLiteDatabase
-        let users: Repository<DRFUser>
-        let posts: Repository<DRFPost>
-        let comments: Repository<DRFComment>
+        let users: Repository<User>
+        let posts: Repository<Post>
+        let comments: Repository<Comment>
         let store: SyncStore
 
         init(_ server: DRFServer) throws {
             database = try SQLiteDatabase.inMemory()
-            users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
-            posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
-            comments = try server.makeGraphRepository(DRFComment.self, "comments", database: database)
+            users = try server.makeGraphRepository(User.self, "users", database: database)
+            posts = try server.makeGraphRepository(Post.self, "posts", database: database)
+            comments = try server.makeGraphRepository(Comment.self, "comments", database: database)
             store = SyncStore(comments, posts, users)
         }
 
@@ -30,18 +31,18 @@ struct DRFPullEngineTests {
         func expectMirrors(_ server: DRFServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             try await expectNoBrokenReferences(database, sourceLocation: sourceLocation)
             let live = try server.state().comments.filter { comment in
-                !comment.deleted && (try? server.state().posts.first { $0.id == comment.post }?.deleted) == false
+                !comment.deleted && (try? server.state().posts.first { $0.id == comment.post_id }?.deleted) == false
             }
             let cached = try await comments.fetch(sortedBy: [SortDescriptor(\.id)])
             #expect(cached.map(\.id) == live.map(\.id), sourceLocation: sourceLocation)
             #expect(cached.map(\.replyTo) == live.map(\.reply_to), sourceLocation: sourceLocation)
-            #expect(cached.map(\.text) == live.map(\.text), sourceLocation: sourceLocation)
+            #expect(cached.map(\.body) == live.map(\.body), sourceLocation: sourceLocation)
         }
     }
 
     /// One author and two posts on the server.
     private func seed(_ server: DRFServer) throws {
-        try server.graph("users", "create", fields: ["id": 1, "name": "ada"])
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
         try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
         try server.graph("posts", "create", fields: ["id": 2, "author_id": 1, "title": "deleted later"])
     }
@@ -53,16 +54,16 @@ struct DRFPullEngineTests {
         defer { server.stop() }
         try seed(server)
         for id in Int64(1)...12 {
-            var fields: [String: Any] = ["id": id, "post_id": 1, "text": "comment \(id)"]
+            var fields: [String: Any] = ["id": id, "post_id": 1, "body": "comment \(id)"]
             if id > 1 { fields["reply_to_id"] = id - 1 }
             try server.graph("comments", "create", fields: fields)
         }
         for id in (Int64(1)...11).reversed() {
-            try server.graph("comments", "update", id: id, fields: ["text": "edited \(id)"])
+            try server.graph("comments", "update", id: id, fields: ["body": "edited \(id)"])
         }
         let device = try Device(server)
         let report = try await device.store.sync()
-        #expect(report.for(DRFComment.self)?.waitingForParents == 0)
+        #expect(report.for(Comment.self)?.waitingForParents == 0)
         try await device.expectMirrors(server)
     }
 
@@ -73,25 +74,25 @@ struct DRFPullEngineTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server)
-        try server.graph("comments", "create", fields: ["id": 20, "post_id": 2, "text": "on the deleted one"])
-        try server.graph("comments", "create", fields: ["id": 21, "post_id": 2, "text": "also"])
-        try server.graph("comments", "create", fields: ["id": 22, "post_id": 1, "text": "on the kept one"])
+        try server.graph("comments", "create", fields: ["id": 20, "post_id": 2, "body": "on the deleted one"])
+        try server.graph("comments", "create", fields: ["id": 21, "post_id": 2, "body": "also"])
+        try server.graph("comments", "create", fields: ["id": 22, "post_id": 1, "body": "on the kept one"])
         let before = try Device(server)
         try await before.store.sync()
         #expect(try await before.comments.count() == 3)
 
         try server.graph("posts", "soft_delete", id: 2)
-        try server.graph("comments", "update", id: 20, fields: ["text": "edited after the post went"])
-        try server.graph("comments", "create", fields: ["id": 23, "post_id": 1, "text": "after"])
+        try server.graph("comments", "update", id: 20, fields: ["body": "edited after the post went"])
+        try server.graph("comments", "create", fields: ["id": 23, "post_id": 1, "body": "after"])
         try await before.store.sync()
         try await before.expectMirrors(server)
 
         let fresh = try Device(server)
         try await fresh.store.sync()
         try await fresh.expectMirrors(server)
-        #expect(try await fresh.comments.fetch(id: 23)?.text == "after")
+        #expect(try await fresh.comments.fetch(id: 23)?.body == "after")
         // And the next sync is not stopped either.
-        try server.graph("comments", "create", fields: ["id": 24, "post_id": 1, "text": "later"])
+        try server.graph("comments", "create", fields: ["id": 24, "post_id": 1, "body": "later"])
         try await fresh.store.sync()
         try await fresh.expectMirrors(server)
     }
@@ -103,12 +104,12 @@ struct DRFPullEngineTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server)
-        try server.graph("comments", "create", fields: ["id": 1, "post_id": 1, "text": "first"])
-        try server.graph("comments", "create", fields: ["id": 2, "post_id": 1, "text": "second"])
-        try server.graph("comments", "update", id: 1, fields: ["text": "edited later"])
+        try server.graph("comments", "create", fields: ["id": 1, "post_id": 1, "body": "first"])
+        try server.graph("comments", "create", fields: ["id": 2, "post_id": 1, "body": "second"])
+        try server.graph("comments", "update", id: 1, fields: ["body": "edited later"])
         let database = try SQLiteDatabase.inMemory()
-        _ = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
-        let comments = try server.makeGraphRepository(DRFComment.self, "unordered-comments", database: database)
+        _ = try server.makeGraphRepository(Post.self, "posts", database: database)
+        let comments = try server.makeGraphRepository(Comment.self, "unordered-comments", database: database)
         do {
             try await comments.sync()
             Issue.record("a view that ignores the ordering should stop the pull")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 
@@ -10,10 +11,10 @@ import VariablySync
 @Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFRelatedModelsTests {
     /// The users' and posts' repositories on one in-memory cache, and their store.
-    static func graph(on server: DRFServer) throws -> (Repository<DRFUser>, Repository<DRFPost>, SyncStore) {
+    static func graph(on server: DRFServer) throws -> (Repository<User>, Repository<Post>, SyncStore) {
         let database = try SQLiteDatabase.inMemory()
-        let users = try server.makeGraphRepository(DRFUser.self, "users", database: database)
-        let posts = try server.makeGraphRepository(DRFPost.self, "posts", database: database)
+        let users = try server.makeGraphRepository(User.self, "users", database: database)
+        let posts = try server.makeGraphRepository(Post.self, "posts", database: database)
         return (users, posts, SyncStore(posts, users))
     }
 
@@ -25,17 +26,17 @@ struct DRFRelatedModelsTests {
         let (users, posts, store) = try Self.graph(on: server)
         try await store.sync()
 
-        let author = try await users.create { DRFUser(id: $0, name: "ada") }
-        _ = try await posts.create { DRFPost(id: $0, authorID: author.id, title: "notes") }
-        _ = try await posts.create { DRFPost(id: $0, authorID: author.id, title: "more notes") }
+        let author = try await users.create { User(id: $0, userName: "ada") }
+        _ = try await posts.create { Post(id: $0, authorID: author.id, title: "notes") }
+        _ = try await posts.create { Post(id: $0, authorID: author.id, title: "more notes") }
         let report = try await store.sync()
-        #expect(report.for(DRFUser.self)?.pushed == 1)
-        #expect(report.for(DRFPost.self)?.pushed == 2)
+        #expect(report.for(User.self)?.pushed == 1)
+        #expect(report.for(Post.self)?.pushed == 2)
 
         let state = try server.state()
         let stored = try #require(state.users.first)
-        #expect(state.users.map(\.name) == ["ada"])
-        #expect(state.posts.map(\.author) == [stored.id, stored.id])
+        #expect(state.users.map(\.user_name) == ["ada"])
+        #expect(state.posts.map(\.author_id) == [stored.id, stored.id])
         #expect(
             state.requests.filter { $0.method == "POST" }.map(\.path) == [
                 "/api/graph/users/", "/api/graph/posts/", "/api/graph/posts/",
@@ -53,25 +54,25 @@ struct DRFRelatedModelsTests {
         defer { server.stop() }
         let (users, posts, store) = try Self.graph(on: server)
 
-        var author = try await users.create { DRFUser(id: $0, name: "forbidden") }
+        var author = try await users.create { User(id: $0, userName: "forbidden") }
         let authorID = author.id
-        _ = try await posts.create { DRFPost(id: $0, authorID: authorID, title: "waits") }
+        _ = try await posts.create { Post(id: $0, authorID: authorID, title: "waits") }
         let report = try await store.sync()
-        #expect(report.for(DRFUser.self)?.rejected.first?.reason.hasPrefix("HTTP 400") == true)
-        let held = try #require(report.for(DRFPost.self)?.held.first)
+        #expect(report.for(User.self)?.rejected.first?.reason.hasPrefix("HTTP 400") == true)
+        let held = try #require(report.for(Post.self)?.held.first)
         #expect(held.reason.contains("which the server refused: HTTP 400"))
         #expect(try server.state().posts.isEmpty)
         #expect(
             try server.state().requests.filter { $0.path.hasPrefix("/api/graph/posts/") && $0.method == "POST" }.isEmpty
         )
 
-        author.name = "allowed"
+        author.userName = "allowed"
         try await users.save(author)
         try await store.sync()
         let state = try server.state()
-        #expect(state.users.map(\.name) == ["allowed"])
+        #expect(state.users.map(\.user_name) == ["allowed"])
         #expect(state.posts.map(\.title) == ["waits"])
-        #expect(state.posts.first?.author == state.users.first?.id)
+        #expect(state.posts.first?.author_id == state.users.first?.id)
     }
 
     /// Deleting a user here deletes its posts (cascade): the posts' deletions go first, then
@@ -80,8 +81,8 @@ struct DRFRelatedModelsTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         let (users, posts, store) = try Self.graph(on: server)
-        let author = try await users.create { DRFUser(id: $0, name: "ada") }
-        _ = try await posts.create { DRFPost(id: $0, authorID: author.id, title: "one") }
+        let author = try await users.create { User(id: $0, userName: "ada") }
+        _ = try await posts.create { Post(id: $0, authorID: author.id, title: "one") }
         try await store.sync()
         let stored = try #require(try await users.fetch().first)
 
@@ -98,6 +99,41 @@ struct DRFRelatedModelsTests {
         #expect(try await users.pendingChangeCount() + posts.pendingChangeCount() == 0)
     }
 
+    /// A user's `age` and `score` are one nested `profile` object in its JSON: an edit of the age alone
+    /// sends the whole `profile` (the top-level member that changed) in the PATCH, and DRF's nested
+    /// serializer writes both of its members, losing neither.
+    @Test func anEditedProfileMemberIsPatchedWithTheWholeProfile() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let (users, _, store) = try Self.graph(on: server)
+        _ = try await users.create { id in
+            var user = User(id: id, userName: "ada")
+            user.score = 2.5
+            return user
+        }
+        try await store.sync()
+        var ada = try #require(try await users.fetch().first)
+        #expect(try server.state().users.map(\.profile) == [.init(age: 30, score: 2.5)])
+
+        try server.clearLog()
+        ada.age = 41
+        try await users.save(ada)
+        try await store.sync()
+        let state = try server.state()
+        let patch = try #require(state.requests.first { $0.method == "PATCH" })
+        #expect(patch.path == "/api/graph/users/\(ada.id)/")
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data((patch.body ?? "").utf8)) as? [String: Any])
+        #expect(body.keys.sorted() == ["profile"])
+        let profile = try #require(body["profile"] as? [String: Any])
+        #expect(profile["age"] as? Int == 41)
+        #expect(profile["score"] as? Double == 2.5)
+        #expect(state.users.map(\.profile) == [.init(age: 41, score: 2.5)])
+        let cached = try #require(try await users.fetch(id: ada.id))
+        #expect((cached.age, cached.score) == (41, 2.5))
+        #expect(try await users.pendingChangeCount() == 0)
+    }
+
     /// DRF keeps one live author per name. The author `bob` is deleted, then another `bob` is created
     /// in a later transaction: the deletion goes first, so DRF accepts the new `bob`; sent saves first,
     /// DRF would refuse it.
@@ -105,19 +141,19 @@ struct DRFRelatedModelsTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         let (users, _, store) = try Self.graph(on: server)
-        _ = try await users.create { DRFUser(id: $0, name: "bob") }
+        _ = try await users.create { User(id: $0, userName: "bob") }
         try await store.sync()
         let first = try #require(try await users.fetch().first)
 
         try await users.delete(id: first.id)
-        _ = try await users.create { DRFUser(id: $0, name: "bob") }
+        _ = try await users.create { User(id: $0, userName: "bob") }
         let report = try await store.sync()
-        #expect(report.for(DRFUser.self)?.rejected.isEmpty == true)
-        #expect(report.for(DRFUser.self)?.pushed == 2)
+        #expect(report.for(User.self)?.rejected.isEmpty == true)
+        #expect(report.for(User.self)?.pushed == 2)
         let state = try server.state()
-        #expect(state.users.filter { !$0.deleted }.map(\.name) == ["bob"])
+        #expect(state.users.filter { !$0.deleted }.map(\.user_name) == ["bob"])
         #expect(state.users.filter(\.deleted).map(\.id) == [first.id])
-        #expect(try await users.fetch().map(\.name) == ["bob"])
+        #expect(try await users.fetch().map(\.userName) == ["bob"])
         #expect(try await users.pendingChangeCount() == 0)
     }
 }

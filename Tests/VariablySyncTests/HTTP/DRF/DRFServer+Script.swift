@@ -160,10 +160,20 @@ extension DRFServer {
                     response["ETag"] = '"%s"' % data["updated_at"]
                 return super().finalize_response(request, response, *args, **kwargs)
 
-        # Two related models: users, and posts that reference them (deleted with them).
+        # The example domain's three related models, as its JSON names them: users, posts that reference
+        # them (deleted with them), comments on posts.
 
         class User(models.Model):
-            name = models.CharField(max_length=200)
+            user_name = models.CharField(max_length=200)
+            email_address = models.EmailField(max_length=254)
+            age = models.IntegerField(default=0)      # with score, the user's `profile` object
+            score = models.FloatField(default=0)
+            is_active = models.BooleanField(default=True)
+            tags = models.JSONField(default=list, blank=True)
+            nick_name = models.CharField(max_length=200, null=True, blank=True)
+            # The user's favourite post: a cycle (a post has an author), emptied when the post goes.
+            favorite_post = models.ForeignKey("Post", null=True, blank=True, on_delete=models.SET_NULL,
+                                              related_name="favorited_by")
             deleted = models.BooleanField(default=False)
             updated_at = models.DateTimeField(auto_now=True)
 
@@ -171,42 +181,56 @@ extension DRFServer {
                 app_label = "notes"
                 # No two live users share a name: a deleted one's name is free again.
                 constraints = [
-                    models.UniqueConstraint(fields=["name"], condition=models.Q(deleted=False), name="one_live_user_per_name")
+                    models.UniqueConstraint(fields=["user_name"], condition=models.Q(deleted=False),
+                                            name="one_live_user_per_name")
                 ]
 
         class Post(models.Model):
             author = models.ForeignKey(User, on_delete=models.CASCADE, related_name="posts")
             title = models.CharField(max_length=200)
+            body = models.TextField(blank=True, default="")
             deleted = models.BooleanField(default=False)
             updated_at = models.DateTimeField(auto_now=True)
 
             class Meta:
                 app_label = "notes"
 
+        class ProfileSerializer(serializers.Serializer):
+            """A user's `profile` object over the user's own fields (`source="*"`): writable, and with
+            PATCH each of its members may be left out."""
+            age = serializers.IntegerField()
+            score = serializers.FloatField()
+
         class UserSerializer(serializers.ModelSerializer):
+            profile = ProfileSerializer(source="*")
+            favorite_post_id = serializers.PrimaryKeyRelatedField(
+                source="favorite_post", queryset=Post.objects.all(), allow_null=True, required=False)
+
             class Meta:
                 model = User
-                fields = ["id", "name", "deleted", "updated_at"]
+                fields = ["id", "user_name", "email_address", "profile", "is_active", "tags", "nick_name",
+                          "favorite_post_id", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
-            def validate_name(self, value):
+            def validate_user_name(self, value):
                 if value == "forbidden":
                     raise serializers.ValidationError("This name is not allowed.")
                 return value
 
         class PostSerializer(serializers.ModelSerializer):
-            author = serializers.PrimaryKeyRelatedField(queryset=User.objects.filter(deleted=False))
+            author_id = serializers.PrimaryKeyRelatedField(source="author", queryset=User.objects.filter(deleted=False))
 
             class Meta:
                 model = Post
-                fields = ["id", "author", "title", "deleted", "updated_at"]
+                fields = ["id", "author_id", "title", "body", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
         class Comment(models.Model):
-            """Comments on posts, each maybe a reply to another comment (a self-reference)."""
+            """Comments on posts, each maybe by a user and maybe a reply to another comment (a self-reference)."""
             post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="comments")
+            author = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="comments")
             reply_to = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="replies")
-            text = models.CharField(max_length=200)
+            body = models.CharField(max_length=200)
             # The client's reference of a comment it created: unique, so a create sent twice is refused,
             # and filterable, so a client that lost an answer can look its create up.
             client_id = models.UUIDField(unique=True, null=True, blank=True)
@@ -217,12 +241,14 @@ extension DRFServer {
                 app_label = "notes"
 
         class CommentSerializer(serializers.ModelSerializer):
-            post = serializers.PrimaryKeyRelatedField(queryset=Post.objects.all())
+            post_id = serializers.PrimaryKeyRelatedField(source="post", queryset=Post.objects.all())
+            author_id = serializers.PrimaryKeyRelatedField(
+                source="author", queryset=User.objects.all(), allow_null=True, required=False)
             reply_to = serializers.PrimaryKeyRelatedField(queryset=Comment.objects.all(), allow_null=True, required=False)
 
             class Meta:
                 model = Comment
-                fields = ["id", "post", "reply_to", "text", "client_id", "deleted", "updated_at"]
+                fields = ["id", "post_id", "author_id", "reply_to", "body", "client_id", "deleted", "updated_at"]
                 read_only_fields = ["id", "deleted", "updated_at"]
 
         def changed_since(view, rows):

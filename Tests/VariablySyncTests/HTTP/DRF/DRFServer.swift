@@ -37,13 +37,19 @@ import VariablyTestSupport
 /// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
 /// one transaction; without `If-Match`, the last write wins.
 ///
-/// Three related models under `graph/` (page-number pagination, `updated_since`, tombstones): `users/`
-/// (`id`, `name`, a `name` of `"forbidden"` refused with 400), `posts/` (`id`, `author` — the
-/// author's id, a foreign key that DRF validates — and `title`; deleting a user marks its posts
-/// deleted too) and `comments/` (`id`, `post`, `reply_to` — another comment, a nullable
-/// self-reference — and `text`). `unordered-comments/` serves the same comments as a stock view without
-/// `OrderingFilter` does: in id order, whatever ordering is asked for. Server-side writes
-/// (``graph(_:_:id:fields:)``) can soft-delete a row alone, keeping its children, as many backends do.
+/// The example domain's three related models (`UserSyncModels`' `User`, `Post` and `Comment`) under
+/// `graph/`, speaking their remote JSON (page-number pagination, `updated_since`, tombstones):
+/// `users/` (`id`, `user_name` — one live user per name, `"forbidden"` refused with 400 —,
+/// `email_address`, `profile` = `{"age", "score"}`, a nested serializer over the user's own columns
+/// whose members a `PATCH` may leave out, `is_active`, `tags`, `nick_name`, and `favorite_post_id`, a
+/// nullable post emptied when the post goes), `posts/` (`id`, `author_id` — the author's id, a foreign
+/// key that DRF validates —, `title` and `body`; deleting a user marks its posts deleted too) and
+/// `comments/` (`id`, `post_id`, `author_id` — a nullable user —, `reply_to` — another comment, a
+/// nullable self-reference —, `body` and a unique `client_id`, which `?client_id=` looks up, deleted
+/// comments included). Each has a read-only `updated_at` stamped by the server and `deleted`.
+/// `unordered-comments/` serves the same comments as a stock view without `OrderingFilter` does: in id
+/// order, whatever ordering is asked for. Server-side writes (``graph(_:_:id:fields:)``) can
+/// soft-delete a row alone, keeping its children, as many backends do.
 ///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side writes, as another client would,
@@ -86,7 +92,7 @@ final class DRFServer {
         return child.waitForExit(timeout: .seconds(60)) == .exited(0)
     }
 
-    /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Comment` (its
+    /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Testing.Comment` (its
     /// `rawValue` is the text), so that it goes straight into
     /// `.enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason)`.
     static let unavailableReason: Testing.Comment =
@@ -138,12 +144,13 @@ final class DRFServer {
         var comments: [ServerComment] = []
     }
 
-    /// A comment as the server stores it: `post` and `reply_to` are ids (foreign keys).
+    /// A comment as the server stores it: `post_id`, `author_id` and `reply_to` are ids (foreign keys).
     struct ServerComment: Decodable, Equatable {
         var id: Int64
-        var post: Int64
+        var post_id: Int64
+        var author_id: Int64?
         var reply_to: Int64?
-        var text: String
+        var body: String
         var client_id: String?
         var deleted: Bool
     }
@@ -151,15 +158,24 @@ final class DRFServer {
     /// A user as the server stores it.
     struct ServerUser: Decodable, Equatable {
         var id: Int64
-        var name: String
+        var user_name: String
+        var email_address: String
+        var profile: Profile
         var deleted: Bool
+
+        /// A user's nested `profile` object.
+        struct Profile: Decodable, Equatable {
+            var age: Int
+            var score: Double
+        }
     }
 
-    /// A post as the server stores it: `author` is the author's id (a foreign key).
+    /// A post as the server stores it: `author_id` is the author's id (a foreign key).
     struct ServerPost: Decodable, Equatable {
         var id: Int64
-        var author: Int64
+        var author_id: Int64
         var title: String
+        var body: String
         var deleted: Bool
     }
 
@@ -265,8 +281,9 @@ final class DRFServer {
     }
 
     /// Writes a graph record on the server's side, as another client would: `action` is `create` (with
-    /// its id among `fields`, foreign keys as `post_id`, `reply_to_id`), `update`, or `soft_delete`,
-    /// which marks that row deleted and keeps its children.
+    /// its id among `fields`, model fields as Django names them: `user_name`, foreign keys as
+    /// `author_id`, `post_id`, `reply_to_id`), `update`, or `soft_delete`, which marks that row deleted
+    /// and keeps its children.
     @discardableResult
     func graph(_ model: String, _ action: String, id: Int64? = nil, fields: [String: Any] = [:]) throws -> State {
         var command: [String: Any] = ["op": "graph", "model": model, "action": action, "fields": fields]
