@@ -1,51 +1,52 @@
 import Foundation
+import UserSyncModels
 import Testing
 import VariablySync
 import VariablyTestSupport
 
 /// A repository against a real page API (`ShapedAPIServer.pageAPI`): `updated_since` and `per_page`,
-/// `Link` headers, `POST`/`PUT`/`DELETE` one post at a time with `If-Match`, no tombstones. Every request
+/// `Link` headers, `POST`/`PUT`/`DELETE` one user at a time with `If-Match`, no tombstones. Every request
 /// has a deadline of a few seconds, every server a lifetime, the suite a time limit.
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPPageAPITests {
     // MARK: - Pull
 
     @Test(arguments: [false, true])
-    func postsSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain(throughURLSession: Bool) async throws {
+    func usersSharingATimestampAcrossPagesAreNeitherSkippedNorPulledAgain(throughURLSession: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...10))
-        // 25 posts written together: one `updated_at`, spread over three pages of 10.
-        let shared = try server.put("posts", VersionedPost.drafts(11...35), stamp: .oneForAll)
-        let boundary = try #require(shared.posts.last?.updatedAt)
+        try server.put("users", User.drafts(1...10))
+        // 25 users written together: one `updated_at`, spread over three pages of 10.
+        let shared = try server.put("users", User.drafts(11...35), stamp: .oneForAll)
+        let boundary = try #require(shared.serverUsers.last?.updatedAt)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
 
         let first = try await repository.sync()
         #expect(first.pulled == 35)
         #expect(first.pages == 4)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
 
-        // The server answers the 25 posts at the boundary again; none of them is a change.
+        // The server answers the 25 users at the boundary again; none of them is a change.
         let unchanged = try await repository.sync()
         #expect(unchanged.pulled == 0)
         #expect(unchanged.pages == 3)
 
-        // A post committed late with the boundary timestamp, one moved off it, two written together.
-        try server.put("posts", [VersionedPost(id: 36, title: "late at the boundary")], stamp: .at(boundary))
-        try server.put("posts", [VersionedPost(id: 12, title: "edited 12")])
+        // A user committed late with the boundary timestamp, one moved off it, two written together.
+        try server.put("users", [User(id: 36, userName: "late at the boundary")], stamp: .at(boundary))
+        try server.put("users", [User(id: 12, userName: "edited 12")])
         try server.put(
-            "posts", [VersionedPost(id: 3, title: "edited 3"), VersionedPost(id: 4, title: "edited 4")],
+            "users", [User(id: 3, userName: "edited 3"), User(id: 4, userName: "edited 4")],
             stamp: .oneForAll)
         let changed = try await repository.sync()
         #expect(changed.pulled == 4)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
 
         #expect(try await repository.sync().pulled == 0)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
         // The first page of the last sync: asked with the boundary, then the `Link`s followed as they came.
         let state = try server.state()
-        let latest = try #require(state.posts.compactMap(\.updatedAt).max())
-        let pulls = state.requests.filter { $0.path == "/posts" }.map {
+        let latest = try #require(state.serverUsers.map(\.updatedAt).max())
+        let pulls = state.requests.filter { $0.path == "/users" }.map {
             $0.query.split(separator: "&").map(String.init).sorted()
         }
         let firstPage = try #require(pulls.last { !$0.contains { $0.hasPrefix("page=") } })
@@ -55,39 +56,39 @@ struct HTTPPageAPITests {
     @Test func serverDeletionsReachTheCacheOnlyThroughResync() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...12))
+        try server.put("users", User.drafts(1...12))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
-        try server.delete("posts", ids: [4, 9])
+        try server.delete("users", ids: [4, 9])
         let sync = try await repository.sync()
         #expect(sync.deleted == 0)
         #expect(try await repository.count() == 12)
 
         let resync = try await repository.resync()
         #expect(resync.deleted == 2)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
         #expect(try await repository.sync().pulled == 0)
     }
 
     /// Each fault hits the second page of the first sync; `401` means the server accepts only the
     /// token that the request hook gets by refreshing.
     @Test(arguments: ["500", "429", "truncate", "slow", "repeat", "401"])
-    func cacheMirrorsThePostsThroughAFault(_ fault: String) async throws {
+    func cacheMirrorsTheUsersThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...8))
-        try server.put("posts", VersionedPost.drafts(9...20), stamp: .oneForAll)
+        try server.put("users", User.drafts(1...8))
+        try server.put("users", User.drafts(9...20), stamp: .oneForAll)
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken(fault == "401" ? "new" : "old")
-        if fault != "401" { try server.fault(fault, path: "/posts", skip: 1) }
+        if fault != "401" { try server.fault(fault, path: "/users", skip: 1) }
         let repository = try server.makeRepository(
             ShapedAPIServer.pageAPI, timeout: fault == "slow" ? 1 : 5, vault: vault)
 
         let report = try await repository.sync()
         var state = try server.state()
         #expect(state.faultsLeft == 0)
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         if ["500", "429", "truncate", "slow"].contains(fault) { #expect(report.retries >= 1) }
         if fault == "401" {
@@ -97,20 +98,20 @@ struct HTTPPageAPITests {
         }
 
         try server.put(
-            "posts", [VersionedPost(id: 1, title: "edited"), VersionedPost(id: 21, title: "new")], stamp: .oneForAll)
+            "users", [User(id: 1, userName: "edited"), User(id: 21, userName: "new")], stamp: .oneForAll)
         #expect(try await repository.sync().pulled == 2)
         state = try server.state()
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(try await repository.sync().pulled == 0)
     }
 
     @Test func interruptedPullResumesAtTheNextLinkItStoppedAt() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...12))
-        try server.put("posts", VersionedPost.drafts(13...30), stamp: .oneForAll)
+        try server.put("users", User.drafts(1...12))
+        try server.put("users", User.drafts(13...30), stamp: .oneForAll)
         // More failures than the 30 attempts of the retry policy, from the second page on.
-        try server.fault("500", path: "/posts", skip: 1, times: 30)
+        try server.fault("500", path: "/users", skip: 1, times: 30)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         do {
             try await repository.sync()
@@ -120,12 +121,12 @@ struct HTTPPageAPITests {
         }
         #expect(try await repository.count() == 10)
 
-        try server.put("posts", [VersionedPost(id: 31, title: "written meanwhile")])
+        try server.put("users", [User(id: 31, userName: "written meanwhile")])
         let asked = try server.state().requests.count
         let resumed = try await repository.sync()
         #expect(resumed.pulled == 21)
         let state = try server.state()
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(try await cachedUsers(repository) == state.users)
         let query = state.requests[asked].query.split(separator: "&").map(String.init)
         #expect(query.contains("page=2"))
         #expect(try await repository.sync().pulled == 0)
@@ -136,63 +137,63 @@ struct HTTPPageAPITests {
     @Test func writesStampedWithTheBoundaryTimestampAreStillPulled() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...5), stamp: .oneForAll)
+        try server.put("users", User.drafts(1...5), stamp: .oneForAll)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, pageSize: 2)
         try await repository.sync()
         try server.freezeClock()
 
-        try server.put("posts", [VersionedPost(id: 2, title: "edited by another client")])
+        try server.put("users", [User(id: 2, userName: "edited by another client")])
         let other = try await repository.sync()
         #expect(other.pulled == 1)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
 
         var local = try #require(try await repository.fetch(id: 3))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         let own = try await repository.sync()
         #expect(own.pushed == 1)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
 
         var again = try #require(try await repository.fetch(id: 3))
-        again.title = "local edit, again"
+        again.userName = "local edit, again"
         try await repository.save(again)
         let second = try await repository.sync()
         #expect(second.pushed == 1)
         #expect(second.conflicts.isEmpty)
         let state = try server.state()
-        #expect(state.posts[2].title == "local edit, again")
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.users[2].userName == "local edit, again")
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(try await repository.sync().pulled == 0)
     }
 
     /// `Link` targets relative to the page's URL (RFC 8288, section 3.2): a path, or a query alone.
-    @Test(arguments: ["/posts?", "?"])
+    @Test(arguments: ["/users?", "?"])
     func relativeNextLinksResolveAgainstThePageURL(_ prefix: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...25))
+        try server.put("users", User.drafts(1...25))
         try server.writeLinks(withPrefix: prefix)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         let report = try await repository.sync()
         #expect(report.pages == 3)
-        #expect(try await cachedPosts(repository) == server.state().posts)
-        #expect(try server.state().requests.allSatisfy { $0.status == 200 && $0.path == "/posts" })
+        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try server.state().requests.allSatisfy { $0.status == 200 && $0.path == "/users" })
     }
 
     @Test func nextLinkThatNeverAdvancesStopsTheSyncWithAnError() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
-        try server.put("posts", VersionedPost.drafts(4...6), stamp: .oneForAll)
+        try server.put("users", User.drafts(1...3))
+        try server.put("users", User.drafts(4...6), stamp: .oneForAll)
         // Bounded, so that a sync that does not notice ends (and fails the test) instead of looping.
-        try server.fault("stuck", path: "/posts", times: 200)
+        try server.fault("stuck", path: "/users", times: 200)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         do {
             try await repository.sync()
             Issue.record("a next link that never advances should stop the sync")
         } catch SyncError.cursorDidNotAdvance {}
-        #expect(try server.state().requests.filter { $0.path == "/posts" }.count <= 40)
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try server.state().requests.filter { $0.path == "/users" }.count <= 40)
+        #expect(try await cachedUsers(repository) == server.state().users)
     }
 
     // MARK: - Push
@@ -201,32 +202,33 @@ struct HTTPPageAPITests {
     func localCreatesUpdatesAndDeletesArePostedPutAndDeletedWithIfMatch(throughURLSession: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...5))
+        try server.put("users", User.drafts(1...5))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, throughURLSession: throughURLSession)
         try await repository.sync()
 
         var edited = try #require(try await repository.fetch(id: 1))
-        edited.title = "local edit"
+        edited.userName = "local edit"
         try await repository.save(edited)
-        try await repository.save(VersionedPost(id: 6, title: "created locally"))
+        try await repository.save(User(id: 6, userName: "created locally"))
         try await repository.delete(id: 2)
         let report = try await repository.sync()
         #expect(report.pushed == 3)
         #expect(report.conflicts.isEmpty)
 
         let state = try server.state()
-        #expect(state.posts.map(\.id) == [1, 3, 4, 5, 6])
-        #expect(state.posts.first.map { [$0.title, "\($0.version ?? 0)"] } == ["local edit", "2"])
-        #expect(state.posts.last.map { [$0.title, "\($0.version ?? 0)"] } == ["created locally", "1"])
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.users.map(\.id) == [1, 3, 4, 5, 6])
+        #expect(state.serverUsers.first.map { [$0.userName, "\($0.version)"] } == ["local edit", "2"])
+        #expect(state.serverUsers.last.map { [$0.userName, "\($0.version)"] } == ["created locally", "1"])
+        #expect(try await cachedUsers(repository) == state.users)
         // Sent concurrently: in any order.
         let writes = state.requests.filter { $0.method != "GET" }.sorted { $0.method > $1.method }
         #expect(
             writes.map { "\($0.method) \($0.path) \($0.status)" } == [
-                "PUT /posts/1 200", "POST /posts 201", "DELETE /posts/2 204",
+                "PUT /users/1 200", "POST /users 201", "DELETE /users/2 204",
             ])
         #expect(writes[0].ifMatch == "\"1\"")
-        // The deletion sends the version the client pulled, read from the deleted row.
+        // The deletion sends the version the client pulled: `User` does not map `version`, so the engine reads it
+        // from the versions it kept of the pulled JSON, not from the deleted row.
         #expect(writes[2].ifMatch == "\"1\"")
         #expect(Set(writes.compactMap(\.idempotencyKey)).count == 3)
 
@@ -235,31 +237,31 @@ struct HTTPPageAPITests {
         #expect(quiet.pushed == 0)
     }
 
-    /// The 412 holds the current post, nothing, or an error object: the client reads the post from the
-    /// answer only when it is one, else with `GET /posts/{id}`.
+    /// The 412 holds the current user, nothing, or an error object: the client reads the user from the
+    /// answer only when it is one, else with `GET /users/{id}`.
     @Test(arguments: ["record", "empty", "error"])
     func staleIfMatchKeepsTheServerVersionByDefault(conflictBody: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         try server.answerConflicts(with: conflictBody)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
-        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
+        try server.put("users", [User(id: 2, userName: "server edit")])
         var local = try #require(try await repository.fetch(id: 2))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptServer])
         #expect(report.pushed == 0)
 
         let state = try server.state()
-        #expect(state.posts[1].title == "server edit")
-        #expect(state.posts[1].version == 2)
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.users[1].userName == "server edit")
+        #expect(state.serverUsers[1].version == 2)
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
-        let asked = state.requests.filter { $0.path == "/posts/2" }.map {
+        let asked = state.requests.filter { $0.path == "/users/2" }.map {
             "\($0.method) \($0.ifMatch ?? "-") \($0.status)"
         }
         #expect(asked == ["PUT \"1\" 412"] + (conflictBody == "record" ? [] : ["GET - 200"]))
@@ -268,125 +270,125 @@ struct HTTPPageAPITests {
     @Test func staleIfMatchWithClientWinsLandsTheLocalEdit() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
         try await repository.sync()
 
-        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
+        try server.put("users", [User(id: 2, userName: "server edit")])
         var local = try #require(try await repository.fetch(id: 2))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptLocal])
         #expect(report.pushed == 1)
 
         let state = try server.state()
-        #expect(state.posts[1].title == "local edit")
-        #expect(state.posts[1].version == 3)
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.users[1].userName == "local edit")
+        #expect(state.serverUsers[1].version == 3)
+        #expect(try await cachedUsers(repository) == state.users)
         let puts = state.requests.filter { $0.method == "PUT" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
         #expect(puts == ["\"1\" 412", "\"2\" 200"])
         #expect(try await repository.sync().pulled == 0)
     }
 
-    /// A deletion of a post the client only pulled must not win over a server edit it never saw.
+    /// A deletion of a user the client only pulled must not win over a server edit it never saw.
     @Test(arguments: [false, true])
-    func deletionOfAPostEditedOnTheServerSendsTheVersionLastSeen(clientWins: Bool) async throws {
+    func deletionOfAUserEditedOnTheServerSendsTheVersionLastSeen(clientWins: Bool) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let repository = try server.makeRepository(
             ShapedAPIServer.pageAPI, conflicts: clientWins ? .clientWins : .serverWins)
         try await repository.sync()
 
-        try server.put("posts", [VersionedPost(id: 2, title: "server edit")])
+        try server.put("users", [User(id: 2, userName: "server edit")])
         try await repository.delete(id: 2)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [clientWins ? .keptLocal : .keptServer])
 
         let state = try server.state()
-        #expect(state.posts.map(\.id) == (clientWins ? [1, 3] : [1, 2, 3]))
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.users.map(\.id) == (clientWins ? [1, 3] : [1, 2, 3]))
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
         let deletes = state.requests.filter { $0.method == "DELETE" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
         #expect(deletes == (clientWins ? ["\"1\" 412", "\"2\" 204"] : ["\"1\" 412"]))
     }
 
-    /// A post edited locally, then deleted, is deleted with the version it was pulled at.
-    @Test func deletionOfAPostEditedLocallyKeepsThePulledVersion() async throws {
+    /// A user edited locally, then deleted, is deleted with the version it was pulled at.
+    @Test func deletionOfAUserEditedLocallyKeepsThePulledVersion() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
         var local = try #require(try await repository.fetch(id: 3))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         try await repository.delete(id: 3)
         let report = try await repository.sync()
         #expect(report.conflicts.isEmpty)
         let state = try server.state()
-        #expect(state.posts.map(\.id) == [1, 2])
+        #expect(state.users.map(\.id) == [1, 2])
         let writes = state.requests.filter { $0.method != "GET" }.map {
             "\($0.method) \($0.ifMatch ?? "-") \($0.status)"
         }
         #expect(writes == ["DELETE \"1\" 204"])
     }
 
-    @Test func editOfAPostDeletedOnTheServerEndsDeletedByDefault() async throws {
+    @Test func editOfAUserDeletedOnTheServerEndsDeletedByDefault() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         try await repository.sync()
 
-        try server.delete("posts", ids: [3])
+        try server.delete("users", ids: [3])
         var local = try #require(try await repository.fetch(id: 3))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptServer])
-        #expect(try await cachedPosts(repository) == server.state().posts)
+        #expect(try await cachedUsers(repository) == server.state().users)
         #expect(try await repository.pendingChangeCount() == 0)
     }
 
-    @Test func editOfAPostDeletedOnTheServerIsPostedAgainWithClientWins() async throws {
+    @Test func editOfAUserDeletedOnTheServerIsPostedAgainWithClientWins() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI, conflicts: .clientWins)
         try await repository.sync()
 
-        try server.delete("posts", ids: [3])
+        try server.delete("users", ids: [3])
         var local = try #require(try await repository.fetch(id: 3))
-        local.title = "local edit"
+        local.userName = "local edit"
         try await repository.save(local)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptLocal])
         #expect(report.pushed == 1)
         let state = try server.state()
-        #expect(state.posts.last.map { [$0.title, "\($0.version ?? 0)"] } == ["local edit", "1"])
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.serverUsers.last.map { [$0.userName, "\($0.version)"] } == ["local edit", "1"])
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
         let writes = state.requests.filter { $0.method != "GET" }.map { "\($0.method) \($0.path) \($0.status)" }
-        #expect(writes == ["PUT /posts/3 404", "POST /posts 201"])
+        #expect(writes == ["PUT /users/3 404", "POST /users 201"])
     }
 
     /// A `POST` answered 404 says the collection is not there (a wrong path), not that the record was
-    /// deleted: the new post stays, queued and held with the server's answer, and the app decides.
-    @Test func createAnsweredNotFoundKeepsTheNewPostQueued() async throws {
+    /// deleted: the new user stays, queued and held with the server's answer, and the app decides.
+    @Test func createAnsweredNotFoundKeepsTheNewUserQueued() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
         let wrongPath = HTTPAPI(
             pull: ShapedAPIServer.pageAPI.pull,
             push: .perRecord(HTTPRecordEndpoints(path: "nowhere", versionField: "version", concurrency: .ifMatch)))
         let repository = try server.makeRepository(wrongPath)
-        try await repository.save(VersionedPost(id: 1, title: "created locally"))
+        try await repository.save(User(id: 1, userName: "created locally"))
         let report = try await repository.sync()
         #expect(report.rejected.map(\.id) == [1])
         #expect(report.rejected.first?.reason.hasPrefix("HTTP 404 (no collection at this URL") == true)
-        #expect(try await repository.fetch(id: 1)?.title == "created locally")
+        #expect(try await repository.fetch(id: 1)?.userName == "created locally")
         #expect(try await repository.pendingChangeCount() == 1)
         let failed = try await repository.failedChanges()
         #expect(failed.map(\.id) == [1])
@@ -402,7 +404,7 @@ struct HTTPPageAPITests {
     func localWritesLandExactlyOnceThroughAFault(_ fault: String) async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.put("posts", VersionedPost.drafts(1...3))
+        try server.put("users", User.drafts(1...3))
         let vault = TokenVault(token: "old", refreshed: "new")
         try server.requireToken("old")
         let repository = try server.makeRepository(
@@ -412,22 +414,22 @@ struct HTTPPageAPITests {
         if fault == "401" {
             try server.requireToken("new")
         } else {
-            try server.fault(fault, method: "PUT", path: "/posts/")
-            try server.fault(fault, method: "POST", path: "/posts")
+            try server.fault(fault, method: "PUT", path: "/users/")
+            try server.fault(fault, method: "POST", path: "/users")
         }
         var edited = try #require(try await repository.fetch(id: 1))
-        edited.title = "local edit"
+        edited.userName = "local edit"
         try await repository.save(edited)
-        try await repository.save(VersionedPost(id: 4, title: "created locally"))
+        try await repository.save(User(id: 4, userName: "created locally"))
         let report = try await repository.sync()
         #expect(report.pushed == 2)
         #expect(report.conflicts.isEmpty)
 
         let state = try server.state()
         #expect(state.faultsLeft == 0)
-        #expect(state.posts.map(\.version) == [2, 1, 1, 1])
-        #expect(state.posts.map(\.title) == ["local edit", "post 2", "post 3", "created locally"])
-        #expect(try await cachedPosts(repository) == state.posts)
+        #expect(state.serverUsers.map(\.version) == [2, 1, 1, 1])
+        #expect(state.users.map(\.userName) == ["local edit", "user 2", "user 3", "created locally"])
+        #expect(try await cachedUsers(repository) == state.users)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         let writes = state.requests.filter { $0.method == "PUT" || $0.method == "POST" }
         #expect(Set(writes.compactMap(\.idempotencyKey)).count == 2)

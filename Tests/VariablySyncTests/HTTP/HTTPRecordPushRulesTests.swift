@@ -1,4 +1,5 @@
 import Foundation
+import UserSyncModels
 import Testing
 
 @testable import VariablySync
@@ -7,9 +8,9 @@ import Testing
 /// that a failure in one record's request never sends an answered record again.
 @Suite(.timeLimit(.minutes(3)))
 struct HTTPRecordPushRulesTests {
-    private typealias Source = HTTPRemoteSource<VersionedPost>
+    private typealias Source = HTTPRemoteSource<User>
 
-    private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/posts/2") -> HTTPRequestHead {
+    private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/users/2") -> HTTPRequestHead {
         HTTPRequestHead(
             method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
     }
@@ -20,8 +21,8 @@ struct HTTPRecordPushRulesTests {
 
     @Test(arguments: [301, 302, 303, 307, 308])
     func readsFollowEveryRedirectOnTheirOrigin(status: Int) throws {
-        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/posts/2/")))
-        #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/posts/2/")
+        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/users/2/")))
+        #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/users/2/")
         #expect(next.method == "GET")
     }
 
@@ -30,10 +31,10 @@ struct HTTPRecordPushRulesTests {
     @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
     func writesFollowOnlyRedirectsThatKeepTheirMethod(method: String) throws {
         for status in [301, 302, 303] {
-            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/posts/2/")) == nil)
+            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/users/2/")) == nil)
         }
         for status in [307, 308] {
-            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/posts/2/")))
+            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/users/2/")))
             #expect(next.method == method)
             #expect(next.body == Data("{}".utf8))
         }
@@ -41,12 +42,12 @@ struct HTTPRecordPushRulesTests {
 
     @Test func noRedirectLeavesTheOriginOrFollowsWithoutALocation() {
         #expect(
-            Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/posts/2/")) == nil)
+            Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/users/2/")) == nil)
         #expect(
-            Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/posts/2/")) == nil
+            Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/users/2/")) == nil
         )
         #expect(Source.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
-        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/posts/2/")) == nil)
+        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/users/2/")) == nil)
     }
 
     /// Three creates pushed at once, two of them answered 500 at first: the answered one is settled
@@ -54,21 +55,21 @@ struct HTTPRecordPushRulesTests {
     @Test func aFailedRequestDoesNotSendAnAnsweredRecordAgain() async throws {
         let server = try await ShapedAPIServer()
         defer { server.stop() }
-        try server.fault("500", method: "POST", path: "/posts", skip: 1, times: 4)
+        try server.fault("500", method: "POST", path: "/users", skip: 1, times: 4)
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
-        for id in Int64(1)...3 { try await repository.save(VersionedPost(id: id, title: "created \(id)")) }
+        for id in Int64(1)...3 { try await repository.save(User(id: id, userName: "created \(id)")) }
         let report = try await repository.sync()
         #expect(report.pushed == 3)
 
         let state = try server.state()
-        #expect(state.posts.map(\.id) == [1, 2, 3])
-        let posts = state.requests.filter { $0.method == "POST" }
-        for key in Set(posts.compactMap(\.idempotencyKey)) {
-            let sent = posts.filter { $0.idempotencyKey == key }
+        #expect(state.users.map(\.id) == [1, 2, 3])
+        let creates = state.requests.filter { $0.method == "POST" }
+        for key in Set(creates.compactMap(\.idempotencyKey)) {
+            let sent = creates.filter { $0.idempotencyKey == key }
             let firstSuccess = try #require(sent.firstIndex { (200...299).contains($0.status) })
             #expect(firstSuccess == sent.count - 1, "\(key) was sent again after it was answered")
         }
-        #expect(Set(posts.compactMap(\.idempotencyKey)).count == 3)
+        #expect(Set(creates.compactMap(\.idempotencyKey)).count == 3)
         #expect(try await repository.pendingChangeCount() == 0)
     }
 }

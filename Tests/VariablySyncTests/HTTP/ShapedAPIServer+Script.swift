@@ -14,16 +14,18 @@ extension ShapedAPIServer {
         clock = [100000]     # seconds after EPOCH of the last stamped write
         sequence = [0]       # the items' change sequence
         items = {}           # id -> [sequence of its last change, record or None for a tombstone]
-        posts = {}           # id -> record
+        users = {}           # id -> record of the page API
         faults = []          # faults for coming requests
         options = {"token": None, "conflict_body": "record", "link_prefix": None, "frozen_clock": False}
         requests = []        # every request, oldest first
-        answers = {}         # idempotency key -> answer (posts) or result (items)
+        answers = {}         # idempotency key -> answer (users) or result (items)
         writers = {}         # item id -> idempotency key of its last write
         last_page = {}       # collection path -> the last page answered
 
         def stamp(seconds):
-            return (EPOCH + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            # ISO 8601 in UTC with milliseconds and `Z`, as Rails writes it: fixed width, so that the
+            # texts sort as the instants do.
+            return (EPOCH + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
         def stamped(old, record, updated_at=None):
             record = dict(record)
@@ -40,9 +42,9 @@ extension ShapedAPIServer {
             old = items.get(item_id, [0, None])[1]
             items[item_id] = [sequence[0], None if record is None else stamped(old, record, updated_at)]
 
-        def write_post(record, updated_at=None):
-            record = stamped(posts.get(record["id"]), record, updated_at)
-            posts[record["id"]] = record
+        def write_user(record, updated_at=None):
+            record = stamped(users.get(record["id"]), record, updated_at)
+            users[record["id"]] = record
             return record
 
         def etag(record):
@@ -99,11 +101,11 @@ extension ShapedAPIServer {
                 results.append(result)
             return reply(200, {"results": results})
 
-        def posts_page(path, query, stuck=False):
+        def users_page(path, query, stuck=False):
             since = query.get("updated_since", [None])[0]
             per_page = int(query.get("per_page", ["30"])[0])
             page = int(query.get("page", ["1"])[0])
-            matching = sorted((n for n in posts.values() if since is None or n["updated_at"] >= since),
+            matching = sorted((n for n in users.values() if since is None or n["updated_at"] >= since),
                               key=lambda n: (n["updated_at"], n["id"]))
             chosen = matching[(page - 1) * per_page:page * per_page]
 
@@ -111,7 +113,7 @@ extension ShapedAPIServer {
                 parameters = {"per_page": per_page, "page": number}
                 if since is not None:
                     parameters["updated_since"] = since
-                prefix = options["link_prefix"] or "http://127.0.0.1:%d/posts?" % port
+                prefix = options["link_prefix"] or "http://127.0.0.1:%d/users?" % port
                 return '<%s%s>; rel="%s"' % (prefix, urlencode(parameters), relation)
 
             links = [link(1, "first")]
@@ -123,10 +125,10 @@ extension ShapedAPIServer {
                 links.append(link(page + 1, "next"))
             return reply(200, chosen, [("Link", ", ".join(links))])
 
-        def post_answer(method, post_id, body, headers):
-            current = posts.get(post_id)
+        def user_answer(method, user_id, body, headers):
+            current = users.get(user_id)
             if method == "GET":
-                return reply(200, current, [("ETag", etag(current))]) if current else reply(404, {"error": "no such post"})
+                return reply(200, current, [("ETag", etag(current))]) if current else reply(404, {"error": "no such user"})
             key = headers.get("Idempotency-Key")
             if key in answers:
                 return answers[key]
@@ -134,21 +136,21 @@ extension ShapedAPIServer {
                 if current is not None:
                     answer = reply(409, current, [("ETag", etag(current))])
                 else:
-                    record = write_post(body)
+                    record = write_user(body)
                     answer = reply(201, record, [("ETag", etag(record))])
             elif current is None:
-                answer = reply(404, {"error": "no such post"})
+                answer = reply(404, {"error": "no such user"})
             elif method == "PUT" and headers.get("If-Match") is None:
                 answer = reply(428, {"error": "If-Match is required"})
             elif headers.get("If-Match") not in (None, etag(current)):
                 body = {"record": current, "empty": None, "error": {"error": "precondition_failed"}}[options["conflict_body"]]
                 answer = reply(412, body, [("ETag", etag(current))])
             elif method == "DELETE":
-                del posts[post_id]
+                del users[user_id]
                 answer = (204, [], b"")
             elif method == "PUT":
-                body["id"] = post_id
-                record = write_post(body)
+                body["id"] = user_id
+                record = write_user(body)
                 answer = reply(200, record, [("ETag", etag(record))])
             else:
                 answer = reply(405, {"error": "method not allowed"})
@@ -165,14 +167,14 @@ extension ShapedAPIServer {
                 return answer
             if parts == ["items", "changes"] and method == "POST":
                 return items_push(body)
-            if parts == ["posts"] and method == "GET":
-                answer = posts_page(url.path, query)
-                last_page["/posts"] = answer
+            if parts == ["users"] and method == "GET":
+                answer = users_page(url.path, query)
+                last_page["/users"] = answer
                 return answer
-            if parts == ["posts"] and method == "POST":
-                return post_answer("POST", body.get("id"), body, headers)
-            if len(parts) == 2 and parts[0] == "posts":
-                return post_answer(method, int(parts[1]), body, headers)
+            if parts == ["users"] and method == "POST":
+                return user_answer("POST", body.get("id"), body, headers)
+            if len(parts) == 2 and parts[0] == "users":
+                return user_answer(method, int(parts[1]), body, headers)
             return reply(404, {"error": "no such endpoint"})
 
         class Handler(BaseHTTPRequestHandler):
@@ -213,8 +215,8 @@ extension ShapedAPIServer {
                             answer = last_page[url.path]
                         elif mode == "stuck" and url.path == "/items":
                             answer = items_page({"limit": parse_qs(url.query)["limit"]}, cursor_override="stuck")
-                        elif mode == "stuck" and url.path == "/posts":
-                            answer = posts_page(self.path, {"per_page": parse_qs(url.query).get("per_page", ["30"])}, stuck=True)
+                        elif mode == "stuck" and url.path == "/users":
+                            answer = users_page(self.path, {"per_page": parse_qs(url.query).get("per_page", ["30"])}, stuck=True)
                         else:
                             answer = route(method, url, body, self.headers)
                     entry["status"] = answer[0]
@@ -253,13 +255,13 @@ extension ShapedAPIServer {
                         if command["collection"] == "items":
                             write_item(record["id"], record, command.get("updated_at"))
                         else:
-                            write_post(record, command.get("updated_at"))
+                            write_user(record, command.get("updated_at"))
                 elif operation == "delete":
                     for record_id in command["ids"]:
                         if command["collection"] == "items":
                             write_item(record_id, None)
                         else:
-                            posts.pop(record_id, None)
+                            users.pop(record_id, None)
                 elif operation == "faults":
                     faults.extend(command["faults"])
                 elif operation == "token":
@@ -267,7 +269,7 @@ extension ShapedAPIServer {
                 elif operation == "option":
                     options[command["name"]] = command["value"]
                 return {"items": sorted((r for _, r in items.values() if r is not None), key=lambda r: r["id"]),
-                        "posts": sorted(posts.values(), key=lambda r: r["id"]),
+                        "users": sorted(users.values(), key=lambda r: r["id"]),
                         "requests": list(requests), "faults": len(faults)}
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -1,4 +1,5 @@
 import Foundation
+import UserSyncModels
 import VariablyCodable
 import VariablySQLite
 import VariablyHTTP
@@ -16,13 +17,16 @@ import VariablyTestSupport
 ///   `{"data": [...records (with "deleted": false)..., {"id": 7, "deleted": true}], "meta": {"next_cursor": "…",
 ///   "has_more": true}}`,
 ///   the cursor being the server's change sequence; `POST /items/changes` takes the package's batch envelope.
-/// - **Page API** (``pageAPI``): `GET /posts?updated_since=…&per_page=n` answers a JSON array of the posts
+/// - **Page API** (``pageAPI``): `GET /users?updated_since=…&per_page=n` answers a JSON array of the users
 ///   with `updated_at >= updated_since`, sorted by `(updated_at, id)`, and `Link: <…>; rel="next"` while
-///   pages follow; `POST /posts`, `PUT /posts/{id}` (`If-Match` required, `412` with the current post when
-///   stale, a new `ETag` when accepted), `GET` and `DELETE /posts/{id}`. Deletions are not listed anywhere.
+///   pages follow; `POST /users`, `PUT /users/{id}` (`If-Match` required, `412` with the current user when
+///   stale, a new `ETag` when accepted), `GET` and `DELETE /users/{id}`. Deletions are not listed anywhere.
 ///
-/// Every write stamps the record with the next `version` and, unless given, a new `updated_at` one second
-/// after the last (the same as the last once ``freezeClock()`` was called). A write with an
+/// Both collections hold ``User``s in their remote JSON. Every write stamps the record with two fields of
+/// the server's own: the next integer `version` (which ``User`` does not map: the engine keeps it from the
+/// raw JSON, as the page API's `versionField`) and, unless given, a new `updated_at` one second after the
+/// last (the same as the last once ``freezeClock()`` was called), written as ISO 8601 text with fractions
+/// and `Z` (`2026-01-02T03:46:40.000Z`), which ``User`` decodes into its `updatedAt`. A write with an
 /// `Idempotency-Key` seen before is answered as the first time. ``answerConflicts(with:)`` and
 /// ``writeLinks(withPrefix:)`` vary the 412 bodies and the `Link` targets.
 ///
@@ -60,21 +64,41 @@ final class ShapedAPIServer {
     /// The page API: `updated_since`, `per_page`, `Link` paging, one request per change with `If-Match`.
     static let pageAPI = HTTPAPI(
         pull: HTTPPullShape(
-            path: "posts", paging: .nextLink,
+            path: "users", paging: .nextLink,
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page"),
         push: .perRecord(
-            HTTPRecordEndpoints(path: "posts", update: .put, versionField: "version", concurrency: .ifMatch)))
+            HTTPRecordEndpoints(path: "users", update: .put, versionField: "version", concurrency: .ifMatch)))
 
     /// What the server holds and has been asked, after a command.
     struct State {
-        /// The live items, by id.
-        var items: [VersionedPost]
-        /// The posts, by id.
-        var posts: [VersionedPost]
+        /// The live items, by id, as a client decodes them.
+        var items: [User]
+        /// The users of the page API, by id, as a client decodes them.
+        var users: [User]
+        /// The live items, by id, with the server's own stamps.
+        var serverItems: [ServerUser]
+        /// The users of the page API, by id, with the server's own stamps.
+        var serverUsers: [ServerUser]
         /// Every request so far, oldest first.
         var requests: [Request]
         /// Faults not yet served.
         var faultsLeft: Int
+    }
+
+    /// A user as the server holds it: the fields the tests edit, and the stamps the server writes.
+    struct ServerUser: Decodable, Equatable {
+        var id: Int64
+        var userName: String
+        /// The server's integer version, one more on each write (the page API's `ETag`).
+        var version: Int
+        /// The server's `updated_at`, as the ISO 8601 text it wrote.
+        var updatedAt: String
+
+        private enum CodingKeys: String, CodingKey {
+            case id, version
+            case userName = "user_name"
+            case updatedAt = "updated_at"
+        }
     }
 
     /// One request as the server saw it, and how it answered.
@@ -105,10 +129,10 @@ final class ShapedAPIServer {
     /// A repository on an in-memory cache, synced with this server through `api`; quick retries.
     func makeRepository(
         _ api: HTTPAPI, pageSize: Int = 10, timeout: TimeInterval = 5,
-        conflicts: ConflictPolicy<VersionedPost> = .serverWins,
+        conflicts: ConflictPolicy<User> = .serverWins,
         vault: TokenVault? = nil, throughURLSession: Bool = false
-    ) throws -> Repository<VersionedPost> {
-        let remote = HTTPRemoteSource<VersionedPost>(
+    ) throws -> Repository<User> {
+        let remote = HTTPRemoteSource<User>(
             baseURL: baseURL, api: api, timeout: timeout,
             transport: throughURLSession
                 ? URLSessionTransport(configuration: .ephemeral) : HTTPTransports.platformDefault,
@@ -130,10 +154,10 @@ final class ShapedAPIServer {
         case at(String)
     }
 
-    /// Writes `records` on the server's side, as another client would: each gets the next version and
-    /// an `updated_at` as `stamp` says.
+    /// Writes `records` (in their remote JSON) on the server's side, as another client would: each gets
+    /// the next version and an `updated_at` as `stamp` says.
     @discardableResult
-    func put(_ collection: String, _ records: [VersionedPost], stamp: Stamp = .eachNext) throws -> State {
+    func put(_ collection: String, _ records: [User], stamp: Stamp = .eachNext) throws -> State {
         let objects = try records.map {
             try JSONSerialization.jsonObject(with: JSONEncoder().encode($0, source: .remote))
         }
@@ -146,7 +170,7 @@ final class ShapedAPIServer {
         return try self.command(command)
     }
 
-    /// Deletes records on the server's side: a tombstone for items, nothing left for posts.
+    /// Deletes records on the server's side: a tombstone for items, nothing left for users.
     @discardableResult
     func delete(_ collection: String, ids: [Int64]) throws -> State {
         try command(["op": "delete", "collection": collection, "ids": ids])
@@ -169,7 +193,7 @@ final class ShapedAPIServer {
     }
 
     /// What a stale `If-Match` is answered with, besides 412 and the current `ETag`: `"record"` (the
-    /// current post, the default), `"empty"` or `"error"` (`{"error": "precondition_failed"}`).
+    /// current user, the default), `"empty"` or `"error"` (`{"error": "precondition_failed"}`).
     @discardableResult
     func answerConflicts(with body: String) throws -> State {
         try command(["op": "option", "name": "conflict_body", "value": body])
@@ -200,22 +224,33 @@ final class ShapedAPIServer {
         try server.input.write(contentsOf: line)
         let answer = server.readLine()
         guard let state = try JSONSerialization.jsonObject(with: answer) as? [String: Any],
-            let items = state["items"], let posts = state["posts"], let requests = state["requests"],
+            let items = state["items"], let users = state["users"], let requests = state["requests"],
             let faultsLeft = state["faults"] as? Int
         else {
             throw CocoaError(
                 .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the shaped server did not answer"])
         }
-        let decoder = JSONDecoder(source: .remote)
+        let itemsJSON = try JSONSerialization.data(withJSONObject: items)
+        let usersJSON = try JSONSerialization.data(withJSONObject: users)
+        let client = JSONDecoder(source: .remote)
         return State(
-            items: try decoder.decode([VersionedPost].self, from: JSONSerialization.data(withJSONObject: items)),
-            posts: try decoder.decode([VersionedPost].self, from: JSONSerialization.data(withJSONObject: posts)),
+            items: try client.decode([User].self, from: itemsJSON),
+            users: try client.decode([User].self, from: usersJSON),
+            serverItems: try JSONDecoder().decode([ServerUser].self, from: itemsJSON),
+            serverUsers: try JSONDecoder().decode([ServerUser].self, from: usersJSON),
             requests: try JSONDecoder().decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             faultsLeft: faultsLeft)
     }
 }
 
-/// Every post in `repository`'s cache, by id.
-func cachedPosts(_ repository: Repository<VersionedPost>) async throws -> [VersionedPost] {
+/// Every user in `repository`'s cache, by id.
+func cachedUsers(_ repository: Repository<User>) async throws -> [User] {
     try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
+}
+
+extension User {
+    /// Users `ids`, named `"<prefix> <id>"`, as the server has never seen them.
+    static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "user") -> [User] {
+        ids.map { User(id: $0, userName: "\(prefix) \($0)") }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UserSyncModels
 import VariablySync
 
 #if canImport(FoundationNetworking)
@@ -23,7 +24,7 @@ final class TokenVault: @unchecked Sendable {
     var refreshes: Int { lock.withLock { count } }
 
     /// The hook for `HTTPRemoteSource(prepare:)`.
-    var hook: HTTPRemoteSource<VersionedPost>.RequestHook {
+    var hook: HTTPRemoteSource<User>.RequestHook {
         { request, attempt in
             // Refreshed once for all the requests that met the same expired token.
             let token = self.current(
