@@ -25,6 +25,12 @@ struct HTTPPageAPITests {
         #expect(first.pulled == 35)
         #expect(first.pages == 4)
         #expect(try await cachedUsers(repository) == server.state().users)
+        // The server's `updated_at` text (milliseconds and `Z`) is what the cache holds as `updatedAt`.
+        let iso8601 = ISO8601DateFormatter()
+        iso8601.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stamps = try server.state().serverUsers.compactMap { iso8601.date(from: $0.updatedAt) }
+        #expect(stamps.count == 35)
+        #expect(try await cachedUsers(repository).map(\.updatedAt) == stamps)
 
         // The server answers the 25 users at the boundary again; none of them is a change.
         let unchanged = try await repository.sync()
