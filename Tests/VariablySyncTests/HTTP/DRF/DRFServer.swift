@@ -37,7 +37,7 @@ import VariablyTestSupport
 ///
 /// Pages are `{"count": n, "next": url, "previous": url, "results": [...]}` (cursor pages have no
 /// `count`), `next` an absolute URL or `null`; the page after the last answers `404 {"detail": "Invalid page."}`.
-/// Lists are sorted by `(updated_at, id)` (on the four user endpoints, `?ordering=` may change that).
+/// Lists are sorted by `(updated_at, id)` (`?ordering=` may change that).
 /// Without `updated_since`, lists leave deleted rows out; `?updated_since=<ISO 8601>` lists the rows
 /// with `updated_at >= updated_since`, tombstones (`"deleted": true`) included; an unreadable one answers
 /// 400. `DELETE` only marks the row deleted (a new `updated_at`) and answers 204; a deleted row is 404
