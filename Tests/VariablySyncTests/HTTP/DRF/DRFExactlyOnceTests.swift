@@ -5,8 +5,9 @@ import VariablySQLite
 import VariablySync
 
 /// Against a stock Django REST Framework, which ignores `Idempotency-Key`: a create whose answer was
-/// lost is created once when the model declares a client reference, and an edit is never dropped
-/// because the cache was pulled before `If-Match` was turned on.
+/// lost is created once when the model declares a client reference (comments, on the `graph/`
+/// endpoints), and an edit is never dropped because the cache was pulled before `If-Match` was turned on
+/// (users, on `checked/users/`).
 // One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
 // time limit): each starts its own Django, which takes a core for a second or more.
 @Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
@@ -102,40 +103,40 @@ struct DRFExactlyOnceTests {
     @Test func turningOnIfMatchForAnExistingCacheDropsNoEdit() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.create((1...3).map { ["title": "note \($0)", "body": "", "rating": 0] })
+        try server.seed(3)
         let database = try SQLiteDatabase.inMemory()
         let checked = DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch)
         let unversioned = HTTPAPI(
             pull: checked.pull,
             push: .perRecord(
                 HTTPRecordEndpoints(
-                    path: "checked/notes", trailingSlash: true, update: .patch, readOnlyFields: ["id", "updated_at"])))
+                    path: "checked/users", trailingSlash: true, update: .patch, readOnlyFields: ["id", "updated_at"])))
         let before = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFNote>(
+            remote: HTTPRemoteSource<User>(
                 baseURL: server.baseURL, api: unversioned, headers: ["Authorization": "Token \(server.token)"]),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
         try await before.sync()
 
         let after = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFNote>(
+            remote: HTTPRemoteSource<User>(
                 baseURL: server.baseURL, api: checked, headers: ["Authorization": "Token \(server.token)"]),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
-        var note = try #require(try await after.fetch(id: 1))
-        note.title = "edited after the update"
-        try await after.save(note)
+        var user = try #require(try await after.fetch(id: 1))
+        user.userName = "edited after the update"
+        try await after.save(user)
         let report = try await after.sync()
         #expect(report.pushed == 1)
         #expect(report.conflicts.isEmpty)
-        #expect(try server.state().notes.first { $0.id == 1 }?.title == "edited after the update")
+        #expect(try server.state().users.first { $0.id == 1 }?.user_name == "edited after the update")
 
         // Another client edits it; an edit here based on the version it had is a real conflict.
-        try server.update(id: 1, fields: ["title": "edited there"])
-        note.title = "edited here again"
-        try await after.save(note)
+        try server.update(id: 1, fields: ["user_name": "edited there"])
+        user.userName = "edited here again"
+        try await after.save(user)
         let conflicted = try await after.sync()
         #expect(conflicted.conflicts.count == 1)
-        #expect(try await after.fetch(id: 1)?.title == "edited there")
+        #expect(try await after.fetch(id: 1)?.userName == "edited there")
     }
 }

@@ -49,31 +49,31 @@ struct DRFLostAnswerTests {
         #expect(try await comments.fetch().map(\.clientID) == [clientID])
     }
 
-    /// An edit under `If-Match` whose answer is lost: sent again, it meets its own write (`412`, the
+    /// An edit of a user under `If-Match` whose answer is lost: sent again, it meets its own write (`412`, the
     /// server's copy holding what was sent), which is no conflict.
     @Test func anEditWhoseAnswerIsLostIsNotAConflictWithItself() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try server.create((1...2).map { ["title": "note \($0)", "body": "", "rating": 0] })
+        try server.seed(2)
         let database = try SQLiteDatabase.inMemory()
-        let notes = try Repository(
+        let users = try Repository(
             database: database,
-            remote: HTTPRemoteSource<DRFNote>(
+            remote: HTTPRemoteSource<User>(
                 baseURL: server.baseURL, api: DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch),
                 headers: ["Authorization": "Token \(server.token)"],
                 transport: LosingFirstAnswerTransport(base: HTTPTransports.platformDefault, method: "PATCH")),
             configuration: SyncConfiguration(retryPolicy: quickRetries))
-        try await notes.sync()
-        var note = try #require(try await notes.fetch(id: 1))
-        note.title = "edited here"
-        try await notes.save(note)
+        try await users.sync()
+        var user = try #require(try await users.fetch(id: 1))
+        user.userName = "edited here"
+        try await users.save(user)
 
-        let report = try await notes.sync()
+        let report = try await users.sync()
         #expect(report.conflicts.isEmpty)
         #expect(report.retries >= 1)
-        #expect(try server.state().notes.first { $0.id == 1 }?.title == "edited here")
-        #expect(try await notes.fetch(id: 1)?.title == "edited here")
-        #expect(try await notes.unsentChanges().isEmpty)
+        #expect(try server.state().users.first { $0.id == 1 }?.user_name == "edited here")
+        #expect(try await users.fetch(id: 1)?.userName == "edited here")
+        #expect(try await users.unsentChanges().isEmpty)
     }
 
     /// A comment deleted here while its create was in doubt (sent, its answer lost, the sync given up):

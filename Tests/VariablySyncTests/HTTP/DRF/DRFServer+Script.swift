@@ -22,25 +22,25 @@ extension DRFServer {
         protocol = sys.stdout   # the port, then one JSON answer a line; anything else Django writes goes to stderr
         sys.stdout = sys.stderr
 
-        # Settings: an in-process Django project whose app, `notes`, is a module in memory.
+        # Settings: an in-process Django project whose app, `domain`, is a module in memory.
 
         from django.apps import AppConfig, apps
         from django.conf import settings
 
         FOLDER = os.path.dirname(os.path.abspath(__file__))
-        DATABASE = os.path.join(FOLDER, "notes.sqlite3")
+        DATABASE = os.path.join(FOLDER, "domain.sqlite3")
         if os.path.exists(DATABASE):
             os.remove(DATABASE)
 
-        class NotesConfig(AppConfig):
-            name = "notes"
-            label = "notes"
+        class DomainConfig(AppConfig):
+            name = "domain"
+            label = "domain"
             path = FOLDER
             default_auto_field = "django.db.models.AutoField"
 
-        notes_app = types.ModuleType("notes")   # the app's module, in memory: no models or migrations modules
-        notes_app.NotesConfig = NotesConfig
-        sys.modules["notes"] = notes_app
+        domain_app = types.ModuleType("domain")   # the app's module, in memory: no models or migrations modules
+        domain_app.DomainConfig = DomainConfig
+        sys.modules["domain"] = domain_app
 
         settings.configure(
             DEBUG=False,
@@ -51,12 +51,12 @@ extension DRFServer {
             TIME_ZONE="UTC",   # Django's default is America/Chicago, and DRF writes times in the current zone
             ROOT_URLCONF=__name__,
             INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "rest_framework",
-                            "rest_framework.authtoken", "notes.NotesConfig"],
+                            "rest_framework.authtoken", "domain.DomainConfig"],
             MIDDLEWARE=["__main__.RequestLog", "django.middleware.common.CommonMiddleware"],
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATABASE,
                                    # `transaction.atomic()` takes SQLite's write lock at once: see IfMatchMixin.
                                    "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"}}},
-            MIGRATION_MODULES={"notes": None},   # `migrate --run-syncdb` creates its table
+            MIGRATION_MODULES={"domain": None},   # `migrate --run-syncdb` creates its tables
             DEFAULT_AUTO_FIELD="django.db.models.AutoField",
             REST_FRAMEWORK={
                 "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
@@ -82,59 +82,11 @@ extension DRFServer {
         from rest_framework.response import Response
         from rest_framework.routers import DefaultRouter
 
-        # The model, its serializer, its views: stock DRF.
-
-        class Note(models.Model):
-            title = models.CharField(max_length=200)
-            body = models.TextField(blank=True, default="")
-            rating = models.IntegerField(default=0)
-            deleted = models.BooleanField(default=False)   # a tombstone: DELETE only sets it
-            updated_at = models.DateTimeField(auto_now=True)
-
-            class Meta:
-                app_label = "notes"
-
-        apps.get_app_config("notes").models_module = sys.modules[__name__]   # so that `migrate` sees the app's models
-
-        class NoteSerializer(serializers.ModelSerializer):
-            class Meta:
-                model = Note
-                fields = ["id", "title", "body", "rating", "deleted", "updated_at"]
-                read_only_fields = ["id", "deleted", "updated_at"]
-
-            def validate_title(self, value):
-                if value == "forbidden":
-                    raise serializers.ValidationError("This title is not allowed.")
-                return value
-
-        class NoteViewSet(viewsets.ModelViewSet):
-            """The notes by `(updated_at, id)`; `?updated_since=` lists the changes since then, tombstones included."""
-            serializer_class = NoteSerializer
-            ordering = ("updated_at", "id")
-            ordering_fields = ["updated_at", "id"]
-
-            def get_queryset(self):
-                notes = Note.objects.order_by("updated_at", "id")
-                since = self.request.query_params.get("updated_since")
-                if self.action == "list" and since:
-                    try:
-                        moment = parse_datetime(since)
-                    except ValueError:
-                        moment = None
-                    if moment is None:
-                        raise ValidationError({"updated_since": ["Not an ISO 8601 date and time."]})
-                    if timezone.is_naive(moment):
-                        moment = timezone.make_aware(moment, datetime.timezone.utc)
-                    return notes.filter(updated_at__gte=moment)
-                return notes.filter(deleted=False)
-
-            def perform_destroy(self, instance):
-                instance.deleted = True
-                instance.save()
+        # The `If-Match` recipe of docs/http.md, stock DRF otherwise.
 
         class IfMatchMixin:
-            """Optimistic concurrency: a note's ETag is its `updated_at`; a PUT, PATCH or DELETE whose `If-Match`
-            names another version is refused with 412 and the current note. Without `If-Match`, the last write wins."""
+            """Optimistic concurrency: a row's ETag is its `updated_at`; a PUT, PATCH or DELETE whose `If-Match`
+            names another version is refused with 412 and the current row. Without `If-Match`, the last write wins."""
 
             def stale(self, request):
                 """The 412 answer if `If-Match` names another version than the current one, else None."""
@@ -156,7 +108,7 @@ extension DRFServer {
 
             def finalize_response(self, request, response, *args, **kwargs):
                 data = getattr(response, "data", None)
-                if isinstance(data, dict) and "updated_at" in data:   # one note: say its version
+                if isinstance(data, dict) and "updated_at" in data:   # one row: say its version
                     response["ETag"] = '"%s"' % data["updated_at"]
                 return super().finalize_response(request, response, *args, **kwargs)
 
@@ -178,12 +130,14 @@ extension DRFServer {
             updated_at = models.DateTimeField(auto_now=True)
 
             class Meta:
-                app_label = "notes"
+                app_label = "domain"
                 # No two live users share a name: a deleted one's name is free again.
                 constraints = [
                     models.UniqueConstraint(fields=["user_name"], condition=models.Q(deleted=False),
                                             name="one_live_user_per_name")
                 ]
+
+        apps.get_app_config("domain").models_module = sys.modules[__name__]   # so that `migrate` sees the app's models
 
         class Post(models.Model):
             author = models.ForeignKey(User, on_delete=models.CASCADE, related_name="posts")
@@ -193,7 +147,7 @@ extension DRFServer {
             updated_at = models.DateTimeField(auto_now=True)
 
             class Meta:
-                app_label = "notes"
+                app_label = "domain"
 
         class ProfileSerializer(serializers.Serializer):
             """A user's `profile` object over the user's own fields (`source="*"`): writable, and with
@@ -238,7 +192,7 @@ extension DRFServer {
             updated_at = models.DateTimeField(auto_now=True)
 
             class Meta:
-                app_label = "notes"
+                app_label = "domain"
 
         class CommentSerializer(serializers.ModelSerializer):
             post_id = serializers.PrimaryKeyRelatedField(source="post", queryset=Post.objects.all())
@@ -256,9 +210,14 @@ extension DRFServer {
             rows = rows.order_by("updated_at", "id")
             since = view.request.query_params.get("updated_since")
             if view.action == "list" and since:
-                moment = parse_datetime(since)
+                try:
+                    moment = parse_datetime(since)
+                except ValueError:
+                    moment = None
                 if moment is None:
                     raise ValidationError({"updated_since": ["Not an ISO 8601 date and time."]})
+                if timezone.is_naive(moment):
+                    moment = timezone.make_aware(moment, datetime.timezone.utc)
                 return rows.filter(updated_at__gte=moment)
             return rows.filter(deleted=False)
 
@@ -309,16 +268,22 @@ extension DRFServer {
             page_size = 100
             page_size_query_param = "page_size"
 
-        class CursorNotes(NoteViewSet):
+        class OrderedUsers(UserViewSet):
+            """The users by `(updated_at, id)`, which `?ordering=` may change (CursorPagination needs the
+            view's `ordering` with OrderingFilter)."""
+            ordering = ("updated_at", "id")
+            ordering_fields = ["updated_at", "id"]
+
+        class CursorUsers(OrderedUsers):
             pagination_class = CursorPages
 
-        class LimitNotes(NoteViewSet):
+        class LimitUsers(OrderedUsers):
             pagination_class = pagination.LimitOffsetPagination
 
-        class PageNotes(NoteViewSet):
+        class PageUsers(OrderedUsers):
             pagination_class = NumberedPages
 
-        class CheckedNotes(IfMatchMixin, NoteViewSet):
+        class CheckedUsers(IfMatchMixin, OrderedUsers):
             pagination_class = NumberedPages
 
         class PagedUsers(UserViewSet):
@@ -345,14 +310,14 @@ extension DRFServer {
 
         def router(viewset):
             routes = DefaultRouter()
-            routes.register("notes", viewset, basename="note-%s" % viewset.__name__.lower())
+            routes.register("users", viewset, basename="user-%s" % viewset.__name__.lower())
             return include(routes.urls)
 
         urlpatterns = [
-            path("api/cursor/", router(CursorNotes)),
-            path("api/limit/", router(LimitNotes)),
-            path("api/page/", router(PageNotes)),
-            path("api/checked/", router(CheckedNotes)),
+            path("api/cursor/", router(CursorUsers)),
+            path("api/limit/", router(LimitUsers)),
+            path("api/page/", router(PageUsers)),
+            path("api/checked/", router(CheckedUsers)),
             path("api/graph/", include(graph.urls)),
         ]
 
@@ -406,7 +371,7 @@ extension DRFServer {
         def state():
             with log_lock:
                 requests = list(request_log)
-            return {"notes": NoteSerializer(Note.objects.order_by("id"), many=True).data, "requests": requests,
+            return {"requests": requests,
                     "users": UserSerializer(User.objects.order_by("id"), many=True).data,
                     "posts": PostSerializer(Post.objects.order_by("id"), many=True).data,
                     "comments": CommentSerializer(Comment.objects.order_by("id"), many=True).data,
@@ -414,18 +379,22 @@ extension DRFServer {
 
         def control(command):
             operation = command["op"]
+            # Another client's writes to users, as model fields ("user_name", "nick_name", "age", ...).
             if operation == "create":
-                for fields in command["notes"]:
-                    Note.objects.create(**fields)
+                for fields in command["users"]:
+                    User.objects.create(**fields)
             elif operation == "update":
-                note = Note.objects.get(id=command["id"])
+                user = User.objects.get(id=command["id"])
                 for name, value in command["fields"].items():
-                    setattr(note, name, value)
-                note.save()
-            elif operation == "delete":
-                note = Note.objects.get(id=command["id"])
-                note.deleted = True
-                note.save()
+                    setattr(user, name, value)
+                user.save()
+            elif operation == "delete":   # as the API deletes: a tombstone, the user's posts with it
+                user = User.objects.get(id=command["id"])
+                user.deleted = True
+                user.save()
+                for post in user.posts.all():
+                    post.deleted = True
+                    post.save()
             elif operation == "graph":
                 # Another client's write to a graph model: "create" (explicit ids), "update", or
                 # "soft_delete", which marks that one row only and keeps its children, as many backends do.
@@ -452,7 +421,7 @@ extension DRFServer {
             try:
                 answer = control(json.loads(line))
             except Exception as error:
-                answer = {"error": "%s: %s" % (type(error).__name__, error), "notes": [], "requests": [], "token": ""}
+                answer = {"error": "%s: %s" % (type(error).__name__, error), "requests": [], "token": ""}
             protocol.write(json.dumps(answer) + "\n")
             protocol.flush()
         os._exit(0)

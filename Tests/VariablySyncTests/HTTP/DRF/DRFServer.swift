@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablyTestSupport
 
 #if canImport(Glibc)
@@ -10,46 +11,49 @@ import VariablyTestSupport
 /// users actually have: Django and DRF configured in-process by a python3 script, an SQLite file in the
 /// script's folder, served by `wsgiref` on an ephemeral port.
 ///
-/// One model, `Note` (`id` assigned by the server, `title`, `body`, `rating`, `deleted`, `updated_at` with
-/// microseconds, written by DRF as `2026-11-26T12:44:56.647898Z`), one `ModelSerializer` (`id`, `deleted`
-/// and `updated_at` read-only; a `title` of `"forbidden"` is refused with `400 {"title": [...]}`), and
-/// four stock `ModelViewSet`s on it, each on its own `DefaultRouter` (trailing slashes) under ``baseURL``:
+/// The example domain's three related models (`UserSyncModels`' `User`, `Post` and `Comment`), speaking
+/// their remote JSON, each with a read-only `updated_at` stamped by the server (microseconds, written by
+/// DRF as `2026-11-26T12:44:56.647898Z`) and `deleted`: `users` (`id`, `user_name` — one live user per
+/// name, `"forbidden"` refused with `400 {"user_name": ["This name is not allowed."]}` —, `email_address`,
+/// `profile` = `{"age", "score"}`, a nested serializer over the user's own columns whose members a `PATCH`
+/// may leave out, `is_active`, `tags`, `nick_name`, and `favorite_post_id`, a nullable post emptied when
+/// the post goes), `posts` (`id`, `author_id` — the author's id, a foreign key that DRF validates —,
+/// `title` and `body`; deleting a user marks its posts deleted too) and `comments` (`id`, `post_id`,
+/// `author_id` — a nullable user —, `reply_to` — another comment, a nullable self-reference —, `body`
+/// and a unique `client_id`, which `?client_id=` looks up, deleted comments included).
+///
+/// All three under `graph/` with page-number pagination, each on a stock `ModelViewSet` of a
+/// `DefaultRouter` (trailing slashes) under ``baseURL``. `graph/unordered-comments/` serves the same
+/// comments as a stock view without `OrderingFilter` does: in id order, whatever ordering is asked for.
+/// The users also under each of DRF's paginations, and with the `If-Match` mixin below, for the tests of
+/// one table:
 ///
 /// | path | pagination | parameters |
 /// | --- | --- | --- |
-/// | `cursor/notes/` | `CursorPagination`, ordering `(updated_at, id)` | `cursor`, `limit` |
-/// | `limit/notes/` | `LimitOffsetPagination` | `limit`, `offset` |
-/// | `page/notes/` | `PageNumberPagination` | `page`, `page_size` |
-/// | `checked/notes/` | as `page/notes/`, plus the `If-Match` mixin below | `page`, `page_size` |
+/// | `cursor/users/` | `CursorPagination`, ordering `(updated_at, id)` | `cursor`, `limit` |
+/// | `limit/users/` | `LimitOffsetPagination` | `limit`, `offset` |
+/// | `page/users/` | `PageNumberPagination` | `page`, `page_size` |
+/// | `checked/users/` | as `page/users/`, plus the `If-Match` mixin below | `page`, `page_size` |
 ///
 /// Pages are `{"count": n, "next": url, "previous": url, "results": [...]}` (cursor pages have no
 /// `count`), `next` an absolute URL or `null`; the page after the last answers `404 {"detail": "Invalid page."}`.
-/// Lists are sorted by `(updated_at, id)` (`?ordering=` may change that). Without `updated_since`, lists
-/// leave deleted notes out; `?updated_since=<ISO 8601>` lists the notes with `updated_at >= updated_since`,
-/// tombstones (`"deleted": true`) included; an unreadable one answers 400. `DELETE` only marks the note
-/// deleted (a new `updated_at`) and answers 204; a deleted note is 404 for `GET`, `PUT`, `PATCH`, `DELETE`.
-/// `POST` answers 201 with the note. Every request needs `Authorization: Token <token>` (``token``),
-/// else 401 with `WWW-Authenticate: Token`. A write to a note without the trailing slash, e.g.
-/// `PATCH page/notes/5`, is answered by Django's `CommonMiddleware` with `301` and `Location: /api/page/notes/5/`.
+/// Lists are sorted by `(updated_at, id)` (`?ordering=` may change that).
+/// Without `updated_since`, lists leave deleted rows out; `?updated_since=<ISO 8601>` lists the rows
+/// with `updated_at >= updated_since`, tombstones (`"deleted": true`) included; an unreadable one answers
+/// 400. `DELETE` only marks the row deleted (a new `updated_at`) and answers 204; a deleted row is 404
+/// for `GET`, `PUT`, `PATCH`, `DELETE`. `POST` answers 201 with the row. Every request needs
+/// `Authorization: Token <token>` (``token``), else 401 with `WWW-Authenticate: Token`. A write without
+/// the trailing slash, e.g. `PATCH page/users/5`, is answered by Django's `CommonMiddleware` with `301`
+/// and `Location: /api/page/users/5/`.
 ///
-/// The `If-Match` mixin of `checked/notes/` (the recipe users copy): every answer carrying one note has
-/// `ETag: "<its updated_at as DRF writes it>"`; a `PUT`, `PATCH` or `DELETE` whose `If-Match` is not the
-/// current `ETag` is answered `412` with the current note and its `ETag`, the check and the write in
+/// The `If-Match` mixin of `checked/users/` (the recipe of docs/http.md): every answer carrying one user
+/// has `ETag: "<its updated_at as DRF writes it>"`; a `PUT`, `PATCH` or `DELETE` whose `If-Match` is not
+/// the current `ETag` is answered `412` with the current user and its `ETag`, the check and the write in
 /// one transaction; without `If-Match`, the last write wins.
 ///
-/// The example domain's three related models (`UserSyncModels`' `User`, `Post` and `Comment`) under
-/// `graph/`, speaking their remote JSON (page-number pagination, `updated_since`, tombstones):
-/// `users/` (`id`, `user_name` — one live user per name, `"forbidden"` refused with 400 —,
-/// `email_address`, `profile` = `{"age", "score"}`, a nested serializer over the user's own columns
-/// whose members a `PATCH` may leave out, `is_active`, `tags`, `nick_name`, and `favorite_post_id`, a
-/// nullable post emptied when the post goes), `posts/` (`id`, `author_id` — the author's id, a foreign
-/// key that DRF validates —, `title` and `body`; deleting a user marks its posts deleted too) and
-/// `comments/` (`id`, `post_id`, `author_id` — a nullable user —, `reply_to` — another comment, a
-/// nullable self-reference —, `body` and a unique `client_id`, which `?client_id=` looks up, deleted
-/// comments included). Each has a read-only `updated_at` stamped by the server and `deleted`.
-/// `unordered-comments/` serves the same comments as a stock view without `OrderingFilter` does: in id
-/// order, whatever ordering is asked for. Server-side writes (``graph(_:_:id:fields:)``) can
-/// soft-delete a row alone, keeping its children, as many backends do.
+/// Server-side writes, as another client would: ``create(_:)``, ``update(id:fields:)`` and
+/// ``delete(id:)`` of users, and ``graph(_:_:id:fields:)`` of any of the three, which can soft-delete a
+/// row alone, keeping its children, as many backends do.
 ///
 /// The test drives the server through its standard input, one JSON command a line, each answered on
 /// standard output with the server's state (see ``State``): server-side writes, as another client would,
@@ -98,27 +102,10 @@ final class DRFServer {
     static let unavailableReason: Testing.Comment =
         "Django REST Framework is not installed: python3 -m pip install django djangorestframework"
 
-    /// One note as the server holds it, written as DRF's serializer writes it.
-    struct ServerNote: Decodable, Equatable {
-        var id: Int64
-        var title: String
-        var body: String
-        var rating: Int
-        var deleted: Bool
-        /// `updated_at` as DRF writes it, e.g. `2026-11-26T12:44:56.647898Z` (no fraction when the
-        /// microseconds are 0); quoted, it is the note's `ETag` on `checked/notes/`.
-        var updatedAt: String
-
-        private enum CodingKeys: String, CodingKey {
-            case id, title, body, rating, deleted
-            case updatedAt = "updated_at"
-        }
-    }
-
     /// One request as the server saw it, and how it answered.
     struct Request: Decodable {
         var method: String
-        /// The path with its query as sent, e.g. `/api/page/notes/?page=2&page_size=10`.
+        /// The path with its query as sent, e.g. `/api/page/users/?page=2&page_size=10`.
         var path: String
         var status: Int
         var ifMatch: String?
@@ -131,11 +118,9 @@ final class DRFServer {
 
     /// What the server holds and has been asked, after a command.
     struct State {
-        /// Every note, deleted ones included, by id.
-        var notes: [ServerNote]
         /// Every request since the start or the last ``clearLog()``, oldest first.
         var requests: [Request]
-        /// The users of `graph/users/`, deleted ones included, by id.
+        /// The users (of `graph/users/` and the four user endpoints), deleted ones included, by id.
         var users: [ServerUser] = []
         /// The posts of `graph/posts/`, each referencing a user, deleted ones included, by id.
         var posts: [ServerPost] = []
@@ -155,13 +140,17 @@ final class DRFServer {
         var deleted: Bool
     }
 
-    /// A user as the server stores it.
+    /// A user as the server stores it, written as DRF's serializer writes it.
     struct ServerUser: Decodable, Equatable {
         var id: Int64
         var user_name: String
         var email_address: String
         var profile: Profile
+        var nick_name: String?
         var deleted: Bool
+        /// `updated_at` as DRF writes it, e.g. `2026-11-26T12:44:56.647898Z` (no fraction when the
+        /// microseconds are 0); quoted, it is the user's `ETag` on `checked/users/`.
+        var updated_at: String
 
         /// A user's nested `profile` object.
         struct Profile: Decodable, Equatable {
@@ -261,20 +250,22 @@ final class DRFServer {
 
     // MARK: - Commands
 
-    /// Creates notes on the server's side, as another client would: each a dictionary of model fields,
-    /// e.g. `["title": "a", "body": "b", "rating": 1]`; the server assigns ids and `updated_at`.
+    /// Creates `users` on the server's side, as another client would, with their ids and values; the
+    /// server stamps `updated_at`.
     @discardableResult
-    func create(_ notes: [[String: Any]]) throws -> State {
-        try command(["op": "create", "notes": notes])
+    func create(_ users: [User]) throws -> State {
+        try command(["op": "create", "users": users.map(\.modelFields)])
     }
 
-    /// Sets `fields` of note `id` on the server's side and saves it: a new `updated_at`.
+    /// Sets `fields` of user `id` on the server's side, as the model names them (`user_name`,
+    /// `nick_name`, `age`, `score`, ...), and saves it: a new `updated_at`.
     @discardableResult
     func update(id: Int64, fields: [String: Any]) throws -> State {
         try command(["op": "update", "id": id, "fields": fields])
     }
 
-    /// Deletes note `id` on the server's side the way the API does: a tombstone with a new `updated_at`.
+    /// Deletes user `id` on the server's side the way the API does: a tombstone with a new `updated_at`
+    /// (its posts marked deleted too).
     @discardableResult
     func delete(id: Int64) throws -> State {
         try command(["op": "delete", "id": id])
@@ -317,7 +308,7 @@ final class DRFServer {
     /// The state and token in an answer; throws the script's error if it answered one.
     private static func decode(_ answer: Data) throws -> (state: State, token: String) {
         guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
-            let notes = object["notes"], let requests = object["requests"], let token = object["token"] as? String
+            let requests = object["requests"], let token = object["token"] as? String
         else {
             throw CocoaError(
                 .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the DRF server did not answer"])
@@ -327,7 +318,6 @@ final class DRFServer {
         }
         let decoder = JSONDecoder()
         let state = State(
-            notes: try decoder.decode([ServerNote].self, from: JSONSerialization.data(withJSONObject: notes)),
             requests: try decoder.decode([Request].self, from: JSONSerialization.data(withJSONObject: requests)),
             users: try decoder.decode(
                 [ServerUser].self, from: JSONSerialization.data(withJSONObject: object["users"] ?? [])),

@@ -1,26 +1,29 @@
 import Foundation
 import Testing
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 
 /// The repository against a real, unmodified Django REST Framework backend (``DRFServer``), declared as
 /// docs/http.md tells a user to: every pagination, every write, server-assigned ids, the `If-Match`
-/// recipe, and no local change ever lost. The server's database is checked after each step.
+/// recipe, and no local change ever lost. The client model is the example domain's `User` (one table:
+/// its only reference, a favourite post, is optional), on the server's `page/`, `cursor/`, `limit/` and
+/// `checked/` user endpoints. The server's database is checked after each step.
 // One test at a time, and one server across the suites (DRFServer.start waits its turn, hence the
 // time limit): each starts its own Django, which takes a core for a second or more.
 @Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFSyncTests {
-    private func cached(_ repository: Repository<DRFNote>) async throws -> [DRFServer.Content] {
+    private func cached(_ repository: Repository<User>) async throws -> [DRFServer.Content] {
         try await repository.fetch(sortedBy: [SortDescriptor(\.id)]).map(\.content)
     }
 
     private func seed(_ server: DRFServer, _ count: Int) throws {
-        try server.create((1...count).map { ["title": "note \($0)", "body": "body \($0)", "rating": $0 % 5] })
+        try server.seed(count)
     }
 
     // MARK: - Pulls
 
-    /// 25 notes in pages of 5, each page asked by `updated_at` from DRF's first page; then server-side edits, a deletion (a tombstone) and a create arrive incrementally.
+    /// 25 users in pages of 5, each page asked by `updated_at` from DRF's first page; then server-side edits, a deletion (a tombstone) and a create arrive incrementally.
     @Test(arguments: DRFServer.Pagination.allCases)
     func firstAndIncrementalSyncsMirrorTheServer(pagination: DRFServer.Pagination) async throws {
         let server = try await DRFServer.start()
@@ -42,10 +45,10 @@ struct DRFSyncTests {
                 })
         }
 
-        try server.update(id: 3, fields: ["title": "edited there"])
-        try server.update(id: 7, fields: ["rating": 42])
+        try server.update(id: 3, fields: ["user_name": "edited there"])
+        try server.update(id: 7, fields: ["age": 42])
         try server.delete(id: 9)
-        try server.create([["title": "new there", "body": "", "rating": 1]])
+        try server.create([User(id: 26, userName: "newthere")])
         let second = try await repository.sync()
         #expect(second.deleted == 1)
         #expect(second.inserted == 1)
@@ -65,15 +68,15 @@ struct DRFSyncTests {
         try seed(server, 10)
         let drfAPI = HTTPAPI(
             pull: HTTPPullShape(
-                path: "notes/", records: "results", paging: .page(parameter: "page"),
+                path: "users/", records: "results", paging: .page(parameter: "page"),
                 deletions: .tombstones(flag: "deleted"),
                 changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
                 limitParameter: "page_size", query: ["ordering": "updated_at,id"], endsOnNotFound: true),
             push: .perRecord(
                 HTTPRecordEndpoints(
-                    path: "notes", trailingSlash: true, update: .patch, body: .changedFields,
+                    path: "users", trailingSlash: true, update: .patch, body: .changedFields,
                     readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)))
-        let remote = HTTPRemoteSource<DRFNote>(
+        let remote = HTTPRemoteSource<User>(
             baseURL: server.baseURL.appendingPathComponent("checked/"), api: drfAPI,
             headers: ["Authorization": "Token \(server.token)"])
         let repository = try Repository(
@@ -81,19 +84,19 @@ struct DRFSyncTests {
             configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
         #expect(try await repository.sync().inserted == 10)
 
-        var note = try #require(try await repository.fetch(id: 4))
-        note.rating = 40
-        try await repository.save(note)
-        _ = try await repository.create { DRFNote(id: $0, title: "from the device") }
+        var user = try #require(try await repository.fetch(id: 4))
+        user.age = 40
+        try await repository.save(user)
+        _ = try await repository.create { User(id: $0, userName: "fromthedevice") }
         try await repository.delete(id: 5)
-        try server.update(id: 6, fields: ["title": "from another client"])
+        try server.update(id: 6, fields: ["user_name": "from another client"])
         let report = try await repository.sync()
         #expect(report.pushed == 3)
         #expect(report.conflicts.isEmpty)
         #expect(report.rejected.isEmpty)
         #expect(try await cached(repository) == server.liveContents())
-        #expect(try server.liveContents().contains { $0.title == "from another client" })
-        #expect(try server.liveContents().contains { $0.title == "from the device" })
+        #expect(try server.liveContents().contains { $0.userName == "from another client" })
+        #expect(try server.liveContents().contains { $0.userName == "fromthedevice" })
         #expect(try await repository.pendingChangeCount() == 0)
     }
 
@@ -109,21 +112,21 @@ struct DRFSyncTests {
         let repository = try server.makeRepository(DRFServer.api(.page, update: update))
         try await repository.sync()
 
-        var note = try #require(try await repository.fetch(id: 2))
-        note.title = "edited here"
-        try await repository.save(note)
-        try server.update(id: 2, fields: ["body": "edited there"])
+        var user = try #require(try await repository.fetch(id: 2))
+        user.userName = "edited here"
+        try await repository.save(user)
+        try server.update(id: 2, fields: ["nick_name": "edited there"])
         try server.clearLog()
         let report = try await repository.sync()
         #expect(report.pushed == 1)
         #expect(report.rejected.isEmpty)
 
-        let stored = try #require(try server.state().notes.first { $0.id == 2 })
-        #expect(stored.title == "edited here")
-        #expect(stored.body == (update == .patch ? "edited there" : "body 2"))
+        let stored = try #require(try server.state().users.first { $0.id == 2 })
+        #expect(stored.user_name == "edited here")
+        #expect(stored.nick_name == (update == .patch ? "edited there" : "nickname 2"))
         let write = try #require(try server.state().requests.first { $0.method != "GET" })
         #expect(write.method == update.rawValue)
-        #expect(write.path == "/api/page/notes/2/")
+        #expect(write.path == "/api/page/users/2/")
         #expect(write.status == 200)
         #expect(write.contentType == "application/json")
         #expect(try await cached(repository) == server.liveContents())
@@ -139,12 +142,12 @@ struct DRFSyncTests {
         try await repository.delete(id: 2)
         let report = try await repository.sync()
         #expect(report.pushed == 1)
-        #expect(try server.state().notes.first { $0.id == 2 }?.deleted == true)
+        #expect(try server.state().users.first { $0.id == 2 }?.deleted == true)
         #expect(try await cached(repository) == server.liveContents())
         #expect(try await repository.pendingChangeCount() == 0)
     }
 
-    /// Notes created on the device are posted to the collection; the ids the server assigns replace
+    /// Users created on the device are posted to the collection; the ids the server assigns replace
     /// the provisional ones, and a second sync posts nothing again.
     @Test func createsTakeTheIDsTheServerAssigns() async throws {
         let server = try await DRFServer.start()
@@ -153,79 +156,87 @@ struct DRFSyncTests {
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
-        let first = try await repository.create { DRFNote(id: $0, title: "offline 1", rating: 1) }
-        let second = try await repository.create { DRFNote(id: $0, title: "offline 2", rating: 2) }
+        let first = try await repository.create { id in
+            var user = User(id: id, userName: "offline1")
+            user.age = 1
+            return user
+        }
+        let second = try await repository.create { id in
+            var user = User(id: id, userName: "offline2")
+            user.age = 2
+            return user
+        }
         #expect(first.id == -1)
         #expect(second.id == -2)
         let report = try await repository.sync()
         #expect(report.pushed == 2)
 
         let state = try server.state()
-        #expect(state.notes.map(\.title).sorted() == ["note 1", "note 2", "offline 1", "offline 2"])
-        #expect(state.requests.filter { $0.method == "POST" }.map(\.path) == ["/api/page/notes/", "/api/page/notes/"])
+        #expect(state.users.map(\.user_name).sorted() == ["offline1", "offline2", "user1", "user2"])
+        #expect(state.requests.filter { $0.method == "POST" }.map(\.path) == ["/api/page/users/", "/api/page/users/"])
         #expect(try await cached(repository) == server.liveContents())
         #expect(try await repository.count(where: #Predicate { $0.id < 0 }) == 0)
         #expect(try await repository.pendingChangeCount() == 0)
 
         _ = try await repository.sync()
-        #expect(try server.state().notes.count == 4)
+        #expect(try server.state().users.count == 4)
     }
 
     /// Created, then edited twice and once more deleted-and-recreated offline: one `POST` with the last
     /// values, and the server's id everywhere.
-    @Test func aNoteCreatedAndEditedOfflineIsCreatedOnceWithItsLastValues() async throws {
+    @Test func aUserCreatedAndEditedOfflineIsCreatedOnceWithItsLastValues() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
-        var note = try await repository.create { DRFNote(id: $0, title: "draft") }
-        note.title = "second draft"
-        try await repository.save(note)
-        note.rating = 5
-        try await repository.save(note)
-        // A note created and deleted before any push never reaches the server.
-        let dropped = try await repository.create { DRFNote(id: $0, title: "never sent") }
+        var user = try await repository.create { User(id: $0, userName: "draft") }
+        user.userName = "second draft"
+        try await repository.save(user)
+        user.age = 5
+        try await repository.save(user)
+        // A user created and deleted before any push never reaches the server.
+        let dropped = try await repository.create { User(id: $0, userName: "neversent") }
         try await repository.delete(id: dropped.id)
         #expect(try await repository.pendingChangeCount() == 1)
 
         try await repository.sync()
         let state = try server.state()
         #expect(state.requests.filter { $0.method != "GET" }.map(\.method) == ["POST"])
-        #expect(state.notes.map { "\($0.title) \($0.rating)" } == ["second draft 5"])
+        #expect(state.users.map { "\($0.user_name) \($0.profile.age)" } == ["second draft 5"])
         #expect(try await cached(repository) == server.liveContents())
 
         // Edited after the create was accepted: a PATCH of the server's record.
-        var stored = try #require(try await repository.fetch(where: #Predicate { $0.title == "second draft" }).first)
-        stored.title = "final"
+        var stored = try #require(try await repository.fetch(where: #Predicate { $0.userName == "second draft" }).first)
+        stored.userName = "final"
         try await repository.save(stored)
         try await repository.sync()
-        #expect(try server.liveContents().map(\.title) == ["final"])
+        #expect(try server.liveContents().map(\.userName) == ["final"])
         #expect(try server.state().requests.filter { $0.method == "PATCH" }.map(\.status) == [200])
     }
 
-    /// README.md, "No local change is lost", against the real server.
+    /// README.md, "No local change is lost", against the real server (with users where the README
+    /// has posts: a cache of posts alone would hold back each post whose author it lacks).
     @Test func theReadmeExample() async throws {
-        typealias Note = DRFNote
         let server = try await DRFServer.start()
         defer { server.stop() }
-        let notes = try server.makeRepository(DRFServer.api(.page))
-        let refused = try await notes.create { Note(id: $0, title: "forbidden") }
+        let users = try server.makeRepository(DRFServer.api(.page))
+        let refused = try await users.create { User(id: $0, userName: "forbidden") }
 
-        let note = try await notes.create { Note(id: $0, title: "Written offline") }  // a provisional id
-        let report = try await notes.sync()  // POSTed; the server's id replaces the provisional one
-        for failure in try await notes.failedChanges() {  // refused changes wait for the app
-            print(failure)  // 7: save refused: HTTP 400: {"title": [...]}
-            try await notes.revert(failedChangeOf: failure.id)  // or retry(failedChangeOf:), discard(failedChangeOf:)
+        let user = try await users.create { User(id: $0, userName: "WrittenOffline") }  // a provisional id
+        let report = try await users.sync()  // POSTed; the server's id replaces the provisional one
+        for failure in try await users.failedChanges() {  // refused changes wait for the app
+            print(failure)  // 7: save refused: HTTP 400: {"user_name": [...]}
+            try await users.revert(failedChangeOf: failure.id)  // or retry(failedChangeOf:), discard(failedChangeOf:)
         }
 
-        #expect(note.id == -2)
+        #expect(user.id == -2)
         #expect(report.pushed == 1)
         #expect(report.rejected.map(\.id) == [refused.id])
         // Reverted: a record the server never had leaves the cache.
-        #expect(try await notes.fetch(id: refused.id) == nil)
-        #expect(try await cached(notes) == server.liveContents())
-        #expect(try server.liveContents().map(\.title) == ["Written offline"])
+        #expect(try await users.fetch(id: refused.id) == nil)
+        #expect(try await cached(users) == server.liveContents())
+        #expect(try server.liveContents().map(\.userName) == ["WrittenOffline"])
     }
 
     // MARK: - Conflicts with the If-Match mixin
@@ -240,9 +251,9 @@ struct DRFSyncTests {
         try await repository.sync()
 
         for round in 1...3 {
-            var note = try #require(try await repository.fetch(id: 1))
-            note.rating = 10 + round
-            try await repository.save(note)
+            var user = try #require(try await repository.fetch(id: 1))
+            user.age = 10 + round
+            try await repository.save(user)
             // The second edit of a round goes out on the version the first one was answered with.
             let report = try await repository.sync()
             #expect(report.conflicts.isEmpty, "round \(round): \(report.conflicts)")
@@ -255,7 +266,7 @@ struct DRFSyncTests {
         let writes = state.requests.filter { $0.method != "GET" }
         #expect(writes.map(\.status) == [200, 200, 200, 204])
         #expect(writes.allSatisfy { $0.ifMatch?.contains(".") == true })
-        #expect(state.notes.first { $0.id == 1 }?.rating == 13)
+        #expect(state.users.first { $0.id == 1 }?.profile.age == 13)
         #expect(try await cached(repository) == server.liveContents())
     }
 
@@ -264,10 +275,10 @@ struct DRFSyncTests {
         let server = try await DRFServer.start()
         defer { server.stop() }
         try seed(server, 2)
-        // The merge takes the server's title and the local rating.
-        let merge = ConflictPolicy<DRFNote>.custom { conflict in
+        // The merge takes the server's name and the local age.
+        let merge = ConflictPolicy<User>.custom { conflict in
             guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
-            merged.rating = local.rating
+            merged.age = local.age
             return .merged(merged)
         }
         let repository = try server.makeRepository(
@@ -275,17 +286,17 @@ struct DRFSyncTests {
             conflicts: policy == "serverWins" ? .serverWins : policy == "clientWins" ? .clientWins : merge)
         try await repository.sync()
 
-        var note = try #require(try await repository.fetch(id: 1))
-        note.rating = 99
-        try await repository.save(note)
-        try server.update(id: 1, fields: ["title": "edited there"])
+        var user = try #require(try await repository.fetch(id: 1))
+        user.age = 99
+        try await repository.save(user)
+        try server.update(id: 1, fields: ["user_name": "edited there"])
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.id) == [1])
 
-        let stored = try #require(try server.state().notes.first { $0.id == 1 })
-        // With PATCH of the changed fields, the client's win keeps the server's title too.
-        #expect(stored.title == "edited there")
-        #expect(stored.rating == (policy == "serverWins" ? 1 : 99))
+        let stored = try #require(try server.state().users.first { $0.id == 1 })
+        // With PATCH of the changed fields (the whole `profile`), the client's win keeps the server's name too.
+        #expect(stored.user_name == "edited there")
+        #expect(stored.profile.age == (policy == "serverWins" ? 21 : 99))
         #expect(
             try server.state().requests.filter { $0.method == "PATCH" }.map(\.status)
                 == (policy == "serverWins" ? [412] : [412, 200]))
@@ -304,20 +315,20 @@ struct DRFSyncTests {
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
-        var note = try #require(try await repository.fetch(id: 1))
-        note.title = "forbidden"
-        try await repository.save(note)
+        var user = try #require(try await repository.fetch(id: 1))
+        user.userName = "forbidden"
+        try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.rejected.map(\.id) == [1])
         #expect(report.rejected.first?.reason.hasPrefix("HTTP 400") == true)
-        #expect(try server.state().notes.first { $0.id == 1 }?.title == "note 1")
-        #expect(try await repository.fetch(id: 1)?.title == "forbidden")
+        #expect(try server.state().users.first { $0.id == 1 }?.user_name == "user1")
+        #expect(try await repository.fetch(id: 1)?.userName == "forbidden")
         #expect(try await repository.failedChanges().map(\.id) == [1])
 
-        note.title = "allowed"
-        try await repository.save(note)
+        user.userName = "allowed"
+        try await repository.save(user)
         #expect(try await repository.sync().pushed == 1)
-        #expect(try server.state().notes.first { $0.id == 1 }?.title == "allowed")
+        #expect(try server.state().users.first { $0.id == 1 }?.user_name == "allowed")
         #expect(try await repository.failedChanges().isEmpty)
     }
 
@@ -330,15 +341,15 @@ struct DRFSyncTests {
         let repository = try server.makeRepository(DRFServer.api(.page, trailingSlash: false))
         try await repository.sync()
 
-        var note = try #require(try await repository.fetch(id: 2))
-        note.title = "edited here"
-        try await repository.save(note)
+        var user = try #require(try await repository.fetch(id: 2))
+        user.userName = "edited here"
+        try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.pushed == 0)
         let reason = try #require(report.rejected.first?.reason)
-        #expect(reason.hasPrefix("HTTP 301 (a redirect to /api/page/notes/2/"))
-        #expect(try server.state().notes.first { $0.id == 2 }?.title == "note 2")
-        #expect(try await repository.fetch(id: 2)?.title == "edited here")
+        #expect(reason.hasPrefix("HTTP 301 (a redirect to /api/page/users/2/"))
+        #expect(try server.state().users.first { $0.id == 2 }?.user_name == "user2")
+        #expect(try await repository.fetch(id: 2)?.userName == "edited here")
         #expect(try await repository.pendingChangeCount() == 1)
 
         // Discarding is the app's decision; reverting takes the server's copy back.

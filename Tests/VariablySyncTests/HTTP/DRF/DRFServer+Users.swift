@@ -1,61 +1,36 @@
 import Foundation
-import VariablyCodable
+import UserSyncModels
 import VariablySQLite
 import VariablySync
 
-/// The client's model of the Django REST Framework server's notes: the server assigns `id` and stamps
-/// `updated_at` (microseconds, the version `If-Match` carries); `deleted` is the tombstone flag the pull
-/// shape reads, not a property.
-struct DRFNote: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
-    var id: Int64
-    var title: String
-    var body: String
-    var rating: Int
-    var updatedAt: Date?
-
-    init(id: Int64, title: String, body: String = "", rating: Int = 0, updatedAt: Date? = nil) {
-        self.id = id
-        self.title = title
-        self.body = body
-        self.rating = rating
-        self.updatedAt = updatedAt
+extension User {
+    /// The user as the server stores it, to compare a cache with the server's database.
+    var content: DRFServer.Content {
+        DRFServer.Content(id: id, userName: userName, email: email, nickname: nickname, age: age, score: score)
     }
 
-    init(from container: DecodingContainer<DRFNote>) throws {
-        id = try container.decode(\.id)
-        title = try container.decode(\.title)
-        body = try container.decode(\.body)
-        rating = try container.decode(\.rating)
-        updatedAt = try container.decode(\.updatedAt)
+    /// The user's fields as the server's Django model names them, for ``DRFServer/create(_:)``: its id and
+    /// values, `updated_at` left to the server.
+    var modelFields: [String: Any] {
+        [
+            "id": id, "user_name": userName, "email_address": email, "age": age, "score": score,
+            "is_active": isActive, "tags": tags, "nick_name": nickname as Any? ?? NSNull(),
+        ]
     }
-
-    static let keySets = KeySets<DRFNote>(defaultSource: .remote) {
-        KeySet(.remote) {
-            Key(\.id, "id")
-            Key(\.title, "title")
-            Key(\.body, "body")
-            Key(\.rating, "rating")
-            Key(\.updatedAt, "updated_at")
-        }
-        .dates(.flexible)
-        KeySet(.sqlite, style: .snakeCase)
-    }
-
-    static let sqliteTable = SQLiteTable<DRFNote>("drf_notes", primaryKey: \.id)
-
-    /// The note as the server stores it, to compare a cache with the server's database.
-    var content: DRFServer.Content { DRFServer.Content(id: id, title: title, body: body, rating: rating) }
 }
 
 extension DRFServer {
-    /// What a note holds apart from its stamp: a cache and the server's database agree on these.
+    /// What a user holds apart from its stamp (and the fields the tests leave alone): a cache and the
+    /// server's database agree on these.
     struct Content: Hashable, CustomStringConvertible {
         var id: Int64
-        var title: String
-        var body: String
-        var rating: Int
+        var userName: String
+        var email: String
+        var nickname: String?
+        var age: Int
+        var score: Double
 
-        var description: String { "\(id) \(title) [\(body)] \(rating)" }
+        var description: String { "\(id) \(userName) <\(email)> [\(nickname ?? "")] \(age) \(score)" }
     }
 
     /// DRF's three paginations, each on its own endpoint of the server.
@@ -65,21 +40,38 @@ extension DRFServer {
         var description: String { rawValue }
     }
 
-    /// The live notes of the server's database, as ``Content``, by id.
+    /// The live users of the server's database, as ``Content``, by id.
     func liveContents() throws -> [Content] {
-        try state().notes.filter { !$0.deleted }.map {
-            Content(id: $0.id, title: $0.title, body: $0.body, rating: $0.rating)
+        try state().users.filter { !$0.deleted }.map {
+            Content(
+                id: $0.id, userName: $0.user_name, email: $0.email_address, nickname: $0.nick_name,
+                age: $0.profile.age, score: $0.profile.score)
         }
     }
 
-    /// The declared API of one endpoint: the pull for `pagination`, pushes one record at a time with
-    /// DRF's trailing slashes, the server's fields read-only.
+    /// User `index` of a seeded server: named `user<index>`, with the nickname `nickname <index>` and
+    /// the age `20 + index`, plain values for the rest (see `User(id:userName:)`).
+    static func seedUser(_ index: Int) -> User {
+        var user = User(id: Int64(index), userName: "user\(index)")
+        user.nickname = "nickname \(index)"
+        user.age = 20 + index
+        return user
+    }
+
+    /// Creates users 1 to `count` (``seedUser(_:)``) on the server's side.
+    @discardableResult
+    func seed(_ count: Int) throws -> State {
+        try create((1...count).map(Self.seedUser))
+    }
+
+    /// The declared API of the users on one endpoint: the pull for `pagination`, pushes one record at a
+    /// time with DRF's trailing slashes, the server's fields read-only.
     static func api(
         _ pagination: Pagination, endpoint: String? = nil, update: HTTPRecordEndpoints.UpdateMethod = .patch,
         body: HTTPRecordEndpoints.Body = .changedFields, concurrency: HTTPRecordEndpoints.Concurrency = .none,
         trailingSlash: Bool = true, maximumConcurrentRequests: Int = 4
     ) -> HTTPAPI {
-        let path = "\(endpoint ?? pagination.rawValue)/notes/"
+        let path = "\(endpoint ?? pagination.rawValue)/users/"
         let since = HTTPPullShape.ChangedSince.updatedSince(
             parameter: "updated_since", field: "updated_at", lookBack: .seconds(2))
         let pull: HTTPPullShape =
@@ -100,17 +92,17 @@ extension DRFServer {
                     query: ["ordering": "updated_at,id"])
             }
         let endpoints = HTTPRecordEndpoints(
-            path: "\(endpoint ?? pagination.rawValue)/notes", trailingSlash: trailingSlash, update: update, body: body,
+            path: "\(endpoint ?? pagination.rawValue)/users", trailingSlash: trailingSlash, update: update, body: body,
             readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: concurrency,
             maximumConcurrentRequests: maximumConcurrentRequests)
         return HTTPAPI(pull: pull, push: .perRecord(endpoints))
     }
 
-    /// A repository on an in-memory cache, synced with this server through `api` with its token.
+    /// A repository of users on an in-memory cache, synced with this server through `api` with its token.
     func makeRepository(
-        _ api: HTTPAPI, pageSize: Int = 5, conflicts: ConflictPolicy<DRFNote> = .serverWins
-    ) throws -> Repository<DRFNote> {
-        let remote = HTTPRemoteSource<DRFNote>(
+        _ api: HTTPAPI, pageSize: Int = 5, conflicts: ConflictPolicy<User> = .serverWins
+    ) throws -> Repository<User> {
+        let remote = HTTPRemoteSource<User>(
             baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10)
         return try Repository(
             database: .inMemory(), remote: remote,
