@@ -93,15 +93,15 @@ private actor Session {
     @Test func theDjangoRESTFrameworkRecipe() {
         let drfAPI = HTTPAPI(
             pull: HTTPPullShape(
-                path: "posts/", records: "results", paging: .page(parameter: "page"),
+                path: "users/", records: "results", paging: .page(parameter: "page"),
                 deletions: .tombstones(flag: "deleted"),
                 changedSince: .updatedSince(parameter: "updated_since", field: "updated_at", lookBack: .seconds(5)),
                 limitParameter: "page_size", query: ["ordering": "updated_at,id"], endsOnNotFound: true),
             push: .perRecord(
                 HTTPRecordEndpoints(
-                    path: "posts", trailingSlash: true, update: .patch, body: .changedFields,
+                    path: "users", trailingSlash: true, update: .patch, body: .changedFields,
                     readOnlyFields: ["id", "updated_at"], versionField: "updated_at", concurrency: .ifMatch)))
-        let drf = HTTPRemoteSource<Post>(
+        let drf = HTTPRemoteSource<User>(
             baseURL: URL(string: "https://api.example.com/api/")!, api: drfAPI,
             headers: ["Authorization": "Token 9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"])
         #expect(drf.acceptsPushes)
