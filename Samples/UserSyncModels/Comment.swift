@@ -61,11 +61,11 @@ public struct Comment: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
             .index(\.postID),
         ])
 
-    /// Comment `index`, on post `index / 2 + 1`, by one of `authors`; every third replies to the one
-    /// before it.
+    /// Comment `index`, on post `index / 2 + 1`, by one of `authors`; every sixth replies to the one
+    /// before it, on the same post.
     public static func generated(_ index: Int, authors: [Int64]) -> Comment {
         Comment(
             id: Int64(index + 1), postID: Int64(index / 2 + 1), authorID: authors[(index * 7) % authors.count],
-            replyTo: index % 3 == 2 && index % 2 == 1 ? Int64(index) : nil, body: "Comment \(index + 1)")
+            replyTo: index % 6 == 5 ? Int64(index) : nil, body: "Comment \(index + 1)")
     }
 }

@@ -38,18 +38,3 @@ do {
     print("Benchmark failed: \(error)")
     exit(1)
 }
-
-func grouped(_ number: Int) -> String {
-    let digits = String(number)
-    var result = ""
-    for (offset, character) in digits.enumerated() {
-        if offset > 0, (digits.count - offset) % 3 == 0 { result += "," }
-        result.append(character)
-    }
-    return result
-}
-
-func seconds(_ duration: Duration) -> String {
-    let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    return String(format: "%.3f", value)
-}

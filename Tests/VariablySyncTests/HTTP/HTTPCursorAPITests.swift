@@ -20,7 +20,7 @@ struct HTTPCursorAPITests {
         let first = try await repository.sync()
         #expect(first.pulled == 33)
         #expect(first.pages == 4)
-        #expect(try await cachedUsers(repository) == server.state().items)
+        #expect(try await cached(repository) == server.state().items)
 
         try server.put(
             "items",
@@ -30,12 +30,12 @@ struct HTTPCursorAPITests {
         let second = try await repository.sync()
         #expect(second.pulled == 5)
         #expect(second.deleted == 2)
-        #expect(try await cachedUsers(repository) == server.state().items)
+        #expect(try await cached(repository) == server.state().items)
 
         let third = try await repository.sync()
         #expect(third.pulled == 0)
         #expect(third.deleted == 0)
-        #expect(try await cachedUsers(repository) == server.state().items)
+        #expect(try await cached(repository) == server.state().items)
     }
 
     @Test func pullOnlyAPIKeepsALocalSaveQueuedAndStillPulls() async throws {
@@ -79,7 +79,7 @@ struct HTTPCursorAPITests {
         #expect(state.items.map(\.id) == [1, 2] + Array(4...21))
         #expect(state.items.first { $0.id == 2 }?.userName == "local edit")
         #expect(state.items.last?.userName == "created locally")
-        #expect(try await cachedUsers(repository) == state.items)
+        #expect(try await cached(repository) == state.items)
 
         try server.put("items", [User(id: 5, userName: "server edit")])
         var stale = try #require(try await repository.fetch(id: 5))
@@ -89,7 +89,7 @@ struct HTTPCursorAPITests {
         #expect(conflicted.conflicts.map(\.resolution) == [.keptServer])
         state = try server.state()
         #expect(state.items.first { $0.id == 5 }?.userName == "server edit")
-        #expect(try await cachedUsers(repository) == state.items)
+        #expect(try await cached(repository) == state.items)
         #expect(try await repository.pendingChangeCount() == 0)
 
         let quiet = try await repository.sync()
@@ -114,7 +114,7 @@ struct HTTPCursorAPITests {
         let report = try await repository.sync()
         var state = try server.state()
         #expect(state.faultsLeft == 0)
-        #expect(try await cachedUsers(repository) == state.items)
+        #expect(try await cached(repository) == state.items)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         if ["500", "429", "truncate", "slow"].contains(fault) { #expect(report.retries >= 1) }
         if fault == "401" {
@@ -129,7 +129,7 @@ struct HTTPCursorAPITests {
         let second = try await repository.sync()
         #expect(second.pulled == 3)
         state = try server.state()
-        #expect(try await cachedUsers(repository) == state.items)
+        #expect(try await cached(repository) == state.items)
         #expect(try await repository.sync().pulled == 0)
     }
 
@@ -149,7 +149,7 @@ struct HTTPCursorAPITests {
         let pulls = try server.state().requests.filter { $0.path == "/items" }.count
         #expect(pulls <= 40)
         // The repeated page was applied, as often as it came, and changed nothing.
-        #expect(try await cachedUsers(repository) == server.state().items)
+        #expect(try await cached(repository) == server.state().items)
     }
 
     @Test func unauthorizedAfterARefreshFailsTheSyncAfterTwoRequests() async throws {

@@ -24,13 +24,13 @@ struct HTTPPageAPITests {
         let first = try await repository.sync()
         #expect(first.pulled == 35)
         #expect(first.pages == 4)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
         // The server's `updated_at` text (milliseconds and `Z`) is what the cache holds as `updatedAt`.
         let iso8601 = ISO8601DateFormatter()
         iso8601.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let stamps = try server.state().serverUsers.compactMap { iso8601.date(from: $0.updatedAt) }
         #expect(stamps.count == 35)
-        #expect(try await cachedUsers(repository).map(\.updatedAt) == stamps)
+        #expect(try await cached(repository).map(\.updatedAt) == stamps)
 
         // The server answers the 25 users at the boundary again; none of them is a change.
         let unchanged = try await repository.sync()
@@ -45,10 +45,10 @@ struct HTTPPageAPITests {
             stamp: .oneForAll)
         let changed = try await repository.sync()
         #expect(changed.pulled == 4)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
 
         #expect(try await repository.sync().pulled == 0)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
         // The first page of the last sync: asked with the boundary, then the `Link`s followed as they came.
         let state = try server.state()
         let latest = try #require(state.serverUsers.map(\.updatedAt).max())
@@ -73,7 +73,7 @@ struct HTTPPageAPITests {
 
         let resync = try await repository.resync()
         #expect(resync.deleted == 2)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
         #expect(try await repository.sync().pulled == 0)
     }
 
@@ -94,7 +94,7 @@ struct HTTPPageAPITests {
         let report = try await repository.sync()
         var state = try server.state()
         #expect(state.faultsLeft == 0)
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         if ["500", "429", "truncate", "slow"].contains(fault) { #expect(report.retries >= 1) }
         if fault == "401" {
@@ -107,7 +107,7 @@ struct HTTPPageAPITests {
             "users", [User(id: 1, userName: "edited"), User(id: 21, userName: "new")], stamp: .oneForAll)
         #expect(try await repository.sync().pulled == 2)
         state = try server.state()
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(try await repository.sync().pulled == 0)
     }
 
@@ -132,7 +132,7 @@ struct HTTPPageAPITests {
         let resumed = try await repository.sync()
         #expect(resumed.pulled == 21)
         let state = try server.state()
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         let query = state.requests[asked].query.split(separator: "&").map(String.init)
         #expect(query.contains("page=2"))
         #expect(try await repository.sync().pulled == 0)
@@ -151,14 +151,14 @@ struct HTTPPageAPITests {
         try server.put("users", [User(id: 2, userName: "edited by another client")])
         let other = try await repository.sync()
         #expect(other.pulled == 1)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
 
         var local = try #require(try await repository.fetch(id: 3))
         local.userName = "local edit"
         try await repository.save(local)
         let own = try await repository.sync()
         #expect(own.pushed == 1)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
 
         var again = try #require(try await repository.fetch(id: 3))
         again.userName = "local edit, again"
@@ -168,7 +168,7 @@ struct HTTPPageAPITests {
         #expect(second.conflicts.isEmpty)
         let state = try server.state()
         #expect(state.users[2].userName == "local edit, again")
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(try await repository.sync().pulled == 0)
     }
 
@@ -182,7 +182,7 @@ struct HTTPPageAPITests {
         let repository = try server.makeRepository(ShapedAPIServer.pageAPI)
         let report = try await repository.sync()
         #expect(report.pages == 3)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
         #expect(try server.state().requests.allSatisfy { $0.status == 200 && $0.path == "/users" })
     }
 
@@ -199,7 +199,7 @@ struct HTTPPageAPITests {
             Issue.record("a next link that never advances should stop the sync")
         } catch SyncError.cursorDidNotAdvance {}
         #expect(try server.state().requests.filter { $0.path == "/users" }.count <= 40)
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
     }
 
     // MARK: - Push
@@ -225,7 +225,7 @@ struct HTTPPageAPITests {
         #expect(state.users.map(\.id) == [1, 3, 4, 5, 6])
         #expect(state.serverUsers.first.map { [$0.userName, "\($0.version)"] } == ["local edit", "2"])
         #expect(state.serverUsers.last.map { [$0.userName, "\($0.version)"] } == ["created locally", "1"])
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         // Sent concurrently: in any order.
         let writes = state.requests.filter { $0.method != "GET" }.sorted { $0.method > $1.method }
         #expect(
@@ -265,7 +265,7 @@ struct HTTPPageAPITests {
         let state = try server.state()
         #expect(state.users[1].userName == "server edit")
         #expect(state.serverUsers[1].version == 2)
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
         let asked = state.requests.filter { $0.path == "/users/2" }.map {
             "\($0.method) \($0.ifMatch ?? "-") \($0.status)"
@@ -291,7 +291,7 @@ struct HTTPPageAPITests {
         let state = try server.state()
         #expect(state.users[1].userName == "local edit")
         #expect(state.serverUsers[1].version == 3)
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         let puts = state.requests.filter { $0.method == "PUT" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
         #expect(puts == ["\"1\" 412", "\"2\" 200"])
         #expect(try await repository.sync().pulled == 0)
@@ -314,7 +314,7 @@ struct HTTPPageAPITests {
 
         let state = try server.state()
         #expect(state.users.map(\.id) == (clientWins ? [1, 3] : [1, 2, 3]))
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
         let deletes = state.requests.filter { $0.method == "DELETE" }.map { "\($0.ifMatch ?? "-") \($0.status)" }
         #expect(deletes == (clientWins ? ["\"1\" 412", "\"2\" 204"] : ["\"1\" 412"]))
@@ -355,7 +355,7 @@ struct HTTPPageAPITests {
         try await repository.save(local)
         let report = try await repository.sync()
         #expect(report.conflicts.map(\.resolution) == [.keptServer])
-        #expect(try await cachedUsers(repository) == server.state().users)
+        #expect(try await cached(repository) == server.state().users)
         #expect(try await repository.pendingChangeCount() == 0)
     }
 
@@ -375,7 +375,7 @@ struct HTTPPageAPITests {
         #expect(report.pushed == 1)
         let state = try server.state()
         #expect(state.serverUsers.last.map { [$0.userName, "\($0.version)"] } == ["local edit", "1"])
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(try await repository.pendingChangeCount() == 0)
         let writes = state.requests.filter { $0.method != "GET" }.map { "\($0.method) \($0.path) \($0.status)" }
         #expect(writes == ["PUT /users/3 404", "POST /users 201"])
@@ -435,7 +435,7 @@ struct HTTPPageAPITests {
         #expect(state.faultsLeft == 0)
         #expect(state.serverUsers.map(\.version) == [2, 1, 1, 1])
         #expect(state.users.map(\.userName) == ["local edit", "user 2", "user 3", "created locally"])
-        #expect(try await cachedUsers(repository) == state.users)
+        #expect(try await cached(repository) == state.users)
         #expect(vault.refreshes == (fault == "401" ? 1 : 0))
         let writes = state.requests.filter { $0.method == "PUT" || $0.method == "POST" }
         #expect(Set(writes.compactMap(\.idempotencyKey)).count == 2)

@@ -243,11 +243,6 @@ final class ShapedAPIServer {
     }
 }
 
-/// Every user in `repository`'s cache, by id.
-func cachedUsers(_ repository: Repository<User>) async throws -> [User] {
-    try await repository.fetch(sortedBy: [SortDescriptor(\.id)])
-}
-
 extension User {
     /// Users `ids`, named `"<prefix> <id>"`, as the server has never seen them.
     static func drafts(_ ids: ClosedRange<Int64>, prefix: String = "user") -> [User] {

@@ -17,10 +17,6 @@ struct DRFSyncTests {
         try await repository.fetch(sortedBy: [SortDescriptor(\.id)]).map(\.content)
     }
 
-    private func seed(_ server: DRFServer, _ count: Int) throws {
-        try server.seed(count)
-    }
-
     // MARK: - Pulls
 
     /// 25 users in pages of 5, each page asked by `updated_at` from DRF's first page; then server-side edits, a deletion (a tombstone) and a create arrive incrementally.
@@ -28,7 +24,7 @@ struct DRFSyncTests {
     func firstAndIncrementalSyncsMirrorTheServer(pagination: DRFServer.Pagination) async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 25)
+        try server.seed(25)
         let repository = try server.makeRepository(DRFServer.api(pagination))
 
         let first = try await repository.sync()
@@ -65,7 +61,7 @@ struct DRFSyncTests {
     @Test func theDocumentedDeclarationSyncsWithAStockServer() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 10)
+        try server.seed(10)
         let drfAPI = HTTPAPI(
             pull: HTTPPullShape(
                 path: "users/", records: "results", paging: .page(parameter: "page"),
@@ -108,7 +104,7 @@ struct DRFSyncTests {
     func editsReachTheServer(update: HTTPRecordEndpoints.UpdateMethod) async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 3)
+        try server.seed(3)
         let repository = try server.makeRepository(DRFServer.api(.page, update: update))
         try await repository.sync()
 
@@ -135,7 +131,7 @@ struct DRFSyncTests {
     @Test func deletionsReachTheServer() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 4)
+        try server.seed(4)
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
@@ -152,7 +148,7 @@ struct DRFSyncTests {
     @Test func createsTakeTheIDsTheServerAssigns() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 2)
+        try server.seed(2)
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
@@ -246,7 +242,7 @@ struct DRFSyncTests {
     @Test func noFalseConflictsWithTheIfMatchRecipe() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 3)
+        try server.seed(3)
         let repository = try server.makeRepository(DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch))
         try await repository.sync()
 
@@ -274,7 +270,7 @@ struct DRFSyncTests {
     func aStaleEditIsAConflictSettledByThePolicy(policy: String) async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 2)
+        try server.seed(2)
         // The merge takes the server's name and the local age.
         let merge = ConflictPolicy<User>.custom { conflict in
             guard var merged = conflict.server, let local = conflict.local else { return .keepServer }
@@ -311,7 +307,7 @@ struct DRFSyncTests {
     @Test func aRefusedEditIsKeptAndReported() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 2)
+        try server.seed(2)
         let repository = try server.makeRepository(DRFServer.api(.page))
         try await repository.sync()
 
@@ -337,7 +333,7 @@ struct DRFSyncTests {
     @Test func aWriteRedirectedByAMissingSlashIsHeldNotLost() async throws {
         let server = try await DRFServer.start()
         defer { server.stop() }
-        try seed(server, 2)
+        try server.seed(2)
         let repository = try server.makeRepository(DRFServer.api(.page, trailingSlash: false))
         try await repository.sync()
 

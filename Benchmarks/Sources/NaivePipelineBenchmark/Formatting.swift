@@ -1,0 +1,1 @@
+../../../Samples/UserSync/Formatting.swift
