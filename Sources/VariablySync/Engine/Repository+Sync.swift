@@ -43,18 +43,26 @@ extension Repository {
     /// }
     /// ```
     ///
+    /// A resync that would remove every row of a non-empty table (the server sent nothing, as some
+    /// answer credentials that no longer pass a rule) stops with ``SyncError/resyncWouldDelete(table:rows:of:)``
+    /// and removes nothing; `deletions` sets that limit.
+    ///
+    /// - Parameter deletions: How much of the cache the resync may remove; by default anything short
+    ///   of every row.
     /// - Returns: What the resync did; ``SyncReport/deleted`` includes the stale records removed.
-    /// - Throws: As ``sync()``.
+    /// - Throws: As ``sync()``; ``SyncError/resyncWouldDelete(table:rows:of:)`` beyond `deletions`.
     /// - Complexity: O(n) in the server's records, plus one pass over the cache.
     @discardableResult
-    public func resync() async throws -> SyncReport<Model.ID> {
+    public func resync(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow) async throws
+        -> SyncReport<Model.ID>
+    {
         // Join a running resync; after a running sync, start one (each push happens once: the queue
         // is read by the sync that owns it, never by two at a time).
         while let running {
             if running.isResync { return try await join(running.task) }
             _ = try? await running.task.value
         }
-        return try await start(fromStart: true)
+        return try await start(fromStart: true, deletions: deletions)
     }
 
     /// The one sync or resync a repository runs at a time.
@@ -70,8 +78,10 @@ extension Repository {
         return try await start(fromStart: false, phase: phase)
     }
 
-    private func start(fromStart: Bool, phase: SyncPhase = .all) async throws -> SyncReport<Model.ID> {
-        let task = Task { try await self.performSync(fromStart: fromStart, phase: phase) }
+    private func start(fromStart: Bool, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
+        async throws -> SyncReport<Model.ID>
+    {
+        let task = Task { try await self.performSync(fromStart: fromStart, phase: phase, deletions: deletions) }
         running = RunningSync(task: task, isResync: fromStart)
         defer { running = nil }
         return try await join(task)
@@ -86,7 +96,9 @@ extension Repository {
         }
     }
 
-    func performSync(fromStart: Bool = false, phase: SyncPhase = .all) async throws -> SyncReport<Model.ID> {
+    func performSync(fromStart: Bool = false, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
+        async throws -> SyncReport<Model.ID>
+    {
         let clock = ContinuousClock()
         let start = clock.now
         var report = SyncReport<Model.ID>()
@@ -103,12 +115,12 @@ extension Repository {
                 let feedChanged = lastFeed != nil && lastFeed != feed
                 if feedChanged && !fromStart { report.resyncReason = .feedChanged }
                 do {
-                    try await pullChanges(into: &report, fromStart: fromStart || feedChanged)
+                    try await pullChanges(into: &report, fromStart: fromStart || feedChanged, deletions: deletions)
                 } catch RemoteSourceError.invalidCursor
                     where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
                 {
                     report.resyncReason = .unknownCursor
-                    try await pullChanges(into: &report, fromStart: true)
+                    try await pullChanges(into: &report, fromStart: true, deletions: deletions)
                 }
                 if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
             }

@@ -24,6 +24,11 @@ public enum SyncError: Error, CustomStringConvertible {
     /// orphan it knows of: a table no repository of the database declares. Nothing of the batch was
     /// applied; `table`, `recordID` (the row's primary key) and `reference` (the parent table) say which.
     case foreignKeyViolation(table: String, recordID: String, reference: String)
+    /// A resync would have removed `rows` of the `cached` rows of `table` (the server did not send
+    /// them) beyond what ``ResyncDeletions`` allows: nothing was removed. An empty answer is often a
+    /// refusal in disguise (credentials that no longer pass a rule); check the server, then resync with
+    /// ``Repository/resync(allowingDeletionOf:)`` if it really holds that little.
+    case resyncWouldDelete(table: String, rows: Int, of: Int)
 
     /// What failed, e.g. `the request failed 5 times; last error: ...`.
     public var description: String {
@@ -39,6 +44,11 @@ public enum SyncError: Error, CustomStringConvertible {
         case .foreignKeyViolation(let table, let recordID, let reference):
             return "\(table) record \(recordID) references a \(reference) record that is not in the cache, and no "
                 + "repository on this database pulls \(table): open one for it, or declare the reference"
+        case .resyncWouldDelete(let table, let rows, let cached):
+            return
+                "a resync would remove \(rows) of the \(cached) cached \(table) rows, which the server did not send; "
+                + "nothing was removed. Check that the server answers with every record (an empty list can be a "
+                + "refusal of the credentials), then resync(allowingDeletionOf:) if it really holds that few"
         }
     }
 }

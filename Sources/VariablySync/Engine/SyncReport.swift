@@ -49,6 +49,9 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var undecodable = 0
     /// Requests retried after transient failures.
     public var retries = 0
+    /// Pages asked only to check that the list had ended: after a page shorter than asked, since a
+    /// server may serve fewer records a page than asked without saying so. At most one a pull.
+    public var checkRequests = 0
     /// The cursor the cache is at after the sync.
     public var cursor: SyncCursor?
     /// Wall-clock time of the sync.

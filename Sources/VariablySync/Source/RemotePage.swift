@@ -16,6 +16,9 @@ public struct RemotePage<ID: Hashable & Sendable>: Sendable {
     public var nextCursor: SyncCursor
     /// Whether more changes follow this page.
     public var hasMore: Bool
+    /// Whether the page was asked to check that a shorter one before it ended the list (a server may
+    /// cap its pages without saying so): counted in ``SyncReport/checkRequests``.
+    package var isCheck = false
 
     /// Creates a page.
     ///

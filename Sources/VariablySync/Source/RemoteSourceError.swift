@@ -22,6 +22,11 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
     case rateLimited(status: Int, retryAfter: Duration, body: String)
     /// The answer was larger than the source accepts (`HTTPRemoteSource`'s `maximumResponseSize`).
     case responseTooLarge(limit: Int)
+    /// No record of a whole pull carried a field the API's declaration relies on (the changed-since
+    /// field, a deletion marker): read as declared, deletions would stay as live rows, or every sync
+    /// would pull everything again. `field` is the declared name, `endpoint` the path pulled, `record`
+    /// the id of a record without it.
+    case declaredFieldMissing(field: String, role: String, endpoint: String, record: String?, fix: String)
 
     /// Whether retrying the same request may succeed: ``transient(_:)``, ``rateLimited(status:retryAfter:body:)``,
     /// HTTP 408, 429 and 5xx.
@@ -29,7 +34,7 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .transient, .rateLimited: return true
         case .httpStatus(let status, _): return status == 408 || status == 429 || (500...599).contains(status)
-        case .unavailable, .invalidCursor, .invalidResponse, .responseTooLarge: return false
+        case .unavailable, .invalidCursor, .invalidResponse, .responseTooLarge, .declaredFieldMissing: return false
         }
     }
 
@@ -54,6 +59,9 @@ public enum RemoteSourceError: Error, Sendable, Equatable, CustomStringConvertib
         case .rateLimited(let status, let delay, let body):
             return "HTTP \(status), retry after \(delay): \(body.prefix(200))"
         case .responseTooLarge(let limit): return "the server's answer is larger than the limit of \(limit) bytes"
+        case .declaredFieldMissing(let field, let role, let endpoint, let record, let fix):
+            return "no record pulled from \(endpoint) carries the declared \(role) \"\(field)\" (record "
+                + "\(record ?? "?") has none): \(fix)"
         }
     }
 }

@@ -362,6 +362,39 @@ import VariablySyncTesting
 }
 
 extension RepositoryResyncTests {
+    /// A server that answers an empty list (credentials that no longer pass a rule, a misrouted request)
+    /// does not empty the cache: the resync stops and removes nothing, until the app says how much may go.
+    @Test func anEmptyAnswerNeverEmptiesTheCacheOnItsOwn() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let full = try SimulatedServer(records: User.samples(200), seed: 35)
+        try await Repository(database: database, remote: full, configuration: makeConfiguration()).sync()
+        let empty = try SimulatedServer<User>(records: [], seed: 36)
+        let repository = try Repository(database: database, remote: empty, configuration: makeConfiguration())
+        await #expect {
+            try await repository.resync()
+        } throws: { error in
+            guard case SyncError.resyncWouldDelete(let table, let rows, let cached) = error else { return false }
+            return table == "users" && rows == 200 && cached == 200
+        }
+        await #expect(try repository.count() == 200)
+        await #expect(throws: SyncError.self) { try await repository.resync(allowingDeletionOf: .atMost(0.5)) }
+        await #expect(try repository.count() == 200)
+        let report = try await repository.resync(allowingDeletionOf: .everyRow)
+        #expect(report.deleted == 200)
+        await #expect(try repository.count() == 0)
+    }
+
+    @Test func aShareOfTheCacheLimitsWhatAResyncRemoves() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let old = try SimulatedServer(records: User.samples(100), seed: 37)
+        try await Repository(database: database, remote: old, configuration: makeConfiguration()).sync()
+        let new = try SimulatedServer(records: Array(User.samples(100).prefix(80)), seed: 38)
+        let repository = try Repository(database: database, remote: new, configuration: makeConfiguration())
+        await #expect(throws: SyncError.self) { try await repository.resync(allowingDeletionOf: .atMost(0.1)) }
+        await #expect(try repository.count() == 100)
+        #expect(try await repository.resync(allowingDeletionOf: .atMost(0.25)).deleted == 20)
+    }
+
     @Test func unknownCursorTurnsASyncIntoAResync() async throws {
         let database = try SQLiteDatabase.inMemory()
         let old = try SimulatedServer(records: User.samples(120), seed: 33)

@@ -24,7 +24,9 @@ extension Repository {
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
     /// decoded on another thread, so the network, the JSON decoding and SQLite overlap; at most two
     /// pages are in memory.
-    func pullChanges(into report: inout SyncReport<Model.ID>, fromStart: Bool) async throws {
+    func pullChanges(
+        into report: inout SyncReport<Model.ID>, fromStart: Bool, deletions: ResyncDeletions = .allButEveryRow
+    ) async throws {
         let state = self.state
         let engine = self.engine
         // Records the model could not decode are tried again by this pull's first batch.
@@ -78,6 +80,7 @@ extension Repository {
             report.pulled += fetched.recordCount
             report.skipped += fetched.skipped
             report.pages += 1
+            if page.isCheck { report.checkRequests += 1 }
             report.inserted += applied?.inserted ?? 0
             report.updated += applied?.updated ?? 0
             report.deleted += applied?.deleted ?? 0
@@ -88,7 +91,7 @@ extension Repository {
                     page: report.pages, records: fetched.recordCount, deletions: page.deletedIDs.count,
                     totalRecords: report.pulled))
         }
-        if fromStart { report.deleted += try await removeRecords(notIn: seen) }
+        if fromStart { report.deleted += try await removeRecords(notIn: seen, allowing: deletions) }
         try await engine.settleMissingParents()
         (report.waitingForParents, report.undecodable) = try await database.read { db in
             try (state.parkedRecordCount(in: .waiting, db), state.parkedRecordCount(in: .undecodable, db))
@@ -108,16 +111,23 @@ extension Repository {
     static var maxCursorRepeats: Int { 16 }
 
     /// Deletes cached records the server did not send during a resync, except those with a queued
-    /// change. Reads the primary key column only and deletes in batches by key.
+    /// change. Reads the primary key column only and deletes in batches by key; removes nothing when
+    /// that is more than `deletions` allows.
     ///
     /// - Complexity: O(n) in the cached rows, without decoding any model.
-    func removeRecords(notIn seen: Set<SQLValue>) async throws -> Int {
+    func removeRecords(notIn seen: Set<SQLValue>, allowing deletions: ResyncDeletions) async throws -> Int {
         let state = self.state
+        let table = primaryKey.table
         return try await database.write { db in
             let pending = try state.pendingPrimaryKeys(db)
             var stale: [SQLValue] = []
+            var cached = 0
             try db.forEachPrimaryKey(Model.self) { key in
+                cached += 1
                 if !seen.contains(key), !pending.contains(key) { stale.append(key) }
+            }
+            guard deletions.allows(stale.count, of: cached) else {
+                throw SyncError.resyncWouldDelete(table: table, rows: stale.count, of: cached)
             }
             return try state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: stale) }
         }

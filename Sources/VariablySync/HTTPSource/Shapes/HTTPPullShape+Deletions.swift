@@ -15,8 +15,8 @@ extension HTTPPullShape {
         let field: String
         switch deletions {
         case .none, .ids: return false
-        case .tombstones(let flag): field = flag
-        case .softDeleted(let timestamp): field = timestamp
+        case .tombstones(let flag, _): field = flag
+        case .softDeleted(let timestamp, _): field = timestamp
         case .status(let name, _): field = name
         }
         guard let range = try body.member(field, of: element) else { return false }
@@ -49,6 +49,42 @@ extension HTTPPullShape {
         case .none, .ids:
             return false
         }
+    }
+
+    /// The key of the deletion marker among the records; `nil` for deletions listed apart (or none).
+    var deletionMarker: String? {
+        switch deletions {
+        case .none, .ids: nil
+        case .tombstones(let flag, _): flag
+        case .softDeleted(let timestamp, _): timestamp
+        case .status(let field, _): field
+        }
+    }
+
+    /// The declared fields that some record of every non-empty pull must carry, with their role and the
+    /// fix to name when none does.
+    var declaredFields: [(name: String, role: String, fix: String)] {
+        var fields: [(name: String, role: String, fix: String)] = []
+        if let changedSince {
+            fields.append(
+                (
+                    changedSince.field, "changed-since field",
+                    "name the field that holds each record's last change (changedSince's field:), "
+                        + "or leave changedSince out to pull every record on each sync"
+                ))
+        }
+        switch deletions {
+        case .tombstones(let flag, false), .softDeleted(let flag, false), .status(let flag, _):
+            fields.append(
+                (
+                    flag, "deletion marker",
+                    "declare the marker the records carry (.tombstones(flag:), .softDeleted(at:), .status(field:deleted:)), "
+                        + "or absentMeansLive: true when the server writes it on deleted records only"
+                ))
+        case .none, .ids, .tombstones, .softDeleted:
+            break
+        }
+        return fields
     }
 
     private func wrongMarker(_ field: String, in element: Range<Int>, _ body: JSONBody, expected: String, hint: String?)

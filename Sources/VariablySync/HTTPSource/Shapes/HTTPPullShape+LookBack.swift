@@ -4,17 +4,18 @@ import VariablyCodable
 // MARK: - The look-back window of `updatedSince`
 
 extension HTTPPullShape {
-    /// `value` moved `lookBack` earlier: a number less that many seconds, an ISO 8601 timestamp as
-    /// whole seconds in UTC (`2026-11-26T12:44:51Z`, rounded down, so the window is never shorter).
+    /// `value` moved `lookBack` earlier: a number less that many seconds, an ISO 8601 timestamp in the
+    /// form the server wrote it (`2026-11-26 12:44:51.647Z` stays with a space, three fraction digits
+    /// and `Z`; rounded down to that precision, so the window is never shorter): a server that compares
+    /// the text reads the boundary as it reads its own values.
     static func value(_ value: JSONValue, lookingBack lookBack: Duration) throws -> JSONValue {
         let seconds = Double(lookBack.components.seconds) + Double(lookBack.components.attoseconds) / 1e18
         switch value {
         case .int(let number): return .int(number - Int64(seconds.rounded(.up)))
         case .double(let number): return .double(number - seconds)
         case .string(let text):
-            guard let date = timestamp(text) else { break }
-            let earlier = (date.timeIntervalSince1970 - seconds).rounded(.down)
-            return .string(wholeSecondsText(Date(timeIntervalSince1970: earlier)))
+            guard let stamp = ServerTimestamp(text) else { break }
+            return .string(stamp.movedEarlier(bySeconds: seconds))
         default: break
         }
         throw RemoteSourceError.invalidResponse(
@@ -50,11 +51,6 @@ extension HTTPPullShape {
     static func timestamp(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { FlexibleDateParser.date(in: $0, defaultTimeZone: utc) }
-    }
-
-    /// `date` as `2026-11-26T12:44:51Z` (ISO 8601, whole seconds, UTC).
-    static func wholeSecondsText(_ date: Date) -> String {
-        FlexibleDateParser.iso8601String(from: date, fractionalSeconds: false)
     }
 
     private static let utc = TimeZone(secondsFromGMT: 0)!

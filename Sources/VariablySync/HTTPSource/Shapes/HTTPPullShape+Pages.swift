@@ -27,11 +27,12 @@ extension HTTPPullShape {
         case .offset(let parameter): parameters.append((parameter, String(state.offset ?? 0)))
         case .nextLink, .nextURL: break
         }
-        if case .updatedSince(let parameter, _, let lookBack) = changedSince, let since = state.since {
+        if let changedSince, let since = state.since {
             let value = try JSONValue(parsing: since)
+            let lookBack = changedSince.lookBack
             let asked =
                 lookBack > .zero && state.isPagingBySince != true ? try Self.value(value, lookingBack: lookBack) : value
-            if let text = JSONBody.text(of: asked) { parameters.append((parameter, text)) }
+            if let text = JSONBody.text(of: asked) { parameters.append(try changedSince.queryItem(for: text)) }
         }
         if let limitParameter { parameters.append((limitParameter, String(limit))) }
         let collection = path.isEmpty ? base : base.appendingPathComponent(path)
@@ -92,143 +93,154 @@ extension HTTPPullShape {
         } else {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
         }
-        let decoder = KeySetJSONDecoder()
-        var deleted: [ID] = []
+        var reader = try HTTPPageReader<ID>(
+            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL)
         if case .ids(let path) = deletions, let range = try body.range(at: path) {
-            do {
-                deleted = try decoder.decode([ID?].self, from: body.data(range)).compactMap { $0 }
-            } catch {
-                throw RemoteSourceError.invalidResponse("the deletions at \(path) are not an array of ids: \(error)")
-            }
+            try reader.readDeletedIDs(body.data(range), at: path)
         }
-        var kept: [Range<Int>] = []
-        kept.reserveCapacity(elements.count)
-        var changed = false
-        var largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
-        var atLargest = state.atLargest ?? []
-        // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
-        // cursor as it was, or the repository could not tell the repeat from progress.
-        var isAtLargest = Set(atLargest)
-        let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
-        let seen = Set(state.seen ?? [])
-        let lookBack: Duration = if case .updatedSince(_, _, let lookBack) = changedSince { lookBack } else { .zero }
-        var recent = state.recent ?? []
-        // The pages of a pull come in the declared order of `changedSince`: a record older than one
-        // received before, or older than what the request asked for, means the server ignores the
-        // ordering or the filter, and rows would be missed for good. (A pull with a look-back asks for
-        // less than its boundary, so only the order within the pull is checked there.)
-        let askedSince: JSONValue? =
-            if let since, lookBack == .zero || state.isPagingBySince == true { since } else { nil }
-        // A page served again as it was (a proxy's repeat, a next link that does not advance) is no
-        // disorder: the cursor's own checks deal with it.
-        let pageDigest = recordsRange.map { Self.digest(of: body.bytes[$0]) }
-        let isRepeat = pageDigest != nil && pageDigest == state.lastPage
-        for element in elements {
-            var isTombstone = false
-            if try isDeletion(element, in: body) {
-                guard let idRange = try body.member(idKey, of: element),
-                    let id = try? decoder.decode(ID.self, from: body.data(idRange))
-                else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(idKey)\"") }
-                deleted.append(id)
-                isTombstone = true
-            }
-            // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
-            if case .updatedSince(_, let field, _) = changedSince, let valueRange = try body.member(field, of: element),
-                case let value = try body.value(valueRange), value != .null
-            {
-                // The id with a digest of the record's bytes: a record written again with the boundary's
-                // timestamp (a server clock of coarse resolution, the client's own push) is a change.
-                let id = try body.member(idKey, of: element).map {
-                    String(decoding: body.data($0), as: UTF8.self) + "#" + Self.digest(of: body.bytes[element])
-                }
-                if lookBack > .zero, let id, let seconds = Self.seconds(of: value) {
-                    recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
-                }
-                // Pulled at the boundary (or within the look-back window) by the last sync, unchanged: a
-                // repeat, not a change.
-                if let since, value == since || lookBack > .zero, let id, seen.contains(id) {
-                    changed = true
-                    continue
-                }
-                if !isRepeat, let current = largest, let order = Self.order(value, current), order < 0 {
-                    throw outOfOrder(value, of: element, in: body, after: current, id: atLargest.first, url: pageURL)
-                }
-                if !isRepeat, let asked = askedSince, let order = Self.order(value, asked), order < 0 {
-                    throw outOfOrder(value, of: element, in: body, after: asked, id: nil, url: pageURL)
-                }
-                if let current = largest, let order = Self.order(value, current) {
-                    if order > 0 {
-                        (largest, atLargest) = (value, id.map { [$0] } ?? [])
-                        isAtLargest = Set(atLargest)
-                    } else if order == 0, let id, isAtLargest.insert(id).inserted {
-                        atLargest.append(id)
-                    }
-                } else if largest == nil {
-                    (largest, atLargest) = (value, id.map { [$0] } ?? [])
-                    isAtLargest = Set(atLargest)
-                }
-            }
-            if isTombstone { changed = true } else { kept.append(element) }
-        }
+        for element in elements { try reader.read(element) }
+        let (next, more) = try nextState(after: reader, count: elements.count, link: link, limit: limit)
+        let recordsData =
+            reader.changed
+            ? body.array(of: reader.kept) : recordsRange.map { body.data($0) } ?? body.array(of: reader.kept)
+        var page = RemotePage(
+            records: recordsData, deletedIDs: reader.deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+        // The request that only confirmed the end after a shorter page.
+        page.isCheck = state.checkedPageSize != nil && reader.newRecords == 0
+        return page
+    }
 
+    /// The state of the request after a page, and whether there is one: the paging's next page, "has
+    /// more" as declared or inferred, the check of a page shorter than asked, the move to a new boundary
+    /// when paging by `changedSince`; at the end of the pull, the declared fields verified and the state
+    /// of the next sync.
+    private func nextState<ID>(after page: HTTPPageReader<ID>, count: Int, link: String?, limit: Int) throws
+        -> (HTTPPullState, more: Bool)
+    {
+        let state = page.state
         var next = state
         var more: Bool
+        // Whether `more` says only that the page was full: then a shorter page may be a cap, not the end.
+        var inferredFromSize = false
+        let served = state.servedPageSize ?? limit
         switch paging {
         case .token(_, let path):
-            let token = try body.text(at: path)
-            more = token != nil && !elements.isEmpty
+            let token = try page.body.text(at: path)
+            more = token != nil && count > 0
             next.token = token ?? state.token
         case .page(_, let first):
-            more = elements.count >= limit
+            (more, inferredFromSize) = (count >= served, true)
             next.page = (state.page ?? first) + 1
         case .offset:
-            more = elements.count >= limit
-            next.offset = (state.offset ?? 0) + elements.count
+            (more, inferredFromSize) = (count >= served, true)
+            next.offset = (state.offset ?? 0) + count
         case .nextLink:
-            let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: pageURL) }
+            let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
         case .nextURL(let path):
-            let url = try body.text(at: path).map { Self.resolve($0, against: pageURL) }
+            let url = try page.body.text(at: path).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
         }
+        // A page served again as it was counts nothing new: its cursor stays the one it came with, for
+        // the repository's check of a cursor that does not advance.
+        let newCount = page.isRepeat ? 0 : count
+        next.received = (state.received ?? 0) + newCount
         if let hasMore {
-            guard let range = try body.range(at: hasMore), case .bool(let flag) = try body.value(range) else {
-                throw RemoteSourceError.invalidResponse("the pull response has no Boolean at \(hasMore)")
-            }
-            more = flag
+            let number: Int? = if case .page(_, let first) = paging { state.page ?? first } else { nil }
+            more = try hasMore.more(in: page.body, page: number, received: next.received ?? count)
+            inferredFromSize = false
         }
-        if more, let largest, case .updatedSince = changedSince, Self.pagesBySince(paging) {
-            // Page numbers and offsets shift under a table that changes during the pull: a row moved
-            // to an earlier page by another client's write would be skipped. The next request asks for
-            // what changed at or after the largest value received instead, from its first page, the
-            // records already received at that value skipped; only a page whose records all share the
-            // asked value turns the page.
-            if let since, Self.order(largest, since) ?? 1 <= 0 {
-                next.seen = Array(Set(state.seen ?? []).union(atLargest)).sorted()
-            } else {
-                next.since = try Self.text(of: largest)
-                next.seen = atLargest
-                next.page = nil
-                next.offset = nil
+        if let checked = state.checkedPageSize {
+            // This page checked whether a shorter one had ended the list: nothing new, or fewer records,
+            // it had; as many again, the server serves `checked` records a page whatever was asked, and
+            // the pull goes on by that size; more, the server serves what was asked (`more` says).
+            next.checkedPageSize = nil
+            if page.newRecords > 0, count == checked {
+                next.servedPageSize = checked
+                more = true
+            } else if page.newRecords == 0 || count < checked {
+                more = false
             }
-            next.isPagingBySince = true
+        } else if inferredFromSize, !more, page.newRecords > 0, state.hasChecked != true {
+            // A page shorter than asked ends the list only if the server serves what it is asked for;
+            // many cap the page size without saying so. Ask once more, from where this page ended (paged
+            // by `changedSince`: from the last value received). A page of records already received, at
+            // a boundary asked again, brought nothing to check.
+            more = true
+            next.checkedPageSize = count
+            next.hasChecked = true
         }
-        if lookBack > .zero {
-            recent = Self.window(recent, after: largest, lookBack: lookBack)
+        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging) {
+            try moveBoundary(
+                &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit, changedSince)
+        }
+        var recent = page.recent
+        if let lookBack = changedSince?.lookBack, lookBack > .zero {
+            recent = Self.window(recent, after: page.largest, lookBack: lookBack)
         }
         if more {
-            next.lastPage = pageDigest
-            next.largest = try largest.map(Self.text(of:))
-            next.atLargest = atLargest.isEmpty ? nil : atLargest
+            next.lastPage = page.pageDigest
+            next.largest = try page.largest.map(Self.text(of:))
+            next.atLargest = page.atLargest.isEmpty ? nil : page.atLargest
             next.recent = recent.isEmpty ? nil : recent
-        } else {
-            next = try caughtUp(after: state, token: next.token, largest: largest, atLargest: atLargest, recent: recent)
+            next.pulled = (state.pulled ?? 0) + newCount
+            next.carried = page.carried.isEmpty ? nil : page.carried.sorted()
+            next.firstRecord = page.firstRecord
+            return (next, true)
         }
-        let recordsData = changed ? body.array(of: kept) : recordsRange.map { body.data($0) } ?? body.array(of: kept)
-        return RemotePage(
-            records: recordsData, deletedIDs: deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+        try verifyDeclaredFields(carried: page.carried, pulled: (state.pulled ?? 0) + count, example: page.firstRecord)
+        let caughtUp = try caughtUp(
+            after: state, token: next.token, largest: page.largest, atLargest: page.atLargest, recent: recent)
+        return (caughtUp, false)
+    }
+
+    /// Page numbers and offsets shift under a table that changes during the pull: a row moved to an
+    /// earlier page by another client's write would be skipped. So the next request asks for what
+    /// changed at or after the largest value received instead, from its first page, the records already
+    /// received at that value skipped. Only a page whose records all share the value asked for turns
+    /// the page, of the same request (with its look-back, if it was asked with one).
+    private func moveBoundary(
+        _ next: inout HTTPPullState, to largest: JSONValue, atLargest: [String], after state: HTTPPullState,
+        isFull: Bool, _ changedSince: ChangedSince
+    ) throws {
+        let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
+        let lookedBack = changedSince.lookBack > .zero && state.isPagingBySince != true
+        let asked = try since.map { lookedBack ? try Self.value($0, lookingBack: changedSince.lookBack) : $0 }
+        if let asked, Self.order(largest, asked) ?? 1 <= 0 {
+            next.seen = Array(Set(state.seen ?? []).union(atLargest)).sorted()
+            if next.checkedPageSize != nil {
+                // A shorter page, all at the value asked: the check asks the same page again, where a
+                // write made since then lands (it sorts after the records received), not the next one.
+                (next.page, next.offset) = (state.page, state.offset)
+            } else if !isFull {
+                // Full only by the size the server was seen to serve: turning the page would count on
+                // that size, which one check cannot prove.
+                throw RemoteSourceError.invalidResponse(
+                    "more records share \(changedSince.field) = \(largest.jsonString().prefix(40)) than the server "
+                        + "serves a page (\(next.servedPageSize ?? 0), fewer than asked): ask for at most that many a "
+                        + "page (SyncConfiguration.pageSize), or declare the server's totals (hasMore: .totalPages(at:))"
+                )
+            }
+            return
+        }
+        next.since = try Self.text(of: largest)
+        next.seen = atLargest
+        next.page = nil
+        next.offset = nil
+        next.received = nil
+        next.isPagingBySince = true
+    }
+
+    /// Throws when no record of a whole non-empty pull carried a declared field.
+    private func verifyDeclaredFields(carried: Set<String>, pulled: Int, example: String?) throws {
+        guard pulled > 0 else { return }
+        for field in declaredFields where !carried.contains(field.name) {
+            throw RemoteSourceError.declaredFieldMissing(
+                field: field.name, role: field.role, endpoint: path.isEmpty ? "/" : path, record: example,
+                fix: field.fix)
+        }
     }
 
     /// The state of the next sync once a pull caught up: it starts a new pull from the boundary of this
@@ -239,7 +251,7 @@ extension HTTPPullShape {
     ) throws -> HTTPPullState {
         var caughtUp = HTTPPullState()
         if case .token = paging { caughtUp.token = token }
-        guard case .updatedSince(_, _, let lookBack) = changedSince else { return caughtUp }
+        guard let lookBack = changedSince?.lookBack else { return caughtUp }
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
         caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
@@ -263,7 +275,9 @@ extension HTTPPullShape {
         case .nextLink, .nextURL: isPastFirstPage = state.next != nil
         case .token: isPastFirstPage = false
         }
-        guard endsOnNotFound, isPastFirstPage else { return nil }
+        // A request made to check that a shorter page was the last is answered 404 by servers that number
+        // their pages (Django REST Framework's "Invalid page."): the list had ended.
+        guard (endsOnNotFound && isPastFirstPage) || state.checkedPageSize != nil else { return nil }
         let largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         let next = try caughtUp(
             after: state, token: state.token, largest: largest, atLargest: state.atLargest ?? [],
@@ -311,7 +325,7 @@ extension HTTPPullShape {
     )
         -> RemoteSourceError
     {
-        let field: String = if case .updatedSince(_, let field, _) = changedSince { field } else { "?" }
+        let field = changedSince?.field ?? "?"
         let recordID = (try? body.member(idKey, of: element)).flatMap { $0 }.map {
             String(decoding: body.data($0), as: UTF8.self)
         }

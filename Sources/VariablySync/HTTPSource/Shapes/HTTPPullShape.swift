@@ -48,9 +48,36 @@ public struct HTTPPullShape: Sendable {
         /// `lookBack` asks from that far before the value instead (a number is taken as seconds), so
         /// that a write stamped before the last pull's boundary but committed after it (a long
         /// transaction) is still pulled; the records of that window the last pull already received,
-        /// unchanged, are skipped. A write that commits more than `lookBack` late is missed until a
-        /// ``Repository/resync()``: see docs/http.md, "Late commits".
+        /// unchanged, are skipped. The value sent is written as the server writes its own (the same
+        /// separator, fraction digits and zone), so a server that compares text reads it right. A write
+        /// that commits more than `lookBack` late is missed until a ``Repository/resync()``: see
+        /// docs/http.md, "Late commits".
         case updatedSince(parameter: String, field: String, lookBack: Duration = .zero)
+        /// As ``updatedSince(parameter:field:lookBack:)``, for APIs that filter by an expression:
+        /// `parameter` carries `expression` with `{value}` replaced by the value, quoted as `quoting`
+        /// says. A value the quoting cannot carry is an error, never spliced into the expression.
+        ///
+        /// ```swift
+        /// // PocketBase: ?filter=(updated>='2026-11-27 12:55:36.000Z')
+        /// .filter(parameter: "filter", expression: "(updated>={value})", quoting: .singleQuotes, field: "updated")
+        /// // PostgREST, Supabase: ?updated_at=gte.2026-11-27T12:55:36.123456Z
+        /// .filter(parameter: "updated_at", expression: "gte.{value}", field: "updated_at")
+        /// // OData: ?$filter=updated gt '2026-11-27T12:55:36Z'
+        /// .filter(parameter: "$filter", expression: "updated ge {value}", quoting: .doubledSingleQuotes, field: "updated")
+        /// ```
+        case filter(
+            parameter: String, expression: String, quoting: FilterQuoting = .none, field: String,
+            lookBack: Duration = .zero)
+    }
+
+    /// How a value is written into a filter expression (``ChangedSince/filter(parameter:expression:quoting:field:lookBack:)``).
+    public enum FilterQuoting: Sendable {
+        /// As it is: only letters, digits, spaces and `-+:._` are accepted (timestamps and numbers).
+        case none
+        /// Between `'`, a `'` or `\` inside escaped with `\` (PocketBase, JavaScript-like filters).
+        case singleQuotes
+        /// Between `'`, a `'` inside doubled (SQL, OData).
+        case doubledSingleQuotes
     }
 
     /// Where deleted records are listed.
@@ -60,16 +87,21 @@ public struct HTTPPullShape: Sendable {
         /// An array of ids at a path of the body.
         case ids(at: DataPath)
         /// Among the records: objects whose `flag` key is `true` are deletions of the record their
-        /// `idKey` names (`false`, `null` or no key: live).
-        case tombstones(flag: String)
+        /// `idKey` names (`false`, `null` or no key: live). A pull in which no record carries the key
+        /// stops with ``RemoteSourceError/declaredFieldMissing(field:role:endpoint:record:fix:)`` (the
+        /// records mark deletions some other way), unless `absentMeansLive` says the server writes the
+        /// key on deleted records only.
+        case tombstones(flag: String, absentMeansLive: Bool = false)
         /// Among the records: objects whose `timestamp` key holds a value are deletions, as soft-delete
         /// libraries mark them: `deleted_at`, `null` (or no key) while live, as Rails' paranoia and
         /// Django's safedelete write it.
         ///
+        /// A pull in which no record carries the key is an error, as for ``tombstones(flag:absentMeansLive:)``.
+        ///
         /// ```swift
         /// HTTPPullShape(paging: .page(parameter: "page"), deletions: .softDeleted(at: "deleted_at"))
         /// ```
-        case softDeleted(at: String)
+        case softDeleted(at: String, absentMeansLive: Bool = false)
         /// Among the records: objects whose `field` key holds the text `value` are deletions
         /// (`"status": "deleted"`).
         ///
@@ -85,9 +117,9 @@ public struct HTTPPullShape: Sendable {
     package var records: DataPath
     /// How the pages of one pull follow each other.
     package var paging: Paging
-    /// Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
-    /// page and offset paging, the page was full.
-    package var hasMore: DataPath?
+    /// How a page says whether more follow; `nil` to infer it: a next token, URL or link is present,
+    /// or, for page and offset paging, the page was full (a shorter page is checked by asking once more).
+    package var hasMore: HasMore?
     /// Where deleted records are listed.
     package var deletions: Deletions
     /// How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or when
@@ -115,8 +147,11 @@ public struct HTTPPullShape: Sendable {
     ///   - path: The path under the base URL; `""` for the base URL itself.
     ///   - records: Where the records array is; `DataPath.root` when the body is the array.
     ///   - paging: How the pages of one pull follow each other.
-    ///   - hasMore: Where "has more" is (a Boolean); `nil` to infer it: a next token, URL or link is present, or, for
-    ///     page and offset paging, the page was full.
+    ///   - hasMore: How a page says whether more follow: a Boolean at a path (a string literal), or the
+    ///     totals the server declares (``HasMore/totalPages(at:)``, ``HasMore/totalItems(at:)``); `nil` to
+    ///     infer it: a next token, URL or link is present, or, for page and offset paging, the page was
+    ///     full. A page shorter than asked is then checked by asking once more, since many servers cap
+    ///     the page size without saying so.
     ///   - deletions: Where deleted records are listed.
     ///   - changedSince: How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or
     ///     when the API has no such filter (each sync then pulls everything).
@@ -128,7 +163,7 @@ public struct HTTPPullShape: Sendable {
     ///     Framework's page numbers answer the page after the last (`{"detail": "Invalid page."}`), when
     ///     the last page was full. A `404` for the first page stays an error.
     public init(
-        path: String = "", records: DataPath = .root, paging: Paging, hasMore: DataPath? = nil,
+        path: String = "", records: DataPath = .root, paging: Paging, hasMore: HasMore? = nil,
         deletions: Deletions = .none, changedSince: ChangedSince? = nil, limitParameter: String? = "limit",
         idKey: String = "id", query: [String: String] = [:], endsOnNotFound: Bool = false
     ) {

@@ -30,6 +30,21 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     /// offset paging with `changedSince`), so the next request asks for what changed at or after it,
     /// without the look-back, from the first page.
     var isPagingBySince: Bool?
+    /// During a pull: the page size the server turned out to serve, smaller than asked (a cap it applies
+    /// without saying so), learned by checking a shorter page.
+    var servedPageSize: Int?
+    /// During a pull: the request checks whether the last page, of this many records, shorter than
+    /// asked, ended the list.
+    var checkedPageSize: Int?
+    /// During a pull: a shorter page was checked (once a pull at most).
+    var hasChecked: Bool?
+    /// During a pull: the records received since the request's first page (for declared totals).
+    var received: Int?
+    /// During a pull: the records received, and the declared fields some of them carried.
+    var pulled: Int?
+    var carried: [String]?
+    /// During a pull: the id of its first record (JSON text), to name in errors.
+    var firstRecord: String?
     /// During a pull: a digest of the last page's records, to tell a page served again (a proxy's
     /// repeat) from records out of order.
     var lastPage: String?

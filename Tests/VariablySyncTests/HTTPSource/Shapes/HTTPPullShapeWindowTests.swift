@@ -45,16 +45,31 @@ import Testing
         #expect(try undeclared.endOfPull(after: second, idType: Int64.self) == nil)
     }
 
-    @Test func aLookBackAsksFromEarlierInWholeSeconds() throws {
+    /// The boundary moved back is written as the server writes its values: a server comparing text
+    /// (PocketBase, a `TEXT` column) would otherwise read `2026-11-27T12:55:31Z` as after every
+    /// `2026-11-27 12:55:…` of that day.
+    @Test func aLookBackAsksFromEarlierInTheServersOwnForm() throws {
         let shape = windowShape(lookBack: .seconds(5))
         var state = HTTPPullState()
         state.since = #""2026-11-26T12:44:56.647898Z""#
         let url = try shape.url(base: base, state: state, limit: 10)
-        #expect(url.query == "updated_since=2026-11-26T12%3A44%3A51Z")
+        #expect(url.query == "updated_since=2026-11-26T12%3A44%3A51.647898Z")
         state.since = "1000.5"
         #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=995.5")
         state.since = #""2026-11-26T13:44:56.5+01:00""#
-        #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=2026-11-26T12%3A44%3A51Z")
+        #expect(
+            try shape.url(base: base, state: state, limit: 10).query
+                == "updated_since=2026-11-26T13%3A44%3A51.5%2B01%3A00")
+        state.since = #""2026-11-27 12:55:36.000Z""#
+        #expect(
+            try shape.url(base: base, state: state, limit: 10).query == "updated_since=2026-11-27%2012%3A55%3A31.000Z")
+        state.since = #""2026-01-01 00:00:02.000Z""#
+        #expect(
+            try shape.url(base: base, state: state, limit: 10).query == "updated_since=2025-12-31%2023%3A59%3A57.000Z")
+        state.since = #""2026-11-27T00:00:03""#
+        #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=2026-11-26T23%3A59%3A58")
+        state.since = #""2026-11-27""#
+        #expect(try shape.url(base: base, state: state, limit: 10).query == "updated_since=2026-11-26")
         state.since = #""yesterday""#
         #expect(throws: RemoteSourceError.self) { try shape.url(base: base, state: state, limit: 10) }
     }
@@ -108,9 +123,11 @@ import Testing
     @Test func timestampsReadWithAnyFractionAndOffset() {
         #expect(HTTPPullShape.timestamp("1970-01-01T00:00:01.5Z")?.timeIntervalSince1970 == 1.5)
         #expect(HTTPPullShape.timestamp("1970-01-01T01:00:00+01:00")?.timeIntervalSince1970 == 0)
+        #expect(ServerTimestamp("2026-11-26T12:44:56.647898Z")?.text == "2026-11-26T12:44:56.647898Z")
+        #expect(ServerTimestamp("2026-11-26 12:44:56.6478981234Z") == nil)
         #expect(
-            HTTPPullShape.timestamp("2026-11-26T12:44:56.647898Z").map(HTTPPullShape.wholeSecondsText)
-                == "2026-11-26T12:44:56Z")
+            ServerTimestamp("2026-11-26T12:44:56.123-0330")?.movedEarlier(bySeconds: 0.0005)
+                == "2026-11-26T12:44:56.122-0330")
         #expect(HTTPPullShape.timestamp("2026-11-26")?.timeIntervalSince1970 == 1_795_651_200)
         #expect(HTTPPullShape.timestamp("yesterday") == nil)
         #expect(HTTPPullShape.timestamp("2026-13-26T12:44:56Z") == nil)

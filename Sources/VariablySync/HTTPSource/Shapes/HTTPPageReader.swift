@@ -1,0 +1,148 @@
+import Foundation
+import VariablyCodable
+
+/// One page of a pull, read record by record against its ``HTTPPullShape``: the records kept (as the
+/// server's bytes), the deletions, and what the pull learns on the way — the largest `changedSince`
+/// value and the records at it, the look-back window, the declared fields met, the order checked.
+/// ``HTTPPullShape`` then turns what it read into the state of the next request.
+struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
+    let shape: HTTPPullShape
+    let body: JSONBody
+    /// The state the page was asked with.
+    let state: HTTPPullState
+    let pageURL: URL
+    /// The records to apply: tombstones and repeats left out.
+    private(set) var kept: [Range<Int>] = []
+    private(set) var deleted: [ID] = []
+    /// Whether ``kept`` differs from the page's records.
+    private(set) var changed = false
+    /// The largest `changedSince` value met in this pull so far, and the records at it.
+    private(set) var largest: JSONValue?
+    private(set) var atLargest: [String]
+    private var isAtLargest: Set<String>
+    /// With a look-back: the records of the window, newest last.
+    private(set) var recent: [HTTPPullState.RecentRecord]
+    /// Records of this page that are not repeats of records the pull already had.
+    private(set) var newRecords = 0
+    /// The declared fields (see ``HTTPPullShape/declaredFields``) met in this pull so far.
+    private(set) var carried: Set<String>
+    /// The id of the pull's first record, to name in errors.
+    private(set) var firstRecord: String?
+    /// A digest of the page's records, to tell a page served again from records out of order.
+    let pageDigest: String?
+    private let since: JSONValue?
+    private let seen: Set<String>
+    private let askedSince: JSONValue?
+    /// Whether the page is the last one served again as it was.
+    let isRepeat: Bool
+    private let lookBack: Duration
+    private let decoder = KeySetJSONDecoder()
+
+    init(shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL) throws {
+        self.shape = shape
+        self.body = body
+        self.state = state
+        self.pageURL = pageURL
+        largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
+        atLargest = state.atLargest ?? []
+        // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
+        // cursor as it was, or the repository could not tell the repeat from progress.
+        isAtLargest = Set(atLargest)
+        recent = state.recent ?? []
+        carried = Set(state.carried ?? [])
+        firstRecord = state.firstRecord
+        since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
+        seen = Set(state.seen ?? [])
+        lookBack = shape.changedSince?.lookBack ?? .zero
+        // The pages of a pull come in the declared order of `changedSince`: a record older than one
+        // received before, or older than what the request asked for, means the server ignores the
+        // ordering or the filter, and rows would be missed for good. (A pull with a look-back asks for
+        // less than its boundary, so only the order within the pull is checked there.)
+        askedSince = lookBack == .zero || state.isPagingBySince == true ? since : nil
+        // A page served again as it was (a proxy's repeat, a next link that does not advance) is no
+        // disorder: the cursor's own checks deal with it.
+        pageDigest = records.map { HTTPPullShape.digest(of: body.bytes[$0]) }
+        isRepeat = pageDigest != nil && pageDigest == state.lastPage
+    }
+
+    /// Reads the ids listed apart as deleted (``HTTPPullShape/Deletions/ids(at:)``).
+    mutating func readDeletedIDs(_ data: Data, at path: DataPath) throws {
+        do {
+            deleted = try decoder.decode([ID?].self, from: data).compactMap { $0 }
+        } catch {
+            throw RemoteSourceError.invalidResponse("the deletions at \(path) are not an array of ids: \(error)")
+        }
+        newRecords += deleted.count
+    }
+
+    /// Reads one record of the page.
+    mutating func read(_ element: Range<Int>) throws {
+        if firstRecord == nil {
+            firstRecord = try body.member(shape.idKey, of: element).map {
+                String(decoding: body.data($0), as: UTF8.self)
+            }
+        }
+        noteDeclaredFields(of: element)
+        var isTombstone = false
+        if try shape.isDeletion(element, in: body) {
+            guard let idRange = try body.member(shape.idKey, of: element),
+                let id = try? decoder.decode(ID.self, from: body.data(idRange))
+            else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(shape.idKey)\"") }
+            deleted.append(id)
+            isTombstone = true
+        }
+        // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
+        if let field = shape.changedSince?.field, let valueRange = try body.member(field, of: element),
+            case let value = try body.value(valueRange), value != .null
+        {
+            if try isRepeatOfSeen(element, value: value) {
+                changed = true
+                return
+            }
+        }
+        newRecords += 1
+        if isTombstone { changed = true } else { kept.append(element) }
+    }
+
+    /// Notes the declared fields `element` carries; each is looked for until a record carries it.
+    private mutating func noteDeclaredFields(of element: Range<Int>) {
+        guard carried.count < shape.declaredFields.count else { return }
+        for field in shape.declaredFields where !carried.contains(field.name) {
+            if (try? body.member(field.name, of: element)) != nil { carried.insert(field.name) }
+        }
+    }
+
+    /// Places a record's `changedSince` value: checks the order, moves the largest value, notes the
+    /// look-back window; `true` for a record the last pull already received unchanged (a repeat).
+    private mutating func isRepeatOfSeen(_ element: Range<Int>, value: JSONValue) throws -> Bool {
+        // The id with a digest of the record's bytes: a record written again with the boundary's
+        // timestamp (a server clock of coarse resolution, the client's own push) is a change.
+        let id = try body.member(shape.idKey, of: element).map {
+            String(decoding: body.data($0), as: UTF8.self) + "#" + HTTPPullShape.digest(of: body.bytes[element])
+        }
+        if lookBack > .zero, let id, let seconds = HTTPPullShape.seconds(of: value) {
+            recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
+        }
+        // Pulled at the boundary (or within the look-back window) by the last sync, unchanged: a
+        // repeat, not a change.
+        if let since, value == since || lookBack > .zero, let id, seen.contains(id) { return true }
+        if !isRepeat, let current = largest, let order = HTTPPullShape.order(value, current), order < 0 {
+            throw shape.outOfOrder(value, of: element, in: body, after: current, id: atLargest.first, url: pageURL)
+        }
+        if !isRepeat, let asked = askedSince, let order = HTTPPullShape.order(value, asked), order < 0 {
+            throw shape.outOfOrder(value, of: element, in: body, after: asked, id: nil, url: pageURL)
+        }
+        if let current = largest, let order = HTTPPullShape.order(value, current) {
+            if order > 0 {
+                (largest, atLargest) = (value, id.map { [$0] } ?? [])
+                isAtLargest = Set(atLargest)
+            } else if order == 0, let id, isAtLargest.insert(id).inserted {
+                atLargest.append(id)
+            }
+        } else if largest == nil {
+            (largest, atLargest) = (value, id.map { [$0] } ?? [])
+            isAtLargest = Set(atLargest)
+        }
+        return false
+    }
+}
