@@ -180,19 +180,13 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         }
     }
 
-    /// The identity of the file at `file` now (device and inode), to tell a file from its replacement.
-    private static func identity(of file: URL) -> [UInt64]? {
-        var status = stat()
-        guard lstat(file.path, &status) == 0 else { return nil }
-        return [UInt64(status.st_dev), UInt64(status.st_ino)]
-    }
-
     private func read<Value: Decodable>(_ type: Value.Type, attempts: Int = 3) throws -> Value? {
         Self.removeAbandonedTemporaryFiles(of: url.resolvingSymlinksInPath())
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let data: Data
-        let identity = Self.identity(of: url.resolvingSymlinksInPath())
-        data = try readBytes()
+        let (data, opened) = try readBytes()
+        // Open until the end of the read: the file's inode number cannot go to a writer's new file
+        // while the file that was read is open, so that number identifies it.
+        defer { withExtendedLifetime(opened.handle) {} }
         do {
             switch format {
             case .json: return try JSONDecoder(source: source).decode(type, from: data)
@@ -201,7 +195,7 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
                 return try PropertyListDecoder().decode(type, from: data, source: source)
             }
         } catch {
-            guard let identity, let keptAt = try keepAside(identity: identity) else {
+            guard let keptAt = try keepAside(ifStill: opened.identity) else {
                 // Replaced by a writer since it was read: read the new file.
                 if attempts > 1 { return try read(type, attempts: attempts - 1) }
                 throw FileCacheError.readFailed(file: url, underlying: error)
@@ -218,7 +212,9 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
     /// The path is opened without blocking and the descriptor checked (`fstat`), not the path before
     /// opening it: opening a FIFO for reading waits for a writer, and a path checked first could be
     /// replaced before it is opened.
-    private func readBytes() throws -> Data {
+    ///
+    /// - Returns: The bytes, the open file and its identity when it was read.
+    private func readBytes() throws -> (Data, (handle: FileHandle, identity: FileIdentity)) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw FileCacheError.readFailed(file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
@@ -246,43 +242,6 @@ public struct FileCache<Model: VariablyCodable & Sendable>: Sendable {
         guard data.count <= maximumFileSize else {
             throw FileCacheError.tooLarge(file: url, size: data.count, limit: maximumFileSize)
         }
-        return data
-    }
-
-    /// Moves the unreadable file to `<name>.corrupt-<n>`, with the first `n` not taken, if it still is
-    /// the file that was read (`identity`); returns `nil` when a writer has replaced it since.
-    ///
-    /// Race-free against writers that rename a new file into place at any moment: the file is first
-    /// hard-linked aside (the link names whatever is at the path), checked, then taken off the path
-    /// by a rename that is checked too; a good file taken by mistake goes back unless a newer one
-    /// arrived meanwhile (link(2) never replaces).
-    private func keepAside(identity: [UInt64]) throws -> URL? {
-        // Through a symbolic link, the file it points to is kept aside, beside it.
-        let file = url.resolvingSymlinksInPath()
-        let folder = file.deletingLastPathComponent()
-        var number = 1
-        var destination: URL
-        while true {
-            destination = folder.appendingPathComponent("\(file.lastPathComponent).corrupt-\(number)")
-            if link(file.path, destination.path) == 0 { break }
-            if errno == ENOENT { return nil }  // removed since it was read
-            guard errno == EEXIST else {
-                throw FileCacheError.readFailed(
-                    file: url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
-            }
-            number += 1
-        }
-        guard Self.identity(of: destination) == identity else {
-            unlink(destination.path)
-            return nil
-        }
-        let taken = folder.appendingPathComponent(".\(file.lastPathComponent).taken-\(UUID().uuidString)")
-        guard rename(file.path, taken.path) == 0 else { return destination }  // already gone
-        if Self.identity(of: taken) != identity {
-            // A writer's new file: put it back, unless an even newer one is already in place.
-            _ = link(taken.path, file.path)
-        }
-        unlink(taken.path)
-        return destination
+        return (data, (handle, FileIdentity(status)))
     }
 }

@@ -23,7 +23,8 @@ struct HostileColumnValue: Sendable, CustomTestStringConvertible {
     let sql: String
     let outcome: RowOutcome
 
-    var testDescription: String { "\(column) = \(sql)" }
+    // Brief: a 10 MB value would make a 10 MB line of the test log.
+    var testDescription: String { "\(column) = \(sql.briefTestDescription)" }
 }
 
 enum ReliabilityRows {

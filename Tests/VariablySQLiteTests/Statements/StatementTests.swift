@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VariablySQLite
+import VariablyTestSupport
 
 @Suite struct StatementTests {
     private func database() throws -> SQLiteDatabase {
@@ -167,11 +168,13 @@ import VariablySQLite
         #expect(!ResultCode.constraintUnique.matches(.constraintPrimaryKey))
     }
 
-    @Test(arguments: [
-        "'; DROP TABLE t; --", "Robert'); DROP TABLE Students;--", "\" OR 1=1 --", "a\u{0}b", "%_\\",
-        "😀 ünïcødé", String(repeating: "x", count: 100_000),
-    ])
-    func hostileStringsAreStoredVerbatim(_ value: String) throws {
+    @Test(
+        arguments: [
+            "'; DROP TABLE t; --", "Robert'); DROP TABLE Students;--", "\" OR 1=1 --", "a\u{0}b", "%_\\",
+            "😀 ünïcødé", String(repeating: "x", count: 100_000),
+        ].map(HostileString.init))
+    func hostileStringsAreStoredVerbatim(_ hostile: HostileString) throws {
+        let value = hostile.value
         let db = try database()
         let rows = try db.write { db in
             try db.execute(sql: "INSERT INTO t (a) VALUES (?)", arguments: [value])
@@ -224,4 +227,11 @@ import VariablySQLite
         }
         #expect(error?.sql == "SELECT nope FROM t")
     }
+}
+
+/// A string argument that shows itself briefly in the test log (a 100,000-character one by its length).
+struct HostileString: Sendable, CustomTestStringConvertible {
+    let value: String
+
+    var testDescription: String { value.briefTestDescription.debugDescription }
 }
