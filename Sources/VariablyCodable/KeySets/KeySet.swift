@@ -161,6 +161,9 @@ extension KeySet {
         var indexByIdentity: [ObjectIdentifier: Int] = [:]
         var indexByValue: [SendableKeyPath: Int] = [:]
         var containerIndex: [[String]: Int] = [:]
+        // A source's default date strategy applies as if the key set declared it; a declared one wins.
+        var options = options
+        if options.dates == nil { options.dates = source.defaultDateStrategy }
         func containerID(for parents: ArraySlice<String>) -> Int? {
             guard !parents.isEmpty else { return nil }
             let path = Array(parents)
