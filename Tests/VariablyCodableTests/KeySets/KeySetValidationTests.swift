@@ -132,6 +132,26 @@ private struct Item: VariablyEncodable {
         #expect(entries[1].key.primary.keys == ["data", "v1.0", "name"])
     }
 
+    @Test func anOptionalPropertyWithATransformOfTheWholeOptionalIsSound() throws {
+        struct Membership: VariablyCodable, EmptyInitializable {
+            var teamID: String?
+            static let keySets = KeySets<Membership>(defaultSource: .remote) {
+                KeySet(.remote) {
+                    Key(
+                        \.teamID, "team",
+                        transform: ValueTransform<String?, String>(
+                            decode: { $0.isEmpty ? nil : $0 }, encode: { $0 ?? "" }))
+                }
+                KeySet(.sqlite, style: .snakeCase)
+            }
+        }
+        try Membership.keySets.validate()
+        let remote = try #require(Membership.keySets[.remote]?.entries.first?.coder)
+        let sqlite = try #require(Membership.keySets[.sqlite]?.entries.first?.coder)
+        #expect(remote.isOptional && remote.storedType == String?.self)
+        #expect(sqlite.isOptional && sqlite.storedType == String.self)
+    }
+
     @Test func unmappedKeyPathTrapsWithAMessageThatSaysHowToFixIt() async {
         await #expect(processExitsWith: .failure) {
             struct Partial: VariablyDecodable {

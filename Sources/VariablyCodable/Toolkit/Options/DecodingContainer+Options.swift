@@ -143,7 +143,7 @@ extension DecodingContainer {
         if let transform = options.transform {
             // Lenience applies to what is read: the transform's stored type.
             guard asksLenience, LenientValue.isScalar(transform.encodedType) else {
-                return try declared(transform.decode(from: backend, entry: index), as: Value.self)
+                return try transformed(transform.decode(from: backend, entry: index), as: Value.self)
             }
             let stored: Any
             if let plain = try? readStored(transform.encodedType, entry: index) {
@@ -151,7 +151,7 @@ extension DecodingContainer {
             } else {
                 stored = try decodeLenientScalar(transform.encodedType, index: index, path: path, pending: &pending)
             }
-            return try declared(transform.decode(stored: stored), as: Value.self)
+            return try transformed(transform.decode(stored: stored), as: Value.self)
         }
         if let dates = options.dates {
             if Value.self == Date.self {
@@ -302,6 +302,13 @@ extension DecodingContainer {
     /// The coding path of the entry's value (its first alternative).
     private func valuePath(of entry: KeyEntry<Model>) -> [any CodingKey] {
         codingPath + entry.paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
+    }
+
+    /// A transform's output as the property's type; `nil` when a transform of the whole optional
+    /// (`ValueTransform<String?, String>`, `""` read as `nil`) returned `nil` for a wrapped type.
+    private func transformed<Value>(_ value: Any, as type: Value.Type) throws -> Value? {
+        if !(Value.self is any OptionalProperty.Type), (value as? any OptionalProperty)?.isNil == true { return nil }
+        return try declared(value, as: Value.self)
     }
 
     /// `value`, a declared option value or a transform's output, as the property's type. Key sets check
