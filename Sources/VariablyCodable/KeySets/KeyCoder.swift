@@ -35,6 +35,9 @@ package class KeyCoder<Model>: @unchecked Sendable {
         preconditionFailure("KeyCoder is abstract")
     }
 
+    /// Whether values pass only through a transform: the property's type is not `Codable`.
+    var needsTransform: Bool { false }
+
     /// The coder of the same property in a source whose style derives its key: the property's own
     /// coder, without the form another source's transform gave it (see ``ValueKeyCoder``).
     var derived: KeyCoder<Model> { self }

@@ -197,6 +197,9 @@ extension KeySet {
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
             let entryOptions = key.options.merged(over: options, storedType: key.coder.storedType)
+            if key.coder.needsTransform && entryOptions.transform == nil {
+                problems.append(KeySetProblem(.transformMissing, source: source, keyPath: "\(key.keyPath)", key: name))
+            }
             var entry = KeyEntry(
                 keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths,
                 coder: entryOptions.isEmpty ? key.coder : key.coder.withOptions(entryOptions))
