@@ -41,9 +41,8 @@ extension GettingStartedDocumentationTests {
                 Key(\.email, "email_address")
                 Key(\.age, "profile.age")                       // nested object
                 Key(\.isActive, "is_active")
-                Key(\.updatedAt, "updated_at")
+                Key(\.updatedAt, "updated_at")                  // ISO 8601 text, as servers send it
             }
-            .dates(.flexible)                                   // ISO 8601 as Rails, Django and Express write it
             KeySet(.local, style: .screamingSnakeCase)          // the cache file: USER_NAME, ...
             KeySet(.sqlite, style: .snakeCase)                  // the table's columns: user_name, ...
         }
@@ -134,10 +133,12 @@ extension GettingStartedDocumentationTests.User: Equatable {}
         #expect(count > 90 && count <= users.count)
     }
 
-    /// The first example decodes the timestamps the common frameworks write: Rails (`…:02.561Z`),
-    /// Django REST Framework (`…:02.561873Z`, `…:02Z`) and Express (`…:02.561Z`, or an offset).
+    /// The first example, which declares no date strategy, decodes the timestamps the common frameworks
+    /// write: Rails (`…:02.561Z`), Django REST Framework (`…:02.561873Z`, `…:02Z`), Express (`…:02.561Z`,
+    /// or an offset) and PocketBase (`… 10:00:02.561Z`, a space for the `T`).
     @Test(arguments: [
         "2026-11-27T10:00:02.561873Z", "2026-11-27T10:00:02Z", "2026-11-27T10:00:02.561Z", "2026-11-27T11:00:02.561+01:00",
+        "2026-11-27 10:00:02.561Z",
     ])
     func theFirstExampleDecodesTheTimestampsFrameworksWrite(timestamp: String) throws {
         let json = Data(

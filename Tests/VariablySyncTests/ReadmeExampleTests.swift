@@ -17,9 +17,11 @@ extension ReadmeExampleTests {
         var email: String
         var age: Int
         var isActive: Bool
+        var updatedAt: Date
 
-        init(id: Int64, userName: String, email: String, age: Int, isActive: Bool) {
-            (self.id, self.userName, self.email, self.age, self.isActive) = (id, userName, email, age, isActive)
+        init(id: Int64, userName: String, email: String, age: Int, isActive: Bool, updatedAt: Date) {
+            (self.id, self.userName, self.email, self.age, self.isActive, self.updatedAt) =
+                (id, userName, email, age, isActive, updatedAt)
         }
 
         init(from container: DecodingContainer<User>) throws {
@@ -28,6 +30,7 @@ extension ReadmeExampleTests {
             email = try container.decode(\.email)
             age = try container.decode(\.age, default: 0)
             isActive = try container.decode(\.isActive)
+            updatedAt = try container.decode(\.updatedAt)
         }
 
         static let keySets = KeySets<User>(defaultSource: .remote) {
@@ -37,6 +40,7 @@ extension ReadmeExampleTests {
                 Key(\.email, "contact.email_address")
                 Key(\.age, "age")
                 Key(\.isActive, "is_active")
+                Key(\.updatedAt, "updated_at")
             }
             KeySet(.local, style: .screamingSnakeCase)
             KeySet(.sqlite, style: .snakeCase)
@@ -74,7 +78,9 @@ extension ReadmeExampleTests.User: Equatable {}
         defer { try? FileManager.default.removeItem(at: folder) }
         let users = (0..<200).map { (index: Int) -> User in
             let name = "user" + String(1000 + index)
-            return User(id: Int64(index + 1), userName: name, email: name + "@example.com", age: 20 + index % 30, isActive: index % 2 == 0)
+            return User(
+                id: Int64(index + 1), userName: name, email: name + "@example.com", age: 20 + index % 30, isActive: index % 2 == 0,
+                updatedAt: Date(timeIntervalSince1970: 1_793_613_600.123 + Double(index)))
         }
         let databasePath = folder.appendingPathComponent("users.sqlite").path
 
@@ -87,6 +93,14 @@ extension ReadmeExampleTests.User: Equatable {}
         #expect(report.inserted == 200)
         let expected = users.filter { $0.isActive && $0.age > 30 }.sorted { $0.userName < $1.userName }.prefix(10)
         #expect(firstTen == Array(expected))
+    }
+
+    /// The README's `updated_at` comment: ISO 8601 with microseconds, read with no date strategy declared.
+    @Test func readmeUserReadsISO8601WithoutADateStrategy() throws {
+        let json = #"{"id": 1, "user_name": "ada", "contact": {"email_address": "a@example.com"}, "is_active": true, "updated_at": "2026-11-02T10:00:00.123456Z"}"#
+        let user = try KeySetJSONDecoder(source: .remote).decode(User.self, from: Data(json.utf8))
+        #expect(user.updatedAt == Date(timeIntervalSince1970: 1_793_613_600.123456))
+        #expect(try JSONDecoder(source: .remote).decode(User.self, from: Data(json.utf8)) == user)
     }
 
     /// The README's second example: compiled here; DRFSyncTests runs creates and refusals against a real

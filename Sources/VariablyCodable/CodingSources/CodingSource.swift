@@ -37,3 +37,20 @@ extension CodingSource {
     /// Columns of a SQLite table.
     public static let sqlite: CodingSource = "sqlite"
 }
+
+// MARK: - Defaults
+
+extension CodingSource {
+    /// How the `Date` properties of this source are read and written when its key set declares no
+    /// strategy: ``DateCodingStrategy/flexible`` for ``remote`` (servers send ISO 8601 text, with or
+    /// without fractional seconds, or epoch numbers; pushes write ISO 8601 with milliseconds in UTC),
+    /// `nil` for the others, whose coders keep their own date handling.
+    ///
+    /// ```swift
+    /// CodingSource.remote.defaultDateStrategy   // .flexible
+    /// CodingSource.sqlite.defaultDateStrategy   // nil: the column's DateEncoding decides
+    /// ```
+    package var defaultDateStrategy: DateCodingStrategy? {
+        self == .remote ? .flexible : nil
+    }
+}

@@ -16,6 +16,9 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
         case duplicateSource
         /// The default source has no key set.
         case defaultSourceWithoutKeySet
+        /// A property whose type is not `Codable` has a transform in another source only: this source's
+        /// style derives its key without one, so its values can be neither written nor read here.
+        case transformMissing
     }
 
     /// What is wrong.
@@ -51,6 +54,9 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
             return "\(source): more than one key set is declared for this source"
         case .defaultSourceWithoutKeySet:
             return "\(source): the default source has no key set"
+        case .transformMissing:
+            return "\(source): \(subject) is not Codable and has a transform only in another source (give it a "
+                + "Key with a transform in this key set too, or list it in `excluding:`)"
         }
     }
 }

@@ -49,5 +49,5 @@ public struct Key<Model>: Sendable {
     }
 
     /// The same property with its key left to the key set's style (and without this source's options).
-    var withoutName: Key { Key(keyPath: keyPath, name: nil, coder: coder) }
+    var withoutName: Key { Key(keyPath: keyPath, name: nil, coder: coder.derived) }
 }

@@ -12,8 +12,9 @@ package class KeyCoder<Model>: @unchecked Sendable {
     package let valueType: Any.Type
     /// The type stored when present: the wrapped type for an optional, else ``valueType``.
     package let storedType: Any.Type
-    /// Whether the property is an `Optional`.
-    package var isOptional: Bool { valueType != storedType }
+    /// Whether the property is an `Optional`, also when a transform of the whole optional
+    /// (`ValueTransform<String?, String>`) makes it the stored type.
+    package var isOptional: Bool { valueType != storedType || valueType is any OptionalProperty.Type }
     /// Whether the key path can be written to, so that decoding can assign through it.
     package var isWritable: Bool { false }
 
@@ -33,6 +34,13 @@ package class KeyCoder<Model>: @unchecked Sendable {
     func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
         preconditionFailure("KeyCoder is abstract")
     }
+
+    /// Whether values pass only through a transform: the property's type is not `Codable`.
+    var needsTransform: Bool { false }
+
+    /// The coder of the same property in a source whose style derives its key: the property's own
+    /// coder, without the form another source's transform gave it (see ``ValueKeyCoder``).
+    var derived: KeyCoder<Model> { self }
 
     /// The same coder without its date strategy: for a store whose column encoding already writes
     /// the strategy's form (SQLite), so that the value reaches the store as a `Date`.
@@ -132,6 +140,12 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
         ValueKeyCoder(keyPath, options: options)
     }
 
+    /// An optional property keyed for a transform of the whole optional has this coder, whose stored
+    /// type is the optional; elsewhere it is a plain optional: `nil` is `null`, a column is nullable.
+    override var derived: KeyCoder<Model> {
+        (Value.self as? any OptionalCodable.Type)?.makeOptionalKeyCoder(keyPath) ?? self
+    }
+
     override func convertToStored(_ value: Any) -> Any? {
         DeclaredValue.convert(value, to: Value.self)
     }
@@ -158,6 +172,19 @@ private final class ValueKeyCoder<Model, Value: Codable>: KeyCoder<Model>, @unch
         } else {
             model[keyPath: writable] = value
         }
+    }
+}
+
+/// An `Optional` of a `Codable` value, which can make the plain coder of an optional property.
+private protocol OptionalCodable {
+    static func makeOptionalKeyCoder<Model, Value>(_ keyPath: any KeyPath<Model, Value> & Sendable) -> KeyCoder<Model>
+}
+
+extension Optional: OptionalCodable where Wrapped: Codable {
+    static func makeOptionalKeyCoder<Model, Value>(_ keyPath: any KeyPath<Model, Value> & Sendable) -> KeyCoder<Model> {
+        precondition(Value.self == Wrapped?.self, "\(keyPath) does not lead to a \(Wrapped?.self)")
+        // `Value` is `Wrapped?`: the same key path, typed as what it is.
+        return OptionalKeyCoder(unsafeBitCast(keyPath, to: (any KeyPath<Model, Wrapped?> & Sendable).self))
     }
 }
 

@@ -161,6 +161,9 @@ extension KeySet {
         var indexByIdentity: [ObjectIdentifier: Int] = [:]
         var indexByValue: [SendableKeyPath: Int] = [:]
         var containerIndex: [[String]: Int] = [:]
+        // A source's default date strategy applies as if the key set declared it; a declared one wins.
+        var options = options
+        if options.dates == nil { options.dates = source.defaultDateStrategy }
         func containerID(for parents: ArraySlice<String>) -> Int? {
             guard !parents.isEmpty else { return nil }
             let path = Array(parents)
@@ -194,6 +197,9 @@ extension KeySet {
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
             let entryOptions = key.options.merged(over: options, storedType: key.coder.storedType)
+            if key.coder.needsTransform && entryOptions.transform == nil {
+                problems.append(KeySetProblem(.transformMissing, source: source, keyPath: "\(key.keyPath)", key: name))
+            }
             var entry = KeyEntry(
                 keyPath: key.keyPath, key: name, propertyName: propertyName, paths: paths,
                 coder: entryOptions.isEmpty ? key.coder : key.coder.withOptions(entryOptions))

@@ -75,7 +75,8 @@ public struct KeySets<Model>: Sendable {
     }
 
     /// Throws if the declaration has problems: duplicate keys in a source, a property missing from a
-    /// source, an empty key, a key used both as a value and as a nested object, a source declared twice.
+    /// source, an empty key, a key used both as a value and as a nested object, a source declared twice,
+    /// a property that is not `Codable` without a transform in a source whose style derives its key.
     ///
     /// ```swift
     /// @Test func keySetsAreComplete() throws {

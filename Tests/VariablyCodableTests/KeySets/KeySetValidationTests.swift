@@ -132,6 +132,51 @@ private struct Item: VariablyEncodable {
         #expect(entries[1].key.primary.keys == ["data", "v1.0", "name"])
     }
 
+    @Test func aPropertyThatIsNotCodableWithoutATransformInAStyledSourceIsReported() {
+        struct Place {
+            var location = (0.0, 0.0)
+            var home: (Double, Double)?
+        }
+        let pair = ValueTransform<(Double, Double), [Double]>(decode: { ($0[0], $0[1]) }, encode: { [$0.0, $0.1] })
+        let keySets = KeySets<Place> {
+            KeySet(.remote) {
+                Key(\.location, "loc", transform: pair)
+                Key(\.home, "home", transform: pair)
+            }
+            KeySet(.sqlite, style: .snakeCase)
+            KeySet(.local, style: .snakeCase) {
+                Key(\.location, transform: pair)
+                Key(\.home, transform: pair)
+            }
+        }
+        #expect(keySets.problems.map(\.kind) == [.transformMissing, .transformMissing])
+        #expect(keySets.problems.map(\.source) == [.sqlite, .sqlite])
+        #expect(
+            keySets.problems[0].description
+                == "sqlite: \\Place.location is not Codable and has a transform only in another source (give it a "
+                + "Key with a transform in this key set too, or list it in `excluding:`)")
+    }
+
+    @Test func anOptionalPropertyWithATransformOfTheWholeOptionalIsSound() throws {
+        struct Membership: VariablyCodable, EmptyInitializable {
+            var teamID: String?
+            static let keySets = KeySets<Membership>(defaultSource: .remote) {
+                KeySet(.remote) {
+                    Key(
+                        \.teamID, "team",
+                        transform: ValueTransform<String?, String>(
+                            decode: { $0.isEmpty ? nil : $0 }, encode: { $0 ?? "" }))
+                }
+                KeySet(.sqlite, style: .snakeCase)
+            }
+        }
+        try Membership.keySets.validate()
+        let remote = try #require(Membership.keySets[.remote]?.entries.first?.coder)
+        let sqlite = try #require(Membership.keySets[.sqlite]?.entries.first?.coder)
+        #expect(remote.isOptional && remote.storedType == String?.self)
+        #expect(sqlite.isOptional && sqlite.storedType == String.self)
+    }
+
     @Test func unmappedKeyPathTrapsWithAMessageThatSaysHowToFixIt() async {
         await #expect(processExitsWith: .failure) {
             struct Partial: VariablyDecodable {

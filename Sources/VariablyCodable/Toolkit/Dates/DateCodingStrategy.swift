@@ -165,15 +165,35 @@ extension DateCodingStrategy {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "\"\(string)\" is not a date (expected yyyy-MM-dd, ISO 8601 or an epoch number).")
+                    debugDescription: "\"\(string)\" is not a date in any format tried: \(formatsTried).")
             )
         default:
             throw DecodingError.typeMismatch(
                 Date.self,
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "Expected a date string or number, found \(value.kindName)."))
+                    debugDescription: "Expected a date, found \(value.kindName); formats tried: \(formatsTried)."))
         }
+    }
+
+    /// The formats this strategy reads, for error messages.
+    ///
+    /// ```swift
+    /// DateCodingStrategy.flexible.formatsTried
+    /// // "yyyy-MM-dd; ISO 8601 yyyy-MM-ddTHH:mm[:ss[.fraction]] (a space for the T) with Z, ±hh:mm, ..."
+    /// ```
+    package var formatsTried: String {
+        let numbers: String
+        switch numberUnit {
+        case .seconds: numbers = "seconds since 1970"
+        case .milliseconds: numbers = "milliseconds since 1970"
+        case .byMagnitude(let threshold):
+            let limit = Int64(exactly: threshold).map(String.init) ?? "\(threshold)"
+            numbers = "seconds since 1970 (milliseconds from \(limit))"
+        }
+        let zone = defaultTimeZone.identifier == "GMT" ? "UTC" : defaultTimeZone.identifier
+        return "yyyy-MM-dd (midnight \(zone)); ISO 8601 yyyy-MM-ddTHH:mm[:ss[.fraction]] (a space for the T) "
+            + "with Z, ±hh:mm, ±hhmm, ±hh or no zone (\(zone)); a number or numeric string of \(numbers)"
     }
 
     /// Reads a date from a single-value container holding a string or a number.
@@ -193,7 +213,8 @@ extension DateCodingStrategy {
         throw DecodingError.typeMismatch(
             Date.self,
             DecodingError.Context(
-                codingPath: container.codingPath, debugDescription: "Expected a date string or number."))
+                codingPath: container.codingPath,
+                debugDescription: "Expected a date string or number; formats tried: \(formatsTried)."))
     }
 }
 

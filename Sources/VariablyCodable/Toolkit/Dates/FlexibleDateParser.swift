@@ -30,7 +30,8 @@ package enum FlexibleDateParser {
             let day = digits(bytes, &index, count: 2),
             (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day)
         else { return nil }
-        var secondsOfDay = 0.0
+        var secondsOfDay = 0
+        var fraction: (numerator: Int64, denominator: Int64) = (0, 1)
         var offset: Int?
         if index < bytes.count {
             guard bytes[index] == UInt8(ascii: "T") || bytes[index] == UInt8(ascii: "t") || bytes[index] == 0x20
@@ -40,35 +41,55 @@ package enum FlexibleDateParser {
                 let minute = digits(bytes, &index, count: 2), hour < 24, minute < 60
             else { return nil }
             var second = 0
-            var fraction = 0.0
             if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
                 index += 1
                 guard let value = digits(bytes, &index, count: 2), value < 60 else { return nil }
                 second = value
                 if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
                     index += 1
-                    var scale = 0.1
-                    let start = index
-                    while index < bytes.count, isDigit(bytes[index]) {
-                        fraction += Double(bytes[index] - zero) * scale
-                        scale /= 10
-                        index += 1
-                    }
-                    guard index > start else { return nil }
+                    guard let value = self.fraction(bytes, &index) else { return nil }
+                    fraction = value
                 }
             }
-            secondsOfDay = Double(hour * 3600 + minute * 60 + second) + fraction
+            secondsOfDay = hour * 3600 + minute * 60 + second
             if index < bytes.count {
                 guard let zone = zoneOffset(bytes, &index), index == bytes.count else { return nil }
                 offset = zone
             }
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let local = Double(days) * 86_400 + secondsOfDay
-        if let offset {
-            return Date(timeIntervalSince1970: local - Double(offset))
+        let local = daysFromCivil(year: year, month: month, day: day) * 86_400 + secondsOfDay
+        let zone = offset ?? secondsFromGMT(defaultTimeZone, localTime: Double(local))
+        // Whole seconds stay exact as integers and the fraction is read exactly, so one rounding is left:
+        // `…00.123456Z` is `Date(timeIntervalSince1970: 1793613600.123456)`, the date a `Double` of seconds
+        // since 1970 holds (what a SQLite column stores), and it writes back the same microseconds.
+        let whole = local - zone
+        let (numerator, denominator) = fraction
+        guard whole < 0, numerator > 0 else {
+            return Date(timeIntervalSince1970: Double(whole) + Double(numerator) / Double(denominator))
         }
-        return Date(timeIntervalSince1970: local - Double(secondsFromGMT(defaultTimeZone, localTime: local)))
+        // Before 1970 the fraction counts towards zero: -1 + .999999 is -(0 + .000001), read as such.
+        return Date(
+            timeIntervalSince1970: -(Double(-whole - 1) + Double(denominator - numerator) / Double(denominator)))
+    }
+
+    /// The digits after a decimal point as a fraction of a second, `numerator / denominator`: up to 15
+    /// digits, exact as integers (beyond what a `Double` of seconds holds); further digits are checked,
+    /// not read.
+    private static func fraction(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int)
+        -> (numerator: Int64, denominator: Int64)?
+    {
+        let start = index
+        var numerator: Int64 = 0
+        var denominator: Int64 = 1
+        while index < bytes.count, isDigit(bytes[index]) {
+            if index - start < 15 {
+                numerator = numerator * 10 + Int64(bytes[index] - zero)
+                denominator *= 10
+            }
+            index += 1
+        }
+        guard index > start else { return nil }
+        return (numerator, denominator)
     }
 
     /// `Z`, `±hh:mm`, `±hhmm` or `±hh` as seconds east of UTC.

@@ -143,7 +143,7 @@ extension DecodingContainer {
         if let transform = options.transform {
             // Lenience applies to what is read: the transform's stored type.
             guard asksLenience, LenientValue.isScalar(transform.encodedType) else {
-                return try declared(transform.decode(from: backend, entry: index), as: Value.self)
+                return try transformed(transform.decode(from: backend, entry: index), as: Value.self)
             }
             let stored: Any
             if let plain = try? readStored(transform.encodedType, entry: index) {
@@ -151,35 +151,11 @@ extension DecodingContainer {
             } else {
                 stored = try decodeLenientScalar(transform.encodedType, index: index, path: path, pending: &pending)
             }
-            return try declared(transform.decode(stored: stored), as: Value.self)
+            return try transformed(transform.decode(stored: stored), as: Value.self)
         }
         if let dates = options.dates {
             if Value.self == Date.self {
-                // Ask for the likelier kind first: each failed attempt costs a thrown error. Each
-                // attempt also answers `null` (nil), so no separate check is needed.
-                let numbersFirst = dates.output == .secondsSince1970 || dates.output == .millisecondsSince1970
-                if numbersFirst,
-                    case .success(let number) = Result(catching: {
-                        try backend.decodeIfPresent(Double.self, entry: index)
-                    })
-                {
-                    return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
-                }
-                if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }
-                ) {
-                    guard let text else { return nil }
-                    if let date = dates.date(from: text) { return try declared(date, as: Value.self) }
-                    return try declared(dates.date(from: .string(text), codingPath: path()), as: Value.self)
-                }
-                if !numbersFirst,
-                    case .success(let number) = Result(catching: {
-                        try backend.decodeIfPresent(Double.self, entry: index)
-                    })
-                {
-                    return try number.map { try declared(dates.date(fromNumber: $0), as: Value.self) }
-                }
-                // Neither a string nor a number: a property list's native date, read as it is.
-                return try backend.decodeIfPresent(Date.self, entry: index).map { try declared($0, as: Value.self) }
+                return try decodeDate(with: dates, entry: index, path: path).map { try declared($0, as: Value.self) }
             }
             if Value.self == [Date].self {
                 let raws = try backend.decode([JSONValue].self, entry: index)
@@ -211,6 +187,42 @@ extension DecodingContainer {
                 decodeLenientScalar(Value.self, index: index, path: path, pending: &pending), as: Value.self)
         }
         return try decodePlainly(Value.self, entry: index, isRequired: true)
+    }
+
+    /// A present date read with `dates`: a string or a number, else a property list's native date;
+    /// `nil` for `null`.
+    private func decodeDate(with dates: DateCodingStrategy, entry index: Int, path: () -> [any CodingKey]) throws
+        -> Date?
+    {
+        // Ask for the likelier kind first: each failed attempt costs a thrown error. Each attempt also
+        // answers `null` (nil), so no separate check is needed.
+        let numbersFirst = dates.output == .secondsSince1970 || dates.output == .millisecondsSince1970
+        if numbersFirst,
+            case .success(let number) = Result(catching: { try backend.decodeIfPresent(Double.self, entry: index) })
+        {
+            return number.map(dates.date(fromNumber:))
+        }
+        if case .success(let text) = Result(catching: { try backend.decodeIfPresent(String.self, entry: index) }) {
+            guard let text else { return nil }
+            if let date = dates.date(from: text) { return date }
+            return try dates.date(from: .string(text), codingPath: path())
+        }
+        if !numbersFirst,
+            case .success(let number) = Result(catching: { try backend.decodeIfPresent(Double.self, entry: index) })
+        {
+            return number.map(dates.date(fromNumber:))
+        }
+        // Neither a string nor a number: a property list's native date, read as it is.
+        do {
+            return try backend.decodeIfPresent(Date.self, entry: index)
+        } catch DecodingError.typeMismatch(_, let context) {
+            throw DecodingError.typeMismatch(
+                Date.self,
+                DecodingError.Context(
+                    codingPath: context.codingPath,
+                    debugDescription: "\(context.debugDescription) Formats tried: \(dates.formatsTried).",
+                    underlyingError: context.underlyingError))
+        }
     }
 
     /// Entry `index` decoded as it is. `Value` is `Decodable` unless the key has a transform to a type
@@ -290,6 +302,13 @@ extension DecodingContainer {
     /// The coding path of the entry's value (its first alternative).
     private func valuePath(of entry: KeyEntry<Model>) -> [any CodingKey] {
         codingPath + entry.paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
+    }
+
+    /// A transform's output as the property's type; `nil` when a transform of the whole optional
+    /// (`ValueTransform<String?, String>`, `""` read as `nil`) returned `nil` for a wrapped type.
+    private func transformed<Value>(_ value: Any, as type: Value.Type) throws -> Value? {
+        if !(Value.self is any OptionalProperty.Type), (value as? any OptionalProperty)?.isNil == true { return nil }
+        return try declared(value, as: Value.self)
     }
 
     /// `value`, a declared option value or a transform's output, as the property's type. Key sets check

@@ -17,6 +17,8 @@ final class TransformedKeyCoder<Model, Value>: KeyCoder<Model>, @unchecked Senda
 
     override var isWritable: Bool { writable != nil }
 
+    override var needsTransform: Bool { true }
+
     override func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
         TransformedKeyCoder(keyPath, options: options)
     }
@@ -57,6 +59,8 @@ final class OptionalTransformedKeyCoder<Model, Wrapped>: KeyCoder<Model>, @unche
     }
 
     override var isWritable: Bool { writable != nil }
+
+    override var needsTransform: Bool { true }
 
     override func withOptions(_ options: KeyOptions) -> KeyCoder<Model> {
         OptionalTransformedKeyCoder(keyPath, options: options)

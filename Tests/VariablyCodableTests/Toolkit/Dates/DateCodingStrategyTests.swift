@@ -135,7 +135,10 @@ import VariablyCodable
         #expect(error.reason == .dataCorrupted)
         #expect(
             "\(error)"
-                == #"Member.createdAt (remote, key "created_at"): "later" is not a date (expected yyyy-MM-dd, ISO 8601 or an epoch number). at created_at"#
+                == #"Member.createdAt (remote, key "created_at"): "later" is not a date in any format tried: "#
+                + "yyyy-MM-dd (midnight UTC); ISO 8601 yyyy-MM-ddTHH:mm[:ss[.fraction]] (a space for the T) with Z, "
+                + "±hh:mm, ±hhmm, ±hh or no zone (UTC); a number or numeric string of seconds since 1970 "
+                + "(milliseconds from 100000000000). at created_at"
         )
     }
 
