@@ -18,62 +18,71 @@ extension PocketBaseServer {
         static let startDeadline: Duration = .seconds(60)
 
         /// The `bash` that runs the server: it kills the server (`SIGKILL`) when its standard input
-        /// closes or after `$4` seconds, whichever comes first. `$0` is the binary, `$1` the address,
-        /// `$2` the data folder, `$3` the log, which takes what `bash` itself says too.
+        /// closes (the test runner stopped it, or ended however it ended), after `$4` seconds, or on
+        /// `SIGHUP`, `SIGINT` or `SIGTERM`, then removes the server's folder `$5`. `$0` is the binary,
+        /// `$1` the address, `$2` the data folder, `$3` the log, which takes what `bash` itself says too.
         private static let watcher = #"""
             exec 2>>"$3"
             "$0" serve --http="$1" --dir="$2" </dev/null >>"$3" 2>&1 &
             server=$!
+            trap 'kill -9 "$server"; wait "$server"; rm -rf "$5"; exit 1' HUP INT TERM
             read -r -t "$4" _
             kill -9 "$server" 2>/dev/null
             wait "$server"
+            rm -rf "$5"
             exit 0
             """#
 
         /// Makes `folder`, the superuser (`pocketbase superuser upsert`), then serves on a free port
-        /// (another, twice at most, if a process took the port meanwhile), blocking the calling thread
-        /// until the server listens.
+        /// (another, twice at most, in a new folder, if a process took the port meanwhile), blocking the
+        /// calling thread until the server listens.
         init(executable: String, folder: URL, lifetime: Int) throws {
             // Commands go through a pipe: a write after the watcher is gone must fail, not kill the test runner.
             signal(SIGPIPE, SIG_IGN)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             self.folder = folder
             let data = folder.appendingPathComponent("pb_data").path
             let logPath = folder.appendingPathComponent("server.log").path
-            do {
-                try Self.run(
-                    executable, ["superuser", "upsert", superuserEmail, superuserPassword, "--dir=\(data)"],
-                    log: logPath)
-                var attempt = 0
-                while true {
-                    attempt += 1
-                    let port = try Self.freePort()
-                    let stdin = try ChildPipe()
-                    let child = try ChildProcess(
-                        executable: "/bin/bash",
-                        arguments: [
-                            "-c", Self.watcher, executable, "127.0.0.1:\(port)", data, logPath, String(lifetime),
-                        ],
-                        standardInput: stdin.readEnd)
-                    close(stdin.readEnd)
-                    let input = FileHandle(fileDescriptor: stdin.writeEnd, closeOnDealloc: true)
-                    if Self.waitUntilListening(port: port, log: logPath) {
-                        (self.child, self.input) = (child, input)
-                        baseURL = URL(string: "http://127.0.0.1:\(port)/")!
-                        return
-                    }
-                    Self.stop(child: child, input: input, folder: nil)
-                    let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                    guard attempt < 3, log.contains("address already in use") else {
-                        throw CocoaError(
-                            .fileReadCorruptFile,
-                            userInfo: [NSLocalizedDescriptionKey: "PocketBase did not start:\n\(log.suffix(2_000))"])
-                    }
+            for attempt in 1...3 {
+                let start: (child: ChildProcess, input: FileHandle, port: Int)
+                do {
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try Self.run(
+                        executable, ["superuser", "upsert", superuserEmail, superuserPassword, "--dir=\(data)"],
+                        log: logPath)
+                    start = try Self.serve(executable, data: data, log: logPath, lifetime: lifetime, folder: folder)
+                } catch {
+                    try? FileManager.default.removeItem(at: folder)
+                    throw error
                 }
-            } catch {
-                try? FileManager.default.removeItem(at: folder)
-                throw error
+                if Self.waitUntilListening(port: start.port, log: logPath) {
+                    (child, input) = (start.child, start.input)
+                    baseURL = URL(string: "http://127.0.0.1:\(start.port)/")!
+                    return
+                }
+                let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                Self.stop(child: start.child, input: start.input, folder: folder)
+                guard attempt < 3, log.contains("address already in use") else {
+                    throw CocoaError(
+                        .fileReadCorruptFile,
+                        userInfo: [NSLocalizedDescriptionKey: "PocketBase did not start:\n\(log.suffix(2_000))"])
+                }
             }
+            preconditionFailure("the third attempt returns or throws")
+        }
+
+        /// Starts the watcher, which starts the server on a free port.
+        private static func serve(_ executable: String, data: String, log: String, lifetime: Int, folder: URL) throws
+            -> (child: ChildProcess, input: FileHandle, port: Int)
+        {
+            let port = try freePort()
+            let stdin = try ChildPipe()
+            defer { close(stdin.readEnd) }
+            let input = FileHandle(fileDescriptor: stdin.writeEnd, closeOnDealloc: true)
+            let child = try ChildProcess(
+                executable: "/bin/bash",
+                arguments: ["-c", watcher, executable, "127.0.0.1:\(port)", data, log, String(lifetime), folder.path],
+                standardInput: stdin.readEnd)
+            return (child, input, port)
         }
 
         /// Stops the server, then removes its folder.
