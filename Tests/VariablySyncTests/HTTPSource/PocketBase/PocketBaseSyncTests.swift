@@ -3,8 +3,9 @@ import Testing
 import VariablySQLite
 import VariablySync
 
-// What PocketBase 0.40 answers, checked against `pocketbase serve` (these tests pin the ones marked *):
-// - Lists: `GET /api/collections/users/records?page=1&perPage=500&sort=updated,id` answers
+// What PocketBase 0.40 answers, checked against `pocketbase serve` (PocketBaseServerTests checks the ones
+// marked * on every run, and these tests the sync's view of them):
+// - * Lists: `GET /api/collections/users/records?page=1&perPage=500&sort=updated,id` answers
 //   `{"items": [...], "page": 1, "perPage": 500, "totalItems": 2500, "totalPages": 5}`; a page after the
 //   last answers 200 with `"items": []` (never 404). `skipTotal=1` answers `totalItems` and `totalPages` -1.
 // - * `perPage` above 1000 is capped silently: `perPage=2000` answers 1000 items and `"perPage": 1000`;
@@ -38,6 +39,12 @@ import VariablySync
 //   `[{"status": 200, "body": {...}}, ...]`; it is one transaction: one failing request answers 400
 //   `{"data": {"requests": {"1": {"code": "batch_request_failed", "response": {...}}}}, ...}` and
 //   nothing is written; more than `maxRequests` answers 400 `validation_length_too_long`.
+// - * Relations: an empty one is written `""`, not `null`. Deleting a record empties the optional,
+//   non-cascading relations to it (`reply_to`) and stamps their records again (a new `updated`);
+//   a cascading relation deletes its records with it. A relation to an id that does not exist answers
+//   400 `validation_missing_rel_records`; a duplicate of a unique index (`client_id`) 400 `validation_not_unique`.
+// - * Deletions are for good: no tombstone, no soft delete; a deleted record, and every record deleted
+//   with it by a cascade, simply leaves the lists.
 //
 // What the current API cannot declare, so these tests leave it out or pin what happens instead:
 // - The changed-since filter is an expression in one parameter, `filter=(updated>='<stamp>')`, with the
@@ -48,6 +55,9 @@ import VariablySync
 // - The page-size cap: a `pageSize` above 1000 reads PocketBase's first, capped page as the last one.
 // - A token PocketBase cannot verify is not an error: lists answer 200 with no items, writes 404.
 //   Nothing here can tell "no records for you" from "no records", nor "not allowed" from "deleted".
+// - A client reference's look-up is `?<query>=<value>`, which PocketBase ignores (`?client_id=c-2` lists
+//   every comment); PocketBase needs `filter=(client_id='c-2')`.
+// - Deletions: PocketBase keeps no trace of a deleted record, so `deletions` stays `.none`.
 
 /// The repository against a real, unmodified PocketBase (``PocketBaseServer``), declared with the current
 /// API: page numbers over `items`, sorted by `updated,id`, pushes one record at a time with `PATCH` of the
