@@ -22,9 +22,11 @@ extension PocketBaseServer {
         try await call(
             baseURL, "PUT", "api/collections/import", token: superuser,
             body: ["deleteMissing": false, "collections": [usersCollection, postsCollection, commentsCollection]])
+        // The batch API is off by default, and a batch may take 3 s: too little for 50 creates on a
+        // loaded machine.
         try await call(
             baseURL, "PATCH", "api/settings", token: superuser,
-            body: ["batch": ["enabled": true, "maxRequests": batchLimit]])
+            body: ["batch": ["enabled": true, "maxRequests": batchLimit, "timeout": 30]])
         try await call(
             baseURL, "POST", "api/collections/members/records", token: superuser,
             body: ["email": memberEmail, "password": memberPassword, "passwordConfirm": memberPassword])
