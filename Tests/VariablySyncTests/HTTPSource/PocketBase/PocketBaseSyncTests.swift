@@ -115,7 +115,7 @@ struct PocketBaseSyncTests {
     // MARK: - Pulls
 
     /// 2,500 users in pages of 1,000 (PocketBase's largest); each sync pulls them all again, since no
-    /// changed-since filter can be declared; a server-side edit arrives as one update.
+    /// changed-since filter can be declared, and writes each again: a server-side edit arrives among them.
     @Test func aFirstSyncCachesEveryUser() async throws {
         let server = try await PocketBaseServer.start()
         defer { server.stop() }
