@@ -152,26 +152,7 @@ extension HTTPPullShape {
             more = try hasMore.more(in: page.body, page: number, received: next.received ?? count)
             inferredFromSize = false
         }
-        if let checked = state.checkedPageSize {
-            // This page checked whether a shorter one had ended the list: nothing new, or fewer records,
-            // it had; as many again, the server serves `checked` records a page whatever was asked, and
-            // the pull goes on by that size; more, the server serves what was asked (`more` says).
-            next.checkedPageSize = nil
-            if page.newRecords > 0, count == checked {
-                next.servedPageSize = checked
-                more = true
-            } else if page.newRecords == 0 || count < checked {
-                more = false
-            }
-        } else if inferredFromSize, !more, page.newRecords > 0, state.hasChecked != true {
-            // A page shorter than asked ends the list only if the server serves what it is asked for;
-            // many cap the page size without saying so. Ask once more, from where this page ended (paged
-            // by `changedSince`: from the last value received). A page of records already received, at
-            // a boundary asked again, brought nothing to check.
-            more = true
-            next.checkedPageSize = count
-            next.hasChecked = true
-        }
+        checkShortPage(&next, more: &more, newRecords: page.newRecords, count: count, isInferred: inferredFromSize)
         if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging) {
             try moveBoundary(
                 &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit, changedSince)
@@ -194,6 +175,33 @@ extension HTTPPullShape {
         let caughtUp = try caughtUp(
             after: state, token: next.token, largest: page.largest, atLargest: page.atLargest, recent: recent)
         return (caughtUp, false)
+    }
+
+    /// The check of a page shorter than asked: asks once more from where it ended, or reads the
+    /// answer to that check (the end, or the size the server serves).
+    private func checkShortPage(
+        _ next: inout HTTPPullState, more: inout Bool, newRecords: Int, count: Int, isInferred: Bool
+    ) {
+        if let checked = next.checkedPageSize {
+            // This page checked whether a shorter one had ended the list: nothing new, or fewer records,
+            // it had; as many again, the server serves `checked` records a page whatever was asked, and
+            // the pull goes on by that size; more, the server serves what was asked (`more` says).
+            next.checkedPageSize = nil
+            if newRecords > 0, count == checked {
+                next.servedPageSize = checked
+                more = true
+            } else if newRecords == 0 || count < checked {
+                more = false
+            }
+        } else if isInferred, !more, newRecords > 0, next.hasChecked != true {
+            // A page shorter than asked ends the list only if the server serves what it is asked for;
+            // many cap the page size without saying so. Ask once more, from where this page ended (paged
+            // by `changedSince`: from the last value received). A page of records already received, at
+            // a boundary asked again, brought nothing to check.
+            more = true
+            next.checkedPageSize = count
+            next.hasChecked = true
+        }
     }
 
     /// Page numbers and offsets shift under a table that changes during the pull: a row moved to an
