@@ -46,7 +46,7 @@ extension HTTPRemoteSource {
         let first = try await Self.prepared(
             request, by: prepare, attempt: HTTPRequestAttempt(isRetryAfterUnauthorized: false))
         let response = try await send(first)
-        guard response.head.status == 401 else { return response }
+        guard refusesCredentials(response.head.status) else { return response }
         let rejected = first.headers.first { $0.name.lowercased() == "authorization" }?.value
         return try await send(
             Self.prepared(

@@ -205,8 +205,13 @@ extension HTTPRemoteSource {
             return .accepted(
                 version: Self.recordVersion(
                     of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
+        case let status where status != 401 && refusesCredentials(status):
+            // A status the API declares a refusal of the credentials (403): the push stops, nothing settled.
+            throw RemoteSourceError.httpStatus(status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
         case 404 where !isCreate, 410 where !isCreate:
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
+            // Unless the server answers bad credentials so: the declared check tells.
+            try await verifyCredentials(before: "\(isDelete ? "a delete" : "an update") answered \(status)")
             return isDelete
                 ? .accepted(version: Self.absentRecordVersion)
                 : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
@@ -230,7 +235,11 @@ extension HTTPRemoteSource {
             throw RemoteSourceError.httpStatus(status, body: "")
         default:
             // Anything else is a refusal the library cannot act on (a redirect it may not follow, 400,
-            // 403, 415, 422, a create answered 404): the change is kept, held with the answer.
+            // 403, 415, 422, a create answered 404): the change is kept, held with the answer. A create
+            // refused with 400 or 404 may be bad credentials in disguise: the declared check tells.
+            if isCreate, status == 400 || status == 404 {
+                try await verifyCredentials(before: "a create answered \(status)")
+            }
             return .rejected(reason: Self.refusal(response, for: change, isCreate: isCreate))
         }
     }

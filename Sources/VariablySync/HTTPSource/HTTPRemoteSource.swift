@@ -146,10 +146,19 @@ where Model.ID: Codable & Sendable {
         if let cursor, Self.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
+        if response.head.status != 401, refusesCredentials(response.head.status) {
+            throw RemoteSourceError.httpStatus(
+                response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
+        }
         let body = try Self.successBody(response)
-        return try shape.page(
+        let page = try shape.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
             idType: Model.ID.self)
+        // An empty list at the start of a pull may be a refusal of the credentials in disguise.
+        if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
+            try await verifyCredentials(before: "an empty list")
+        }
+        return page
     }
 
     /// Sends the changes as the source's `api` describes: one `POST {baseURL}/changes` with every change for the

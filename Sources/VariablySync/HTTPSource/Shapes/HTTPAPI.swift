@@ -15,6 +15,8 @@ public struct HTTPAPI: Sendable {
     package var pull: HTTPPullShape
     /// How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
     package var push: HTTPPushShape
+    /// How answers that refuse the credentials are told apart; `nil`: a `401` alone.
+    package var credentials: HTTPCredentialsCheck?
 
     /// An API of this pull and push shape.
     ///
@@ -25,9 +27,12 @@ public struct HTTPAPI: Sendable {
     /// - Parameters:
     ///   - pull: How pages are asked for and read.
     ///   - push: How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
-    public init(pull: HTTPPullShape, push: HTTPPushShape) {
+    ///   - credentials: How an answer that refuses the credentials is told from one about the data, for
+    ///     servers that answer them with `404`, `400`, `403` or an empty list; `nil`: a `401` alone.
+    public init(pull: HTTPPullShape, push: HTTPPushShape, credentials: HTTPCredentialsCheck? = nil) {
         self.pull = pull
         self.push = push
+        self.credentials = credentials
     }
 
     /// The package's own envelope: `GET {base}/changes?after=&limit=` answering
