@@ -107,4 +107,31 @@ private actor Session {
         #expect(drf.acceptsPushes)
         #expect(drf.recordVersionField == "updated_at")
     }
+
+    /// docs/http.md, "5. PocketBase"; PocketBaseRecipeTests syncs this declaration (PocketBaseUser.api)
+    /// with a real PocketBase.
+    @Test func thePocketBaseRecipe() {
+        let pocketBaseToken = "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"
+        let pocketBaseAPI = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "api/collections/users/records", records: "items", paging: .page(parameter: "page"),
+                hasMore: .totalPages(at: "totalPages"),
+                changedSince: .filter(
+                    parameter: "filter", expression: "(updated>={value})", quoting: .singleQuotes, field: "updated"),
+                limitParameter: "perPage", query: ["sort": "updated,id"]),
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "api/collections/users/records", update: .patch, body: .changedFields,
+                    readOnlyFields: ["updated"])))
+        let pocketBase = HTTPRemoteSource<User>(
+            baseURL: URL(string: "https://pb.example.com/")!, api: pocketBaseAPI,
+            headers: ["Authorization": pocketBaseToken])
+        #expect(pocketBase.acceptsPushes)
+        // The tests' copy is the same declaration.
+        let tested = PocketBaseUser.api.pull
+        #expect(tested.path == pocketBaseAPI.pull.path)
+        #expect(tested.records == pocketBaseAPI.pull.records)
+        #expect(tested.limitParameter == pocketBaseAPI.pull.limitParameter)
+        #expect(tested.query == pocketBaseAPI.pull.query)
+    }
 }

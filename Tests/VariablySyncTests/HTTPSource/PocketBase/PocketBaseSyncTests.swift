@@ -46,37 +46,29 @@ import VariablySync
 // - * Deletions are for good: no tombstone, no soft delete; a deleted record, and every record deleted
 //   with it by a cascade, simply leaves the lists.
 //
-// What the current API cannot declare, so these tests leave it out or pin what happens instead:
-// - The changed-since filter is an expression in one parameter, `filter=(updated>='<stamp>')`, with the
-//   stamp in PocketBase's own text form (space, milliseconds, `Z`), not `?<parameter>=<value>`: every
-//   sync pulls the whole collection, and `resync()` is the only way to learn of deletions.
-// - "Has more" is `page < totalPages`; the current API infers it from a full page, so a collection
-//   whose size is a multiple of the page size costs one more request, answered with no items.
-// - The page-size cap: a `pageSize` above 1000 reads PocketBase's first, capped page as the last one.
+// What the recipe (``PocketBaseUser/api``, docs/http.md "6. PocketBase") declares now, tested by
+// PocketBaseRecipeTests: the changed-since filter as PocketBase's expression, `filter=(updated>='<stamp>')`
+// with the stamp in its own text form, a look-back included; "has more" as `page < totalPages`; the
+// page-size cap (a `pageSize` above 1000 is paged to the end, and without `hasMore` a short page is
+// checked once); a `resync()` that would empty the cache under a bad token stops instead.
+//
+// What it still cannot declare, so these tests pin what happens instead:
 // - A token PocketBase cannot verify is not an error: lists answer 200 with no items, writes 404.
-//   Nothing here can tell "no records for you" from "no records", nor "not allowed" from "deleted".
+//   Nothing here can tell "no records for you" from "no records", nor "not allowed" from "deleted":
+//   an edit answered 404 is settled as the server's deletion.
 // - A client reference's look-up is `?<query>=<value>`, which PocketBase ignores (`?client_id=c-2` lists
 //   every comment); PocketBase needs `filter=(client_id='c-2')`.
-// - Deletions: PocketBase keeps no trace of a deleted record, so `deletions` stays `.none`.
+// - Deletions: PocketBase keeps no trace of a deleted record, so `deletions` stays `.none` and only
+//   `resync()` removes what it deleted.
 
-/// The repository against a real, unmodified PocketBase (``PocketBaseServer``), declared with the current
-/// API: page numbers over `items`, sorted by `updated,id`, pushes one record at a time with `PATCH` of the
-/// changed fields. The server's records are checked after each step.
+/// The repository against a real, unmodified PocketBase (``PocketBaseServer``), declared as docs/http.md's
+/// recipe (``PocketBaseUser/api``): pushes one record at a time with `PATCH` of the changed fields and
+/// `DELETE`, and a token PocketBase cannot verify. The server's records are checked after each step.
 // One test at a time: each starts its own PocketBase.
 @Suite(
     .serialized, .timeLimit(.minutes(10)),
     .enabled(if: PocketBaseServer.isAvailable, PocketBaseServer.unavailableReason))
 struct PocketBaseSyncTests {
-    /// PocketBase's users collection, declared with the current API (see the notes above).
-    static let api = HTTPAPI(
-        pull: HTTPPullShape(
-            path: "api/collections/users/records", records: "items", paging: .page(parameter: "page"),
-            limitParameter: "perPage", query: ["sort": "updated,id"]),
-        push: .perRecord(
-            HTTPRecordEndpoints(
-                path: "api/collections/users/records", update: .patch, body: .changedFields,
-                readOnlyFields: ["updated"])))
-
     /// The `Authorization` header's value, which a test may change between syncs.
     /// `@unchecked Sendable`: `value` is only touched while `lock` is held.
     final class Credential: @unchecked Sendable {
@@ -96,7 +88,7 @@ struct PocketBaseSyncTests {
     private func makeRepository(
         _ server: PocketBaseServer, credential: Credential, pageSize: Int = 1000
     ) throws -> Repository<PocketBaseUser> {
-        let remote = HTTPRemoteSource<PocketBaseUser>(baseURL: server.baseURL, api: Self.api, timeout: 60) {
+        let remote = HTTPRemoteSource<PocketBaseUser>(baseURL: server.baseURL, api: PocketBaseUser.api, timeout: 60) {
             request, _ in request.setValue(credential.current, forHTTPHeaderField: "Authorization")
         }
         return try Repository(
@@ -110,48 +102,6 @@ struct PocketBaseSyncTests {
 
     private func onServer(_ server: PocketBaseServer) async throws -> [PocketBaseUser.Content] {
         try await server.users().map(\.content)
-    }
-
-    // MARK: - Pulls
-
-    /// 2,500 users in pages of 1,000 (PocketBase's largest); each sync pulls them all again, since no
-    /// changed-since filter can be declared, and writes each again: a server-side edit arrives among them.
-    @Test func aFirstSyncCachesEveryUser() async throws {
-        let server = try await PocketBaseServer.start()
-        defer { server.stop() }
-        let ids = try await server.seedUsers(2_500)
-        #expect(Set(ids).count == 2_500)
-        #expect(ids.allSatisfy { $0.count == 15 && $0.allSatisfy { $0.isLowercase || $0.isNumber } })
-        let repository = try makeRepository(server, credential: Credential(server.token))
-
-        let first = try await repository.sync()
-        #expect(first.pulled == 2_500)
-        #expect(first.inserted == 2_500)
-        #expect(first.pages == 3)
-        #expect(try await cached(repository) == onServer(server))
-        #expect(try await repository.count(where: #Predicate { $0.updated == nil }) == 0)
-
-        try await server.update("users", id: ids[6], fields: ["age": 99])
-        let second = try await repository.sync()
-        // Every record pulled is written again, so all count as updated.
-        #expect(second.pulled == 2_500)
-        #expect(second.updated == 2_500)
-        #expect(second.inserted + second.deleted == 0)
-        #expect(try await repository.fetch(id: ids[6])?.age == 99)
-    }
-
-    /// PocketBase caps `perPage` at 1,000 without a word: asked for 2,000, it answers 1,000, which the
-    /// current API reads as a short page, the last one. Pinned until a page-size cap can be declared.
-    @Test func aPageSizeAboveTheCapEndsThePullAfterOneThousand() async throws {
-        let server = try await PocketBaseServer.start()
-        defer { server.stop() }
-        try await server.seedUsers(1_200)
-        let repository = try makeRepository(server, credential: Credential(server.token), pageSize: 2_000)
-
-        let report = try await repository.sync()
-        #expect(report.pages == 1)
-        #expect(report.pulled == 1_000)
-        #expect(try await repository.count() == 1_000)
     }
 
     // MARK: - Pushes
@@ -214,10 +164,11 @@ struct PocketBaseSyncTests {
     // MARK: - Tokens
 
     /// With a token PocketBase cannot verify, nothing fails and nothing says so: PocketBase serves a
-    /// guest, whose list answers 200 with no items and whose writes answer 404. Pinned as it is, not as
-    /// wanted: a pull changes nothing; an edit is taken for a conflict with the server's deletion and
-    /// the server wins (the edit is lost, the record leaves the cache); a deletion answered 404 is done;
-    /// a `resync()` empties the cache. A good token brings the server's records back, not the edit.
+    /// guest, whose list answers 200 with no items and whose writes answer 404. Pinned as it is: a pull
+    /// changes nothing; an edit is taken for a conflict with the server's deletion and the server wins
+    /// (the edit is lost, the record leaves the cache); a deletion answered 404 is done; a `resync()`
+    /// refuses to empty the cache. With a good token, a `resync()` brings the server's records back,
+    /// not the edit.
     @Test func aBadTokenIsReadAsNoToken() async throws {
         let server = try await PocketBaseServer.start()
         defer { server.stop() }
@@ -247,11 +198,11 @@ struct PocketBaseSyncTests {
         #expect(try await repository.count() == 3)
         #expect(try await onServer(server) == before)
 
-        #expect(try await repository.resync().deleted == 3)
-        #expect(try await repository.count() == 0)
+        await #expect(throws: SyncError.self) { try await repository.resync() }
+        #expect(try await repository.count() == 3)
 
         credential.current = server.token
-        #expect(try await repository.sync().inserted == 5)
+        #expect(try await repository.resync().inserted == 2)
         #expect(try await cached(repository) == before)
         #expect(try await repository.fetch(id: ids[0])?.age == 21)
     }

@@ -1,11 +1,12 @@
 import Foundation
 import VariablyCodable
 import VariablySQLite
+import VariablySync
 
 /// A record of ``PocketBaseServer``'s `users` collection as an app would model it: PocketBase's id (15
 /// characters of `[a-z0-9]`, made by the server or by the client), the collection's fields, and
-/// `updated`, which PocketBase writes as `2026-11-27 14:58:16.233Z` (read with `.dates(.flexible)`,
-/// which takes the space for ISO 8601's `T`).
+/// `updated`, which PocketBase writes as `2026-11-27 14:58:16.233Z` (read as ISO 8601, the remote
+/// default, which takes the space for `T`).
 struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, Sendable {
     var id: String
     var userName: String
@@ -36,10 +37,26 @@ struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
             Key(\.email, "email_address")
             Key(\.age, "age")
             Key(\.isActive, "is_active")
-            Key(\.updated, "updated").dates(.flexible)
+            Key(\.updated, "updated")
         }
         KeySet(.sqlite, style: .snakeCase)
     }
+
+    /// The PocketBase recipe of docs/http.md ("6. PocketBase"), declared as the document has it: page
+    /// numbers over `items` while the page asked is below `totalPages`, the changes since the largest
+    /// `updated` received through PocketBase's `filter` expression, sorted by `updated,id`; pushes one
+    /// record at a time, `PATCH` of the changed fields and `DELETE`.
+    static let api = HTTPAPI(
+        pull: HTTPPullShape(
+            path: "api/collections/users/records", records: "items", paging: .page(parameter: "page"),
+            hasMore: .totalPages(at: "totalPages"),
+            changedSince: .filter(
+                parameter: "filter", expression: "(updated>={value})", quoting: .singleQuotes, field: "updated"),
+            limitParameter: "perPage", query: ["sort": "updated,id"]),
+        push: .perRecord(
+            HTTPRecordEndpoints(
+                path: "api/collections/users/records", update: .patch, body: .changedFields,
+                readOnlyFields: ["updated"])))
 
     static let sqliteTable = SQLiteTable<PocketBaseUser>("pocketbase_users", primaryKey: \.id)
 
