@@ -240,14 +240,29 @@ struct PocketBaseRecipeTests {
         let pull = try await repository.sync()
         #expect(pull.pulled == 0)
         #expect(try await cached(repository) == before)
+        // The recipe's credentials check tells the empty list for what it is: the resync stops with
+        // the credentials error before anything is removed.
         do {
             try await repository.resync()
+            Issue.record("a resync under a bad token emptied nothing and threw nothing")
+        } catch RemoteSourceError.httpStatus(let status, _) {
+            #expect(status == 401)
+        }
+        #expect(try await cached(repository) == before)
+        // Without the check, the resync's own limit refuses to empty the table.
+        let unchecked = try makeRepository(
+            server, requests, api: HTTPAPI(pull: PocketBaseUser.api.pull, push: PocketBaseUser.api.push))
+        requests.current = server.token
+        try await unchecked.resync()
+        requests.current = server.invalidToken
+        do {
+            try await unchecked.resync()
             Issue.record("a resync under a bad token emptied nothing and threw nothing")
         } catch SyncError.resyncWouldDelete(_, let rows, let of) {
             #expect(rows == 38)
             #expect(of == 38)
         }
-        #expect(try await cached(repository) == before)
+        #expect(try await unchecked.count() == 38)
 
         requests.current = server.token
         #expect(try await repository.resync().deleted == 0)

@@ -169,7 +169,11 @@ struct PocketBaseSyncTests {
     /// (the edit is lost, the record leaves the cache); a deletion answered 404 is done; a `resync()`
     /// refuses to empty the cache. With a good token, a `resync()` brings the server's records back,
     /// not the edit.
-    @Test func aBadTokenIsReadAsNoToken() async throws {
+    /// PocketBase answers a bad token like no token: an empty list, `404` for an update or delete, `400`
+    /// for a create. With the recipe's credentials check, none of these is settled: the sync stops with
+    /// the credentials error, the edit and the deletion stay queued, and reach the server once the
+    /// token is good again.
+    @Test func aBadTokenStopsTheSyncAndLosesNoEdit() async throws {
         let server = try await PocketBaseServer.start()
         defer { server.stop() }
         let ids = try await server.seedUsers(5)
@@ -180,30 +184,25 @@ struct PocketBaseSyncTests {
         #expect(before.count == 5)
 
         credential.current = server.invalidToken
-        let pull = try await repository.sync()
-        #expect(pull.pulled == 0)
-        #expect(pull.pages == 1)
-        #expect(try await cached(repository) == before)
-
         var user = try #require(try await repository.fetch(id: ids[0]))
         user.age = 77
         try await repository.save(user)
         try await repository.delete(id: ids[1])
-        let push = try await repository.sync()
-        #expect(push.pushed == 1)
-        #expect(push.conflicts.map(\.id) == [ids[0]])
-        #expect(push.rejected.isEmpty)
+        await #expect(throws: RemoteSourceError.self) { try await repository.sync() }
+        #expect(try await repository.fetch(id: ids[0])?.age == 77)
+        #expect(try await repository.count() == 4)
         #expect(try await repository.failedChanges().isEmpty)
-        #expect(try await repository.fetch(id: ids[0]) == nil)
-        #expect(try await repository.count() == 3)
+        #expect(try await repository.unsentChanges().count == 2)
         #expect(try await onServer(server) == before)
-
-        await #expect(throws: SyncError.self) { try await repository.resync() }
-        #expect(try await repository.count() == 3)
+        await #expect(throws: (any Error).self) { try await repository.resync() }
+        #expect(try await repository.count() == 4)
 
         credential.current = server.token
-        #expect(try await repository.resync().inserted == 2)
-        #expect(try await cached(repository) == before)
-        #expect(try await repository.fetch(id: ids[0])?.age == 21)
+        let report = try await repository.sync()
+        #expect(report.pushed == 2)
+        #expect(try await repository.unsentChanges().isEmpty)
+        #expect(try await onServer(server).first { $0.id == ids[0] }?.age == 77)
+        #expect(try await onServer(server).contains { $0.id == ids[1] } == false)
+        #expect(try await cached(repository) == (try await onServer(server)))
     }
 }

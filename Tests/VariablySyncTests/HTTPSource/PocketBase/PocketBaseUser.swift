@@ -45,7 +45,8 @@ struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
     /// The PocketBase recipe of docs/http.md ("6. PocketBase"), declared as the document has it: page
     /// numbers over `items` while the page asked is below `totalPages`, the changes since the largest
     /// `updated` received through PocketBase's `filter` expression, sorted by `updated,id`; pushes one
-    /// record at a time, `PATCH` of the changed fields and `DELETE`.
+    /// record at a time, `PATCH` of the changed fields and `DELETE`; a bad token, which PocketBase answers
+    /// like no token (an empty list, `404`, `400`), told apart by its own `auth-refresh`.
     static let api = HTTPAPI(
         pull: HTTPPullShape(
             path: "api/collections/users/records", records: "items", paging: .page(parameter: "page"),
@@ -56,7 +57,8 @@ struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
         push: .perRecord(
             HTTPRecordEndpoints(
                 path: "api/collections/users/records", update: .patch, body: .changedFields,
-                readOnlyFields: ["updated"])))
+                readOnlyFields: ["updated"])),
+        credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"))
 
     static let sqliteTable = SQLiteTable<PocketBaseUser>("pocketbase_users", primaryKey: \.id)
 
