@@ -37,6 +37,9 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     let isRepeat: Bool
     private let lookBack: Duration
     private let decoder = KeySetJSONDecoder()
+    /// The names of ``HTTPPullShape/declaredFields``, worked out once a page.
+    private let declaredFields: [String]
+    private let changedSinceField: String?
 
     init(shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL) throws {
         self.shape = shape
@@ -50,6 +53,8 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         isAtLargest = Set(atLargest)
         recent = state.recent ?? []
         carried = Set(state.carried ?? [])
+        declaredFields = shape.declaredFields.map(\.name)
+        changedSinceField = shape.changedSince?.field
         firstRecord = state.firstRecord
         since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         seen = Set(state.seen ?? [])
@@ -92,7 +97,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
             isTombstone = true
         }
         // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
-        if let field = shape.changedSince?.field, let valueRange = try body.member(field, of: element),
+        if let field = changedSinceField, let valueRange = try body.member(field, of: element),
             case let value = try body.value(valueRange), value != .null
         {
             if try isRepeatOfSeen(element, value: value) {
@@ -104,11 +109,12 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         if isTombstone { changed = true } else { kept.append(element) }
     }
 
-    /// Notes the declared fields `element` carries; each is looked for until a record carries it.
+    /// Notes the declared fields `element` carries; each is looked for until a record carries it, so
+    /// a pull whose records carry them costs one look-up per field, not per record.
     private mutating func noteDeclaredFields(of element: Range<Int>) {
-        guard carried.count < shape.declaredFields.count else { return }
-        for field in shape.declaredFields where !carried.contains(field.name) {
-            if (try? body.member(field.name, of: element)) != nil { carried.insert(field.name) }
+        guard carried.count < declaredFields.count else { return }
+        for field in declaredFields where !carried.contains(field) {
+            if (try? body.member(field, of: element)) != nil { carried.insert(field) }
         }
     }
 
