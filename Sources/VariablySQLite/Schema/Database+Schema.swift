@@ -55,7 +55,12 @@ extension Database {
             if try !tableExists(mapping.tableName) {
                 statements = [mapping.createTableSQL] + mapping.createIndexSQL
             } else {
-                statements = try additiveChanges(mapping) + mapping.createIndexSQL
+                // Only the indexes the table lacks: a table already up to date runs nothing.
+                let existing = try fetch(
+                    sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE",
+                    arguments: [mapping.tableName])
+                let missing = mapping.indexes.filter { index in !existing.contains { $0[0] == .text(index.name) } }
+                statements = try additiveChanges(mapping) + missing.map { $0.createSQL(table: mapping.tableName) }
             }
             for sql in statements { try execute(sql: sql) }
             try verifyIndexes(mapping)

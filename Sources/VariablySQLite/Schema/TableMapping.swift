@@ -49,6 +49,25 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
             return "\(table)_\(kind)_\(columns.joined(separator: "_"))_\(digest)"
         }
 
+        /// An index for each reference column that no declared index starts with, in column order.
+        /// SQLite does not index a foreign key's child column: without one, every delete or key
+        /// change of a parent scans the child table (https://www.sqlite.org/foreignkeys.html#fk_indexes),
+        /// and so does every look-up of the children parked for a parent.
+        static func forReferences(
+            _ references: [Int: TableReference], table: String, besides declared: [Index], primaryKey: Int
+        ) -> [Index] {
+            references.keys.sorted().compactMap { entry in
+                guard entry != primaryKey, !declared.contains(where: { $0.entries.first == entry }),
+                    let column = references[entry]?.column
+                else { return nil }
+                let name = defaultName(table: table, columns: [column], isUnique: false)
+                guard !declared.contains(where: { SQL.identifierKey($0.name) == SQL.identifierKey(name) }) else {
+                    return nil
+                }
+                return Index(name: name, columns: [column], entries: [entry], isUnique: false)
+            }
+        }
+
         func createSQL(table: String) -> String {
             "CREATE \(isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(name)) ON \(SQL.quote(table)) ("
                 + columns.map(SQL.quote).joined(separator: ", ") + ")"
@@ -159,6 +178,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
                     onDelete: onDelete, isOptional: keySet.entries[entry].coder.isOptional)
             }
         }
+        indexes += Index.forReferences(references, table: table.name, besides: indexes, primaryKey: primaryKeyEntry)
         // A date strategy on the key or key set of this source is the column's encoding: declared both
         // ways, the two must agree, or predicates would compare values in different units. A strategy
         // that no encoding matches writes text that is stored and compared in its own format.

@@ -133,6 +133,26 @@ private struct OldComment: VariablyCodable, SQLiteStorable, Identifiable, Sendab
         #expect(try database.write { try $0.migrate(Post.self) }.filter { $0.hasPrefix("CREATE TABLE") }.count == 1)
     }
 
+    /// SQLite does not index a foreign key's child column: a declared reference gets an index, also
+    /// on a table created before references were indexed, and a second migrate runs nothing.
+    @Test func aDeclaredReferenceIsIndexed() throws {
+        let database = try SQLiteDatabase.inMemory()
+        // Tables as a version that did not index references created them.
+        try database.write { db in
+            try db.execute(sql: Database.createTableSQL(for: User.self))
+            try db.execute(sql: Database.createTableSQL(for: Comment.self))
+        }
+        let added = try database.write { try $0.migrate(Comment.self) }
+        #expect(added.count == 2 && added.allSatisfy { $0.hasPrefix("CREATE INDEX") }, "\(added)")
+        #expect(try database.write { try $0.migrate(Comment.self) }.isEmpty)
+        let plan = try database.read {
+            try $0.fetch(sql: "EXPLAIN QUERY PLAN SELECT * FROM reference_comments WHERE author_id = 1").map {
+                "\($0[3])"
+            }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX") }, "\(plan)")
+    }
+
     /// Children before their parent inside one transaction: checked when it commits.
     @Test func childrenMayComeBeforeTheirParentInOneTransaction() throws {
         let database = try database()

@@ -40,6 +40,8 @@ import VariablyTestSupport
                 #"CREATE INDEX IF NOT EXISTS "users_on_user_name_4860fb360fe8a643" ON "users" ("user_name")"#,
                 #"CREATE INDEX IF NOT EXISTS "users_on_age_is_active_15610c697c6f19e0" ON "users" ("age", "is_active")"#,
                 #"CREATE UNIQUE INDEX IF NOT EXISTS "users_unique_email_97056a7d16c2e30a" ON "users" ("email")"#,
+                // A declared reference is indexed: SQLite does not index a foreign key's child column.
+                #"CREATE INDEX IF NOT EXISTS "users_on_favorite_post_id_b654d327ba3d88ad" ON "users" ("favorite_post_id")"#,
                 // The table of the posts a user's favourite references, which SQLite needs to write users.
                 Database.createTableSQL(for: UserSyncModels.Post.self),
                 #"CREATE INDEX IF NOT EXISTS "posts_on_author_id_5d86eb597c20a7a0" ON "posts" ("author_id")"#,
@@ -52,7 +54,8 @@ import VariablyTestSupport
         }
         #expect(
             indexes == [
-                "users_on_age_is_active_15610c697c6f19e0", "users_on_user_name_4860fb360fe8a643",
+                "users_on_age_is_active_15610c697c6f19e0", "users_on_favorite_post_id_b654d327ba3d88ad",
+                "users_on_user_name_4860fb360fe8a643",
                 "users_unique_email_97056a7d16c2e30a",
             ])
         // Up to date: a second migration creates nothing new.
