@@ -31,9 +31,6 @@ struct PullEngine: Sendable {
         let keys: [String: [SQLValue: String?]]
     }
 
-    /// How many times a batch is applied at most while orphans are parked.
-    static var maximumParkingRounds: Int { 6 }
-
     /// Applies `parts` (each table's decoded pages) and the position `setPosition` writes in one
     /// transaction, parking what cannot be applied yet.
     ///
@@ -52,7 +49,10 @@ struct PullEngine: Sendable {
     ) async throws -> [ObjectIdentifier: any SyncReportMerging] {
         let tables = self.tables
         var excluded: [String: [SQLValue: String?]] = [:]
-        for round in 1...Self.maximumParkingRounds {
+        // Each round parks at least one record the rounds before did not (a chain of replies served
+        // child first parks one more level a round), else it stops with the violation: the rounds are
+        // bounded by the records of the batch, never by a constant.
+        while true {
             let parking = excluded
             do {
                 return try await database.write { db in
@@ -77,7 +77,8 @@ struct PullEngine: Sendable {
                     // replies to), or of a table written after theirs (a cycle), whose parent this batch
                     // brought: applied in the same transaction, until none is left ready.
                     let hadParked = try SyncStateStore.tablesWithParkedRecords(db)
-                    for _ in 0..<Self.maximumParkingRounds {
+                    // Each pass applies at least one parked record or ends: at most one a record.
+                    for _ in 0...(try SyncStateStore.parkedRecordCount(db)) {
                         var isDone = true
                         for table in tables where hadParked.contains(table.table) {
                             let batch = try table.makeBatch([], true, db)
@@ -95,7 +96,7 @@ struct PullEngine: Sendable {
                     }
                     if db.hasUnresolvedForeignKeys {
                         let found = try Self.orphans(members.map(\.batch), applied: applied, among: tables, db)
-                        if !found.isEmpty, round < Self.maximumParkingRounds { throw OrphansFound(keys: found) }
+                        if Self.parksMore(found, than: parking) { throw OrphansFound(keys: found) }
                         throw try Self.violation(among: tables, db)
                     }
                     let batches = members.map(\.batch)
@@ -113,7 +114,13 @@ struct PullEngine: Sendable {
                 for (table, keys) in found.keys { excluded[table, default: [:]].merge(keys) { $1 } }
             }
         }
-        preconditionFailure("the last round of PullEngine.apply returns or throws")
+    }
+
+    /// Whether `found` holds an orphan that `parking` does not already exclude.
+    private static func parksMore(_ found: [String: [SQLValue: String?]], than parking: [String: [SQLValue: String?]])
+        -> Bool
+    {
+        found.contains { table, keys in keys.keys.contains { parking[table]?[$0] == nil } }
     }
 
     /// Settles the parked records of every table that reference, through a reference, a record the

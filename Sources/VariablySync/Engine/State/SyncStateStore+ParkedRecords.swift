@@ -210,6 +210,13 @@ extension SyncStateStore {
         return 0
     }
 
+    /// How many records are parked, of every table, in any state.
+    static func parkedRecordCount(_ db: Database) throws -> Int {
+        let value = try db.fetchValue(sql: #"SELECT count(*) FROM "variably_parked_records""#)
+        if case .integer(let count)? = value { return Int(count) }
+        return 0
+    }
+
     /// The tables that have parked records, in any state.
     static func tablesWithParkedRecords(_ db: Database) throws -> Set<String> {
         Set(

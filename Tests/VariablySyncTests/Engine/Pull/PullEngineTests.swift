@@ -72,6 +72,26 @@ import VariablySyncTesting
         try await graph.expectCacheEqualsServers()
     }
 
+    /// Fifty replies, each to the one before, the root edited last so that every parent sorts after its
+    /// reply: parking follows the chain as deep as it goes, on a fresh device, whatever the page size.
+    @Test(arguments: [10, 1_000])
+    func aChainOfFiftyRepliesServedChildFirstIsCachedWhole(pageSize: Int) async throws {
+        let graph = try await Graph(pageSize: pageSize)
+        let ids = Int64(100)...149
+        for id in ids {
+            _ = try await graph.commentServer.upsert(
+                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "comment \(id)"))
+        }
+        for id in ids.dropLast().reversed() {
+            _ = try await graph.commentServer.upsert(
+                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "edited \(id)"))
+        }
+        let report = try await graph.store.sync()
+        #expect(report.for(Comment.self)?.waitingForParents == 0)
+        #expect(try await graph.comments.count() == 50)
+        try await graph.expectCacheEqualsServers()
+    }
+
     /// Children whose parents come three pages later, from another table: the posts' pages are pulled
     /// alone, before their users.
     @Test func childrenWhoseParentsComeLaterFromAnotherTableWait() async throws {
