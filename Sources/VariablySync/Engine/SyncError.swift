@@ -41,6 +41,9 @@ public enum SyncError: Error, CustomStringConvertible {
             return "the server answered \"more to come\" with the cursor \(cursor) again; stopped instead of looping"
         case .invalidResponse(let reason):
             return "the server's answer breaks the sync contract: \(reason)"
+        case .foreignKeyViolation("?", _, _):
+            return "a pulled batch leaves a reference broken that SQLite's foreign key check does not name; nothing "
+                + "of the batch was applied"
         case .foreignKeyViolation(let table, let recordID, let reference):
             return "\(table) record \(recordID) references a \(reference) record that is not in the cache, and no "
                 + "repository on this database pulls \(table): open one for it, or declare the reference"
