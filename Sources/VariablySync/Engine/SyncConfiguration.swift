@@ -21,7 +21,7 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
     public var conflictPolicy: ConflictPolicy<Model>
     /// How many times one sync pushes a change again after resolving its conflict.
     public var maxConflictRounds: Int
-    /// Whether ``Repository/sync()`` turns into ``Repository/resync()`` when the server no longer knows
+    /// Whether ``Repository/sync()`` turns into ``Repository/resync(allowingDeletionOf:)`` when the server no longer knows
     /// the stored cursor (``RemoteSourceError/invalidCursor(_:)``), as after the server compacted its
     /// feed; otherwise that error is thrown.
     public var resyncsOnUnknownCursor: Bool

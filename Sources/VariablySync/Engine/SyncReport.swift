@@ -45,7 +45,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var waitingForParents = 0
     /// Pulled records the model could not decode (see ``skipped``), kept with the server's JSON and
     /// decoded again by every later sync: a model fixed in an app update gets them without a
-    /// ``Repository/resync()``. After a pull, how many of the table's are still undecodable.
+    /// ``Repository/resync(allowingDeletionOf:)``. After a pull, how many of the table's are still undecodable.
     public var undecodable = 0
     /// Requests retried after transient failures.
     public var retries = 0

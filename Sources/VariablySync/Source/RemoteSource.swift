@@ -60,7 +60,7 @@ public protocol RemoteSource<Model>: Sendable {
     /// A stable name for the feed of changes this source serves, such as its base URL. The repository
     /// keeps its cursor per table and feed: when a cache that was synced with one feed is synced with
     /// another (a staging server, then production), the old cursor means nothing there, so the sync
-    /// starts over as ``Repository/resync()`` does, and keeps the queued local changes. The type's name
+    /// starts over as ``Repository/resync(allowingDeletionOf:)`` does, and keeps the queued local changes. The type's name
     /// unless a source says otherwise.
     ///
     /// ```swift

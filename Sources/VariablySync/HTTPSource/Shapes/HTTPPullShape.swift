@@ -50,7 +50,7 @@ public struct HTTPPullShape: Sendable {
         /// transaction) is still pulled; the records of that window the last pull already received,
         /// unchanged, are skipped. The value sent is written as the server writes its own (the same
         /// separator, fraction digits and zone), so a server that compares text reads it right. A write
-        /// that commits more than `lookBack` late is missed until a ``Repository/resync()``: see
+        /// that commits more than `lookBack` late is missed until a ``Repository/resync(allowingDeletionOf:)``: see
         /// docs/http.md, "Late commits".
         case updatedSince(parameter: String, field: String, lookBack: Duration = .zero)
         /// As ``updatedSince(parameter:field:lookBack:)``, for APIs that filter by an expression:
@@ -82,7 +82,7 @@ public struct HTTPPullShape: Sendable {
 
     /// Where deleted records are listed.
     public enum Deletions: Sendable {
-        /// Nowhere: only ``Repository/resync()`` removes records the server no longer has.
+        /// Nowhere: only ``Repository/resync(allowingDeletionOf:)`` removes records the server no longer has.
         case none
         /// An array of ids at a path of the body.
         case ids(at: DataPath)
