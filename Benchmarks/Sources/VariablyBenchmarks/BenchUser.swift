@@ -45,7 +45,9 @@ struct BenchUser: VariablyCodable, Hashable, Sendable {
             Key(\.age, "age")
             Key(\.isActive, "is_active")
             Key(\.score, "score")
-            Key(\.createdAt, "created_at")
+            // Numbers, as the baseline's synthesized Codable reads them (Foundation's default); the remote
+            // source's own default is ISO 8601, which the toolkit group measures apart.
+            Key(\.createdAt, "created_at").dates(.secondsSince1970)
             Key(\.tags, "tags")
         }
         KeySet(.sqlite, style: .snakeCase)
