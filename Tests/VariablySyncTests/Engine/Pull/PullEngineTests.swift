@@ -52,32 +52,14 @@ import VariablySyncTesting
         }
     }
 
-    /// A chain of replies served newest-parent-last, one record a page: each reply arrives before the
-    /// comment it replies to, on a fresh device.
-    @Test(arguments: [1, 1_000])
-    func repliesServedBeforeTheCommentsTheyReplyToArrive(pageSize: Int) async throws {
+    /// A chain of replies, each to the one before, served newest-parent-last: edited later, every
+    /// parent sorts after its reply, so each reply arrives before the comment it replies to, on a fresh
+    /// device. Parking follows the chain as deep as it goes (six and fifty levels), whatever the page
+    /// size (one record a page, ten, all at once).
+    @Test(arguments: [(6, 1), (6, 1_000), (50, 10), (50, 1_000)])
+    func aChainOfRepliesServedChildFirstIsCachedWhole(length: Int, pageSize: Int) async throws {
         let graph = try await Graph(pageSize: pageSize)
-        for id in Int64(100)...105 {
-            _ = try await graph.commentServer.upsert(
-                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "comment \(id)"))
-        }
-        // Edited later, each parent moves after its reply in the server's order of changes.
-        for id in (Int64(100)...104).reversed() {
-            _ = try await graph.commentServer.upsert(
-                Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "edited \(id)"))
-        }
-        let report = try await graph.store.sync()
-        #expect(report.for(Comment.self)?.waitingForParents == 0)
-        #expect(try await graph.comments.fetch(id: 105)?.replyTo == 104)
-        try await graph.expectCacheEqualsServers()
-    }
-
-    /// Fifty replies, each to the one before, the root edited last so that every parent sorts after its
-    /// reply: parking follows the chain as deep as it goes, on a fresh device, whatever the page size.
-    @Test(arguments: [10, 1_000])
-    func aChainOfFiftyRepliesServedChildFirstIsCachedWhole(pageSize: Int) async throws {
-        let graph = try await Graph(pageSize: pageSize)
-        let ids = Int64(100)...149
+        let ids = Int64(100)...Int64(99 + length)
         for id in ids {
             _ = try await graph.commentServer.upsert(
                 Comment(id: id, postID: 10, replyTo: id == 100 ? nil : id - 1, body: "comment \(id)"))
@@ -88,7 +70,8 @@ import VariablySyncTesting
         }
         let report = try await graph.store.sync()
         #expect(report.for(Comment.self)?.waitingForParents == 0)
-        #expect(try await graph.comments.count() == 50)
+        #expect(try await graph.comments.count() == length)
+        #expect(try await graph.comments.fetch(id: ids.upperBound)?.replyTo == ids.upperBound - 1)
         try await graph.expectCacheEqualsServers()
     }
 
