@@ -101,27 +101,36 @@
             if let file = configuration.certificateAuthorityFile { setString(CURLOPT_CAINFO, file) }
             if let folder = configuration.certificateAuthorityDirectory { setString(CURLOPT_CAPATH, folder) }
 
-            // The codings asked for are the request's own, or every one this libcurl decodes ("").
+            var list = headerList(for: request)
+            // No `Expect: 100-continue` wait before a large body.
+            list = curl_slist_append(list, "Expect:")
+            list = setBody(of: request, headers: list)
+            headerList = list
+            _ = ccurl_easy_setopt_list(easy, CURLOPT_HTTPHEADER, list)
+            setCallbacks()
+        }
+
+        /// The request's headers as a libcurl list, less `Accept-Encoding`, which goes to libcurl's own
+        /// option (every coding this libcurl decodes, unless the request names its own).
+        private func headerList(for request: HTTPTransportRequest) -> UnsafeMutablePointer<curl_slist>? {
             var acceptEncoding = ""
-            var hasContentType = false
             var list: UnsafeMutablePointer<curl_slist>?
             for (name, value) in request.headers {
-                switch name.lowercased() {
-                case "accept-encoding":
+                if name.lowercased() == "accept-encoding" {
                     acceptEncoding = value
                     continue
-                case "content-type":
-                    hasContentType = true
-                default:
-                    break
                 }
                 // libcurl sends `Name;` as a header with an empty value; `Name:` would remove it.
                 list = curl_slist_append(list, value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
             setString(CURLOPT_ACCEPT_ENCODING, acceptEncoding)
-            // No `Expect: 100-continue` wait before a large body.
-            list = curl_slist_append(list, "Expect:")
+            return list
+        }
 
+        /// Sets the method and the body; returns `list` with the headers the body needs.
+        private func setBody(
+            of request: HTTPTransportRequest, headers list: UnsafeMutablePointer<curl_slist>?
+        ) -> UnsafeMutablePointer<curl_slist>? {
             switch request.method {
             case "GET":
                 setLong(CURLOPT_HTTPGET, 1)
@@ -140,11 +149,14 @@
                 }
                 if request.method != "POST" { setString(CURLOPT_CUSTOMREQUEST, request.method) }
                 // libcurl would label a body it was given as a form.
-                if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
+                let hasContentType = request.headers.contains { $0.name.lowercased() == "content-type" }
+                if !hasContentType { return curl_slist_append(list, "Content-Type:") }
             }
-            headerList = list
-            _ = ccurl_easy_setopt_list(easy, CURLOPT_HTTPHEADER, list)
+            return list
+        }
 
+        /// Points libcurl's header and body callbacks at this transfer.
+        private func setCallbacks() {
             let context = Unmanaged.passUnretained(self).toOpaque()
             setPointer(CURLOPT_HEADERDATA, context)
             setPointer(CURLOPT_WRITEDATA, context)

@@ -99,7 +99,6 @@ extension HTTPRemoteSource {
         }
         // The server answered that it has no such record (a conflict with its deletion, kept local).
         let isAbsent = change.baseCursor == Self.absentRecordVersion
-        var known = acknowledged
         var request: HTTPRequestHead
         var isCreate = false
         switch change.operation {
@@ -118,7 +117,6 @@ extension HTTPRemoteSource {
                 request.headers.append(("If-Match", Self.entityTag(acknowledged)))
             }
         case .upsert(let record):
-            let field = endpoints.versionField
             isCreate = change.isNew || isAbsent
             // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
             // client reference, it is adopted instead of created twice.
@@ -128,52 +126,19 @@ extension HTTPRemoteSource {
             {
                 return adopted
             }
+            var known = acknowledged
             // A conditional write with no version kept for the record (pulled before the source declared
             // one): its base is the server's current version, read now, never one rebuilt from the local
             // row (which may have lost digits), so that the write is not refused for a change that never was.
             if !isCreate, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
-                let current = try await exchange(makeRequest(url: recordURL, method: "GET"))
-                if [404, 410].contains(current.head.status) {
+                guard let current = try await currentVersion(at: recordURL, endpoints: endpoints) else {
                     return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
                 }
-                _ = try Self.successBody(current)
-                let version = Self.recordVersion(
-                    of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
-                let text = String(version.rawValue.dropFirst(Self.recordVersionPrefix.count))
-                known = text.isEmpty ? nil : text
+                known = current.isEmpty ? nil : current
             }
-            var keep: (String) -> Bool = { !endpoints.readOnlyFields.contains($0) }
-            if case .versionInBody = endpoints.concurrency, let field {
-                keep = { $0 == field || !endpoints.readOnlyFields.contains($0) }
-            }
-            if isCreate {
-                if endpoints.createsWithPost {
-                    request = makeRequest(url: collection, method: "POST")
-                } else {
-                    request = makeRequest(url: recordURL, method: "PUT")
-                    request.headers.append(("If-None-Match", "*"))
-                }
-            } else {
-                request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
-                if endpoints.update == .patch, case .changedFields = endpoints.body, let changed = change.changedKeys {
-                    let outer = keep
-                    keep = { changed.contains($0) && outer($0) || $0 == field && endpoints.concurrency.isInBody }
-                }
-                let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
-                let version = known ?? own
-                switch endpoints.concurrency {
-                case .none: break
-                case .ifMatch: if let version { request.headers.append(("If-Match", Self.entityTag(version))) }
-                case .versionInBody: break
-                }
-            }
-            var body = try Self.object(record, keeping: keep)
-            if !isCreate, case .versionInBody = endpoints.concurrency, let field, let known {
-                body = try Self.replacingVersion(in: body, field: field, with: known)
-            }
-            request.body = body
-            request.headers.append(
-                ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+            request = try upsertRequest(
+                change, record: record, isCreate: isCreate, basedOn: known, collection: collection,
+                recordURL: recordURL, endpoints: endpoints)
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
@@ -192,6 +157,58 @@ extension HTTPRemoteSource {
             body.bytes.first == UInt8(ascii: "{")
         else { return (outcome, nil) }
         return (outcome, response.body)
+    }
+
+    /// The version the server holds for the record at `recordURL`, as its text (empty when it sends
+    /// none), or `nil` when the server has no such record.
+    private func currentVersion(at recordURL: URL, endpoints: HTTPRecordEndpoints) async throws -> String? {
+        let current = try await exchange(makeRequest(url: recordURL, method: "GET"))
+        if [404, 410].contains(current.head.status) { return nil }
+        _ = try Self.successBody(current)
+        let version = Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
+        return String(version.rawValue.dropFirst(Self.recordVersionPrefix.count))
+    }
+
+    /// The request that creates or updates a record: its method, its body (the fields the endpoints
+    /// send, the version where the body carries it) and its headers.
+    ///
+    /// - Parameter known: The version the change is based on, as the server sent it.
+    private func upsertRequest(
+        _ change: RemoteChange<Model.ID>, record: Data, isCreate: Bool, basedOn known: String?, collection: URL,
+        recordURL: URL, endpoints: HTTPRecordEndpoints
+    ) throws -> HTTPRequestHead {
+        let field = endpoints.versionField
+        var keep: (String) -> Bool = { !endpoints.readOnlyFields.contains($0) }
+        if case .versionInBody = endpoints.concurrency, let field {
+            keep = { $0 == field || !endpoints.readOnlyFields.contains($0) }
+        }
+        var request: HTTPRequestHead
+        if isCreate {
+            if endpoints.createsWithPost {
+                request = makeRequest(url: collection, method: "POST")
+            } else {
+                request = makeRequest(url: recordURL, method: "PUT")
+                request.headers.append(("If-None-Match", "*"))
+            }
+        } else {
+            request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
+            if endpoints.update == .patch, case .changedFields = endpoints.body, let changed = change.changedKeys {
+                let outer = keep
+                keep = { changed.contains($0) && outer($0) || $0 == field && endpoints.concurrency.isInBody }
+            }
+            let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
+            if case .ifMatch = endpoints.concurrency, let version = known ?? own {
+                request.headers.append(("If-Match", Self.entityTag(version)))
+            }
+        }
+        var body = try Self.object(record, keeping: keep)
+        if !isCreate, case .versionInBody = endpoints.concurrency, let field, let known {
+            body = try Self.replacingVersion(in: body, field: field, with: known)
+        }
+        request.body = body
+        request.headers.append(
+            ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        return request
     }
 
     func outcome(

@@ -52,19 +52,7 @@ extension DecodingContainer {
         let options = entry.options
         let path = { self.valuePath(of: entry) }
         guard backend.contains(entry: index) else {
-            if let value = options.defaultIfMissing {
-                // What was seen instead, e.g. a parent that is not an object, goes to the report.
-                let seen = backend.absenceDetail(entry: index)
-                try record(.defaultUsed(.missing), path(), seen) {
-                    DecodingError.keyNotFound(
-                        entry.paths[0].leaf,
-                        DecodingError.Context(
-                            codingPath: codingPath,
-                            debugDescription: "No value for \(entry.key)\(seen.map { " (\($0))" } ?? "")."))
-                }
-                return try declared(value, as: Value.self)
-            }
-            return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
+            return try decodeMissing(Value.self, entry: entry, index: index, isRequired: isRequired)
         }
         // Most values are well-formed: decode them plainly first, which also tells `null` apart, and
         // convert, filter or fall back only when that fails. Transforms and date strategies read
@@ -94,25 +82,7 @@ extension DecodingContainer {
                 value = try decodePresent(Value.self, entry: entry, index: index, path: path, pending: &pending)
                 isNull = value == nil
             } catch {
-                if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
-                    let raw = try? backend.decode(JSONValue.self, entry: index),
-                    raw.stringValue != nil || raw.doubleValue != nil
-                {
-                    try record(.unknownEnumCase(rawValue: raw.description), path(), nil) {
-                        error as! DecodingError
-                    }
-                    return try declared(fallback, as: Value.self)
-                }
-                if let value = options.defaultIfInvalid {
-                    try record(.defaultUsed(.invalid), path(), "\(error)") {
-                        error as? DecodingError
-                            ?? DecodingError.dataCorrupted(
-                                DecodingError.Context(
-                                    codingPath: path(), debugDescription: "\(error)", underlyingError: error))
-                    }
-                    return try declared(value, as: Value.self)
-                }
-                throw error
+                return try decodeFallback(Value.self, entry: entry, index: index, after: error)
             }
         }
         if isNull {
@@ -129,6 +99,54 @@ extension DecodingContainer {
             try record(event.kind, event.codingPath, event.detail) { event.error }
         }
         return value
+    }
+
+    /// The declared default of a value the container does not hold, or `nil` (or the plain decode's
+    /// error, when required) without one.
+    private func decodeMissing<Value>(
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, isRequired: Bool
+    ) throws -> Value? {
+        guard let value = entry.options.defaultIfMissing else {
+            return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
+        }
+        // What was seen instead, e.g. a parent that is not an object, goes to the report.
+        let seen = backend.absenceDetail(entry: index)
+        try self.record(.defaultUsed(.missing), entry: entry, codingPath: valuePath(of: entry), detail: seen) {
+            DecodingError.keyNotFound(
+                entry.paths[0].leaf,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "No value for \(entry.key)\(seen.map { " (\($0))" } ?? "")."))
+        }
+        return try declared(value, as: Value.self)
+    }
+
+    /// The declared fallback of a present value that failed to decode with `error`: an unknown enum
+    /// case's fallback, or the default for an invalid value; otherwise `error` itself.
+    private func decodeFallback<Value>(
+        _ type: Value.Type, entry: KeyEntry<Model>, index: Int, after error: any Error
+    ) throws -> Value? {
+        let options = entry.options
+        let path = { self.valuePath(of: entry) }
+        if let fallback = options.unknownCaseFallback, case DecodingError.dataCorrupted = error,
+            let raw = try? backend.decode(JSONValue.self, entry: index),
+            raw.stringValue != nil || raw.doubleValue != nil
+        {
+            try self.record(.unknownEnumCase(rawValue: raw.description), entry: entry, codingPath: path(), detail: nil)
+            {
+                error as! DecodingError
+            }
+            return try declared(fallback, as: Value.self)
+        }
+        if let value = options.defaultIfInvalid {
+            try self.record(.defaultUsed(.invalid), entry: entry, codingPath: path(), detail: "\(error)") {
+                error as? DecodingError
+                    ?? DecodingError.dataCorrupted(
+                        DecodingError.Context(codingPath: path(), debugDescription: "\(error)", underlyingError: error))
+            }
+            return try declared(value, as: Value.self)
+        }
+        throw error
     }
 
     /// A present value, through the first option that applies to its type; `nil` when a date strategy

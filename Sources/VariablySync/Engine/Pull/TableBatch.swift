@@ -72,32 +72,54 @@ where Model.ID: Codable & Sendable {
         pulled = pages.reduce(0) { $0 + $1.recordCount }
         skipped = pages.flatMap(\.skipped)
         undecodable = pages.flatMap(\.skippedRecords)
-        let decoder = KeySetJSONDecoder(source: .remote)
-        var held: (models: [Model], versions: [String?]) = ([], [])
-        var taken: [String] = []
-        var emptied: [SQLValue: [String]] = [:]
-        var stillUndecodable: [SyncStateStore.ParkedRecord] = []
-        if hasParked {
-            for record in try applier.state.readyParkedRecords(references: references, db) {
-                let model: Model
-                do {
-                    model = try decoder.decode(Model.self, from: record.record)
-                } catch {
-                    var record = record
-                    record.problem = "\(error)"
-                    stillUndecodable.append(record)
-                    continue
-                }
-                taken.append(record.recordID)
-                held.models.append(model)
-                held.versions.append(record.version)
-                if !record.emptied.isEmpty { emptied[try primaryKey.sqlValue(of: model.id)] = record.emptied }
-            }
-        }
-        takenParked = taken
-        self.emptied = emptied
+        let ready =
+            hasParked ? try Self.readyParkedRecords(applier: applier, primaryKey: primaryKey, db) : ReadyParked()
+        takenParked = ready.taken
+        emptied = ready.emptied
         // A record the model still cannot decode stays parked as it was, undecodable.
-        try applier.state.park(stillUndecodable, state: .undecodable, db)
+        try applier.state.park(ready.undecodable, state: .undecodable, db)
+        try collect(pages, after: ready)
+    }
+
+    /// The table's parked records whose parents are here now, decoded.
+    struct ReadyParked {
+        var models: [Model] = []
+        var versions: [String?] = []
+        /// The ids of the parked records taken.
+        var taken: [String] = []
+        /// The columns to empty after writing, by key.
+        var emptied: [SQLValue: [String]] = [:]
+        /// The ready records the model still cannot decode.
+        var undecodable: [SyncStateStore.ParkedRecord] = []
+    }
+
+    /// Reads and decodes the table's parked records whose parents are here now.
+    private static func readyParkedRecords(
+        applier: PageApplier<Model>, primaryKey: PrimaryKey<Model>, _ db: Database
+    ) throws -> ReadyParked {
+        let decoder = KeySetJSONDecoder(source: .remote)
+        var ready = ReadyParked()
+        for record in try applier.state.readyParkedRecords(references: primaryKey.references, db) {
+            let model: Model
+            do {
+                model = try decoder.decode(Model.self, from: record.record)
+            } catch {
+                var record = record
+                record.problem = "\(error)"
+                ready.undecodable.append(record)
+                continue
+            }
+            ready.taken.append(record.recordID)
+            ready.models.append(model)
+            ready.versions.append(record.version)
+            if !record.emptied.isEmpty { ready.emptied[try primaryKey.sqlValue(of: model.id)] = record.emptied }
+        }
+        return ready
+    }
+
+    /// Lines up the saves and deletions of `pages` after the ready parked records `held`, the last change
+    /// of each record winning.
+    private func collect(_ pages: [Repository<Model>.FetchedPage], after held: ReadyParked) throws {
         if held.models.isEmpty, pages.count == 1, let page = pages.first {
             // One page and nothing parked (a lone table's pull): the page as it is; the applier counts
             // a key listed twice once.

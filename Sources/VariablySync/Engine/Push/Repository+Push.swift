@@ -29,143 +29,186 @@ extension Repository {
         var round = 0
         var hasResolvedDoubt = false
         while round <= max(configuration.maxConflictRounds, 0) {
-            let state = self.state
-            let primaryKey = self.primaryKey
-            let (pending, held) = try await database.read { db in
-                try (
-                    state.pending(throughGroup: throughGroup, db),
-                    state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
-                )
-            }
-            var queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
-            // A cycle of new records (each waits for another through an optional reference): the
-            // oldest is created with those references empty, and completed by an update once they exist.
-            var withoutReferences: [String: Set<String>] = [:]
-            if queue.isEmpty, operations.contains(.upsert),
-                let first = pending.first(where: { change in
-                    change.isNew && change.operation == .upsert
-                        && held[change.recordID].map { !$0.isBlockedByRequired } == true
-                }), let hold = held[first.recordID]
-            {
-                withoutReferences[first.idempotencyKey] = hold.optionalColumns
-                queue = [first]
-            }
-            // Creates in doubt go first, alone: adopting the server's copy of one takes the place of a copy
-            // pulled meanwhile, whose edit here is carried over (and based on the create) only while it is
-            // still queued. The rest is read again after them.
-            var isResolvingDoubt = false
-            if !hasResolvedDoubt {
-                hasResolvedDoubt = true
-                let inDoubt = queue.filter { $0.isNew && $0.mayHaveBeenApplied && $0.operation == .upsert }
-                if !inDoubt.isEmpty, inDoubt.count < queue.count {
-                    queue = inDoubt
-                    isResolvingDoubt = true
-                }
-            }
-            let sending = Set(queue.map(\.recordID))
-            report.held = try held.filter { !sending.contains($0.key) }
-                .sorted { $0.key < $1.key }.map {
-                    RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason)
-                }
-            guard !queue.isEmpty else { return }
+            let plan = try await planPushRound(
+                operations: operations, throughGroup: throughGroup, resolvingDoubt: !hasResolvedDoubt)
+            hasResolvedDoubt = true
+            report.held = plan.held
+            guard !plan.queue.isEmpty else { return }
             let pushedBefore = report.pushed
             var rebased = false
             var start = 0
-            while start < queue.count {
+            while start < plan.queue.count {
                 try Task.checkCancellation()
-                let batch = Array(queue[start..<min(start + configuration.pushBatchSize, queue.count)])
+                let batch = Array(plan.queue[start..<min(start + configuration.pushBatchSize, plan.queue.count)])
                 start += batch.count
-                let (changes, sent, vanished) = try await makeChanges(batch, withoutReferences: withoutReferences)
-                report.conflicts += vanished.map {
-                    ConflictReport(id: $0, policy: "deleted on the server with its parent", resolution: .keptServer)
-                }
-                guard !changes.isEmpty else { continue }
-                try await database.write { try state.markSent(changes, $0) }
-                let remote = self.remote
-                let isLastRound = round == configuration.maxConflictRounds
-                let emptied = Set(withoutReferences.keys)
-                // Each answer is committed as it arrives, not when the whole batch is answered: a kill
-                // loses at most the answers of the requests in flight.
-                let arrived = ArrivedResults()
-                let settleOnArrival: @Sendable (PushResult<Model.ID>) async -> Void = { result in
-                    do {
-                        let settled = try await self.settle(
-                            [result], for: sent, withoutReferences: emptied, isLastRound: isLastRound)
-                        arrived.add(result.idempotencyKey, settled)
-                    } catch {
-                        // Settled with the rest when the push returns.
-                    }
-                }
-                var unanswered = changes
-                while !unanswered.isEmpty {
-                    var generator = SplitMix64(seed: random.next())
-                    let asked = unanswered
-                    let results: [PushResult<Model.ID>]
-                    // A retry sends changes whose answers a failure may have swallowed after the server
-                    // applied them (a timeout, a lost connection): said so, a create is looked up by its
-                    // client reference before it is sent again.
-                    let resent = asked.map { change in
-                        var change = change
-                        change.mayHaveBeenApplied = true
-                        return change
-                    }
-                    let attempts = Attempts()
-                    do {
-                        let answered = try await Self.retrying(
-                            policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
-                            broadcaster: broadcaster
-                        ) {
-                            let sending = attempts.next() == 1 ? asked : resent
-                            if let streaming = remote as? any ResultStreamingSource<Model> {
-                                return try await streaming.push(sending, onResult: settleOnArrival)
-                            }
-                            return try await remote.push(sending)
-                        }
-                        try Self.checkResults(answered, answer: asked)
-                        results = answered
-                        unanswered = []
-                    } catch let partial as PartialPush<Model.ID> {
-                        // Settle what the server answered; retry only the rest.
-                        let answered = Set(partial.results.map(\.idempotencyKey))
-                        let remaining = asked.filter { !answered.contains($0.idempotencyKey) }
-                        guard remaining.count < asked.count else { throw partial.error }
-                        try Self.checkResults(
-                            partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
-                        results = partial.results
-                        unanswered = remaining.map { change in
-                            var change = change
-                            change.mayHaveBeenApplied = true
-                            return change
-                        }
-                        report.retries += 1
-                    } catch SyncError.retriesExhausted(let attempts, let error) where Self.isServerFailure(error) {
-                        // The server answered these with a failure after every retry: they wait, with
-                        // the error, for a later sync; the other changes and the pull go on.
-                        let waiting = asked.filter { !arrived.keys.contains($0.idempotencyKey) }
-                        let reason = "failed \(attempts) times: \(error)"
-                        try await database.write {
-                            try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0)
-                        }
-                        report.deferred += waiting.map { RejectedChange(id: $0.id, reason: reason) }
-                        results = []
-                        unanswered = []
-                    }
-                    let settledOnArrival = arrived.keys
-                    rebased =
-                        try await applyPushResults(
-                            results.filter { !settledOnArrival.contains($0.idempotencyKey) }, for: sent,
-                            withoutReferences: emptied, isLastRound: isLastRound, into: &report) || rebased
-                }
-                for settled in arrived.take() { rebased = merge(settled, into: &report) || rebased }
+                rebased =
+                    try await pushBatch(
+                        batch, withoutReferences: plan.withoutReferences,
+                        isLastRound: round == configuration.maxConflictRounds, into: &report) || rebased
             }
-            if isResolvingDoubt {
+            if plan.isResolvingDoubt {
                 continue
             } else if rebased {
                 round += 1
-            } else if held.isEmpty || report.pushed == pushedBefore {
+            } else if !plan.hasHeldChanges || report.pushed == pushedBefore {
                 // Nothing held, or nothing accepted that could free what is.
                 return
             }
+        }
+    }
+
+    /// What one round of a push sends: the queue read once, less the changes waiting for a parent.
+    struct PushRound {
+        /// The changes sent this round, in the order of the transactions that made them.
+        var queue: [PendingChange]
+        /// By idempotency key, the reference columns sent empty to break a cycle of new records.
+        var withoutReferences: [String: Set<String>] = [:]
+        /// Whether this round sends only the creates in doubt, the rest read again after them.
+        var isResolvingDoubt = false
+        /// Whether any queued change waits for its parent.
+        var hasHeldChanges: Bool
+        /// The changes waiting for their parents that this round does not send, for the report.
+        var held: [RejectedChange<Model.ID>]
+    }
+
+    /// Reads the queue for one round and picks what it sends.
+    ///
+    /// - Parameter resolvingDoubt: Whether creates in doubt may go first, alone: adopting the server's copy
+    ///   of one takes the place of a copy pulled meanwhile, whose edit here is carried over (and based on
+    ///   the create) only while it is still queued. The rest is read again after them.
+    func planPushRound(
+        operations: Set<PendingChange.Operation>, throughGroup: Int64?, resolvingDoubt: Bool
+    ) async throws -> PushRound {
+        let state = self.state
+        let primaryKey = self.primaryKey
+        let (pending, held) = try await database.read { db in
+            try (
+                state.pending(throughGroup: throughGroup, db),
+                state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
+            )
+        }
+        var queue = pending.filter { operations.contains($0.operation) && held[$0.recordID] == nil }
+        // A cycle of new records (each waits for another through an optional reference): the
+        // oldest is created with those references empty, and completed by an update once they exist.
+        var withoutReferences: [String: Set<String>] = [:]
+        if queue.isEmpty, operations.contains(.upsert),
+            let first = pending.first(where: { change in
+                change.isNew && change.operation == .upsert
+                    && held[change.recordID].map { !$0.isBlockedByRequired } == true
+            }), let hold = held[first.recordID]
+        {
+            withoutReferences[first.idempotencyKey] = hold.optionalColumns
+            queue = [first]
+        }
+        var isResolvingDoubt = false
+        if resolvingDoubt {
+            let inDoubt = queue.filter { $0.isNew && $0.mayHaveBeenApplied && $0.operation == .upsert }
+            if !inDoubt.isEmpty, inDoubt.count < queue.count {
+                queue = inDoubt
+                isResolvingDoubt = true
+            }
+        }
+        let sending = Set(queue.map(\.recordID))
+        let waiting = try held.filter { !sending.contains($0.key) }
+            .sorted { $0.key < $1.key }.map {
+                RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason)
+            }
+        return PushRound(
+            queue: queue, withoutReferences: withoutReferences, isResolvingDoubt: isResolvingDoubt,
+            hasHeldChanges: !held.isEmpty, held: waiting)
+    }
+
+    /// Sends one batch and settles its answers, each committed as it arrives; returns whether a change
+    /// stays queued for another round.
+    func pushBatch(
+        _ batch: [PendingChange], withoutReferences: [String: Set<String>], isLastRound: Bool,
+        into report: inout SyncReport<Model.ID>
+    ) async throws -> Bool {
+        let (changes, sent, vanished) = try await makeChanges(batch, withoutReferences: withoutReferences)
+        report.conflicts += vanished.map {
+            ConflictReport(id: $0, policy: "deleted on the server with its parent", resolution: .keptServer)
+        }
+        guard !changes.isEmpty else { return false }
+        let state = self.state
+        try await database.write { try state.markSent(changes, $0) }
+        let emptied = Set(withoutReferences.keys)
+        // Each answer is committed as it arrives, not when the whole batch is answered: a kill
+        // loses at most the answers of the requests in flight.
+        let arrived = ArrivedResults()
+        let settleOnArrival: @Sendable (PushResult<Model.ID>) async -> Void = { result in
+            do {
+                let settled = try await self.settle(
+                    [result], for: sent, withoutReferences: emptied, isLastRound: isLastRound)
+                arrived.add(result.idempotencyKey, settled)
+            } catch {
+                // Settled with the rest when the push returns.
+            }
+        }
+        var rebased = false
+        var unanswered = changes
+        while !unanswered.isEmpty {
+            let results: [PushResult<Model.ID>]
+            (results, unanswered) = try await send(
+                unanswered, settlingOnArrival: settleOnArrival, arrived: arrived, into: &report)
+            let settledOnArrival = arrived.keys
+            rebased =
+                try await applyPushResults(
+                    results.filter { !settledOnArrival.contains($0.idempotencyKey) }, for: sent,
+                    withoutReferences: emptied, isLastRound: isLastRound, into: &report) || rebased
+        }
+        for settled in arrived.take() { rebased = merge(settled, into: &report) || rebased }
+        return rebased
+    }
+
+    /// Sends `asked` with the retry policy; returns the answers and the changes still unanswered.
+    func send(
+        _ asked: [RemoteChange<Model.ID>],
+        settlingOnArrival settleOnArrival: @escaping @Sendable (PushResult<Model.ID>) async -> Void,
+        arrived: ArrivedResults, into report: inout SyncReport<Model.ID>
+    ) async throws -> (results: [PushResult<Model.ID>], unanswered: [RemoteChange<Model.ID>]) {
+        var generator = SplitMix64(seed: random.next())
+        let remote = self.remote
+        // A retry sends changes whose answers a failure may have swallowed after the server
+        // applied them (a timeout, a lost connection): said so, a create is looked up by its
+        // client reference before it is sent again.
+        let resent = asked.map { change in
+            var change = change
+            change.mayHaveBeenApplied = true
+            return change
+        }
+        let attempts = Attempts()
+        do {
+            let answered = try await Self.retrying(
+                policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
+                broadcaster: broadcaster
+            ) {
+                let sending = attempts.next() == 1 ? asked : resent
+                if let streaming = remote as? any ResultStreamingSource<Model> {
+                    return try await streaming.push(sending, onResult: settleOnArrival)
+                }
+                return try await remote.push(sending)
+            }
+            try Self.checkResults(answered, answer: asked)
+            return (answered, [])
+        } catch let partial as PartialPush<Model.ID> {
+            // Settle what the server answered; retry only the rest.
+            let answered = Set(partial.results.map(\.idempotencyKey))
+            let remaining = resent.filter { !answered.contains($0.idempotencyKey) }
+            guard remaining.count < asked.count else { throw partial.error }
+            try Self.checkResults(partial.results, answer: asked.filter { answered.contains($0.idempotencyKey) })
+            report.retries += 1
+            return (partial.results, remaining)
+        } catch SyncError.retriesExhausted(let attempts, let error) where Self.isServerFailure(error) {
+            // The server answered these with a failure after every retry: they wait, with
+            // the error, for a later sync; the other changes and the pull go on.
+            let waiting = asked.filter { !arrived.keys.contains($0.idempotencyKey) }
+            let reason = "failed \(attempts) times: \(error)"
+            let state = self.state
+            try await database.write {
+                try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0)
+            }
+            report.deferred += waiting.map { RejectedChange(id: $0.id, reason: reason) }
+            return ([], [])
         }
     }
 

@@ -78,116 +78,21 @@ extension Repository {
         _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String>,
         isLastRound: Bool
     ) async throws -> SettledPush {
-        let state = self.state
-        let policy = configuration.conflictPolicy
-        let pulledEntries = self.pulledEntries
-        let primaryKey = self.primaryKey
-        let recordDecoder = self.recordDecoder
+        let settlement = PushSettlement(
+            state: state, policy: configuration.conflictPolicy, pulledEntries: pulledEntries,
+            primaryKey: primaryKey, recordDecoder: recordDecoder, withoutReferences: withoutReferences,
+            isLastRound: isLastRound)
         // What the server sent is stored without queueing it again.
-        let settled = try await database.write { db in
-            try state.withCapturePaused(db) {
+        return try await database.write { db in
+            try settlement.state.withCapturePaused(db) {
                 var settled = SettledPush()
                 for (index, result) in results.enumerated() {
                     guard let change = sent[result.idempotencyKey] else { continue }
-                    switch result.outcome {
-                    case .accepted(let version):
-                        var created: Model?
-                        if change.isNew, change.operation == .upsert, let record = result.serverRecord {
-                            guard let server = try? recordDecoder.decode(Model.self, from: record) else {
-                                // Held, not dropped: pushing it again could create the record twice.
-                                let reason =
-                                    "the server accepted the new record, but its answer does not decode as "
-                                    + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
-                                try state.markFailed(change, failure: reason, db)
-                                settled.rejected.append(RejectedChange(id: result.id, reason: reason))
-                                continue
-                            }
-                            created = server
-                        }
-                        try state.complete(change, version: version, db)
-                        var recordID = change.recordID
-                        if let created {
-                            recordID = try Self.adopt(
-                                created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
-                                pulledEntries: pulledEntries, db)
-                            // The server's copy may reference a record deleted here meanwhile.
-                            _ = try Self.settleDanglingReferences(
-                                of: try primaryKey.sqlValue(of: created.id), state: state, primaryKey: primaryKey, db)
-                        }
-                        // Created with references left empty: an update sends them once their records exist.
-                        if withoutReferences.contains(change.idempotencyKey) { try state.requeueWhole(recordID, db) }
-                        settled.accepted += 1
-                    case .rejected(let reason):
-                        // Never dropped: held with the server's answer until the app decides.
-                        try state.markFailed(change, failure: reason, db)
-                        settled.rejected.append(RejectedChange(id: result.id, reason: reason))
-                    case .conflict(let serverJSON, let version)
-                    where Self.holds(
-                        serverJSON, change.sentRecord,
-                        keys: change.changedColumns.map {
-                            primaryKey.topLevelKeys(ofColumns: $0, in: .remote)
-                        }):
-                        // The server's copy already holds what this change sends: its own write, applied
-                        // before an answer was lost (the server ignores idempotency keys), or the same
-                        // values written by another client. No conflict: nothing here differs.
-                        try state.complete(change, version: version, db)
-                        settled.accepted += 1
-                    case .conflict(let serverJSON, let version):
-                        let server: Model?
-                        do {
-                            server = try serverJSON.map { try recordDecoder.decode(Model.self, from: $0) }
-                        } catch {
-                            settled.skipped.append(SkippedRecord(index: index, id: result.id, error: error))
-                            settled.conflicts.append(
-                                ConflictReport(id: result.id, policy: policy.name, resolution: .unresolved))
-                            continue
-                        }
-                        let local = change.operation == .delete ? nil : try db.fetch(Model.self, id: result.id)
-                        let resolution = policy.resolve(SyncConflict(id: result.id, local: local, server: server))
-                        var outcome: ConflictReport<Model.ID>.Resolution
-                        switch resolution {
-                        case .keepServer:
-                            outcome = .keptServer
-                            if let server {
-                                let key = try primaryKey.sqlValue(of: server.id)
-                                try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
-                                // A record it references may be deleted here, that deletion still to push.
-                                let (dangling, isRemoved) = try Self.settleDanglingReferences(
-                                    of: key, state: state, primaryKey: primaryKey, db)
-                                if isRemoved { outcome = .unresolved }
-                                // Should that deletion lose its own conflict, the record comes back: the server's
-                                // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
-                                if !dangling.isEmpty, let serverJSON {
-                                    try state.park(
-                                        [
-                                            SyncStateStore.ParkedRecord(
-                                                recordID: change.recordID, record: serverJSON, version: nil)
-                                        ], db)
-                                }
-                            } else {
-                                try db.delete(Model.self, id: result.id)
-                            }
-                            // The server's version is the base of the next edit, as a pull would leave it:
-                            // based on the one the conflict replaced, it would conflict again.
-                            try state.complete(change, version: version, db)
-                        case .keepLocal:
-                            try state.rebase(change, operation: change.operation, on: version, db)
-                            outcome = isLastRound ? .unresolved : .keptLocal
-                            settled.rebased = true
-                        case .merged(let merged):
-                            try db.upsert(merged)
-                            try state.rebase(change, operation: .upsert, on: version, db)
-                            outcome = isLastRound ? .unresolved : .merged
-                            settled.rebased = true
-                        }
-                        settled.conflicts.append(
-                            ConflictReport(id: result.id, policy: policy.name, resolution: outcome))
-                    }
+                    try settlement.settle(result, at: index, of: change, into: &settled, db)
                 }
                 return settled
             }
         }
-        return settled
     }
 
     /// How many times a push was tried.
