@@ -1,7 +1,7 @@
 import Foundation
 import VariablyCodable
 
-// MARK: - Creates in doubt, found by their client reference
+// MARK: - Creates in doubt, found by their client reference or their own id
 
 extension HTTPRemoteSource {
     /// A create in doubt that the server has (found by its client reference): the record as this device
@@ -38,6 +38,42 @@ extension HTTPRemoteSource {
         guard case .accepted = outcome else { return (outcome, nil) }
         let answered = (try? JSONBody(response.body)).map { $0.bytes.first == UInt8(ascii: "{") } == true
         return (outcome, answered ? response.body : found)
+    }
+
+    /// A create in doubt whose id this device chose (PocketBase, a `PUT` of a new record): the id is its
+    /// own reference. The server's record with that id is the create's when it holds every field sent
+    /// (accepted, with the server's record); a record that differs is a conflict, which the repository's
+    /// policy settles. `nil` when the server has no record with the id (a provisional id never has one),
+    /// and the create goes as usual.
+    func adoptCreate(
+        _ change: RemoteChange<Model.ID>, record: Data, at recordURL: URL, endpoints: HTTPRecordEndpoints
+    ) async throws -> (PushOutcome, Data?)? {
+        let response = try await exchange(makeRequest(url: recordURL, method: "GET"))
+        // No such record; `400`: an id the server would never assign (a provisional one), which it
+        // cannot have.
+        if [400, 404, 410].contains(response.head.status) { return nil }
+        let found = try Self.successBody(response)
+        let version = Self.recordVersion(
+            of: response, field: endpoints.versionField, concurrency: endpoints.concurrency)
+        if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
+            return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+        }
+        let sent = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
+        guard Self.holdsEveryField(of: sent, in: found) else {
+            return (.conflict(serverRecord: found, version: version), nil)
+        }
+        return (.accepted(version: version), found)
+    }
+
+    /// Whether the JSON object `server` has the value of every member of the JSON object `sent`.
+    static func holdsEveryField(of sent: Data, in server: Data) -> Bool {
+        guard let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any],
+            let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any]
+        else { return false }
+        return sentObject.allSatisfy { key, value in
+            let value = value as? NSObject ?? NSNull()
+            return value.isEqual(serverObject[key] as? NSObject ?? NSNull())
+        }
     }
 
     /// Deletes the server's copy of a record created here whose create is in doubt, found by the client

@@ -120,9 +120,9 @@ extension HTTPRemoteSource {
             isCreate = change.isNew || isAbsent
             // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
             // client reference, it is adopted instead of created twice.
-            if isCreate, change.mayHaveBeenApplied, let reference = endpoints.clientReference,
-                let adopted = try await adoptCreate(
-                    change, record: record, reference: reference, in: collection, endpoints: endpoints)
+            if isCreate, change.mayHaveBeenApplied,
+                let adopted = try await adoptCreateInDoubt(
+                    change, record: record, collection: collection, recordURL: recordURL, endpoints: endpoints)
             {
                 return adopted
             }
@@ -146,10 +146,9 @@ extension HTTPRemoteSource {
             of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
         // A create in doubt that the server refused (its unique client reference taken) may have been
         // applied by the first request, still in progress when the look-up above ran: look again.
-        if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, let reference = endpoints.clientReference,
-            case .upsert(let record) = change.operation,
-            let adopted = try await adoptCreate(
-                change, record: record, reference: reference, in: collection, endpoints: endpoints)
+        if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, case .upsert(let record) = change.operation,
+            let adopted = try await adoptCreateInDoubt(
+                change, record: record, collection: collection, recordURL: recordURL, endpoints: endpoints)
         {
             return adopted
         }
@@ -157,6 +156,21 @@ extension HTTPRemoteSource {
             body.bytes.first == UInt8(ascii: "{")
         else { return (outcome, nil) }
         return (outcome, response.body)
+    }
+
+    /// A create whose answer was lost, found on the server by its client reference or, without one that
+    /// finds it, by the id this device chose: adopted instead of created twice (see ``adoptCreate(_:record:at:endpoints:)``).
+    /// `nil` when the server has neither.
+    private func adoptCreateInDoubt(
+        _ change: RemoteChange<Model.ID>, record: Data, collection: URL, recordURL: URL, endpoints: HTTPRecordEndpoints
+    ) async throws -> (PushOutcome, Data?)? {
+        if let reference = endpoints.clientReference,
+            let adopted = try await adoptCreate(
+                change, record: record, reference: reference, in: collection, endpoints: endpoints)
+        {
+            return adopted
+        }
+        return try await adoptCreate(change, record: record, at: recordURL, endpoints: endpoints)
     }
 
     /// The version the server holds for the record at `recordURL`, as its text (empty when it sends
@@ -301,7 +315,7 @@ extension HTTPRemoteSource {
 
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
     /// field of the body, as JSON text after ``recordVersionPrefix``.
-    private static func recordVersion(
+    static func recordVersion(
         of response: Response, field: String?, concurrency: HTTPRecordEndpoints.Concurrency
     ) -> SyncCursor {
         let tag = response.head.headers["etag"].map { JSONValue.string($0).jsonString() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySQLite
 import VariablySync
 
@@ -61,6 +62,24 @@ import VariablySync
 // - Deletions: PocketBase keeps no trace of a deleted record, so `deletions` stays `.none` and only
 //   `resync()` removes what it deleted.
 
+/// A transport that loses the answer of the first request of `method` to `path`, whatever it was: the
+/// caller sees `timedOut`, and cannot know whether the server applied the request.
+struct LosingFirstWriteTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let method: String
+    var path = "/api/collections/users/records"
+    let lost = Once()
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        let response = try await base.send(request)
+        if request.method == method, request.url.path.hasPrefix(path), await lost.first() {
+            for try await _ in response.body {}
+            throw HTTPTransportError.timedOut(request: "\(request.method) \(request.url.path)", seconds: 10)
+        }
+        return response
+    }
+}
+
 /// The repository against a real, unmodified PocketBase (``PocketBaseServer``), declared as docs/http.md's
 /// recipe (``PocketBaseUser/api``): pushes one record at a time with `PATCH` of the changed fields and
 /// `DELETE`, and a token PocketBase cannot verify. The server's records are checked after each step.
@@ -86,11 +105,12 @@ struct PocketBaseSyncTests {
     /// A repository of users on an in-memory cache, synced with `server` with the token `credential`
     /// holds at each request.
     private func makeRepository(
-        _ server: PocketBaseServer, credential: Credential, pageSize: Int = 1000
+        _ server: PocketBaseServer, credential: Credential, pageSize: Int = 1000,
+        transport: any HTTPTransport = HTTPTransports.platformDefault
     ) throws -> Repository<PocketBaseUser> {
-        let remote = HTTPRemoteSource<PocketBaseUser>(baseURL: server.baseURL, api: PocketBaseUser.api, timeout: 60) {
-            request, _ in request.setValue(credential.current, forHTTPHeaderField: "Authorization")
-        }
+        let remote = HTTPRemoteSource<PocketBaseUser>(
+            baseURL: server.baseURL, api: PocketBaseUser.api, timeout: 60, transport: transport
+        ) { request, _ in request.setValue(credential.current, forHTTPHeaderField: "Authorization") }
         return try Repository(
             database: .inMemory(), remote: remote,
             configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
@@ -159,6 +179,53 @@ struct PocketBaseSyncTests {
         #expect(refused.rejected.first?.reason.hasPrefix("HTTP 400") == true)
         #expect(refused.rejected.first?.reason.contains("validation_not_unique") == true)
         #expect(try await onServer(server).map(\.userName) == ["offline"])
+    }
+
+    /// A create whose answer is lost after PocketBase stored it: the sync's own retry finds the record
+    /// by the id this device chose and adopts it, where the second `POST` would be refused as a
+    /// duplicate of itself (`400 validation_not_unique`) and wait for the app as a failed change.
+    @Test func aCreateWhoseAnswerIsLostIsFoundByItsOwnID() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let repository = try makeRepository(
+            server, credential: Credential(server.token),
+            transport: LosingFirstWriteTransport(base: HTTPTransports.platformDefault, method: "POST"))
+        try await repository.sync()
+
+        try await repository.save(PocketBaseUser(id: "device000000002", userName: "sent once", age: 3))
+        let report = try await repository.sync()
+        #expect(report.rejected.isEmpty)
+        #expect(report.conflicts.isEmpty)
+        #expect(report.pushed == 1)
+        #expect(report.retries >= 1)
+        #expect(try await onServer(server).map(\.id) == ["device000000002"])
+        #expect(try await repository.failedChanges().isEmpty)
+        #expect(try await repository.pendingChangeCount() == 0)
+        #expect(try await cached(repository) == onServer(server))
+    }
+
+    /// A create in doubt whose id the server holds with other values (another device's create of the
+    /// same id) is a conflict the policy settles, not a failed change: the server's copy wins here.
+    @Test func aCreateInDoubtMeetingAnotherRecordOfItsIDIsAConflict() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let first = try makeRepository(server, credential: Credential(server.token))
+        try await first.save(PocketBaseUser(id: "device000000003", userName: "first", age: 1))
+        try await first.sync()
+
+        // The second device's `POST` is refused (the id is taken), and that answer lost: its retry
+        // cannot know whether the first request created the record.
+        let second = try makeRepository(
+            server, credential: Credential(server.token),
+            transport: LosingFirstWriteTransport(base: HTTPTransports.platformDefault, method: "POST"))
+        try await second.save(PocketBaseUser(id: "device000000003", userName: "second", age: 2))
+        let report = try await second.sync()
+        #expect(report.rejected.isEmpty)
+        #expect(report.retries >= 1)
+        #expect(report.conflicts.map(\.id) == ["device000000003"])
+        #expect(try await onServer(server).map(\.userName) == ["first"])
+        #expect(try await second.fetch(id: "device000000003")?.userName == "first")
+        #expect(try await second.pendingChangeCount() == 0)
     }
 
     // MARK: - Tokens
