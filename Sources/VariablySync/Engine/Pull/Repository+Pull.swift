@@ -36,10 +36,7 @@ extension Repository {
         }
         // A resync keeps the primary keys it received, to remove the cached records it did not.
         var seen = Set<SQLValue>()
-        // How often each cursor came back with "more to come", and in a row: a server repeating a page
-        // now and then is tolerated, one that never advances (or cycles) is stopped.
-        var cursorVisits: [SyncCursor: Int] = [:]
-        var repeats = (cursor: cursor, count: 0)
+        var cursorGuard = CursorGuard(startingAfter: cursor)
         report.cursor = cursor
         // Retries happen in the fetch tasks; counted here, they reach the report even when a fetch fails.
         let retries = RetryCounter()
@@ -59,14 +56,7 @@ extension Repository {
             }
             let page = fetched.page
             if page.hasMore {
-                cursorVisits[page.nextCursor, default: 0] += 1
-                repeats =
-                    repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
-                if repeats.count > Self.maxCursorRepeats
-                    || cursorVisits[page.nextCursor, default: 0] > 2 * Self.maxCursorRepeats
-                {
-                    throw SyncError.cursorDidNotAdvance(page.nextCursor)
-                }
+                try cursorGuard.advance(to: page.nextCursor)
                 prefetch = startFetch(after: page.nextCursor, retries: retries)
             }
             let keys = fetched.keys
@@ -103,12 +93,6 @@ extension Repository {
     nonisolated var engine: PullEngine {
         PullEngine(database: database, tables: database.engineTables)
     }
-
-    /// How many times in a row a pull accepts the same cursor with "more to come" (twice as many in
-    /// all, for a cursor that comes back in a cycle) before it stops with
-    /// ``SyncError/cursorDidNotAdvance(_:)``: enough for pages repeated by a flaky proxy, far from an
-    /// endless loop.
-    static var maxCursorRepeats: Int { 16 }
 
     /// Deletes cached records the server did not send during a resync, except those with a queued
     /// change. Reads the primary key column only and deletes in batches by key; removes nothing when

@@ -103,7 +103,7 @@ extension SyncStore {
             var random = SplitMix64(seed: seed)
             var cursor = cursor
             var delivered = false
-            var repeats = (cursor: cursor, count: 0)
+            var cursorGuard = CursorGuard(startingAfter: cursor)
             do {
                 while true {
                     let page: DecodedFeedPage
@@ -117,11 +117,7 @@ extension SyncStore {
                     try Task.checkCancellation()
                     delivered = true
                     guard await buffer.put(page, records: page.recordCount), page.hasMore else { break }
-                    repeats =
-                        repeats.cursor == page.nextCursor ? (page.nextCursor, repeats.count + 1) : (page.nextCursor, 0)
-                    if repeats.count > Self.maximumCursorRepeats {
-                        throw SyncError.cursorDidNotAdvance(page.nextCursor)
-                    }
+                    try cursorGuard.advance(to: page.nextCursor)
                     cursor = page.nextCursor
                 }
                 await buffer.finish(.success(()))
@@ -191,10 +187,6 @@ extension SyncStore {
         let others = database.engineTables.filter { table in !own.contains { $0.table == table.table } }
         return PullEngine(database: database, tables: EngineTable.ordered(own + others))
     }
-
-    /// How many times in a row the feed may answer the same cursor with "more to come" before the pull
-    /// stops with ``SyncError/cursorDidNotAdvance(_:)``, as a repository's own pull does.
-    static var maximumCursorRepeats: Int { 16 }
 }
 
 /// A decoded part of a feed page that knows its size.
