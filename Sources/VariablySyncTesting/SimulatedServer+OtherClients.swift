@@ -43,6 +43,40 @@ extension SimulatedServer {
         try record(id: id).map { try JSONEncoder(source: .remote).encode($0) }
     }
 
+    /// The ids of the live records after `cursor` (`nil`: from the first), at most `limit`, in the
+    /// order they were first written: the server's listing, read by
+    /// `Repository.removeDeletedRecords(allowingDeletionOf:)`. Counted in ``Statistics/pulls``, with the
+    /// pull's faults.
+    ///
+    /// ```swift
+    /// let page = try await server.serverIDs(after: nil, limit: 1_000)
+    /// ```
+    ///
+    /// - Throws: ``RemoteSourceError/invalidCursor(_:)`` for a cursor this listing did not make, and
+    ///   the injected faults.
+    public func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID> {
+        statistics.pulls += 1
+        try await beginRequest()
+        var start = 0
+        if let cursor {
+            guard cursor.rawValue.hasPrefix("ids:"), let offset = Int(cursor.rawValue.dropFirst(4)), offset >= 0 else {
+                throw RemoteSourceError.invalidCursor(cursor)
+            }
+            start = offset
+        }
+        // The cursor is a position in the insertion order, so a page costs what it lists and skips.
+        let order = feed.insertionOrder
+        var position = start
+        var ids: [Model.ID] = []
+        while position < order.count, ids.count < max(limit, 1) {
+            if feed.rows[order[position]]?.json != nil { ids.append(order[position]) }
+            position += 1
+        }
+        while position < order.count, feed.rows[order[position]]?.json == nil { position += 1 }
+        return RemoteIDPage(
+            ids: ids, nextCursor: SyncCursor(rawValue: "ids:\(position)"), hasMore: position < order.count)
+    }
+
     /// Every live record, in the order they were first written.
     ///
     /// - Complexity: O(n): one decode per record.

@@ -75,7 +75,12 @@ extension Repository {
     /// repositories' creates and updates parents first, their deletions children first, then pulls.
     package func sync(_ phase: SyncPhase) async throws -> SyncReport<Model.ID> {
         while let running { _ = try? await running.task.value }
-        return try await start(fromStart: false, phase: phase)
+        switch phase {
+        case .pullFromStart(let deletions), .removeDeleted(let deletions):
+            return try await start(fromStart: phase.isPullFromStart, phase: phase, deletions: deletions)
+        case .all, .pushSaves, .pushDeletions, .pull:
+            return try await start(fromStart: false, phase: phase)
+        }
     }
 
     private func start(fromStart: Bool, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
@@ -110,6 +115,7 @@ extension Repository {
             if !phase.pushes.isEmpty {
                 try await pushPendingChanges(into: &report, operations: phase.pushes, throughGroup: phase.throughGroup)
             }
+            if case .removeDeleted = phase { try await removeRecordsNotListed(into: &report, allowing: deletions) }
             if phase.pulls {
                 // A cursor of another feed means nothing to this one: start over, as a resync does.
                 let feedChanged = lastFeed != nil && lastFeed != feed
@@ -148,13 +154,19 @@ package enum SyncPhase: Sendable {
     /// Deletions only, of the transaction groups up to `throughGroup` (`nil`: all).
     case pushDeletions(throughGroup: Int64?)
     case pull
+    /// A pull from the start that removes the cached records it did not receive (a resync), within
+    /// what the deletions allow.
+    case pullFromStart(ResyncDeletions)
+    /// No push, no pull: the server's ids listed, and the cached records it no longer has removed,
+    /// within what the deletions allow.
+    case removeDeleted(ResyncDeletions)
 
     var pushes: Set<PendingChange.Operation> {
         switch self {
         case .all: [.upsert, .delete]
         case .pushSaves: [.upsert]
         case .pushDeletions: [.delete]
-        case .pull: []
+        case .pull, .pullFromStart, .removeDeleted: []
         }
     }
 
@@ -162,14 +174,20 @@ package enum SyncPhase: Sendable {
     var throughGroup: Int64? {
         switch self {
         case .pushSaves(let group), .pushDeletions(let group): group
-        case .all, .pull: nil
+        case .all, .pull, .pullFromStart, .removeDeleted: nil
         }
+    }
+
+    /// Whether the phase pulls from the start (a resync).
+    var isPullFromStart: Bool {
+        if case .pullFromStart = self { return true }
+        return false
     }
 
     var pulls: Bool {
         switch self {
-        case .all, .pull: true
-        case .pushSaves, .pushDeletions: false
+        case .all, .pull, .pullFromStart: true
+        case .pushSaves, .pushDeletions, .removeDeleted: false
         }
     }
 }

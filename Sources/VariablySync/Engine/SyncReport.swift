@@ -52,6 +52,9 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// Pages asked only to check that the list had ended: after a page shorter than asked, since a
     /// server may serve fewer records a page than asked without saying so. At most one a pull.
     public var checkRequests = 0
+    /// Ids the server listed: what ``Repository/removeDeletedRecords(allowingDeletionOf:)`` read to find
+    /// the cached records the server no longer has. `0` for a sync.
+    public var listedIDs = 0
     /// The cursor the cache is at after the sync.
     public var cursor: SyncCursor?
     /// Wall-clock time of the sync.
@@ -86,6 +89,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         if !held.isEmpty { text += ", \(held.count) held" }
         if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
         if undecodable > 0 { text += ", \(undecodable) kept undecodable" }
+        if listedIDs > 0 { text += ", \(listedIDs) ids listed" }
         text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"
         if !conflicts.isEmpty {
             let outcomes = Dictionary(grouping: conflicts, by: \.resolution.description).map { "\($1.count) \($0)" }

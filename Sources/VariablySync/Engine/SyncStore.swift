@@ -108,6 +108,58 @@ public actor SyncStore {
     /// - Complexity: The sum of the repositories' syncs.
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
+        try await sync(pulling: .pull)
+    }
+
+    /// Pushes as ``sync()`` does, then pulls every table from the beginning, parents first, and removes
+    /// the cached records the server no longer has, each table within what `deletions` allows; their
+    /// children go by their references' rules (`CASCADE`, `SET NULL`) in the same transaction. A store
+    /// that pulls one feed pulls it from its beginning, which removes only what the feed lists as
+    /// deleted: ``removeDeletedRecords(allowingDeletionOf:)`` removes the rest where the sources list
+    /// their ids.
+    ///
+    /// ```swift
+    /// let report = try await store.resync()
+    /// print(report.for(Post.self)?.deleted ?? 0)
+    /// ```
+    ///
+    /// - Parameter deletions: How much of each table the resync may remove; by default anything but
+    ///   every row of a non-empty table (an empty answer is not taken for an empty server).
+    /// - Returns: One report per model.
+    /// - Throws: As ``sync()``; ``SyncError/resyncWouldDelete(table:rows:of:)`` beyond `deletions`, the
+    ///   tables before it resynced, that one and the rest unchanged.
+    @discardableResult
+    public func resync(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow) async throws
+        -> SyncStoreReport
+    {
+        try await sync(pulling: .pullFromStart(deletions))
+    }
+
+    /// Removes the cached records the server no longer has from every table, parents first (see
+    /// ``Repository/removeDeletedRecords(allowingDeletionOf:)``): each repository's source lists its
+    /// ids, and a parent's removal takes or empties its children by their references' rules.
+    ///
+    /// ```swift
+    /// let report = try await store.removeDeletedRecords()
+    /// ```
+    ///
+    /// - Parameter deletions: How much of each table may be removed.
+    /// - Returns: One report per model.
+    /// - Throws: The first repository's error; the tables before it stay done.
+    @discardableResult
+    public func removeDeletedRecords(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow)
+        async throws -> SyncStoreReport
+    {
+        var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
+        for member in members {
+            let report = try await member.run(.removeDeleted(deletions))
+            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
+        }
+        return SyncStoreReport(reports: reports, tables: reportTables)
+    }
+
+    /// Pushes every repository's changes, then pulls each table by `pull` (or the feed).
+    private func sync(pulling pull: SyncPhase) async throws -> SyncStoreReport {
         var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
         let tables = members.map(\.table.table)
         let rounds = try await members[0].database.write { try SyncStateStore.pushRounds(of: tables, $0) }
@@ -115,14 +167,14 @@ public actor SyncStore {
             try await push(throughGroup: round, into: &reports)
         }
         if let feed {
-            let retries = try await pullFeed(feed, into: &reports)
+            let retries = try await pullFeed(feed, fromStart: pull.isPullFromStart, into: &reports)
             try await engine.settleMissingParents()
             return SyncStoreReport(reports: reports, tables: reportTables, feedRetries: retries)
         }
         // Parents first; a record whose parent is not here yet (written on the server after its table
         // was pulled, or served after it) is parked by the engine and applied when the parent comes.
         for member in members {
-            let report = try await member.run(.pull)
+            let report = try await member.run(pull)
             reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
         }
         return SyncStoreReport(reports: reports, tables: reportTables)

@@ -79,6 +79,8 @@ extension SyncReport: SyncReportMerging {
         merged.waitingForParents = later.waitingForParents
         merged.undecodable = later.undecodable
         merged.retries += later.retries
+        merged.checkRequests += later.checkRequests
+        merged.listedIDs += later.listedIDs
         merged.cursor = later.cursor ?? cursor
         merged.duration += later.duration
         merged.resyncReason = later.resyncReason ?? resyncReason

@@ -84,12 +84,33 @@ public protocol RemoteSource<Model>: Sendable {
     ///
     /// - Throws: ``RemoteSourceError`` or any transport error.
     func currentRecord(id: Model.ID) async throws -> Data?
+
+    /// The page of the ids the server holds now after `cursor`, at most `limit` of them: what
+    /// ``Repository/removeDeletedRecords(allowingDeletionOf:)`` reads, page by page, to remove the
+    /// cached records the server deleted without saying so. Sources that cannot list their ids throw
+    /// ``RemoteSourceError/unavailable(_:)``, the default.
+    ///
+    /// ```swift
+    /// let first = try await remote.serverIDs(after: nil, limit: 1_000)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - cursor: The ``RemoteIDPage/nextCursor`` of the last page, or `nil` for the first.
+    ///   - limit: The largest number of ids wanted.
+    /// - Throws: ``RemoteSourceError`` or any transport error.
+    func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID>
 }
 
 extension RemoteSource {
     /// Throws ``RemoteSourceError/unavailable(_:)``: a source reads single records only if it says so.
     public func currentRecord(id: Model.ID) async throws -> Data? {
         throw RemoteSourceError.unavailable("\(Self.self) cannot read a single record (\(id))")
+    }
+
+    /// Throws ``RemoteSourceError/unavailable(_:)``: a source lists its ids only if it says so.
+    public func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID> {
+        throw RemoteSourceError.unavailable(
+            "\(Self.self) cannot list the ids it holds: give it a listing (HTTPAPI's idListing)")
     }
 
     /// `true`: a source takes pushes unless it says otherwise.

@@ -38,9 +38,11 @@ extension SyncStore {
     /// cursor in one transaction.
     ///
     /// - Returns: The feed's requests retried after transient failures.
-    func pullFeed(_ feed: any RemoteChangeFeed, into reports: inout [ObjectIdentifier: any SyncReportMerging])
-        async throws -> Int
-    {
+    /// - Parameter fromStart: Whether the feed is pulled from its beginning (a resync), whatever the
+    ///   stored cursor.
+    func pullFeed(
+        _ feed: any RemoteChangeFeed, fromStart: Bool = false, into reports: inout [ObjectIdentifier: any SyncReportMerging]
+    ) async throws -> Int {
         let state = feedState
         let database = members[0].database
         let tables = members.map(\.table.table)
@@ -50,7 +52,7 @@ extension SyncStore {
             return try (state.cursor(db), state.feed(db))
         }
         // A cursor of another feed means nothing to this one: start over.
-        let cursor = lastFeed == nil || lastFeed == feed.feedIdentifier ? stored : nil
+        let cursor = !fromStart && (lastFeed == nil || lastFeed == feed.feedIdentifier) ? stored : nil
         let buffer = FeedPrefetcher<DecodedFeedPage>(capacity: feedConfiguration.batchSize)
         let producer = startProducing(feed, after: cursor, into: buffer)
         defer { producer.cancel() }

@@ -17,6 +17,8 @@ public struct HTTPAPI: Sendable {
     package var push: HTTPPushShape
     /// How answers that refuse the credentials are told apart; `nil`: a `401` alone.
     package var credentials: HTTPCredentialsCheck?
+    /// Where the server lists the ids it holds; `nil`: it does not.
+    package var idListing: HTTPPullShape?
 
     /// An API of this pull and push shape.
     ///
@@ -29,10 +31,19 @@ public struct HTTPAPI: Sendable {
     ///   - push: How local changes are sent; ``HTTPPushShape/none`` for a read-only API.
     ///   - credentials: How an answer that refuses the credentials is told from one about the data, for
     ///     servers that answer them with `404`, `400`, `403` or an empty list; `nil`: a `401` alone.
-    public init(pull: HTTPPullShape, push: HTTPPushShape, credentials: HTTPCredentialsCheck? = nil) {
+    ///   - idListing: Where the server lists the ids of every record it holds, read in pages by
+    ///     ``Repository/removeDeletedRecords(allowingDeletionOf:)``: the collection with a field
+    ///     selection (`?fields=id`, PostgREST's `?select=id`) or a light endpoint, answering objects with
+    ///     the listing shape's `idKey`. Declared without `changedSince`, whose listing would
+    ///     leave out what did not change. `nil`: the server lists none.
+    public init(
+        pull: HTTPPullShape, push: HTTPPushShape, credentials: HTTPCredentialsCheck? = nil,
+        idListing: HTTPPullShape? = nil
+    ) {
         self.pull = pull
         self.push = push
         self.credentials = credentials
+        self.idListing = idListing
     }
 
     /// The package's own envelope: `GET {base}/changes?after=&limit=` answering

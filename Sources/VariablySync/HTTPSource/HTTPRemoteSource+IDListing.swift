@@ -1,0 +1,75 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - The server's ids, listed
+
+extension HTTPRemoteSource {
+    /// Asks for the page of the server's ids after `cursor` as the `api`'s `idListing` describes:
+    /// its path, query and paging, with the pull's checks (a page shorter than asked is checked once,
+    /// declared totals are read), so that a listing cut short by a silent page cap is never taken as
+    /// the whole.
+    ///
+    /// ```swift
+    /// // GET /users/?fields=id&page=1&page_size=1000 → {"results": [{"id": 1}, …], "next": …}
+    /// let api = HTTPAPI(
+    ///     pull: pull, push: push,
+    ///     idListing: HTTPPullShape(
+    ///         path: "users/", records: "results", paging: .page(parameter: "page"),
+    ///         limitParameter: "page_size", query: ["fields": "id"]))
+    /// let page = try await HTTPRemoteSource<User>(baseURL: base, api: api).serverIDs(after: nil, limit: 1_000)
+    /// ```
+    ///
+    /// - Throws: ``RemoteSourceError/unavailable(_:)`` without a listing, or with one that declares
+    ///   `changedSince` (it would list only what changed); ``RemoteSourceError`` for failures, bad
+    ///   statuses and answers that are not the declared shape, or records without an id.
+    public func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID> {
+        guard let shape = api.idListing else {
+            throw RemoteSourceError.unavailable(
+                "this API lists no ids: declare HTTPAPI's idListing (e.g. the collection with ?fields=id)")
+        }
+        guard shape.changedSince == nil else {
+            throw RemoteSourceError.unavailable(
+                "the idListing declares changedSince, so it would list only the records that changed: "
+                    + "declare it without one")
+        }
+        let state = try HTTPPullState(cursor: cursor, shape: shape)
+        let url = try shape.url(base: baseURL, state: state, limit: limit)
+        let response = try await exchange(makeRequest(url: url, method: "GET"))
+        if response.head.status == 404, let end = try shape.endOfPull(after: state, idType: Model.ID.self) {
+            return RemoteIDPage(ids: [], nextCursor: end.nextCursor, hasMore: false)
+        }
+        if refusesCredentials(response.head.status) {
+            throw RemoteSourceError.httpStatus(
+                response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
+        }
+        let body = try Self.successBody(response)
+        let page = try shape.page(
+            body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
+            idType: Model.ID.self)
+        let ids = try Self.ids(in: page.records, idKey: shape.idKey) + page.deletedIDs
+        // An empty listing may be a refusal of the credentials in disguise: it would remove every row.
+        if cursor == nil, ids.isEmpty, !page.hasMore {
+            try await verifyCredentials(before: "an empty id listing")
+        }
+        return RemoteIDPage(ids: ids, nextCursor: page.nextCursor, hasMore: page.hasMore)
+    }
+
+    /// The ids of `records` (a JSON array of objects): each object's `idKey`.
+    static func ids(in records: Data, idKey: String) throws -> [Model.ID] {
+        let body = try JSONBody(records)
+        guard let elements = try body.elements(of: body.root) else {
+            throw RemoteSourceError.invalidResponse("the id listing's records are not an array")
+        }
+        let decoder = KeySetJSONDecoder()
+        return try elements.map { element in
+            guard let range = try body.member(idKey, of: element),
+                let id = try? decoder.decode(Model.ID.self, from: body.data(range))
+            else {
+                throw RemoteSourceError.invalidResponse(
+                    "a listed record without a valid \"\(idKey)\": "
+                        + String(decoding: body.data(element).prefix(200), as: UTF8.self))
+            }
+            return id
+        }
+    }
+}
