@@ -41,7 +41,8 @@ extension SyncStore {
     /// - Parameter fromStart: Whether the feed is pulled from its beginning (a resync), whatever the
     ///   stored cursor.
     func pullFeed(
-        _ feed: any RemoteChangeFeed, fromStart: Bool = false, into reports: inout [ObjectIdentifier: any SyncReportMerging]
+        _ feed: any RemoteChangeFeed, fromStart: Bool = false,
+        into reports: inout [ObjectIdentifier: any SyncReportMerging]
     ) async throws -> Int {
         let state = feedState
         let database = members[0].database
