@@ -57,7 +57,8 @@ let posts = users.flatMap { user in
     [0, 1].map { Post(id: user.id * 10 + $0, authorID: user.id, title: "post", updatedAt: day.addingTimeInterval(60)) }
 }
 // Comment 999 is on post 77, which the server does not have: it is parked, waiting for it.
-let comments = posts.map { Comment(id: $0.id * 10, postID: $0.id, body: "on \($0.id)") }
+let comments =
+    posts.map { Comment(id: $0.id * 10, postID: $0.id, body: "on \($0.id)") }
     + [Comment(id: 999, postID: 77, body: "on a post to come")]
 let userServer = try SimulatedServer(
     records: users, seed: 1, validate: { $0.userName == "refused" ? "user_name is reserved" : nil }, clock: clock)
