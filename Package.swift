@@ -67,6 +67,10 @@ let package = Package(
             dependencies: [
                 "VariablySync", "VariablySyncTesting", "VariablySQLite", "VariablyHTTP", "VariablyTestSupport", "UserSyncModels",
             ],
+            // A cache written by an earlier version, for the upgrade test; the program that wrote it is
+            // kept beside it as text.
+            exclude: ["Engine/State/Fixtures/MakeCacheFixture.swift", "Engine/State/Fixtures/README.md"],
+            resources: [.copy("Engine/State/Fixtures/cache-84401b4.db")],
             swiftSettings: strict),
         .testTarget(
             name: "VariablySyncTestingTests",

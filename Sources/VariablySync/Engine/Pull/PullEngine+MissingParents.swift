@@ -71,15 +71,15 @@ extension PullEngine {
                 let value = "json_extract(\"parents\", \(SQL.literal("$.\"" + reference.column + "\"")))"
                 let rows = try db.fetch(
                     sql: """
-                        SELECT DISTINCT \(value) AS "key", json_quote(\(value)) FROM "variably_parked_records"
+                        SELECT DISTINCT \(value) AS "key", json_quote(\(value)) AS "id_text" FROM "variably_parked_records"
                         WHERE "table_name" = ? AND "state" = 'waiting' AND "key" IS NOT NULL
                             AND NOT EXISTS (SELECT 1 FROM \(SQL.quote(reference.parentTable))
                                 WHERE \(SQL.quote(reference.parentColumn)) = "key")
                         """,
                     arguments: [table.table])
                 for row in rows {
-                    guard case .text(let idText) = row[1] else { continue }
-                    missing.append(MissingParent(table: reference.parentTable, idText: idText, key: row[0]))
+                    guard let idText = row.text("id_text"), let key = row["key"] else { continue }
+                    missing.append(MissingParent(table: reference.parentTable, idText: idText, key: key))
                 }
             }
         }

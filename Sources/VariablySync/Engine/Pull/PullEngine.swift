@@ -212,7 +212,7 @@ struct PullEngine: Sendable {
         let primaryKeyColumn = try primaryKeyColumn(of: table.table, db)
         var keys = Set<SQLValue>()
         for row in try db.fetch(sql: "PRAGMA foreign_key_check(\(SQL.quote(table.table)))") {
-            guard case .integer(let rowid) = row[1] else { continue }
+            guard let rowid = row.integer("rowid") else { continue }
             if let key = try db.fetchValue(
                 sql: "SELECT \(primaryKeyColumn) FROM \(SQL.quote(table.table)) WHERE rowid = ?", arguments: [rowid])
             {
@@ -235,13 +235,13 @@ struct PullEngine: Sendable {
     private static func violation(among tables: [EngineTable], _ db: Database) throws -> SyncError {
         var candidates = tables.map(\.table)
         candidates += try db.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'table'")
-            .compactMap { if case .text(let name) = $0[0], !candidates.contains(name) { name } else { nil } }
+            .compactMap { row in row.text("name").flatMap { candidates.contains($0) ? nil : $0 } }
         for table in candidates {
             for row in try db.fetch(sql: "PRAGMA foreign_key_check(\(SQL.quote(table)))") {
-                guard case .text(let parent) = row[2] else { continue }
+                guard let parent = row.text("parent") else { continue }
                 let primaryKeyColumn = try primaryKeyColumn(of: table, db)
                 var record = "?"
-                if case .integer(let rowid) = row[1],
+                if let rowid = row.integer("rowid"),
                     let key = try db.fetchValue(
                         sql: "SELECT \(primaryKeyColumn) FROM \(SQL.quote(table)) WHERE rowid = ?", arguments: [rowid])
                 {

@@ -15,9 +15,9 @@ extension SyncStore {
         let retries: Int
     }
 
-    /// The row of `variably_sync_state` that keeps the feed's cursor: one per set of tables.
-    var feedState: SyncStateStore {
-        SyncStateStore(table: "variably_feed:" + members.map(\.table.table).sorted().joined(separator: ","))
+    /// The row of `variably_feed_positions` that keeps the feed's cursor: one per set of tables.
+    var feedState: FeedPosition {
+        FeedPosition(tables: members.map(\.table.table))
     }
 
     /// The cursor of the last batch the store applied from its feed, or `nil` before the first.
@@ -50,7 +50,8 @@ extension SyncStore {
         let (stored, lastFeed) = try await database.write { db in
             // Records the models could not decode are tried again by this pull's first batch.
             for table in tables { try SyncStateStore(table: table).retryUndecodableRecords(db) }
-            return try (state.cursor(db), state.feed(db))
+            let position = try state.row(db)
+            return (position?.cursor.map(SyncCursor.init(rawValue:)), position?.feed)
         }
         // A cursor of another feed means nothing to this one: start over.
         let cursor = !fromStart && (lastFeed == nil || lastFeed == feed.feedIdentifier) ? stored : nil
@@ -172,8 +173,7 @@ extension SyncStore {
         }
         let tables = members.map { SyncStateStore(table: $0.table.table) }
         return try await engine.apply(parts) { db, _ in
-            try state.setCursor(last.nextCursor, db)
-            try state.setFeed(feed, db)
+            try state.save(cursor: last.nextCursor, feed: feed, db)
             // Each table's local changes are based on the position the cache is at: the server tells a
             // conflict from it (a table's own cursor is what its queued changes carry).
             for table in tables {

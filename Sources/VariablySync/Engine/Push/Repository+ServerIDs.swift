@@ -138,7 +138,7 @@ extension Repository {
             columns = try db.fetch(
                 sql: "SELECT name FROM pragma_table_info(?) WHERE pk = 0", arguments: [primaryKey.table]
             )
-            .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+            .compactMap { $0.text("name") }
         }
         guard !columns.isEmpty,
             let row = try db.fetch(
@@ -157,12 +157,12 @@ extension Repository {
         let tables = try db.fetch(
             sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
         )
-        .compactMap { if case .text(let name) = $0[0] { name } else { nil } }
+        .compactMap { $0.text("name") }
         for child in tables {
             for row in try db.fetch(
                 sql: "SELECT \"table\", \"from\" FROM pragma_foreign_key_list(?)", arguments: [child])
             {
-                guard case .text(let parent) = row[0], case .text(let column) = row[1],
+                guard let parent = row.text("table"), let column = row.text("from"),
                     parent.lowercased() == table.lowercased()
                 else { continue }
                 found.append((child, column))

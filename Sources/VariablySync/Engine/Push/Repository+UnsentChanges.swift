@@ -48,31 +48,22 @@ extension Repository {
 extension SyncStateStore {
     /// This table's queued changes as ``UnsentChange``s, `held` telling those waiting for a parent.
     func unsent(held: [String: Hold], _ db: Database) throws -> [UnsentChange] {
-        let now = Date().timeIntervalSince1970
-        return try db.fetch(
-            sql: #"""
-                SELECT "record_id", "operation", "is_new", "sent", "failure", "retry_at", "last_error"
-                FROM "variably_pending_changes" WHERE "table_name" = ?
-                ORDER BY coalesce("transaction_group", 9223372036854775807), "sequence"
-                """#,
-            arguments: [table]
-        ).compactMap { row in
-            guard case .text(let recordID) = row[0], case .text(let operation) = row[1] else { return nil }
+        let now = Date()
+        return try queuedRows(where: "1", db).map { row in
             let status: UnsentChange.Status
-            if case .text(let failure) = row[4] {
+            if let failure = row.failure {
                 status = .refused(failure)
-            } else if case .real(let retryAt) = row[5], retryAt > now {
-                let error = if case .text(let text) = row[6] { text } else { "" }
-                status = .retrying(error, after: Date(timeIntervalSince1970: retryAt))
-            } else if let hold = held[recordID] {
+            } else if let retryAt = row.retryAt, retryAt > now {
+                status = .retrying(row.lastError ?? "", after: retryAt)
+            } else if let hold = held[row.recordID] {
                 status = .waitingForParent(hold.reason)
-            } else if row[3] == .integer(1) {
+            } else if row.isSent {
                 status = .awaitingAnswer
             } else {
                 status = .queued
             }
             return UnsentChange(
-                table: table, recordID: recordID, isDeletion: operation == "delete", isNew: row[2] == .integer(1),
+                table: table, recordID: row.recordID, isDeletion: row.operation == "delete", isNew: row.isNew,
                 status: status)
         }
     }

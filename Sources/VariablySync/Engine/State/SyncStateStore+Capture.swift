@@ -26,16 +26,12 @@ extension SyncStateStore {
     }
 
     /// Creates the capture triggers of the table, replacing those of older versions and those made for
-    /// another `deletionVersion`.
+    /// another `deletionVersion`. The pause table is the schema's (``SyncStateSchema``).
     ///
     /// - Parameter columns: The table's column names, unquoted: an update records which of them changed.
     func installCapture(
         primaryKeyColumn: String, columns: [String], deletionVersion: DeletionVersion?, _ db: Database
     ) throws {
-        try db.execute(
-            sql: #"""
-                CREATE TABLE IF NOT EXISTS "variably_capture_paused" ("table_name" TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID
-                """#)
         // The variant names the deletion version's column and prefix, so that a repository opened with
         // another source replaces the triggers.
         let variant = deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0"
@@ -45,7 +41,7 @@ extension SyncStateStore {
                 #"SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "tbl_name" = ? AND "name" LIKE 'variably_capture_v%'"#,
             arguments: [table]
         ).compactMap { row -> String? in
-            guard case .text(let name) = row[0], !name.hasPrefix(prefix) else { return nil }
+            guard let name = row.text("name"), !name.hasPrefix(prefix) else { return nil }
             return name
         }
         for name in stale { try db.execute(sql: "DROP TRIGGER IF EXISTS \(SQL.quote(name))") }

@@ -51,39 +51,23 @@ extension SyncStateStore {
         let ready =
             conditions.isEmpty ? "" : " AND (\"parents\" IS NULL OR (" + conditions.joined(separator: " AND ") + "))"
         return try db.fetch(
-            sql: #"SELECT "record_id", "record", "version", "parents", "emptied" FROM "variably_parked_records" "#
+            ParkedRecordRow.self,
+            sql: "SELECT \(ParkedRecordRow.selection) FROM \"variably_parked_records\" "
                 + #"WHERE "table_name" = ? AND "state" = 'waiting'"# + ready,
             arguments: [table]
-        ).compactMap(Self.parkedRecord(from:))
+        ).map(ParkedRecord.init(row:))
     }
 
     /// This table's records in `state`.
     func parkedRecords(in state: ParkingState, _ db: Database) throws -> [ParkedRecord] {
         try db.fetch(
+            ParkedRecordRow.self,
             sql: #"""
-                SELECT "record_id", "record", "version", "parents", "emptied" FROM "variably_parked_records"
+                SELECT \#(ParkedRecordRow.selection) FROM "variably_parked_records"
                 WHERE "table_name" = ? AND "state" = ?
                 """#,
             arguments: [table, state.rawValue]
-        ).compactMap(Self.parkedRecord(from:))
-    }
-
-    private static func parkedRecord(from row: Row) -> ParkedRecord? {
-        guard case .text(let id) = row[0] else { return nil }
-        let record: Data
-        switch row[1] {
-        case .blob(let bytes): record = bytes
-        case .text(let text): record = Data(text.utf8)
-        default: return nil
-        }
-        let version: String? = if case .text(let text) = row[2] { text } else { nil }
-        let parents: String? = if case .text(let text) = row[3] { text } else { nil }
-        var emptied: [String] = []
-        if case .text(let text) = row[4], let columns = try? JSONDecoder().decode([String].self, from: Data(text.utf8))
-        {
-            emptied = columns
-        }
-        return ParkedRecord(recordID: id, record: record, version: version, parents: parents, emptied: emptied)
+        ).map(ParkedRecord.init(row:))
     }
 
     /// Parks records, replacing an older parked copy of the same record.
@@ -126,15 +110,14 @@ extension SyncStateStore {
     func parkedRecords(withKeys keys: [SQLValue], _ db: Database) throws -> [SQLValue: Data] {
         var records: [SQLValue: Data] = [:]
         for key in keys {
-            let value = try db.fetchValue(
-                sql:
-                    #"SELECT "record" FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = json_quote(?)"#,
+            let parked = try db.fetch(
+                ParkedRecordRow.self,
+                sql: #"""
+                    SELECT \#(ParkedRecordRow.selection) FROM "variably_parked_records"
+                    WHERE "table_name" = ? AND "record_id" = json_quote(?)
+                    """#,
                 arguments: [table, key])
-            switch value {
-            case .blob(let bytes)?: records[key] = bytes
-            case .text(let text)?: records[key] = Data(text.utf8)
-            default: break
-            }
+            if let row = parked.first { records[key] = row.record }
         }
         return records
     }
@@ -221,7 +204,7 @@ extension SyncStateStore {
     static func tablesWithParkedRecords(_ db: Database) throws -> Set<String> {
         Set(
             try db.fetch(sql: #"SELECT DISTINCT "table_name" FROM "variably_parked_records""#)
-                .compactMap { if case .text(let name) = $0[0] { name } else { nil } })
+                .compactMap { $0.text("table_name") })
     }
 
     /// The values of the reference columns `references` of the row with primary key `key`, as a JSON
@@ -238,5 +221,14 @@ extension SyncStateStore {
             arguments: [key])
         if case .text(let text)? = value { return text }
         return nil
+    }
+}
+
+extension SyncStateStore.ParkedRecord {
+    /// The parked record that a row of `variably_parked_records` holds, as the pull applies it again.
+    init(row: ParkedRecordRow) {
+        self.init(
+            recordID: row.recordID, record: row.record, version: row.version, parents: row.parents,
+            emptied: row.emptied ?? [])
     }
 }

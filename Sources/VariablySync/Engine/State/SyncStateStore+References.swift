@@ -22,7 +22,7 @@ extension SyncStateStore {
         for reference in references {
             let rows = try db.fetch(
                 sql: #"""
-                    SELECT child."record_id", parent."record_id", parent."failure"
+                    SELECT child."record_id" AS "child", parent."record_id" AS "parent", parent."failure" AS "failure"
                     FROM "variably_pending_changes" AS child
                     JOIN \#(SQL.quote(table)) AS row ON row.\#(primaryKeyColumn) = json_extract(child."record_id", '$')
                     JOIN "variably_pending_changes" AS parent ON parent."table_name" = ?
@@ -33,8 +33,8 @@ extension SyncStateStore {
                     """#,
                 arguments: [reference.parentTable, table])
             for row in rows {
-                guard case .text(let child) = row[0], case .text(let parent) = row[1] else { continue }
-                let failure: String? = if case .text(let text) = row[2] { text } else { nil }
+                guard let child = row.text("child"), let parent = row.text("parent") else { continue }
+                let failure = row.text("failure")
                 var hold =
                     held[child]
                     ?? Hold(

@@ -35,7 +35,8 @@ extension SyncStateStore {
         let placeholders = Array(repeating: "?", count: tables.count).joined(separator: ", ")
         let groups = try db.fetch(
             sql: #"""
-                SELECT "transaction_group", max("operation" = 'delete'), max("operation" = 'upsert')
+                SELECT "transaction_group", max("operation" = 'delete') AS "deletes",
+                    max("operation" = 'upsert') AS "saves"
                 FROM "variably_pending_changes"
                 WHERE "failure" IS NULL AND "table_name" IN (\#(placeholders))
                 GROUP BY "transaction_group" ORDER BY coalesce("transaction_group", 9223372036854775807)
@@ -45,9 +46,9 @@ extension SyncStateStore {
         var previous: Int64?
         var roundDeletes = false
         for row in groups {
-            let group: Int64? = if case .integer(let value) = row[0] { value } else { nil }
-            let deletes = row[1] == .integer(1)
-            let saves = row[2] == .integer(1)
+            let group = row.integer("transaction_group")
+            let deletes = row.integer("deletes") == 1
+            let saves = row.integer("saves") == 1
             if saves, roundDeletes, let previous {
                 rounds.append(previous)
                 roundDeletes = false

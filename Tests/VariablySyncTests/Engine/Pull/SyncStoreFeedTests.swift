@@ -318,7 +318,7 @@ struct SyncStateStoreProbe {
     func setFeedCursor(_ cursor: String) async throws {
         try await database.write { db in
             try db.execute(
-                sql: #"UPDATE "variably_sync_state" SET "cursor" = ? WHERE "table_name" LIKE 'variably_feed:%'"#,
+                sql: #"UPDATE "variably_feed_positions" SET "cursor" = ?"#,
                 arguments: [cursor])
         }
     }
