@@ -15,7 +15,7 @@ import VariablySQLite
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
     /// Bump when the trigger bodies change: older triggers of the table are replaced.
-    static let captureVersion = 4
+    static let captureVersion = 5
 
     /// Where a deletion finds the version the client last saw of the record it deletes.
     struct DeletionVersion: Equatable, Sendable {
@@ -156,7 +156,7 @@ extension SyncStateStore {
                 (julianday('now') - 2440587.5) * 86400.0, \(isNew), \(changedColumns))
             ON CONFLICT ("table_name", "record_id") DO UPDATE SET
                 \(rebase)"operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",
-                "changed_columns" = \(mergedColumns), "failure" = NULL,
+                "changed_columns" = \(mergedColumns), "failure" = NULL, "retry_at" = NULL, "attempts" = 0,
                 "superseded_keys" = CASE WHEN "sent" = 1
                     THEN json_insert("superseded_keys", '$[#]', "idempotency_key") ELSE "superseded_keys" END,
                 "sent" = 0, "transaction_group" = NULL

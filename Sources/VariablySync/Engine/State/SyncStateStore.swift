@@ -147,12 +147,17 @@ struct SyncStateStore: Sendable {
             arguments: [failure, change.idempotencyKey])
     }
 
-    /// Makes a held change pushable again, under a new key.
+    /// Makes a change the app retries pushable with the next sync: a failed one under a new key, and
+    /// one retrying after repeated `5xx` answers at once, its backoff ended (under its key: the server
+    /// may have applied it).
     func clearFailure(of recordID: String, _ db: Database) throws {
         try db.execute(
             sql: #"""
-                UPDATE "variably_pending_changes" SET "failure" = NULL, "idempotency_key" = lower(hex(randomblob(16)))
-                WHERE "table_name" = ? AND "record_id" = ? AND "failure" IS NOT NULL
+                UPDATE "variably_pending_changes" SET
+                    "idempotency_key" = CASE WHEN "failure" IS NOT NULL
+                        THEN lower(hex(randomblob(16))) ELSE "idempotency_key" END,
+                    "failure" = NULL, "retry_at" = NULL, "attempts" = 0
+                WHERE "table_name" = ? AND "record_id" = ? AND ("failure" IS NOT NULL OR "retry_at" IS NOT NULL)
                 """#,
             arguments: [table, recordID])
     }

@@ -91,6 +91,34 @@ struct FailingRecordsRemote: RemoteSource {
         #expect(try await repository.unsentChanges().isEmpty)
     }
 
+    /// The app decides when a retrying change goes: `retry(failedChangeOf:)` ends its backoff, and so
+    /// does a new save of the record; before either, it waits up to 15 minutes.
+    @Test(arguments: [false, true])
+    func theAppEndsABackoffByRetryingOrSavingAgain(savesAgain: Bool) async throws {
+        let (repository, server, failing) = try await repository(failing: [User.sample(1).id])
+        var first = User.sample(1)
+        first.nickname = "fails on the server"
+        try await repository.save(first)
+        #expect(try await repository.sync().deferred.map(\.id) == [first.id])
+        await failing.set([])
+        // Still in its backoff: a sync leaves it.
+        #expect(try await repository.sync().pushed == 0)
+
+        if savesAgain {
+            first.nickname = "saved again"
+            try await repository.save(first)
+        } else {
+            try await repository.retry(failedChangeOf: first.id)
+        }
+        let unsent = try await repository.unsentChanges()
+        #expect(unsent.count == 1)
+        if case .retrying? = unsent.first?.status { Issue.record("still retrying after the app's decision: \(unsent)") }
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(await server.record(id: first.id)?.nickname == first.nickname)
+        #expect(try await repository.unsentChanges().isEmpty)
+    }
+
     @Test func unsentChangesTellWhereEachStandsAndAreObservable() async throws {
         let (repository, _, _) = try await repository(failing: [])
         var edited = User.sample(2)
