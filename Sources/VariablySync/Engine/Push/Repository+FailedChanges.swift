@@ -58,7 +58,10 @@ extension Repository {
 
     /// Gives up a refused change and puts the server's copy of the record back in the cache: the record
     /// is read from the server (``RemoteSource/currentRecord(id:)``), written without being queued, and
-    /// removed when the server has none (a record created here, a record deleted there).
+    /// removed when the server has none (a record deleted there). A refused create is looked up too: the
+    /// server may hold a record under the id this device chose (another device's create, or this one's,
+    /// applied before its answer was lost), and the cache then takes the server's copy rather than losing
+    /// the record.
     ///
     /// ```swift
     /// try await repository.revert(failedChangeOf: 42)
@@ -70,7 +73,7 @@ extension Repository {
         let state = self.state
         let recordID = try Self.text(of: id)
         guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
-        let json = change.isNew ? nil : try await remote.currentRecord(id: id)
+        let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await remote.currentRecord(id: id)
         let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }
         let primaryKey = self.primaryKey
         let pulledEntries = self.pulledEntries
@@ -84,6 +87,19 @@ extension Repository {
                 }
             }
             try state.discard(recordID: recordID, db)
+        }
+    }
+
+    /// The server's record with the id of a create made here, or `nil` when it has none: a source that
+    /// cannot read single records, and an id the server would never assign (answered `400`, such as a
+    /// provisional one), mean none.
+    private nonisolated func serverCopyOfCreate(id: Model.ID) async throws -> Data? {
+        do {
+            return try await remote.currentRecord(id: id)
+        } catch RemoteSourceError.unavailable {
+            return nil
+        } catch RemoteSourceError.httpStatus(400, _) {
+            return nil
         }
     }
 

@@ -179,6 +179,13 @@ struct PocketBaseSyncTests {
         #expect(refused.rejected.first?.reason.hasPrefix("HTTP 400") == true)
         #expect(refused.rejected.first?.reason.contains("validation_not_unique") == true)
         #expect(try await onServer(server).map(\.userName) == ["offline"])
+
+        // Reverting the refused create reads the server's record of that id: the cache takes it, not
+        // an empty row.
+        try await other.revert(failedChangeOf: "device000000001")
+        #expect(try await other.fetch(id: "device000000001")?.userName == "offline")
+        #expect(try await other.pendingChangeCount() == 0)
+        #expect(try await cached(other) == onServer(server))
     }
 
     /// A create whose answer is lost after PocketBase stored it: the sync's own retry finds the record
