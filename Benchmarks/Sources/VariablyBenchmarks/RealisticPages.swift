@@ -112,17 +112,21 @@ extension RealisticUser {
     /// The API of a Django REST Framework server as an app declares it (docs/http.md's recipe): the
     /// list `users/` in `{"count", "next", "previous", "results"}` pages followed by their `next` URL
     /// (`CursorPagination`), `is_deleted` tombstones, changes since the last sync by `updated_at__gte`
-    /// (which makes every pull check that records arrive in `updated_at` order); edits `PATCH`ed to
+    /// (which makes every pull check that records arrive in `updated_at` order), asked from `lookBack`
+    /// before the last sync's boundary (the recipe's 5 seconds, for late commits); edits `PATCH`ed to
     /// `users/{id}/` with the changed fields only, `updated_at` (answered by the server) the version.
-    static let drfAPI = HTTPAPI(
-        pull: HTTPPullShape(
-            path: "users/", records: "results", paging: .nextURL(at: "next"),
-            deletions: .tombstones(flag: "is_deleted"),
-            changedSince: .updatedSince(parameter: "updated_at__gte", field: "updated_at"), limitParameter: "limit"),
-        push: .perRecord(
-            HTTPRecordEndpoints(
-                path: "users", trailingSlash: true, update: .patch, body: .changedFields,
-                readOnlyFields: ["id", "created_at", "updated_at", "is_deleted"], versionField: "updated_at")))
+    static func drfAPI(lookBack: Duration = .seconds(5)) -> HTTPAPI {
+        HTTPAPI(
+            pull: HTTPPullShape(
+                path: "users/", records: "results", paging: .nextURL(at: "next"),
+                deletions: .tombstones(flag: "is_deleted"),
+                changedSince: .updatedSince(parameter: "updated_at__gte", field: "updated_at", lookBack: lookBack),
+                limitParameter: "limit"),
+            push: .perRecord(
+                HTTPRecordEndpoints(
+                    path: "users", trailingSlash: true, update: .patch, body: .changedFields,
+                    readOnlyFields: ["id", "created_at", "updated_at", "is_deleted"], versionField: "updated_at")))
+    }
 
     /// What the server answers a `PATCH` of `target` (`/users/42/`) with `body`: the stored user with the
     /// sent `user_name`, `email` and `profile` members applied and `updated_at` now, as the server writes
