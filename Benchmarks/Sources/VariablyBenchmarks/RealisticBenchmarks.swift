@@ -90,7 +90,7 @@ enum RealisticBenchmarks {
     /// (here 4,000). The target only catches a further slowdown; lifting it waits for a cheaper cursor.
     static let lookBackTarget = 0.2
     /// The target of DRF's shape without look-back, ÷ in process and ÷ the package's envelope: medians
-    /// 0.76 and 0.79 in seven and six runs at 100,000 users on the same machine (0.49-1.04 and
+    /// 0.76 and 0.79 in seven runs at 100,000 users on the same machine (0.49-1.04 and
     /// 0.44-0.87: not met in two runs at a load of 13-23); below 0.7 the shape's own reading
     /// (tombstones, the order check, a digest of every record) has likely grown.
     static let shapeTarget = 0.7
