@@ -86,7 +86,7 @@ enum RealisticBenchmarks {
 
     /// The target of the recipe's pull (look-back 5 s) ÷ in process: 0.25-0.28 in three runs at 100,000
     /// users on the loaded 2-core machine (docs/benchmarks.md, "Realistic pages and pushes"). The
-    /// look-back costs 3-4x: each page decodes and encodes the cursor with every record of the window
+    /// look-back costs 2.4-3.3x: each page decodes and encodes the cursor with every record of the window
     /// (here 4,000). The target only catches a further slowdown; lifting it waits for a cheaper cursor.
     static let lookBackTarget = 0.2
     /// The target of DRF's shape without look-back, ÷ in process and ÷ the package's envelope: medians
