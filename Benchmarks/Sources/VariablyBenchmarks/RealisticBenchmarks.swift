@@ -84,18 +84,18 @@ enum RealisticBenchmarks {
             name: pushName, variants: variants, targets: [variants[1].name: pushTarget], comparisons: comparisons)
     }
 
-    /// The target of the recipe's pull (look-back 5 s) ÷ in process: 0.25-0.28 in three runs at 100,000
+    /// The target of the recipe's pull (look-back 5 s) ÷ in process: 0.25-0.28 in four runs at 100,000
     /// users on the loaded 2-core machine (docs/benchmarks.md, "Realistic pages and pushes"). The
     /// look-back costs 2.4-3.3x: each page decodes and encodes the cursor with every record of the window
     /// (here 4,000). The target only catches a further slowdown; lifting it waits for a cheaper cursor.
     static let lookBackTarget = 0.2
     /// The target of DRF's shape without look-back, ÷ in process and ÷ the package's envelope: medians
-    /// 0.76 and 0.79 in seven runs at 100,000 users on the same machine (0.49-1.04 and
-    /// 0.44-0.87: not met in two runs at a load of 13-23); below 0.7 the shape's own reading
+    /// 0.76 and 0.80 in eight runs at 100,000 users on the same machine (0.49-1.04 and
+    /// 0.44-0.93: not met in three and two runs); below 0.7 the shape's own reading
     /// (tombstones, the order check, a digest of every record) has likely grown.
     static let shapeTarget = 0.7
-    /// The push's target, HTTP ÷ in process, for 100 and 1,000 edits: medians 0.15 and 0.23 in six runs
-    /// (0.12-0.25 and 0.07-0.41); each edit costs a request and an answer on both sides of the loopback,
+    /// The push's target, HTTP ÷ in process, for 100 and 1,000 edits: medians 0.16 and 0.18 in seven
+    /// runs (0.12-0.25 and 0.07-0.41); each edit costs a request and an answer on both sides of the loopback,
     /// so HTTP stays far behind an in-process source, and the target only catches a further slowdown.
     static let pushTarget = 0.12
 }
