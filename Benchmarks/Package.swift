@@ -45,3 +45,15 @@ package.targets.append(
             .product(name: "VariablySyncTesting", package: "VariablyCodable"),
         ]
     ))
+
+// A release client for Benchmarks/scripts/drf-first-sync.py: a first sync and a push against the tests'
+// Django REST Framework server, timed. Not run by CI.
+package.targets.append(
+    .executableTarget(
+        name: "DRFClient",
+        dependencies: [
+            .product(name: "VariablyCodable", package: "VariablyCodable"),
+            .product(name: "VariablySQLite", package: "VariablyCodable"),
+            .product(name: "VariablySync", package: "VariablyCodable"),
+        ]
+    ))

@@ -41,7 +41,23 @@ struct Configuration: Sendable {
 /// One way of doing a group's job; `run` returns how many records it processed.
 struct Variant {
     let name: String
+    /// Untimed work before each run (e.g. saving the edits that the run's sync then pushes).
+    let prepare: (() throws -> Void)?
     let run: () throws -> Int
+
+    init(name: String, prepare: (() throws -> Void)? = nil, run: @escaping () throws -> Int) {
+        self.name = name
+        self.prepare = prepare
+        self.run = run
+    }
+
+    /// Prepares a run (untimed), then times it: its seconds and how many records it processed.
+    func timedRun() throws -> (seconds: Double, count: Int) {
+        try prepare?()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let count = try run()
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, count)
+    }
 }
 
 /// A comparison: the first variant is the baseline (1.00), the others are reported as ratios to it.
@@ -83,7 +99,8 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
         for variant in exact.isEmpty
             ? group.variants.filter({ $0.name.localizedCaseInsensitiveContains(wanted) }) : exact
         {
-            if configuration.warmUp { _ = try variant.run() }
+            if configuration.warmUp { _ = try variant.timedRun() }
+            try variant.prepare?()
             _ = try ProfiledSection.run("variant") {
                 callgrind_section_begin()
                 defer { callgrind_section_end() }
@@ -93,16 +110,16 @@ func measure(_ group: Group, configuration: Configuration) throws -> [ResultRow]
         return []
     }
     if configuration.warmUp {
-        for variant in group.variants { _ = try variant.run() }
+        for variant in group.variants { _ = try variant.timedRun() }
     }
     var seconds = Array(repeating: [Double](), count: group.variants.count)
     var counts = Array(repeating: 0, count: group.variants.count)
     for round in 0..<configuration.rounds {
         for offset in 0..<group.variants.count {
             let index = (offset + round) % group.variants.count
-            let start = DispatchTime.now().uptimeNanoseconds
-            counts[index] = try group.variants[index].run()
-            seconds[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            let (elapsed, count) = try group.variants[index].timedRun()
+            counts[index] = count
+            seconds[index].append(elapsed)
         }
     }
     let rates = zip(seconds, counts).map { Double($1) / median($0) }

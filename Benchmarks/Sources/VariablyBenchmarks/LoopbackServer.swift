@@ -6,22 +6,49 @@ import VariablySyncTesting
     import Glibc
 #endif
 
-/// A minimal HTTP/1.1 server on 127.0.0.1 serving the package's envelope (`GET /users/changes?after=`)
-/// from pages prepared in advance, one connection per request: what the client's transport costs,
-/// not what a server's storage costs. With `gzip`, every page is served gzipped (`gzip -6`, run once
-/// per page while the server is prepared) with `Content-Encoding: gzip`.
+/// A minimal HTTP/1.1 server on 127.0.0.1 serving pages prepared in advance, one connection per
+/// request: what the client's transport costs, not what a server's storage costs. A page is found by
+/// one query parameter of the request (the package's envelope: `GET /users/changes?after=`; a
+/// Django REST Framework list: `GET /users/?cursor=`), the first page by its absence; the path is not
+/// read. With `gzip`, every page is served gzipped (`gzip -6`, run once per page while the server is
+/// prepared) with `Content-Encoding: gzip`.
 ///
 /// `@unchecked Sendable`: every property is set in `init` and never changes; the accept loop runs on
 /// a thread of its own and reads them only.
 final class LoopbackServer: @unchecked Sendable {
+    /// `http://127.0.0.1:<port>/`.
+    let origin: URL
+    /// `http://127.0.0.1:<port>/users`, where the package's envelope is served.
     let baseURL: URL
     private let listener: Int32
-    /// The body of each page, by the `after` cursor that asks for it ("" for the first page).
+    /// The query parameter that names a page.
+    private let parameter: String
+    /// The body of each page, by the value of ``parameter`` that asks for it ("" for the first page).
     let pages: [String: Data]
     private let isGzipped: Bool
 
-    /// Serves the pages `server` gives for `pageSize`, read now.
-    init(serving server: SimulatedServer<BenchUser>, pageSize: Int, gzip: Bool = false) throws {
+    /// Serves the pages `makePages` builds for the server's origin (`http://127.0.0.1:<port>/`, for
+    /// bodies that link to the next page), by the value of the query parameter `parameter`.
+    init(parameter: String, gzip: Bool = false, pages makePages: (URL) throws -> [String: Data]) throws {
+        let (listener, port) = try listenOnLoopback(backlog: 64)
+        self.listener = listener
+        origin = URL(string: "http://127.0.0.1:\(port)/")!
+        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+        self.parameter = parameter
+        do {
+            let pages = try makePages(origin)
+            self.pages = gzip ? try pages.mapValues(Self.gzipped) : pages
+        } catch {
+            close(listener)
+            throw error
+        }
+        isGzipped = gzip
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// Serves the pages `server` gives for `pageSize`, read now, in the package's envelope.
+    convenience init(serving server: SimulatedServer<BenchUser>, pageSize: Int, gzip: Bool = false) throws {
         var pages: [String: Data] = [:]
         var cursor: SyncCursor?
         while true {
@@ -32,18 +59,11 @@ final class LoopbackServer: @unchecked Sendable {
             body.append(
                 contentsOf: #","deleted":[],"next_cursor":"\#(page.nextCursor.rawValue)","has_more":\#(page.hasMore)}"#
                     .utf8)
-            pages[after?.rawValue ?? ""] = gzip ? try Self.gzipped(body) : body
+            pages[after?.rawValue ?? ""] = body
             cursor = page.nextCursor
             if !page.hasMore { break }
         }
-        self.pages = pages
-        isGzipped = gzip
-
-        let (listener, port) = try listenOnLoopback(backlog: 64)
-        self.listener = listener
-        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        try self.init(parameter: "after", gzip: gzip) { _ in pages }
     }
 
     private func acceptLoop() {
@@ -65,7 +85,7 @@ final class LoopbackServer: @unchecked Sendable {
         }
         let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
         let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        let after = URLComponents(string: target)?.queryItems?.first { $0.name == "after" }?.value ?? ""
+        let after = URLComponents(string: target)?.queryItems?.first { $0.name == parameter }?.value ?? ""
         let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
         let status = pages[after] == nil ? "410 Gone" : "200 OK"
         let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""

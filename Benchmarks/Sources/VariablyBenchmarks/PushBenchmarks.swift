@@ -145,20 +145,24 @@ struct PushConcurrency {
 /// A minimal HTTP/1.1 server on 127.0.0.1 for per-record pushes, one thread per connection so that
 /// concurrent requests are served concurrently (``LoopbackServer`` answers one connection at a time):
 ///
-/// - `GET /notes/?page=1&page_size=…` answers `{"results": <seed>, "count": 0}` (no client reads the
-///   count), and `[]` for other pages or no seed: the cache is filled once, before the timed syncs,
-///   whose pulls are empty;
-/// - `PATCH`, `PUT` and `POST` sleep ``latency``, then answer `200` with the request's body.
+/// - a `GET` of a first page (`GET /notes/?page=1&page_size=…`, `GET /users/?limit=…`: no `page`, or
+///   page 1) answers `{"results": <seed>, "count": 0, "next": null, "previous": null}` (no client reads
+///   the count), other pages or no seed `[]`: the cache is filled once, before the timed syncs, whose
+///   pulls are empty;
+/// - `PATCH`, `PUT` and `POST` sleep ``latency``, then answer `200` with what ``writeAnswer`` makes of the
+///   request's target and body (by default the body itself).
 ///
 /// Every request is read whole (its head, then `Content-Length` bytes) before the answer, which closes
 /// the connection: closing with unread bytes would reset it.
 ///
-/// `@unchecked Sendable`: `baseURL`, `latency` and the listener are set in `init` and never change; the
-/// seed, the only mutable state, is read and written under `lock`.
+/// `@unchecked Sendable`: `baseURL`, `latency`, `writeAnswer` and the listener are set in `init` and never
+/// change; the seed, the only mutable state, is read and written under `lock`.
 final class PushServer: @unchecked Sendable {
     let baseURL: URL
     /// Seconds each write waits before it is answered (a round trip and a commit).
     let latency: Double
+    /// The body of a write's answer, from the request's target (`/users/42/`) and body.
+    private let writeAnswer: @Sendable (_ target: String, _ body: Data) -> Data
     private let listener: Int32
     private let lock = NSLock()
     private var seedRecords: Data?
@@ -169,9 +173,11 @@ final class PushServer: @unchecked Sendable {
         set { lock.withLock { seedRecords = newValue } }
     }
 
-    /// Listens on a free port of 127.0.0.1.
-    init(latency: Double) throws {
+    /// Listens on a free port of 127.0.0.1; writes are answered with what `answer` makes of their target
+    /// and body (the body itself by default).
+    init(latency: Double, answer: @escaping @Sendable (_ target: String, _ body: Data) -> Data = { $1 }) throws {
         self.latency = latency
+        self.writeAnswer = answer
         let (listener, port) = try listenOnLoopback(backlog: 128)
         self.listener = listener
         baseURL = URL(string: "http://127.0.0.1:\(port)/")!
@@ -197,15 +203,15 @@ final class PushServer: @unchecked Sendable {
         let status: String
         var reply = Data()
         switch method {
-        case "GET" where target.hasPrefix("/notes/"):
+        case "GET":
             let page = URLComponents(string: target)?.queryItems?.first { $0.name == "page" }?.value
-            let records = page == "1" ? seed ?? Data("[]".utf8) : Data("[]".utf8)
+            let records = page == nil || page == "1" ? seed ?? Data("[]".utf8) : Data("[]".utf8)
             status = "200 OK"
-            reply = Data(#"{"results":"#.utf8) + records + Data(#","count":0}"#.utf8)
+            reply = Data(#"{"results":"#.utf8) + records + Data(#","count":0,"next":null,"previous":null}"#.utf8)
         case "PATCH", "PUT", "POST":
             if latency > 0 { Thread.sleep(forTimeInterval: latency) }
             status = "200 OK"
-            reply = body
+            reply = writeAnswer(target, body)
         default:
             status = "404 Not Found"
             reply = Data(#"{"detail":"Not found."}"#.utf8)

@@ -6,6 +6,32 @@ import GRDB
 /// `synchronous = NORMAL`, the same checkpoints). Swift calling the C API by hand, one reused
 /// statement, is the second reference.
 func sqliteGroups(users: [BenchUser]) throws -> [Group] {
+    let floorUsers = FloorRows(users)
+    return try sqliteWriteGroups(users: users, floorUsers: floorUsers)
+        + sqliteReadGroups(users: users, floorUsers: floorUsers)
+}
+
+/// A new file with the users' table, driven by `body` through the C API.
+private func raw(_ body: (RawDatabase) throws -> Int) throws -> Int {
+    let file = try TemporaryDatabase()
+    let database = try RawDatabase(path: file.path)
+    try database.execute(RawDatabase.createTable)
+    return try body(database)
+}
+
+/// A new file with the users' table and `prefill` in it, driven by `body` through GRDB.
+private func grdb(prefill: [BenchUser] = [], _ body: (DatabaseQueue) throws -> Int) throws -> Int {
+    let file = try TemporaryDatabase()
+    do {
+        let seed = try RawDatabase(path: file.path)
+        try seed.execute(RawDatabase.createTable)
+        if !prefill.isEmpty { _ = try seed.write(prefill, sql: RawDatabase.insertSQL) }
+    }
+    return try body(try DatabaseQueue(path: file.path))
+}
+
+/// "SQLite insert" and "SQLite upsert, half existing".
+private func sqliteWriteGroups(users: [BenchUser], floorUsers: FloorRows) throws -> [Group] {
     let half = users.count / 2
     // Upserts write every user into a table that already holds the first half (changed).
     let existing = users[..<half].map { user -> BenchUser in
@@ -13,31 +39,11 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
         changed.score += 1
         return changed
     }
-    let queryCount = max(users.count / 100, 10)
-    let floorUsers = FloorRows(users)
     let floorExisting = FloorRows(existing)
     let swiftCallingC = "Swift calling the C API, one reused statement (checkpoints on commit)"
     let batchInsert = "VariablySQLite batch insert"
     let batchUpsert = "VariablySQLite batch upsert"
     let onCommit = VariablySQLiteVariants.onCommitSuffix
-    let querySQL =
-        "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
-
-    func raw(_ body: (RawDatabase) throws -> Int) throws -> Int {
-        let file = try TemporaryDatabase()
-        let database = try RawDatabase(path: file.path)
-        try database.execute(RawDatabase.createTable)
-        return try body(database)
-    }
-    func grdb(prefill: [BenchUser] = [], _ body: (DatabaseQueue) throws -> Int) throws -> Int {
-        let file = try TemporaryDatabase()
-        do {
-            let seed = try RawDatabase(path: file.path)
-            try seed.execute(RawDatabase.createTable)
-            if !prefill.isEmpty { _ = try seed.write(prefill, sql: RawDatabase.insertSQL) }
-        }
-        return try body(try DatabaseQueue(path: file.path))
-    }
 
     var groups: [Group] = []
     groups.append(
@@ -81,6 +87,15 @@ func sqliteGroups(users: [BenchUser]) throws -> [Group] {
                 },
             ], targets: [batchUpsert: 0.9],
             comparisons: [(batchUpsert + onCommit, CFloor.onCommitName, 0.9), (batchUpsert, swiftCallingC, nil)]))
+    return groups
+}
+
+/// "SQLite fetch all" and "SQLite query LIMIT 100 (queries)".
+private func sqliteReadGroups(users: [BenchUser], floorUsers: FloorRows) throws -> [Group] {
+    let queryCount = max(users.count / 100, 10)
+    let querySQL =
+        "SELECT id, user_name, email, age, is_active, score, created_at, tags FROM users WHERE age > 30 AND is_active ORDER BY user_name LIMIT 100"
+    var groups: [Group] = []
     // Read groups share one filled file; the closures keep it alive until they are released.
     let file = try TemporaryDatabase()
     let database = try RawDatabase(path: file.path)

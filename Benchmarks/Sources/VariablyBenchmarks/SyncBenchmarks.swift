@@ -81,28 +81,9 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
         }
         return stored
     }
-    /// With `appTrigger`, the table also has a trigger of the app's own (one that never fires during a
-    /// pull): the capture triggers then stay on while the pull writes, as they were for every pull before.
-    /// With `checkpoints`, the file is checkpointed that way instead of the default (in the background).
     func sync(appTrigger: Bool = false, checkpoints: CheckpointPolicy? = nil) throws -> Int {
-        let file = try TemporaryDatabase()
-        var configuration = VariablySQLite.Configuration()
-        if let checkpoints { configuration.checkpoints = checkpoints }
-        // The database closes before the variant returns: the timing includes the checkpoints still
-        // running and the last connection's final one.
-        let database = try SQLiteDatabase(path: file.path, configuration: configuration)
-        let repository = try Repository<BenchUser>(
-            database: database, remote: source, configuration: SyncConfiguration(pageSize: pageSize))
-        if appTrigger {
-            try database.write {
-                try $0.execute(sql: "CREATE TRIGGER app_audit AFTER DELETE ON users BEGIN SELECT 1; END")
-            }
-        }
-        let report = try runBlocking { try await repository.sync() }
-        guard report.inserted == users.count else {
-            throw BenchmarkError("synced \(report.inserted) of \(users.count)")
-        }
-        return report.pulled
+        try syncIntoEmptyFile(
+            from: source, expecting: users.count, pageSize: pageSize, appTrigger: appTrigger, checkpoints: checkpoints)
     }
     let repository = "Repository.sync(), pages of 1,000"
     let oneCore = "the same sync, confined to one core"
@@ -124,6 +105,34 @@ func syncGroups(users: [BenchUser]) throws -> [Group] {
                 (repository, oneCore, nil), (repository, withTriggers, nil), (repository, onCommit, nil),
             ])
     ]
+}
+
+/// A full sync of `source` into a new file, pages of `pageSize`; returns the records pulled. With
+/// `appTrigger`, the table also has a trigger of the app's own (one that never fires during a pull): the
+/// capture triggers then stay on while the pull writes, as they were for every pull before. With
+/// `checkpoints`, the file is checkpointed that way instead of the default (in the background).
+private func syncIntoEmptyFile(
+    from source: PreEncodedSource, expecting expected: Int, pageSize: Int, appTrigger: Bool,
+    checkpoints: CheckpointPolicy?
+) throws -> Int {
+    let file = try TemporaryDatabase()
+    var configuration = VariablySQLite.Configuration()
+    if let checkpoints { configuration.checkpoints = checkpoints }
+    // The database closes before the variant returns: the timing includes the checkpoints still
+    // running and the last connection's final one.
+    let database = try SQLiteDatabase(path: file.path, configuration: configuration)
+    let repository = try Repository<BenchUser>(
+        database: database, remote: source, configuration: SyncConfiguration(pageSize: pageSize))
+    if appTrigger {
+        try database.write {
+            try $0.execute(sql: "CREATE TRIGGER app_audit AFTER DELETE ON users BEGIN SELECT 1; END")
+        }
+    }
+    let report = try runBlocking { try await repository.sync() }
+    guard report.inserted == expected else {
+        throw BenchmarkError("synced \(report.inserted) of \(expected)")
+    }
+    return report.pulled
 }
 
 /// An incremental sync of 1% of the users, after a full one; returns (records pulled, seconds).

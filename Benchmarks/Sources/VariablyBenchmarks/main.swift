@@ -31,6 +31,15 @@ let builders: [(names: [String], build: ([BenchUser]) throws -> [Group])] = [
     (["Sync with observers"], { try observationGroups(users: $0) }),
     (["Sync over loopback HTTP", "Sync over loopback HTTP, gzip"], { try httpGroups(users: $0) }),
     (["Sync over loopback HTTPS, gzip"], { try httpsGroups(users: $0) }),
+    (
+        [RealisticBenchmarks.pullName, RealisticBenchmarks.pushName],
+        { users in
+            [
+                try RealisticBenchmarks.pullGroup(count: users.count),
+                try RealisticBenchmarks.pushGroup(counts: configuration.isQuick ? [100] : [100, 1_000]),
+            ]
+        }
+    ),
 ]
 var groups: [Group] = []
 for builder in builders
