@@ -66,12 +66,46 @@ struct HTTPPullState: Codable, Equatable, Sendable {
 
     init() {}
 
-    /// A record of the look-back window.
+    /// A record of the look-back window, stored in a cursor as one string, `"<seconds> <id>"`: a cursor
+    /// carries up to ``maximumRecent`` of them and is written after every page, where an object per
+    /// record cost more than reading the page itself. Cursors that stored objects
+    /// (`{"seconds": …, "id": …}`) are still read.
     struct RecentRecord: Codable, Equatable, Sendable {
         /// The `changedSince` value, as seconds (since 1970 for a timestamp).
         var seconds: Double
         /// Its id and digest, as in ``HTTPPullState/seen``.
         var id: String
+
+        init(seconds: Double, id: String) {
+            self.seconds = seconds
+            self.id = id
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case seconds, id
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                guard let space = text.firstIndex(of: " "), let seconds = Double(text[..<space]) else {
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: decoder.codingPath, debugDescription: "not \"<seconds> <id>\": \(text)"))
+                }
+                self.seconds = seconds
+                id = String(text[text.index(after: space)...])
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            seconds = try container.decode(Double.self, forKey: .seconds)
+            id = try container.decode(String.self, forKey: .id)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            // `Double`'s description is the shortest text that reads back as the same value.
+            try container.encode("\(seconds) \(id)")
+        }
     }
 
     /// The most records of the look-back window a cursor keeps.
