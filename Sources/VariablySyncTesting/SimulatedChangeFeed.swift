@@ -141,7 +141,7 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
 
 extension SimulatedChangeFeed.Member {
     init<Model: SQLiteStorable & Identifiable & Sendable>(_ server: SimulatedServer<Model>) {
-        let table = PrimaryKey<Model>().table
+        let table = Model.sqliteTable.name
         self.table = table
         number = server.clockNumber
         entries = { indices in

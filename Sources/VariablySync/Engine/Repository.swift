@@ -74,11 +74,12 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///   - database: The SQLite database of the cache.
     ///   - remote: The server.
     ///   - configuration: Page size, retries, malformed records, conflicts.
-    /// - Throws: `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date.
+    /// - Throws: `DeclarationError` for a mistake in the model's table declaration, before anything is
+    ///   written; `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date.
     public init(
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) throws {
-        self.init(unprepared: database, remote: remote, configuration: configuration)
+        try self.init(unprepared: database, remote: remote, configuration: configuration)
         let schema = self.schema
         try database.write { db in try schema.prepare(db) }
     }
@@ -97,12 +98,13 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///   - remote: The server.
     ///   - configuration: Page size, retries, malformed records, conflicts.
     /// - Returns: The repository, its tables ready.
-    /// - Throws: `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date,
+    /// - Throws: `DeclarationError` for a mistake in the model's table declaration, before anything is
+    ///   written; `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date;
     ///   `CancellationError` if the task is cancelled first.
     public static func open(
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) async throws -> Repository {
-        let repository = Repository(unprepared: database, remote: remote, configuration: configuration)
+        let repository = try Repository(unprepared: database, remote: remote, configuration: configuration)
         let schema = repository.schema
         try await database.write { db in try schema.prepare(db) }
         return repository
@@ -111,11 +113,11 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// A repository whose tables are not prepared yet: both openers prepare them next.
     private init(
         unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
-    ) {
+    ) throws(DeclarationError) {
         self.database = database
         self.remote = remote
         self.configuration = configuration
-        let primaryKey = PrimaryKey<Model>()
+        let primaryKey = try PrimaryKey<Model>()
         precondition(
             type(of: primaryKey.keyPath as AnyKeyPath).valueType == Model.ID.self,
             "The primary key \(primaryKey.keyPath) of \(Model.self) is not of type \(Model.ID.self), its Identifiable.ID: "
