@@ -11,7 +11,7 @@ public import VariablySync
 /// let clock = SimulatedClock()
 /// let users = try SimulatedServer(records: someUsers, clock: clock)
 /// let posts = try SimulatedServer(records: somePosts, clock: clock)
-/// let store = SyncStore(
+/// let store = try SyncStore(
 ///     try Repository<User>(database: database, remote: users), try Repository<Post>(database: database, remote: posts),
 ///     feed: SimulatedChangeFeed(users, posts))
 /// ```
