@@ -21,7 +21,7 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
         try await posts.resync()
         try await comments.resync()
     }
-    let store = SyncStore(comments, posts, users)
+    let store = try SyncStore(comments, posts, users)
     let first = try await store.sync()
     print("  posts:    \(first.for(Post.self).map { "\($0)" } ?? "-")")
     print("  comments: \(first.for(Comment.self).map { "\($0)" } ?? "-")")

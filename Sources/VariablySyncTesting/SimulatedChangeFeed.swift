@@ -11,7 +11,7 @@ public import VariablySync
 /// let clock = SimulatedClock()
 /// let users = try SimulatedServer(records: someUsers, clock: clock)
 /// let posts = try SimulatedServer(records: somePosts, clock: clock)
-/// let store = SyncStore(
+/// let store = try SyncStore(
 ///     try Repository<User>(database: database, remote: users), try Repository<Post>(database: database, remote: posts),
 ///     feed: SimulatedChangeFeed(users, posts))
 /// ```
@@ -141,7 +141,7 @@ public actor SimulatedChangeFeed: RemoteChangeFeed {
 
 extension SimulatedChangeFeed.Member {
     init<Model: SQLiteStorable & Identifiable & Sendable>(_ server: SimulatedServer<Model>) {
-        let table = PrimaryKey<Model>().table
+        let table = Model.sqliteTable.name
         self.table = table
         number = server.clockNumber
         entries = { indices in

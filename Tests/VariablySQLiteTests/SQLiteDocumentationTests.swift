@@ -120,6 +120,26 @@ extension SQLiteDocumentationTests.User: Equatable {}
         #expect(caught == "unique other")
     }
 
+    /// Indexes a property that has no key.
+    struct Sticker: SQLiteStorable, EmptyInitializable {
+        var id: Int64 = 0
+        var label = ""
+        static let keySets = KeySets<Sticker>(defaultSource: .sqlite) { KeySet(.sqlite) { Key(\.id, "id") } }
+        static let sqliteTable = SQLiteTable<Sticker>("stickers", primaryKey: \.id, [.index(\.label)])
+    }
+
+    @Test func declarationErrorsNameTheModelTheKeyPathAndTheFix() throws {
+        let db = try SQLiteDatabase.inMemory()
+        var described = ""
+        do {
+            try db.write { try $0.migrate(Sticker.self) }
+        } catch let error as DeclarationError {
+            print(error)   // Sticker \Sticker.label: the index names a property without a sqlite key. Fix: ...
+            described = "\(error)"
+        }
+        #expect(described.hasPrefix("Sticker \\Sticker.label: the index names a property without a sqlite key. Fix: "))
+    }
+
     @Test func migratorExampleRunsEachStepOnce() throws {
         let db = try SQLiteDatabase.inMemory()
         for _ in 0..<2 {

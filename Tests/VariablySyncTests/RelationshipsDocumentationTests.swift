@@ -95,7 +95,7 @@ import VariablySyncTesting
             let users = try Repository<User>(database: database, remote: usersRemote)
             let posts = try Repository<Post>(database: database, remote: postsRemote)
             let comments = try Repository<Comment>(database: database, remote: commentsRemote)
-            let store = SyncStore(comments, posts, users)   // any order: the references give it
+            let store = try SyncStore(comments, posts, users)   // any order: the references give it
             let report = try await store.sync()
             print(report.for(Post.self)?.held ?? [])
             #expect(report.for(Comment.self)?.inserted == 2)
@@ -126,7 +126,7 @@ import VariablySyncTesting
         let posts = try Repository<Post>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("posts")))
         let comments = try Repository<Comment>(database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("comments")))
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
-        let store = SyncStore(comments, posts, users, feed: feed)
+        let store = try SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
         print(report.for(Post.self)?.waitingForParents ?? 0)
     }

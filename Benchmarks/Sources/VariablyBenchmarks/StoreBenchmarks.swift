@@ -86,7 +86,7 @@ struct RelatedModelsBenchmark {
             try Repository(database: database, remote: authors)
         )
         let store =
-            throughFeed
+            try throughFeed
             ? SyncStore(
                 repositories.0, repositories.1, repositories.2, feed: SimulatedChangeFeed(authors, posts, comments))
             : SyncStore(repositories.0, repositories.1, repositories.2)

@@ -37,6 +37,21 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
         self.key = key
     }
 
+    /// What to change in the key sets.
+    package var fix: String {
+        switch kind {
+        case .duplicateKey: "give one of the two properties another key in this source"
+        case .duplicateKeyPath: "list the property once in this key set"
+        case .missingKeyPath: "add a Key, a style, or list the property in `excluding:`"
+        case .emptyKey: "give the property a key with no empty part"
+        case .keyIsAlsoAnObject: "give the value or the nested object another key"
+        case .duplicateSource: "declare one key set per source"
+        case .defaultSourceWithoutKeySet: "declare a key set for the default source, or choose another one"
+        case .transformMissing:
+            "give the property a Key with a transform in this key set too, or list it in `excluding:`"
+        }
+    }
+
     public var description: String {
         let subject = keyPath ?? "key set"
         switch kind {

@@ -32,12 +32,13 @@ extension SQLiteDatabase {
         sortedBy sortDescriptors: [SortDescriptor<Model>] = [], limit: Int? = nil
     ) -> AsyncThrowingStream<[Model], any Error> {
         let query: SQLQuery
+        let mapping: TableMapping<Model>
         do {
             query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors, limit: limit)
+            mapping = try TableMapping<Model>.shared
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
-        let mapping = TableMapping<Model>.shared
         return QueryObservation<[Row], [Model]>.stream(database: self, tables: [mapping.tableName]) { db, previous in
             let arguments = StatementArguments(positional: query.arguments)
             let rows = try db.fetch(sql: query.sql, arguments: arguments)
@@ -59,9 +60,10 @@ extension SQLiteDatabase {
     public func observe<Model: SQLiteStorable & Sendable>(
         _ type: Model.Type, id: some Encodable & Sendable
     ) -> AsyncThrowingStream<Model?, any Error> {
-        let mapping = TableMapping<Model>.shared
+        let mapping: TableMapping<Model>
         let key: SQLValue
         do {
+            mapping = try TableMapping<Model>.shared
             key = try mapping.primaryKeyValue(id)
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
@@ -88,17 +90,19 @@ extension SQLiteDatabase {
     public func observeCount<Model: SQLiteStorable>(
         _ type: Model.Type, where predicate: Predicate<Model>? = nil
     ) -> AsyncThrowingStream<Int, any Error> {
-        let mapping = TableMapping<Model>.shared
-        var sql = "SELECT count(*) FROM \(mapping.quotedTable)"
+        let mapping: TableMapping<Model>
+        var sql: String
         var arguments: [SQLValue] = []
-        if let predicate {
-            do {
+        do {
+            mapping = try TableMapping<Model>.shared
+            sql = "SELECT count(*) FROM \(mapping.quotedTable)"
+            if let predicate {
                 let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
                 sql += " WHERE " + condition.sql
                 arguments = condition.arguments
-            } catch {
-                return AsyncThrowingStream { $0.finish(throwing: error) }
             }
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
         }
         let query = SQLQuery(sql: sql, arguments: arguments)
         return observe(tables: [mapping.tableName]) { db in

@@ -43,7 +43,7 @@ extension Database {
         _ models: [Model], primaryKeys keys: [SQLValue], updatingEntries updatedEntries: [Int], atomically: Bool = true
     ) throws -> Int {
         precondition(models.count == keys.count, "upsert(_:primaryKeys:updatingEntries:) needs one key per model.")
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         let plan = mapping.mergingPlans.plan(updating: updatedEntries) {
             MergingUpsertPlan(mapping: mapping, updatedEntries: updatedEntries)
         }

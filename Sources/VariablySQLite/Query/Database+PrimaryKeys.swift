@@ -14,10 +14,15 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     package let quotedColumn: String
     /// The table's name.
     package let table: String
+    /// The table's mapping, resolved with the key: what the key's other reads need.
+    let mapping: TableMapping<Model>
 
     /// The primary key of `Model`'s table.
-    package init() {
-        let mapping = TableMapping<Model>.shared
+    ///
+    /// - Throws: ``DeclarationError`` when the model's table declaration cannot be stored.
+    package init() throws(DeclarationError) {
+        let mapping = try TableMapping<Model>.shared
+        self.mapping = mapping
         keyPath = mapping.keySet.entries[mapping.primaryKeyEntry].keyPath
         quotedTable = mapping.quotedTable
         quotedColumn = mapping.columns[mapping.primaryKeyEntry].quotedName
@@ -28,7 +33,7 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     ///
     /// - Throws: An encoding error if `id` does not fit the column.
     package func sqlValue(of id: some Encodable) throws -> SQLValue {
-        try TableMapping<Model>.shared.primaryKeyValue(id)
+        try mapping.primaryKeyValue(id)
     }
 
     /// `ids` as the primary key column stores them, in order, with the table's mapping looked up once.
@@ -36,7 +41,6 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     /// - Throws: An encoding error if an id does not fit the column.
     /// - Complexity: O(n) in the ids.
     package func sqlValues<ID: Encodable>(of ids: [ID]) throws -> [SQLValue] {
-        let mapping = TableMapping<Model>.shared
         // The usual key types, told once per call: converting each id through `any Encodable` costs a
         // dynamic cast (and the runtime's metadata lookups) per id. The bit casts are between
         // identical types.
@@ -63,7 +67,6 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such
     /// as a server's `"version"` field; `nil` when `source` has no such key or the table no column for it.
     package func quotedColumn(forTopLevelKey key: String, in source: CodingSource) -> String? {
-        let mapping = TableMapping<Model>.shared
         guard let other = Model.keySets[source],
             let entry = other.entries.first(where: { $0.key.alternatives.contains { $0.keys == [key] } }),
             let index = mapping.keySet.index(of: entry.keyPath)
@@ -75,24 +78,23 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     /// has a key for. The others are local-only columns.
     /// The reference declared on `keyPath`'s column, if any.
     package func reference(at keyPath: AnyKeyPath) -> TableReference? {
-        guard let column = TableMapping<Model>.shared.column(for: keyPath) else { return nil }
+        guard let column = mapping.column(for: keyPath) else { return nil }
         return column.column.reference
     }
 
     /// The table's declared references to parent tables.
     package var references: [TableReference] {
-        TableMapping<Model>.shared.references
+        mapping.references
     }
 
     /// The table's column names, unquoted, in the key set's order.
     package var columnNames: [String] {
-        TableMapping<Model>.shared.columns.map(\.name)
+        mapping.columns.map(\.name)
     }
 
     /// The top-level keys in `source` of the properties stored in `columns` (unquoted names): what a
     /// record's JSON in that source has to carry for a change of those columns.
     package func topLevelKeys(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<String> {
-        let mapping = TableMapping<Model>.shared
         guard let other = Model.keySets[source] else { return [] }
         var keys = Set<String>()
         for name in columns {
@@ -105,7 +107,6 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     }
 
     package func entries(sharedWith source: CodingSource) -> [Int] {
-        let mapping = TableMapping<Model>.shared
         guard let other = Model.keySets[source] else { return [] }
         return mapping.keySet.entries.indices.filter { other.index(of: mapping.keySet.entries[$0].keyPath) != nil }
     }
@@ -121,7 +122,7 @@ extension Database {
     package func existingPrimaryKeys<Model: SQLiteStorable>(
         _ type: Model.Type, among keys: [SQLValue]
     ) throws -> Set<SQLValue> {
-        let key = PrimaryKey<Model>()
+        let key = try PrimaryKey<Model>()
         if let smallest = Self.smallestInteger(in: keys) {
             // A table whose largest key sorts below every key asked about holds none of them: for
             // integer keys appended in order (a first sync), one read of the index's last entry
@@ -180,7 +181,7 @@ extension Database {
     package func fetch<Model: SQLiteStorable>(
         _ type: Model.Type, whereColumn quotedColumn: String, in keys: [SQLValue]
     ) throws -> [Model] {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         var models: [Model] = []
         for chunk in keys.chunked(by: 500) {
             let sql =
@@ -197,7 +198,7 @@ extension Database {
     /// - Complexity: O(n), without decoding any model.
     package func forEachPrimaryKey<Model: SQLiteStorable>(_ type: Model.Type, _ body: (SQLValue) throws -> Void) throws
     {
-        let key = PrimaryKey<Model>()
+        let key = try PrimaryKey<Model>()
         let statement = try makeStatement(sql: "SELECT \(key.quotedColumn) FROM \(key.quotedTable)")
         while try statement.step() { try body(statement.value(at: 0)) }
     }
@@ -206,7 +207,7 @@ extension Database {
     ///
     /// - Returns: The number of rows deleted.
     package func delete<Model: SQLiteStorable>(_ type: Model.Type, primaryKeys keys: [SQLValue]) throws -> Int {
-        let key = PrimaryKey<Model>()
+        let key = try PrimaryKey<Model>()
         var deleted = 0
         for chunk in keys.chunked(by: 500) {
             try execute(

@@ -50,7 +50,7 @@ extension Database {
         _ type: Model.Type, where predicate: Predicate<Model>?, sortedBy sortDescriptors: [SortDescriptor<Model>],
         limit: Int?, offset: Int?, ifUntranslatable policy: UntranslatablePolicy
     ) throws -> RowCursor<Model>? {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         let query: SQLQuery
         do {
             query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors, limit: limit, offset: offset)
@@ -82,7 +82,7 @@ extension Database {
         sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         _ body: (Model) throws -> Void
     ) throws {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         let query = try SQLQuery.select(type, where: predicate, sortedBy: sortDescriptors)
         let statement = try makeStatement(sql: query.sql)
         try statement.bind(StatementArguments(positional: query.arguments))
@@ -106,7 +106,7 @@ extension Database {
     /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
     public func count<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>? = nil) throws -> Int
     {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         var sql = mapping.countSQL
         var arguments: StatementArguments = []
         if let predicate {
@@ -128,7 +128,7 @@ extension Database {
     /// - Throws: ``QueryTranslationError`` or ``SQLiteError``.
     @discardableResult
     public func delete<Model: SQLiteStorable>(_ type: Model.Type, where predicate: Predicate<Model>) throws -> Int {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         let condition = try SQLQuery.whereClause(predicate, mapping: mapping)
         try execute(
             sql: "DELETE FROM \(mapping.quotedTable) WHERE " + condition.sql,

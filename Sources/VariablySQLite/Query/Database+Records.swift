@@ -25,7 +25,7 @@ extension Database {
     /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; nothing is inserted then.
     /// - Complexity: O(*n*) in the number of models.
     public func insert<Models: Sequence>(_ models: Models) throws where Models.Element: SQLiteStorable {
-        let mapping = TableMapping<Models.Element>.shared
+        let mapping = try TableMapping<Models.Element>.shared
         try run(mapping.insertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
     }
 
@@ -50,7 +50,7 @@ extension Database {
     /// - Throws: ``SQLiteError`` or ``RecordEncodingError``; nothing is written then.
     /// - Complexity: O(*n*) in the number of models.
     public func upsert<Models: Sequence>(_ models: Models) throws where Models.Element: SQLiteStorable {
-        let mapping = TableMapping<Models.Element>.shared
+        let mapping = try TableMapping<Models.Element>.shared
         try run(mapping.upsertSQL, slots: mapping.insertSlots, models: models, mapping: mapping)
     }
 
@@ -64,7 +64,7 @@ extension Database {
     /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     @discardableResult
     public func update<Model: SQLiteStorable>(_ model: Model) throws -> Bool {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         try run(mapping.updateSQL, slots: mapping.updateSlots, models: CollectionOfOne(model), mapping: mapping)
         return changesCount > 0
     }
@@ -79,7 +79,7 @@ extension Database {
     /// - Throws: ``SQLiteError``.
     @discardableResult
     public func delete<Model: SQLiteStorable>(_ type: Model.Type, id: some Encodable) throws -> Bool {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         try execute(sql: mapping.deleteByIDSQL, arguments: StatementArguments([try mapping.primaryKeyValue(id)]))
         return changesCount > 0
     }
@@ -90,7 +90,7 @@ extension Database {
     /// - Throws: ``SQLiteError``.
     @discardableResult
     public func deleteAll<Model: SQLiteStorable>(_ type: Model.Type) throws -> Int {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         try cachedStatement(sql: "DELETE FROM \(mapping.quotedTable)").execute()
         return changesCount
     }
@@ -184,7 +184,7 @@ extension Database {
     ///
     /// - Throws: ``SQLiteError`` or `VariablyCodingError`.
     public func fetch<Model: SQLiteStorable>(_ type: Model.Type, id: some Encodable) throws -> Model? {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         return try fetch(
             mapping.selectByIDSQL, arguments: StatementArguments([try mapping.primaryKeyValue(id)]),
             mapping: mapping, slots: mapping.readSlots
@@ -208,7 +208,7 @@ extension Database {
     ///
     /// - Throws: ``SQLiteError``.
     @usableFromInline func allRows<Model: SQLiteStorable>(of type: Model.Type) throws -> RowCursor<Model> {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         return try RowCursor(
             statement: try cachedStatement(sql: mapping.selectSQL), arguments: [], mapping: mapping,
             slots: mapping.readSlots)
@@ -226,7 +226,7 @@ extension Database {
     public func fetch<Model: SQLiteStorable>(
         _ type: Model.Type, sql: String, arguments: StatementArguments = []
     ) throws -> [Model] {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         let statement = try cachedStatement(sql: sql)
         return try fetch(statement, arguments: arguments, mapping: mapping, slots: mapping.readSlots(for: statement))
     }

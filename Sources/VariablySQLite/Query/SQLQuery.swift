@@ -36,7 +36,7 @@ public struct SQLQuery: Hashable, Sendable {
         sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, offset: Int? = nil
     ) throws -> SQLQuery {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         var sql = mapping.selectSQL
         var arguments: [SQLValue] = []
         if let predicate {

@@ -1,3 +1,5 @@
+public import VariablyCodable
+
 // MARK: - Schema from the key set
 
 extension Database {
@@ -7,15 +9,18 @@ extension Database {
     /// Database.createTableSQL(for: User.self)
     /// // CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, ...)
     /// ```
-    public static func createTableSQL<Model: SQLiteStorable>(for type: Model.Type) -> String {
-        TableMapping<Model>.shared.createTableSQL
+    ///
+    /// - Throws: ``DeclarationError`` when the declaration cannot be stored (see ``migrate(_:)``).
+    public static func createTableSQL<Model: SQLiteStorable>(for type: Model.Type) throws(DeclarationError) -> String {
+        try TableMapping<Model>.shared.createTableSQL
     }
 
     /// Creates the model's table and its indexes.
     ///
-    /// - Throws: ``SQLiteError`` (e.g. when the table exists).
+    /// - Throws: ``DeclarationError`` when the declaration cannot be stored, ``SQLiteError`` (e.g. when
+    ///   the table exists).
     public func create<Model: SQLiteStorable>(table type: Model.Type) throws {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         try inSavepoint {
             try execute(sql: mapping.createTableSQL)
             for sql in mapping.createIndexSQL { try execute(sql: sql) }
@@ -46,10 +51,12 @@ extension Database {
     /// ```
     ///
     /// - Returns: The statements run, empty when the table was already up to date.
-    /// - Throws: ``SchemaMismatchError`` or ``SQLiteError``.
+    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored (a property an index names
+    ///   without a key, two indexes of one name, a default SQLite would not give back...), before anything
+    ///   is written; ``SchemaMismatchError`` or ``SQLiteError``.
     @discardableResult
     public func migrate<Model: SQLiteStorable>(_ type: Model.Type) throws -> [String] {
-        let mapping = TableMapping<Model>.shared
+        let mapping = try TableMapping<Model>.shared
         return try inSavepoint {
             var statements: [String] = []
             if try !tableExists(mapping.tableName) {

@@ -1,3 +1,5 @@
+import VariablyCodable
+
 /// Versioned, explicit schema steps, applied once each, in registration order, and recorded in the
 /// table `variably_migrations`.
 ///
@@ -13,6 +15,8 @@ public struct Migrator: Sendable {
     private var steps: [(identifier: String, body: @Sendable (Database) throws -> Void)] = []
     /// The table that records the applied steps.
     private let logTable: String
+    /// The identifiers registered more than once, thrown by ``migrate(_:)-(SQLiteDatabase)`` before any step runs.
+    private var duplicateIdentifiers: [String] = []
 
     /// Creates an empty migrator.
     public init() { logTable = "variably_migrations" }
@@ -25,24 +29,35 @@ public struct Migrator: Sendable {
     /// The identifiers registered, in order.
     package var identifiers: [String] { steps.map(\.identifier) }
 
-    /// Registers a step. Identifiers must be unique; never change a step once it has shipped.
+    /// Registers a step. Identifiers must be unique (an identifier registered twice makes ``migrate(_:)-(SQLiteDatabase)``
+    /// throw a ``DeclarationError`` before any step runs); never change a step once it has shipped.
     ///
     /// - Parameters:
     ///   - identifier: The step's permanent name.
     ///   - body: The step, run inside the migration's transaction.
     public mutating func register(_ identifier: String, _ body: @escaping @Sendable (Database) throws -> Void) {
-        precondition(
-            !steps.contains { $0.identifier == identifier },
-            "Migration \"\(identifier)\" is registered twice: give each step its own identifier.")
+        guard !steps.contains(where: { $0.identifier == identifier }) else {
+            duplicateIdentifiers.append(identifier)
+            return
+        }
         steps.append((identifier, body))
+    }
+
+    /// Throws when an identifier was registered twice.
+    private func checkDeclaration() throws(DeclarationError) {
+        guard let identifier = duplicateIdentifiers.first else { return }
+        throw DeclarationError(
+            .duplicateMigration(identifier), modelType: "Migrator", fix: "give each step its own identifier")
     }
 
     /// Applies the pending steps, each in its own immediate transaction; a step that throws is
     /// rolled back, and the steps after it are not run.
     ///
-    /// - Throws: What a step throws, ``SQLiteError``, or ``MigrationError/unknownMigrations(_:)``
-    ///   when the database has steps this migrator does not know (a newer version of the app wrote it).
+    /// - Throws: What a step throws, ``SQLiteError``, ``MigrationError/unknownMigrations(_:)``
+    ///   when the database has steps this migrator does not know (a newer version of the app wrote it),
+    ///   or ``DeclarationError`` when an identifier was registered twice.
     public func migrate(_ database: SQLiteDatabase) throws {
+        try checkDeclaration()
         try database.write { db in
             try createLog(in: db)
             try checkKnown(in: db)
@@ -61,6 +76,7 @@ public struct Migrator: Sendable {
     ///
     /// - Throws: See ``migrate(_:)-(SQLiteDatabase)``.
     public func migrate(_ db: Database) throws {
+        try checkDeclaration()
         try createLog(in: db)
         try checkKnown(in: db)
         let applied = try appliedIdentifiers(in: db)

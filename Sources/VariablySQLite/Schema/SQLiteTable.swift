@@ -69,7 +69,8 @@ public struct TableElement<Model>: Sendable {
         /// The parent's table and primary key column, resolved when the child's table is first used;
         /// `createParent` creates the parent's table when it is missing and returns the statements run.
         case reference(
-            keyPath: any PartialKeyPath<Model> & Sendable, parent: @Sendable () -> (table: String, column: String),
+            keyPath: any PartialKeyPath<Model> & Sendable,
+            parent: @Sendable () throws(DeclarationError) -> (table: String, column: String),
             onDelete: ReferenceAction, createParent: @Sendable (Database) throws -> [String])
     }
 
@@ -82,8 +83,7 @@ public struct TableElement<Model>: Sendable {
     /// .index(\.age, \.isActive)
     /// ```
     public static func index(_ keyPaths: any PartialKeyPath<Model> & Sendable..., name: String? = nil) -> TableElement {
-        precondition(!keyPaths.isEmpty, "An index needs at least one key path: .index(\\.userName).")
-        return TableElement(kind: .index(keyPaths: keyPaths, name: name, isUnique: false))
+        TableElement(kind: .index(keyPaths: keyPaths, name: name, isUnique: false))
     }
 
     /// A unique constraint, created as a unique index (https://www.sqlite.org/lang_createindex.html#unique_indexes)
@@ -94,8 +94,7 @@ public struct TableElement<Model>: Sendable {
     /// ```
     public static func unique(_ keyPaths: any PartialKeyPath<Model> & Sendable..., name: String? = nil) -> TableElement
     {
-        precondition(!keyPaths.isEmpty, "A unique constraint needs at least one key path: .unique(\\.email).")
-        return TableElement(kind: .index(keyPaths: keyPaths, name: name, isUnique: true))
+        TableElement(kind: .index(keyPaths: keyPaths, name: name, isUnique: true))
     }
 
     /// How a `Date` column is stored; ``DateEncoding/secondsSince1970`` when not declared.
@@ -121,23 +120,15 @@ public struct TableElement<Model>: Sendable {
     ///
     /// A real default must be one SQLite gives back: NaN (stored as `NULL`) and `-0.0` (a `REAL` column
     /// keeps integral values as integers, so the sign is lost:
-    /// https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes) trap here, where they are
-    /// declared.
+    /// https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes) throw a ``DeclarationError``
+    /// when the table is migrated or a repository opens.
     ///
     /// ```swift
     /// .defaultValue(\.score, 0)
     /// ```
     public static func defaultValue(_ keyPath: any PartialKeyPath<Model> & Sendable, _ value: SQLValue) -> TableElement
     {
-        if case .real(let real) = value {
-            precondition(
-                !real.isNaN,
-                "The default value of \(keyPath) is NaN, which SQLite stores as NULL: declare another default.")
-            precondition(
-                !(real == 0 && real.sign == .minus),
-                "The default value of \(keyPath) is -0.0, which a REAL column stores as 0.0: declare 0 instead.")
-        }
-        return TableElement(kind: .defaultValue(keyPath: keyPath, value))
+        TableElement(kind: .defaultValue(keyPath: keyPath, value))
     }
 
     /// A reference to another model's row: the column holds the parent's primary key. Declared once,
@@ -168,7 +159,9 @@ public struct TableElement<Model>: Sendable {
         ) -> TableElement {
             TableElement(
                 kind: .reference(
-                    keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete,
+                    keyPath: keyPath,
+                    parent: { () throws(DeclarationError) in try Parent.sqliteTable.referenceTarget() },
+                    onDelete: onDelete,
                     createParent: { db in try db.tableExists(Parent.sqliteTable.name) ? [] : db.migrate(Parent.self) }))
         }
     #else
@@ -178,7 +171,9 @@ public struct TableElement<Model>: Sendable {
         ) -> TableElement {
             TableElement(
                 kind: .reference(
-                    keyPath: keyPath, parent: { Parent.sqliteTable.referenceTarget }, onDelete: onDelete,
+                    keyPath: keyPath,
+                    parent: { () throws(DeclarationError) in try Parent.sqliteTable.referenceTarget() },
+                    onDelete: onDelete,
                     createParent: { db in try db.tableExists(Parent.sqliteTable.name) ? [] : db.migrate(Parent.self) }))
         }
     #endif
@@ -209,14 +204,11 @@ extension SQLiteTable where Model: SQLiteStorable {
     /// The table's name and its primary key column's name, read from the declaration and the key set
     /// alone, without the table's mapping: a reference resolves its parent while the child's mapping
     /// is built, which may be the parent's own (a self-reference) or one the parent's needs (a cycle).
-    var referenceTarget: (table: String, column: String) {
-        guard let keySet = Model.keySets[source],
-            let entry = keySet.index(of: primaryKey)
-                ?? primaryKeyPropertyName.flatMap({ name in keySet.entries.firstIndex { $0.propertyName == name } })
-        else {
-            preconditionFailure(
-                "The primary key \(primaryKey) of \(Model.self) has no key in its \(source) key set: add it.")
-        }
+    ///
+    /// - Throws: ``DeclarationError`` when the parent has no key set or its primary key has no key.
+    func referenceTarget() throws(DeclarationError) -> (table: String, column: String) {
+        let keySet = try TableMapping<Model>.storableKeySet(of: self)
+        let entry = try TableMapping<Model>.primaryKeyEntry(of: self, in: keySet)
         return (name, keySet.entries[entry].columnName)
     }
 }

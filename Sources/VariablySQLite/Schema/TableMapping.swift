@@ -113,120 +113,18 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
     /// ``updateSQL`` sets the other columns first, then matches the primary key last.
     let updateSlots: [ColumnSlot]
 
-    init(table: SQLiteTable<Model>) {
-        guard let keySet = Model.keySets[table.source] else {
-            preconditionFailure(
-                "\(Model.self) has no \(table.source) key set: add `KeySet(.\(table.source), style: .snakeCase)` to its keySets."
-            )
-        }
-        // A key the key set dropped (empty, or a property declared twice) would lose a value on every write.
-        let dropped = Model.keySets.problems.filter { problem in
-            guard problem.source == table.source else { return false }
-            switch problem.kind {
-            case .emptyKey, .duplicateKeyPath: return true
-            default: return false
-            }
-        }
-        precondition(
-            dropped.isEmpty,
-            "The \(table.source) key set of \(Model.self) cannot be stored: "
-                + dropped.map(\.description).joined(separator: "; ")
-                + ". `try \(Model.self).keySets.validate()` lists every problem.")
-        let byName = table.primaryKeyPropertyName.flatMap { name in
-            keySet.entries.firstIndex { $0.propertyName == name }
-        }
-        guard let primaryKeyEntry = keySet.index(of: table.primaryKey) ?? byName else {
-            preconditionFailure(
-                "The primary key \(table.primaryKey) of \(Model.self) has no key in its \(table.source) key set: add it."
-            )
-        }
-        var dateEncodings: [Int: DateEncoding] = [:]
-        var defaults: [Int: SQLValue] = [:]
-        var indexes: [Index] = []
-        var references: [Int: TableReference] = [:]
-        func entryIndex(_ keyPath: AnyKeyPath, _ role: String) -> Int {
-            guard let index = keySet.index(of: keyPath) else {
-                preconditionFailure(
-                    "The \(role) on \(keyPath) of \(Model.self) names a property without a \(table.source) key.")
-            }
-            return index
-        }
-        func columnName(_ entry: KeyEntry<Model>) -> String { entry.columnName }
-        for element in table.elements {
-            switch element.kind {
-            case .dateEncoding(let keyPath, let encoding):
-                dateEncodings[entryIndex(keyPath, "date encoding")] = encoding
-            case .defaultValue(let keyPath, let value):
-                defaults[entryIndex(keyPath, "default value")] = value
-            case .index(let keyPaths, let name, let isUnique):
-                let entries = keyPaths.map { entryIndex($0, "index") }
-                let names = entries.map { columnName(keySet.entries[$0]) }
-                let name = name ?? Index.defaultName(table: table.name, columns: names, isUnique: isUnique)
-                precondition(
-                    !indexes.contains { SQL.identifierKey($0.name) == SQL.identifierKey(name) },
-                    "\(Model.self) declares two indexes named \(SQL.quote(name)): give one another name.")
-                indexes.append(Index(name: name, columns: names, entries: entries, isUnique: isUnique))
-            case .reference(let keyPath, let parent, let onDelete, _):
-                let entry = entryIndex(keyPath, "reference")
-                let target = parent()
-                precondition(
-                    onDelete != .setNull || keySet.entries[entry].coder.isOptional,
-                    "The reference \(keyPath) of \(Model.self) sets NULL when its parent is deleted: make the property optional, "
-                        + "or choose .cascade or .restrict.")
-                references[entry] = TableReference(
-                    column: columnName(keySet.entries[entry]), parentTable: target.table, parentColumn: target.column,
-                    onDelete: onDelete, isOptional: keySet.entries[entry].coder.isOptional)
-            }
-        }
-        indexes += Index.forReferences(references, table: table.name, besides: indexes, primaryKey: primaryKeyEntry)
-        // A date strategy on the key or key set of this source is the column's encoding: declared both
-        // ways, the two must agree, or predicates would compare values in different units. A strategy
-        // that no encoding matches writes text that is stored and compared in its own format.
-        var coders = keySet.entries.map(\.coder)
-        var formattedDates: [Int: DateCodingStrategy] = [:]
-        for (index, entry) in keySet.entries.enumerated() {
-            guard let strategy = entry.options.dates, entry.options.transform == nil,
-                entry.coder.storedType == Date.self || entry.coder.storedType == Date?.self
-            else { continue }
-            let property = entry.propertyName ?? "\(entry.keyPath)"
-            let encoding = DateEncoding(writing: strategy)
-            if let declared = dateEncodings[index], declared != encoding {
-                preconditionFailure(
-                    "\(Model.self).\(property) is stored as \(declared) by its SQLiteTable but written as "
-                        + "\(encoding.map { "\($0)" } ?? "\(strategy.output)") by its \(table.source) date strategy: keep one of the two."
-                )
-            }
-            if let encoding {
-                dateEncodings[index] = encoding
-            } else {
-                formattedDates[index] = strategy
-            }
-            coders[index] = entry.coder.withoutDateStrategy()
-        }
-        var columns: [Column] = []
-        for (index, entry) in keySet.entries.enumerated() {
-            // A transform's encoded values are what the column holds.
-            let transform = entry.options.transform
-            let storedType: Any.Type = transform?.encodedType ?? entry.coder.storedType
-            var kind = ColumnKind(for: storedType, dateEncoding: dateEncodings[index] ?? .secondsSince1970)
-            if let strategy = formattedDates[index] { kind = .formattedDate(strategy) }
-            precondition(
-                transform == nil || index != primaryKeyEntry,
-                "The primary key \(entry.propertyName ?? "\(entry.keyPath)") of \(Model.self) has a value transform in its "
-                    + "\(table.source) key set: ids are bound as the property's values, so a key column stores them as they are."
-            )
-            let name = columnName(entry)
-            // SQLite refuses a table with duplicate columns; an empty name would lose the value on every write.
-            precondition(
-                !name.isEmpty && !entry.key.primary.keys.contains(where: \.isEmpty),
-                "The \(table.source) key of \(entry.propertyName ?? "\(entry.keyPath)") in \(Model.self) has an empty name: a column needs one."
-            )
-            columns.append(
-                Column(
-                    name: name, quotedName: SQL.quote(name), kind: kind, isOptional: entry.coder.isOptional,
-                    isPrimaryKey: index == primaryKeyEntry, defaultValue: defaults[index],
-                    storedType: storedType, isTransformed: transform != nil, reference: references[index]))
-        }
+    /// Resolves `table` against the model's key set.
+    ///
+    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored.
+    init(table: SQLiteTable<Model>) throws(DeclarationError) {
+        let keySet = try Self.storableKeySet(of: table)
+        let primaryKeyEntry = try Self.primaryKeyEntry(of: table, in: keySet)
+        var declared = try DeclaredElements(table: table, keySet: keySet, primaryKeyEntry: primaryKeyEntry)
+        let (coders, formattedDates) = try Self.dateCoders(of: table, keySet: keySet, declared: &declared)
+        let columns = try Self.columns(
+            of: table, keySet: keySet, declared: declared, formattedDates: formattedDates,
+            primaryKeyEntry: primaryKeyEntry)
+        let indexes = declared.indexes
         self.tableName = table.name
         self.isNamedAfterType = table.isNamedAfterType
         self.quotedTable = SQL.quote(table.name)
@@ -320,8 +218,15 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
 
     // MARK: - Cache
 
+    /// The model's mapping, built on first use.
+    ///
+    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored; nothing is cached then.
     static var shared: TableMapping<Model> {
-        MappingCache.shared.mapping(for: Model.self) { TableMapping(table: Model.sqliteTable) }
+        get throws(DeclarationError) {
+            try MappingCache.shared.mapping(for: Model.self) { () throws(DeclarationError) in
+                try TableMapping(table: Model.sqliteTable)
+            }
+        }
     }
 }
 

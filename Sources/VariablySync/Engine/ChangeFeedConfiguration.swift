@@ -1,10 +1,12 @@
+import VariablyCodable
+
 /// How a ``SyncStore`` pulls its ``RemoteChangeFeed``.
 ///
 /// ```swift
 /// var configuration = ChangeFeedConfiguration()
 /// configuration.pageSize = 2_000
 /// configuration.batchSize = 100_000
-/// let store = SyncStore(users, posts, feed: feed, configuration: configuration)
+/// let store = try SyncStore(users, posts, feed: feed, configuration: configuration)
 /// ```
 public struct ChangeFeedConfiguration: Sendable {
     /// The most changes asked for per page.
@@ -20,7 +22,8 @@ public struct ChangeFeedConfiguration: Sendable {
     /// How failed page requests are retried.
     public var retryPolicy: RetryPolicy
 
-    /// A configuration; the defaults suit most apps.
+    /// A configuration; the defaults suit most apps. Sizes below 1 make the ``SyncStore`` that is given
+    /// the configuration throw a `DeclarationError`.
     ///
     /// ```swift
     /// let configuration = ChangeFeedConfiguration(pageSize: 500)
@@ -31,10 +34,20 @@ public struct ChangeFeedConfiguration: Sendable {
     ///   - batchSize: How many records a batch gathers before it is applied (at least 1).
     ///   - retryPolicy: How failed page requests are retried.
     public init(pageSize: Int = 1_000, batchSize: Int = 50_000, retryPolicy: RetryPolicy = RetryPolicy()) {
-        precondition(pageSize > 0, "ChangeFeedConfiguration needs a page size of at least 1")
-        precondition(batchSize > 0, "ChangeFeedConfiguration needs a batch size of at least 1")
         self.pageSize = pageSize
         self.batchSize = batchSize
         self.retryPolicy = retryPolicy
+    }
+}
+
+extension ChangeFeedConfiguration {
+    /// Throws when a size or the retry policy is out of range.
+    func checkDeclaration() throws(DeclarationError) {
+        for (name, value) in [("pageSize", pageSize), ("batchSize", batchSize)] where value < 1 {
+            throw DeclarationError(
+                .invalidSetting("ChangeFeedConfiguration.\(name)", requirement: "at least 1"), modelType: "SyncStore",
+                fix: "set \(name) to 1 or more (it is \(value))")
+        }
+        try retryPolicy.checkDeclaration(of: "SyncStore", in: "ChangeFeedConfiguration.retryPolicy")
     }
 }

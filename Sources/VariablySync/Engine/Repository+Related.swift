@@ -19,16 +19,16 @@ extension Repository {
     ///   - sortDescriptors: The models' order; the children are in their primary key's order.
     ///   - limit: The most models returned.
     ///   - child: The referencing model.
-    ///   - reference: The child's property that references this model; declaring no such reference is
-    ///     a programming error and traps.
-    /// - Throws: `QueryTranslationError` for a predicate SQL cannot express, `SQLiteError`.
+    ///   - reference: The child's property that references this model.
+    /// - Throws: `DeclarationError` when `reference` is not a declared reference to this model's table,
+    ///   `QueryTranslationError` for a predicate SQL cannot express, `SQLiteError`.
     /// - Complexity: The models' query, plus one indexed look-up per model when `reference`'s column
     ///   has an index (declare `.index(\.postID)` on large tables).
     public nonisolated func fetch<Child: SQLiteStorable & Sendable>(
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) async throws -> [Related<Model, Child>] {
-        let related = Self.relation(of: child, by: reference)
+        let related = try Self.relation(of: child, by: reference)
         let primaryKey = self.primaryKey
         return try await database.read { db in
             try Self.fetch(
@@ -48,14 +48,21 @@ extension Repository {
     /// ```
     ///
     /// - Parameters: As ``fetch(where:sortedBy:limit:including:by:)``.
-    /// - Returns: An asynchronous sequence of results; it ends with the error of a query that fails.
+    /// - Returns: An asynchronous sequence of results; it ends with the error of a query that fails, or at
+    ///   once with a `DeclarationError` when `reference` is not a declared reference to this model's table.
     public nonisolated func observe<Child: SQLiteStorable & Sendable & Equatable>(
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) -> AsyncThrowingStream<[Related<Model, Child>], any Error> where Model: Equatable {
-        let related = Self.relation(of: child, by: reference)
+        let related: TableReference
+        let tables: Set<String>
         let primaryKey = self.primaryKey
-        let tables: Set<String> = [primaryKey.table, PrimaryKey<Child>().table]
+        do {
+            related = try Self.relation(of: child, by: reference)
+            tables = [primaryKey.table, try PrimaryKey<Child>().table]
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
         return database.observe(tables: tables) { db in
             try Self.fetch(
                 where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
@@ -63,16 +70,17 @@ extension Repository {
         }
     }
 
-    /// The reference of `child` declared on `reference` to this model's table; a missing declaration is a
-    /// programming error and traps.
+    /// The reference of `child` declared on `reference` to this model's table.
+    ///
+    /// - Throws: ``DeclarationError`` when `reference` is not a declared reference to this model's table.
     private static func relation<Child: SQLiteStorable>(
         of child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
-    ) -> TableReference {
-        let table = PrimaryKey<Model>().table
-        guard let declared = PrimaryKey<Child>().reference(at: reference), declared.parentTable == table else {
-            preconditionFailure(
-                "\(reference) of \(Child.self) is not a declared reference to \(Model.self)'s table \"\(table)\": "
-                    + "declare `.references(\(reference), \(Model.self).self)` in \(Child.self).sqliteTable.")
+    ) throws(DeclarationError) -> TableReference {
+        let table = try PrimaryKey<Model>().table
+        guard let declared = try PrimaryKey<Child>().reference(at: reference), declared.parentTable == table else {
+            throw DeclarationError(
+                .undeclaredReference(parentTable: table), model: Child.self, keyPath: reference,
+                fix: "declare `.references(\(reference), \(Model.self).self)` in \(Child.self).sqliteTable")
         }
         return declared
     }

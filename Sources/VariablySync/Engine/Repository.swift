@@ -74,11 +74,14 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///   - database: The SQLite database of the cache.
     ///   - remote: The server.
     ///   - configuration: Page size, retries, malformed records, conflicts.
-    /// - Throws: `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date.
+    /// - Throws: `DeclarationError` for a mistake in the model's table declaration, the configuration
+    ///   (a page size of 0) or the remote's declaration (a timeout of 0, an unsafe header), before
+    ///   anything is written; `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up
+    ///   to date.
     public init(
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) throws {
-        self.init(unprepared: database, remote: remote, configuration: configuration)
+        try self.init(unprepared: database, remote: remote, configuration: configuration)
         let schema = self.schema
         try database.write { db in try schema.prepare(db) }
     }
@@ -97,30 +100,29 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///   - remote: The server.
     ///   - configuration: Page size, retries, malformed records, conflicts.
     /// - Returns: The repository, its tables ready.
-    /// - Throws: `SQLiteError` or `SchemaMismatchError` if the table cannot be brought up to date,
-    ///   `CancellationError` if the task is cancelled first.
+    /// - Throws: `DeclarationError` for a mistake in the model's table declaration, the configuration or
+    ///   the remote's declaration, before anything is written; `SQLiteError` or `SchemaMismatchError` if
+    ///   the table cannot be brought up to date; `CancellationError` if the task is cancelled first.
     public static func open(
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) async throws -> Repository {
-        let repository = Repository(unprepared: database, remote: remote, configuration: configuration)
+        let repository = try Repository(unprepared: database, remote: remote, configuration: configuration)
         let schema = repository.schema
         try await database.write { db in try schema.prepare(db) }
         return repository
     }
 
     /// A repository whose tables are not prepared yet: both openers prepare them next.
+    ///
+    /// - Throws: `DeclarationError`, before the repository registers its table with the database.
     private init(
         unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
-    ) {
+    ) throws(DeclarationError) {
+        let primaryKey = try PrimaryKey<Model>()
+        try Self.checkDeclaration(primaryKey: primaryKey, configuration: configuration, remote: remote)
         self.database = database
         self.remote = remote
         self.configuration = configuration
-        let primaryKey = PrimaryKey<Model>()
-        precondition(
-            type(of: primaryKey.keyPath as AnyKeyPath).valueType == Model.ID.self,
-            "The primary key \(primaryKey.keyPath) of \(Model.self) is not of type \(Model.ID.self), its Identifiable.ID: "
-                + "a Repository names records by their id, so declare `SQLiteTable(_:primaryKey:)` with the property "
-                + "that `id` returns.")
         self.primaryKey = primaryKey
         self.pulledEntries = primaryKey.entries(sharedWith: .remote)
         self.state = SyncStateStore(table: primaryKey.table)
@@ -140,6 +142,21 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
             state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
             deletionVersion: deletionVersion)
         database.registerEngineTable(EngineTable(self))
+    }
+
+    /// Throws the first mistake in what the repository is opened with: the primary key's type, the
+    /// configuration's sizes and retries, the remote's settings and API shape.
+    private static func checkDeclaration(
+        primaryKey: PrimaryKey<Model>, configuration: SyncConfiguration<Model>, remote: some RemoteSource<Model>
+    ) throws(DeclarationError) {
+        // A Repository names records by their id.
+        guard type(of: primaryKey.keyPath as AnyKeyPath).valueType == Model.ID.self else {
+            throw DeclarationError(
+                .primaryKeyIsNotID(idType: "\(Model.ID.self)"), model: Model.self, keyPath: primaryKey.keyPath,
+                fix: "declare `SQLiteTable(_:primaryKey:)` with the property that `id` returns")
+        }
+        try configuration.checkDeclaration()
+        try (remote as? any DeclaredRemote)?.checkDeclaration()
     }
 
     /// What opening a repository writes: the model's table, the sync tables and the capture triggers.

@@ -1,3 +1,5 @@
+import VariablyCodable
+
 /// What a ``Repository`` does when it syncs: page sizes, retries, malformed records, conflicts.
 ///
 /// ```swift
@@ -29,9 +31,16 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
     /// The defaults: pages of 1,000, pushes of 500, `RetryPolicy()`, skip malformed
     /// records, ``ConflictPolicy/serverWins``.
     ///
+    /// Sizes are checked when a repository opens with the configuration: a page or push size below 1
+    /// makes ``Repository/open(database:remote:configuration:)`` throw a `DeclarationError`.
+    ///
+    /// ```swift
+    /// let configuration = SyncConfiguration<User>(pageSize: 500, conflictPolicy: .clientWins)
+    /// ```
+    ///
     /// - Parameters:
-    ///   - pageSize: The most changes per pull.
-    ///   - pushBatchSize: The most changes per push.
+    ///   - pageSize: The most changes per pull (at least 1).
+    ///   - pushBatchSize: The most changes per push (at least 1).
     ///   - retryPolicy: Retries of transient failures.
     ///   - malformedRecords: Skip and report, or fail the page.
     ///   - conflictPolicy: Conflict resolution.
@@ -42,7 +51,6 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
         malformedRecords: MalformedRecordPolicy = .skipAndReport, conflictPolicy: ConflictPolicy<Model> = .serverWins,
         maxConflictRounds: Int = 3, resyncsOnUnknownCursor: Bool = true
     ) {
-        precondition(pageSize > 0 && pushBatchSize > 0, "SyncConfiguration needs page and push sizes of at least 1.")
         self.pageSize = pageSize
         self.pushBatchSize = pushBatchSize
         self.retryPolicy = retryPolicy
@@ -50,6 +58,18 @@ public struct SyncConfiguration<Model: Identifiable & Sendable>: Sendable where 
         self.conflictPolicy = conflictPolicy
         self.maxConflictRounds = maxConflictRounds
         self.resyncsOnUnknownCursor = resyncsOnUnknownCursor
+    }
+}
+
+extension SyncConfiguration {
+    /// Throws when a size or the retry policy is out of range.
+    func checkDeclaration() throws(DeclarationError) {
+        for (name, value) in [("pageSize", pageSize), ("pushBatchSize", pushBatchSize)] where value < 1 {
+            throw DeclarationError(
+                .invalidSetting("SyncConfiguration.\(name)", requirement: "at least 1"), model: Model.self,
+                fix: "set \(name) to 1 or more (it is \(value))")
+        }
+        try retryPolicy.checkDeclaration(of: "\(Model.self)", in: "SyncConfiguration.retryPolicy")
     }
 }
 

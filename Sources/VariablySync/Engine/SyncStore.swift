@@ -1,4 +1,5 @@
 import Foundation
+public import VariablyCodable
 public import VariablySQLite
 
 /// Repositories of related models on one database, synced as one graph: local changes are pushed in
@@ -7,7 +8,7 @@ public import VariablySQLite
 /// pulled, parents first.
 ///
 /// ```swift
-/// let store = SyncStore(users, posts, comments)   // Repository<User>, Repository<Post>, Repository<Comment>
+/// let store = try SyncStore(users, posts, comments)   // Repository<User>, Repository<Post>, Repository<Comment>
 /// let report = try await store.sync()
 /// print(report.for(Post.self)?.held ?? [])        // posts waiting for a user the server refused
 /// ```
@@ -46,16 +47,20 @@ public actor SyncStore {
     /// their tables' references.
     ///
     /// ```swift
-    /// let store = SyncStore(users, posts, comments)
+    /// let store = try SyncStore(users, posts, comments)
     /// ```
     ///
     /// - Parameter repositories: One repository per model, all on the same database.
-    public init<each Model: SQLiteStorable & Identifiable & Sendable>(_ repositories: repeat Repository<each Model>) {
+    /// - Throws: ``DeclarationError`` when there is no repository or the repositories are on several
+    ///   databases.
+    public init<each Model: SQLiteStorable & Identifiable & Sendable>(
+        _ repositories: repeat Repository<each Model>
+    ) throws(DeclarationError) {
         var members: [Member] = []
         for repository in repeat each repositories {
             members.append(Member(repository))
         }
-        self.init(members: members, feed: nil, configuration: ChangeFeedConfiguration())
+        try self.init(members: members, feed: nil, configuration: ChangeFeedConfiguration())
     }
 
     /// A store of `repositories` that pulls every table from one `feed`, in batches: each applied
@@ -64,7 +69,7 @@ public actor SyncStore {
     ///
     /// ```swift
     /// let feed = HTTPRemoteFeed(baseURL: URL(string: "https://api.example.com/v1")!, api: .changeFeed)
-    /// let store = SyncStore(users, posts, comments, feed: feed)
+    /// let store = try SyncStore(users, posts, comments, feed: feed)
     /// try await store.sync()
     /// ```
     ///
@@ -72,26 +77,47 @@ public actor SyncStore {
     ///   - repositories: One repository per model, all on the same database.
     ///   - feed: The server's changes to every table, in its order.
     ///   - configuration: Page and batch sizes, retries.
+    /// - Throws: ``DeclarationError`` when there is no repository, the repositories are on several
+    ///   databases, a size or the retry policy of `configuration` is out of range, or the feed's
+    ///   declaration has a mistake (an ``HTTPRemoteFeed`` whose records path does not name the table).
     public init<each Model: SQLiteStorable & Identifiable & Sendable>(
         _ repositories: repeat Repository<each Model>, feed: some RemoteChangeFeed,
         configuration: ChangeFeedConfiguration = ChangeFeedConfiguration()
-    ) {
+    ) throws(DeclarationError) {
         var members: [Member] = []
         for repository in repeat each repositories {
             members.append(Member(repository))
         }
-        self.init(members: members, feed: feed, configuration: configuration)
+        try self.init(members: members, feed: feed, configuration: configuration)
     }
 
-    private init(members: [Member], feed: (any RemoteChangeFeed)?, configuration: ChangeFeedConfiguration) {
-        precondition(!members.isEmpty, "A SyncStore needs at least one repository.")
-        precondition(
-            Set(members.map { ObjectIdentifier($0.database) }).count == 1,
-            "The repositories of a SyncStore share one SQLiteDatabase: the foreign keys and batches span its tables.")
+    private init(
+        members: [Member], feed: (any RemoteChangeFeed)?, configuration: ChangeFeedConfiguration
+    ) throws(DeclarationError) {
+        try Self.checkDeclaration(members: members, feed: feed, configuration: configuration)
         self.members = Self.ordered(members)
         self.feed = feed
         self.feedConfiguration = configuration
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
+    }
+
+    /// Throws the first mistake in what the store is made of.
+    private static func checkDeclaration(
+        members: [Member], feed: (any RemoteChangeFeed)?, configuration: ChangeFeedConfiguration
+    ) throws(DeclarationError) {
+        guard !members.isEmpty else {
+            throw DeclarationError(
+                .noRepositories, modelType: "SyncStore", fix: "give the store at least one repository")
+        }
+        // The foreign keys and batches span the tables of one database.
+        guard Set(members.map { ObjectIdentifier($0.database) }).count == 1 else {
+            throw DeclarationError(
+                .repositoriesOnSeveralDatabases, modelType: "SyncStore",
+                fix: "open every repository of the store on the same SQLiteDatabase")
+        }
+        guard let feed else { return }
+        try configuration.checkDeclaration()
+        try (feed as? any DeclaredRemote)?.checkDeclaration()
     }
 
     /// Pushes every repository's local changes in dependency order, then pulls every table, parents

@@ -1,5 +1,5 @@
 public import Foundation
-import VariablyCodable
+package import VariablyCodable
 public import VariablyHTTP
 
 #if canImport(FoundationNetworking)
@@ -16,14 +16,14 @@ public import VariablyHTTP
 /// // {"tables": {"users": {"records": [...], "deleted": [3]}, "posts": {"records": [...], "deleted": []}},
 /// //  "next_cursor": "1204", "has_more": false}
 /// let feed = HTTPRemoteFeed(baseURL: URL(string: "https://api.example.com/v1")!, api: .changeFeed)
-/// let store = SyncStore(users, posts, feed: feed)
+/// let store = try SyncStore(users, posts, feed: feed)
 /// ```
 ///
 /// Requests go through the same exchange as an ``HTTPRemoteSource``'s, over the same transport: the
 /// deadline, the response size limit, compression, redirects, the request hook and its `401` retry. A table the store does not
 /// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL);
 /// ``HTTPPullShape/ChangedSince`` filters are per table and do not apply to a feed.
-public struct HTTPRemoteFeed: RemoteChangeFeed {
+public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     /// The requests' exchange.
     let source: HTTPRemoteSource<FeedRequests>
     /// The path of the object whose keys are the tables, and the key paths after the placeholder.
@@ -40,7 +40,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
     /// - Parameters:
     ///   - baseURL: The API's URL; the pull path of `api` is appended.
     ///   - api: The feed's shape: its records path (and its deletions path, for ``HTTPPullShape/Deletions/ids(at:)``)
-    ///     hold `{table}` once, after the path of an object keyed by table; a misuse traps.
+    ///     hold `{table}` once, after the path of an object keyed by table, and it declares no
+    ///     `changedSince` filter; otherwise the ``SyncStore`` given the feed throws a `DeclarationError`.
     ///   - headers: Headers for every request.
     ///   - timeout: Seconds one request may take as a whole.
     ///   - transport: What sends the requests (see `HTTPTransport`); `HTTPTransports.platformDefault` by
@@ -53,17 +54,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
         prepare: (@Sendable (_ request: inout URLRequest, _ attempt: HTTPRequestAttempt) async throws -> Void)? = nil
     ) {
         let keys = api.pull.records.keys
-        guard let placeholder = keys.firstIndex(of: Self.placeholder),
-            keys.filter({ $0 == Self.placeholder }).count == 1
-        else {
-            preconditionFailure(
-                "HTTPRemoteFeed needs the records path of its pull shape to name the table once, as `{table}` "
-                    + "(\"tables.{table}.records\"); it is \"\(api.pull.records)\".")
-        }
-        precondition(
-            api.pull.changedSince == nil,
-            "HTTPRemoteFeed pages by its cursor alone: a changedSince filter is per table, declare none.")
-        tablesPath = DataPath(Array(keys[..<placeholder]))
+        let placeholder = keys.firstIndex(of: Self.placeholder)
+        tablesPath = DataPath(Array(keys[..<(placeholder ?? keys.startIndex)]))
         source = HTTPRemoteSource(
             baseURL: baseURL, api: api, headers: headers, timeout: timeout, transport: transport,
             maximumResponseSize: maximumResponseSize, prepare: prepare)
@@ -72,14 +64,31 @@ public struct HTTPRemoteFeed: RemoteChangeFeed {
     /// The placeholder of a table's name in the pull shape's paths.
     static var placeholder: String { "{table}" }
 
+    /// The first mistake in the feed's shape or settings, or `nil`.
+    package var declarationError: DeclarationError? {
+        let pull = source.api.pull
+        guard pull.records.keys.filter({ $0 == Self.placeholder }).count == 1 else {
+            return DeclarationError(
+                .feedRecordsPathWithoutTable("\(pull.records)"), modelType: "HTTPRemoteFeed",
+                fix: "name the table once in the records path, as `{table}`: \"tables.{table}.records\"")
+        }
+        guard pull.changedSince == nil else {
+            return DeclarationError(
+                .feedWithChangedSince, modelType: "HTTPRemoteFeed", fix: "declare no changedSince filter")
+        }
+        return source.declarationError(modelType: "HTTPRemoteFeed")
+    }
+
     /// Asks for the page after `cursor` and reads each table's records and deletions.
     ///
     /// ```swift
     /// let page = try await feed.pull(after: nil, limit: 1_000)
     /// ```
     ///
-    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared shape.
+    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared
+    ///   shape; `DeclarationError` for a mistake in the feed's declaration.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
+        try checkDeclaration()
         let shape = source.api.pull
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: source.baseURL, state: state, limit: limit)

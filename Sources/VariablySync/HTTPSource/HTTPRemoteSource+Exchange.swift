@@ -16,7 +16,9 @@ extension HTTPRemoteSource {
     /// answer to a write is returned as it is: following it would turn the write into a `GET`, which
     /// reads as success while nothing was written. A redirect to another origin is returned too: the
     /// hook's credentials go only to the origin the app named.
+    /// A source whose declaration has a mistake (see ``declarationError``) sends nothing and throws it.
     func exchange(_ request: HTTPRequestHead) async throws -> Response {
+        try checkDeclaration()
         var current = request
         for _ in 0...Self.maximumRedirects {
             let response = try await authorizedExchange(current)

@@ -88,12 +88,16 @@ where Model.ID: Codable & Sendable {
     ///     baseURL: URL(string: "http://127.0.0.1:8080/users")!, headers: ["Authorization": "Bearer ..."])
     /// ```
     ///
+    /// The settings and `api` are checked when a ``Repository`` opens with the source: a mistake (a
+    /// timeout of zero, an unsafe header) makes it throw a `DeclarationError`, as does every request of
+    /// a source used on its own.
+    ///
     /// - Parameters:
     ///   - baseURL: The collection's URL; the paths of `api` are appended (`/changes` for the default).
     ///   - api: The shape of the server's API: how pages are asked for and read, and how changes are
     ///     pushed; ``HTTPAPI/changesEnvelope`` by default.
     ///   - headers: Headers for every request; a name or value with a line break or a NUL (which could
-    ///     smuggle further headers) is a misuse and traps.
+    ///     smuggle further headers), an empty name or a name with a colon is a `DeclarationError`.
     ///   - timeout: Seconds one request may take as a whole (more than zero).
     ///   - transport: What sends the requests: `HTTPTransports.platformDefault` by default (URLSession
     ///     on Apple platforms, the system's libcurl on Linux), a transport configured by the app
@@ -107,15 +111,6 @@ where Model.ID: Codable & Sendable {
         transport: any HTTPTransport = HTTPTransports.platformDefault, maximumResponseSize: Int = 64 << 20,
         prepare: RequestHook? = nil
     ) {
-        precondition(timeout > 0, "HTTPRemoteSource needs a timeout of more than zero seconds.")
-        precondition(maximumResponseSize > 0, "HTTPRemoteSource needs a maximumResponseSize of at least one byte.")
-        for (name, value) in headers {
-            precondition(
-                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty
-                    && !name.contains(":"),
-                "HTTPRemoteSource header \"\(name)\" has an empty name, a colon in its name, or a line break or NUL; "
-                    + "fix it in `headers`.")
-        }
         self.baseURL = baseURL
         self.api = api
         self.prepare = prepare
@@ -134,7 +129,8 @@ where Model.ID: Codable & Sendable {
     /// let page = try await remote.pull(after: nil, limit: 500)
     /// ```
     ///
-    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared shape.
+    /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared
+    ///   shape; `DeclarationError`, before anything is sent, for a mistake in the source's declaration.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
         let shape = api.pull
         let state = try HTTPPullState(cursor: cursor, shape: shape)
@@ -170,8 +166,10 @@ where Model.ID: Codable & Sendable {
     /// ```
     ///
     /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers missing a change;
-    ///   ``RemoteSourceError/unavailable(_:)`` for a pull-only API.
+    ///   ``RemoteSourceError/unavailable(_:)`` for a pull-only API; `DeclarationError`, before anything
+    ///   is sent, for a mistake in the source's declaration.
     public func push(_ changes: [RemoteChange<Model.ID>]) async throws -> [PushResult<Model.ID>] {
+        try checkDeclaration()
         switch api.push {
         case .none:
             throw RemoteSourceError.unavailable("this API is pull-only: \(changes.count) change(s) stay queued")

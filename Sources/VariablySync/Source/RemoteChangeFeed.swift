@@ -9,7 +9,7 @@ public import VariablyCodable
 /// several simulated servers as one feed. Pushes still go to each table's own ``RemoteSource``.
 ///
 /// ```swift
-/// let store = SyncStore(users, posts, comments, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed))
+/// let store = try SyncStore(users, posts, comments, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed))
 /// try await store.sync()
 /// ```
 public protocol RemoteChangeFeed: Sendable {

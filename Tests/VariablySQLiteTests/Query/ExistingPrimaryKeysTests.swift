@@ -20,11 +20,11 @@ private struct Counter: VariablyCodable, EmptyInitializable, SQLiteStorable, Ide
 @Suite struct ExistingPrimaryKeysTests {
     @Test func modelsKeysAreTheKeysOfTheirIDsOneByOne() throws {
         let labels = ["cafe\u{301}", "b"].map { id in Label(id: id) }
-        let labelKey = PrimaryKey<Label>()
+        let labelKey = try PrimaryKey<Label>()
         #expect(try labelKey.sqlValues(ofModels: labels) == labels.map { try labelKey.sqlValue(of: $0.id) })
         #expect(try labelKey.sqlValues(ofModels: labels) == [.text("caf\u{e9}"), .text("b")])  // NFC
         let counters = [3, -1].map { id in Counter(id: id) }
-        let counterKey = PrimaryKey<Counter>()
+        let counterKey = try PrimaryKey<Counter>()
         #expect(try counterKey.sqlValues(ofModels: counters) == [.integer(3), .integer(-1)])
         #expect(try counterKey.sqlValues(ofModels: counters) == counters.map { try counterKey.sqlValue(of: $0.id) })
         let users = User.samples(2)

@@ -48,8 +48,8 @@ extension Member: SQLiteStorable {
 
 @Suite struct MergingUpsertTests {
     /// Every entry (the primary key's is never updated): what a pull of every column updates.
-    private func allEntries<Model: SQLiteStorable>(_ type: Model.Type) -> [Int] {
-        PrimaryKey<Model>().entries(sharedWith: .sqlite)
+    private func allEntries<Model: SQLiteStorable>(_ type: Model.Type) throws -> [Int] {
+        try PrimaryKey<Model>().entries(sharedWith: .sqlite)
     }
 
     private func keys(_ users: [User]) -> [SQLValue] { users.map { .integer($0.id) } }
@@ -105,7 +105,7 @@ extension Member: SQLiteStorable {
     @Test func newRowsTakeEveryColumnAndExistingRowsKeepTheOthers() throws {
         let (database, recorder) = try TestDatabase.users(4)
         let nickname = try #require(User.keySets[.sqlite]?.index(of: \User.nickname))
-        let pulled = allEntries(User.self).filter { $0 != nickname }
+        let pulled = try allEntries(User.self).filter { $0 != nickname }
         var users = User.samples(6)
         for index in users.indices {
             users[index].nickname = "server"
@@ -212,7 +212,7 @@ extension Member: SQLiteStorable {
 
 @Suite struct MergingUpsertPlainInsertTests {
     private func keys(_ users: [User]) -> [SQLValue] { users.map { .integer($0.id) } }
-    private var allEntries: [Int] { PrimaryKey<User>().entries(sharedWith: .sqlite) }
+    private var allEntries: [Int] { get throws { try PrimaryKey<User>().entries(sharedWith: .sqlite) } }
 
     @Test func newKeysAreInsertedWithoutAnUpsert() throws {
         let (database, recorder) = try TestDatabase.users()

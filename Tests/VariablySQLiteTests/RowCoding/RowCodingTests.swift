@@ -164,7 +164,7 @@ import VariablyTestSupport
             try db.insert(place)
         }
         #expect(
-            Database.createTableSQL(for: Place.self)
+            try Database.createTableSQL(for: Place.self)
                 == #"CREATE TABLE "places" ("id" INTEGER PRIMARY KEY NOT NULL, "address_city" TEXT NOT NULL, "address_zip" TEXT NOT NULL)"#
         )
         #expect(try db.read { try $0.fetchAll(Place.self) } == [place])

@@ -6,6 +6,10 @@ import Testing
 // tests happen to run. This check finds such a pair in the sources, before a run order does.
 
 @Suite struct TestTableNameTests {
+    /// Types that one test file names alike on purpose, to check that the second one used throws: each
+    /// counts once, so that a type of that name elsewhere is still found.
+    static let deliberatelyAlike: Set<String> = ["DeclarationErrorTests.swift: Memo"]
+
     @Test func noTypeNamedTableSharesItsNameWithAnotherTable() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -32,8 +36,10 @@ import Testing
             for match in storable.matches(in: text, range: range) {
                 let group = match.range(at: 1).location != NSNotFound ? 1 : 2
                 let type = String(text[Range(match.range(at: group), in: text)!])
-                if !typesWithTables.contains(type) {
-                    namedAfterType[type.lowercased(), default: []].append("\(file.lastPathComponent): \(type)")
+                let place = "\(file.lastPathComponent): \(type)"
+                let seen = namedAfterType[type.lowercased()] ?? []
+                if !typesWithTables.contains(type), !(Self.deliberatelyAlike.contains(place) && seen.contains(place)) {
+                    namedAfterType[type.lowercased(), default: []].append(place)
                 }
             }
         }

@@ -102,7 +102,7 @@ struct StoreConsistencyTests {
             database: database, remote: CascadingRemote(commentServer, cascade: cascade),
             configuration: SyncConfiguration(pageSize: 4, retryPolicy: retries))
         let store =
-            usesFeed
+            try usesFeed
             ? SyncStore(
                 comments, posts, users, feed: feed,
                 configuration: ChangeFeedConfiguration(pageSize: 4, batchSize: 8, retryPolicy: retries))

@@ -50,7 +50,7 @@ struct StoreCrashChild {
         // Every other run pulls one feed in checkpoints of three pages (posts and comments often come
         // before their users there: the users are written again by deletions and local creates).
         let store =
-            run.isMultiple(of: 2)
+            try run.isMultiple(of: 2)
             ? SyncStore(
                 comments, posts, users, feed: SimulatedChangeFeed(userServer, postServer, commentServer),
                 configuration: ChangeFeedConfiguration(pageSize: 25, batchSize: 75))

@@ -39,7 +39,7 @@ import VariablySyncTesting
                 database: database, remote: LoggingRemote(commentServer, log: log, table: "comments"),
                 configuration: SyncConfiguration(retryPolicy: quickRetries))
             // Given children first: the store orders them.
-            store = SyncStore(comments, posts, users)
+            store = try SyncStore(comments, posts, users)
             try await store.sync()
         }
     }
@@ -119,7 +119,7 @@ import VariablySyncTesting
             database: database, remote: CascadingRemote(userServer, cascade: cascade), configuration: configuration)
         let posts = try Repository(database: database, remote: CascadingRemote(postServer, cascade: cascade))
         let comments = try Repository(database: database, remote: CascadingRemote(commentServer, cascade: cascade))
-        let store = SyncStore(comments, posts, users)
+        let store = try SyncStore(comments, posts, users)
         try await store.sync()
         try await userServer.update(id: 1) { $0.favoritePostID = 11 }
         try await store.sync()
@@ -159,7 +159,7 @@ import VariablySyncTesting
                 _ = try await postServer.upsert(Post(id: 70, authorID: 7, title: "by a late user"))
             },
             configuration: SyncConfiguration(retryPolicy: quickRetries))
-        let store = SyncStore(posts, users)
+        let store = try SyncStore(posts, users)
         let report = try await store.sync()
         #expect(try await posts.fetch(id: 70)?.authorID == 7)
         #expect(try await users.fetch(id: 7)?.userName == "late")
@@ -191,7 +191,7 @@ import VariablySyncTesting
         let users = try Repository<User>(database: database, remote: usersRemote)
         let posts = try Repository<Post>(database: database, remote: postsRemote)
         let comments = try Repository<Comment>(database: database, remote: commentsRemote)
-        let store = SyncStore(comments, posts, users)  // any order: the references give it
+        let store = try SyncStore(comments, posts, users)  // any order: the references give it
         let report = try await store.sync()
         print(report.for(Post.self)?.held ?? [])
 

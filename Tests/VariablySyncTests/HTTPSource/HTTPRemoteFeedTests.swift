@@ -35,7 +35,7 @@ struct HTTPRemoteFeedTests {
                 pageSize: pageSize, batchSize: batchSize,
                 retryPolicy: RetryPolicy(
                     maxAttempts: 30, initialDelay: .milliseconds(1), maxDelay: .milliseconds(5), seed: 3))
-            store = SyncStore(
+            store = try SyncStore(
                 users, posts, comments, feed: HTTPRemoteFeed(baseURL: base, api: .changeFeed, timeout: 10),
                 configuration: configuration)
         }
@@ -81,7 +81,7 @@ struct HTTPRemoteFeedTests {
         let comments = try Repository<Comment>(
             database: database, remote: HTTPRemoteSource(baseURL: apiURL.appendingPathComponent("comments")))
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
-        let store = SyncStore(comments, posts, users, feed: feed)
+        let store = try SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
         print(report.for(Post.self)?.waitingForParents ?? 0)
         #expect(report.for(Post.self)?.waitingForParents == 0)

@@ -28,7 +28,8 @@ struct PageRecord<Model: SQLiteStorable & Identifiable>: Decodable where Model.I
     /// ``SQLiteTable/primaryKey`` declares, whatever its name).
     private static func readID(from decoder: any Decoder) -> Model.ID? {
         let source = decoder.userInfo[.codingSource] as? CodingSource ?? Model.keySets.defaultSource ?? .remote
-        guard let keySet = Model.keySets[source], let entry = keySet.index(of: PrimaryKey<Model>().keyPath),
+        guard let keySet = Model.keySets[source], let primaryKey = try? PrimaryKey<Model>(),
+            let entry = keySet.index(of: primaryKey.keyPath),
             let container = try? decoder.container(keyedBy: AnyCodingKey.self)
         else { return nil }
         for path in keySet.entries[entry].paths where path.container == nil {
@@ -91,9 +92,9 @@ extension PageRecord {
     /// keys for the primary key, so that the skipped record is still named.
     private static func readID(in body: JSONBody, record: Range<Int>, source: CodingSource?) -> Model.ID? {
         let source = source ?? Model.keySets.defaultSource ?? .remote
-        guard let keySet = Model.keySets[source], let entry = keySet.index(of: PrimaryKey<Model>().keyPath) else {
-            return nil
-        }
+        guard let keySet = Model.keySets[source], let primaryKey = try? PrimaryKey<Model>(),
+            let entry = keySet.index(of: primaryKey.keyPath)
+        else { return nil }
         for path in keySet.entries[entry].paths {
             var value: Range<Int>? = record
             for key in path.components.keys { value = value.flatMap { try? body.member(key, of: $0) } }

@@ -66,7 +66,7 @@ where Model.ID: Codable & Sendable {
         _ db: Database
     ) throws {
         self.applier = applier
-        self.primaryKey = PrimaryKey<Model>()
+        self.primaryKey = try PrimaryKey<Model>()
         self.references = primaryKey.references
         self.versioned = versioned
         pulled = pages.reduce(0) { $0 + $1.recordCount }

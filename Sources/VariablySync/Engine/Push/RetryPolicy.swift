@@ -1,3 +1,5 @@
+import VariablyCodable
+
 /// How a ``Repository`` retries a request that failed with a transient error: exponential backoff with
 /// jitter, bounded in attempts and delay. Jitter is random per repository, so that clients that failed
 /// together do not retry in lock step; set ``seed`` to make every delay reproducible (tests, demos).
@@ -31,7 +33,8 @@ public struct RetryPolicy: Sendable {
     /// Describes a retry policy.
     ///
     /// - Parameters:
-    ///   - maxAttempts: The most attempts of one request (at least 1).
+    ///   - maxAttempts: The most attempts of one request (at least 1; fewer makes the repository or store
+    ///     given the policy throw a `DeclarationError` when it opens).
     ///   - initialDelay: The delay before the second attempt.
     ///   - multiplier: The growth factor of the delay.
     ///   - maxDelay: The cap of any delay.
@@ -43,7 +46,6 @@ public struct RetryPolicy: Sendable {
         maxDelay: Duration = .seconds(5), jitter: Double = 0.5, seed: UInt64? = nil,
         isTransient: @escaping @Sendable (any Error) -> Bool = RetryPolicy.isTransientRemoteError
     ) {
-        precondition(maxAttempts >= 1, "RetryPolicy needs at least one attempt.")
         self.maxAttempts = maxAttempts
         self.initialDelay = initialDelay
         self.multiplier = multiplier
@@ -51,6 +53,14 @@ public struct RetryPolicy: Sendable {
         self.jitter = min(max(jitter, 0), 1)
         self.seed = seed
         self.isTransient = isTransient
+    }
+
+    /// Throws when ``maxAttempts`` is below 1; `model` and `setting` say whose policy it is.
+    func checkDeclaration(of model: String, in setting: String) throws(DeclarationError) {
+        guard maxAttempts < 1 else { return }
+        throw DeclarationError(
+            .invalidSetting("\(setting).maxAttempts", requirement: "at least 1"), modelType: model,
+            fix: "set maxAttempts to 1 or more (1 disables retries; it is \(maxAttempts))")
     }
 
     /// Whether `error` is a ``RemoteSourceError`` that ``RemoteSourceError/isTransient``.

@@ -26,7 +26,7 @@ struct EngineTable: Sendable {
     let lookUp: @Sendable (String) async throws -> Data?
 
     init<Model>(_ repository: Repository<Model>) {
-        let key = PrimaryKey<Model>()
+        let key = repository.primaryKey
         table = key.table
         references = key.references
         let others = key.references.filter { $0.parentTable != key.table }

@@ -167,12 +167,6 @@ public struct HTTPPullShape: Sendable {
         deletions: Deletions = .none, changedSince: ChangedSince? = nil, limitParameter: String? = "limit",
         idKey: String = "id", query: [String: String] = [:], endsOnNotFound: Bool = false
     ) {
-        for (name, value) in query {
-            precondition(
-                HTTPRequestHead.isSafeHeaderText(name) && HTTPRequestHead.isSafeHeaderText(value) && !name.isEmpty,
-                "HTTPPullShape query parameter \"\(name)\" has an empty name, or a line break or NUL; fix it in `query`."
-            )
-        }
         self.path = path
         self.records = records
         self.paging = paging

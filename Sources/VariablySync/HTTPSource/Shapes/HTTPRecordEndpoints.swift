@@ -137,9 +137,6 @@ public struct HTTPRecordEndpoints: Sendable {
         readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true, versionField: String? = nil,
         concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4
     ) {
-        precondition(
-            maximumConcurrentRequests >= 1,
-            "HTTPRecordEndpoints needs maximumConcurrentRequests of at least 1 (1 pushes one record at a time).")
         self.path = path
         self.trailingSlash = trailingSlash
         self.update = update

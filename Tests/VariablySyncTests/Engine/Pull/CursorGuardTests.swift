@@ -45,7 +45,7 @@ struct CursorGuardTests {
     @Test(.timeLimit(.minutes(1))) func aFeedCyclingBetweenTwoCursorsStopsTheStoresPull() async throws {
         let database = try SQLiteDatabase.inMemory()
         let users = try Repository<User>(database: database, remote: try SimulatedServer<User>(records: [], seed: 1))
-        let store = SyncStore(users, feed: CyclingFeed())
+        let store = try SyncStore(users, feed: CyclingFeed())
         await #expect {
             try await store.sync()
         } throws: { error in

@@ -59,7 +59,7 @@ import VariablySyncTesting
             records: [Comment(id: 10, postID: 2, text: "first"), Comment(id: 11, postID: 1, text: "other")], seed: 2)
         let posts = try Repository(database: database, remote: postServer)
         let comments = try Repository(database: database, remote: commentServer)
-        let store = SyncStore(comments, posts)
+        let store = try SyncStore(comments, posts)
         try await store.sync()
         #expect(try await comments.fetch(id: 10)?.text == "first")
 

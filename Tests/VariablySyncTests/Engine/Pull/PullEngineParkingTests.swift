@@ -35,7 +35,7 @@ struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
         let users = try Repository(database: database, remote: PagesOnlyRemote(server: userServer))
         let posts = try Repository(database: database, remote: PagesOnlyRemote(server: postServer))
         let comments = try Repository(database: database, remote: PagesOnlyRemote(server: commentServer))
-        let store = SyncStore(comments, posts, users)
+        let store = try SyncStore(comments, posts, users)
 
         _ = try await commentServer.upsert(Comment(id: 500, postID: 10, body: "old"))
         _ = try await commentServer.upsert(Comment(id: 501, postID: 10, replyTo: 500, body: "a reply to 500"))

@@ -37,7 +37,7 @@ import VariablySyncTesting
             comments = try Repository(
                 database: database, remote: LoggingRemote(commentServer, log: log, table: "comments"),
                 configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
-            store = SyncStore(comments, posts, users)
+            store = try SyncStore(comments, posts, users)
         }
 
         /// Expects the cache to hold exactly the servers' live records, and no broken reference.

@@ -124,7 +124,7 @@ struct RemoveDeletedRecordsTests {
         let userRepository = try repository(userServer, database: database)
         let postRepository = try Repository(
             database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-        let store = SyncStore(postRepository, userRepository)
+        let store = try SyncStore(postRepository, userRepository)
         try await store.sync()
         #expect(try await postRepository.count() == 6)
 
@@ -148,7 +148,7 @@ struct RemoveDeletedRecordsTests {
         let userRepository = try repository(userServer, database: database)
         let postRepository = try Repository(
             database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-        let store = SyncStore(userRepository, postRepository)
+        let store = try SyncStore(userRepository, postRepository)
         try await store.sync()
 
         let report = try await store.resync()

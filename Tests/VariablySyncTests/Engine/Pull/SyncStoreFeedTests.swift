@@ -48,7 +48,7 @@ import VariablySyncTesting
                 database: database, remote: postServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
             self.comments = try Repository(
                 database: database, remote: commentServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            store = SyncStore(self.comments, self.posts, self.users, feed: feed, configuration: configuration)
+            store = try SyncStore(self.comments, self.posts, self.users, feed: feed, configuration: configuration)
         }
 
         func remove() {
@@ -211,7 +211,8 @@ import VariablySyncTesting
                 tables: ["users": changes("[\(User.remoteJSON(id: 1, userName: "last"))]")], nextCursor: "3",
                 hasMore: false),
         ])
-        let store = SyncStore(fixture.comments, fixture.posts, fixture.users, feed: feed, configuration: Self.quickFeed)
+        let store = try SyncStore(
+            fixture.comments, fixture.posts, fixture.users, feed: feed, configuration: Self.quickFeed)
         let report = try await store.sync()
         #expect(try await fixture.users.fetch() == [User(id: 1, userName: "last")])
         #expect(try await fixture.posts.fetch().map(\.id) == [11])
@@ -232,14 +233,14 @@ import VariablySyncTesting
         // Pages 1 to 5 of 4 users, then a failure: batches of 4 (page 1) and 8 (pages 2 and 3)
         // are applied; pages 4 and 5 wait for a batch of 16 that never completes.
         let first = ScriptedFeed(pages: ScriptedFeed.userPages(1...5, size: 4), thenFailingWith: cut)
-        let firstStore = SyncStore(
+        let firstStore = try SyncStore(
             fixture.comments, fixture.posts, fixture.users, feed: first, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await firstStore.sync() }
         #expect(try await firstStore.feedCursor() == "3")
         #expect(try await fixture.users.count() == 12)
         // Pages 6 and 7, then a failure: nothing of them is applied.
         let later = ScriptedFeed(pages: ScriptedFeed.userPages(6...7, size: 4), thenFailingWith: cut)
-        let laterStore = SyncStore(
+        let laterStore = try SyncStore(
             fixture.comments, fixture.posts, fixture.users, feed: later, configuration: configuration)
         await #expect(throws: RemoteSourceError.self) { try await laterStore.sync() }
         #expect(try await laterStore.feedCursor() == "3")

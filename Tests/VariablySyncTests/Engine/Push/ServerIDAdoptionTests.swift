@@ -58,7 +58,7 @@ struct FailingPushesRemote: RemoteSource {
                     inner: LoggingRemote(commentServer, log: log, table: "comments", numbering: .init(from: 500)),
                     failing: failing),
                 configuration: SyncConfiguration(retryPolicy: retries))
-            store = SyncStore(comments, posts, users)
+            store = try SyncStore(comments, posts, users)
             try await store.sync()
         }
 

@@ -55,7 +55,7 @@ import VariablySyncTesting
                 configuration: SyncConfiguration(retryPolicy: quickRetries))
             self.comments = try Repository(
                 database: database, remote: commentServer, configuration: SyncConfiguration(retryPolicy: quickRetries))
-            store = SyncStore(self.comments, self.posts, self.users, feed: feed)
+            store = try SyncStore(self.comments, self.posts, self.users, feed: feed)
         }
 
         func remove() {

@@ -35,7 +35,7 @@ struct DRFExactlyOnceTests {
             headers: ["Authorization": "Token \(server.token)"], timeout: 10)
         let comments = try Repository(
             database: database, remote: remote, configuration: SyncConfiguration(retryPolicy: quickRetries))
-        return (comments, SyncStore(comments, posts, users))
+        return (comments, try SyncStore(comments, posts, users))
     }
 
     /// The state a kill between the server's accept and the local commit leaves: the server has the

@@ -51,7 +51,7 @@ enum DRFKilledPush {
         let comments = try Repository(
             database: database, remote: remote(Comment.self, DRFExactlyOnceTests.commentsAPI(clientReference: true)),
             configuration: configuration)
-        return (comments, SyncStore(comments, posts, users))
+        return (comments, try SyncStore(comments, posts, users))
     }
 }
 

@@ -95,7 +95,7 @@ struct DRFLostAnswerTests {
             configuration: SyncConfiguration(
                 retryPolicy: RetryPolicy(
                     maxAttempts: 1, initialDelay: .microseconds(10), maxDelay: .microseconds(50), seed: 1)))
-        let store = SyncStore(comments, posts, users)
+        let store = try SyncStore(comments, posts, users)
         try await store.sync()
         let clientID = UUID()
         let local = try await comments.create {

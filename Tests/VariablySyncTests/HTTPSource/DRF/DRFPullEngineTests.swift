@@ -24,7 +24,7 @@ struct DRFPullEngineTests {
             users = try server.makeGraphRepository(User.self, "users", database: database)
             posts = try server.makeGraphRepository(Post.self, "posts", database: database)
             comments = try server.makeGraphRepository(Comment.self, "comments", database: database)
-            store = SyncStore(comments, posts, users)
+            store = try SyncStore(comments, posts, users)
         }
 
         /// Expects the cached comments to be the server's live ones, and every reference to hold.

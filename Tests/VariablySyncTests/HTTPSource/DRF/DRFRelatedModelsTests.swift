@@ -15,7 +15,7 @@ struct DRFRelatedModelsTests {
         let database = try SQLiteDatabase.inMemory()
         let users = try server.makeGraphRepository(User.self, "users", database: database)
         let posts = try server.makeGraphRepository(Post.self, "posts", database: database)
-        return (users, posts, SyncStore(posts, users))
+        return (users, posts, try SyncStore(posts, users))
     }
 
     /// A user and two posts created offline: the author is posted first, the id DRF assigns
