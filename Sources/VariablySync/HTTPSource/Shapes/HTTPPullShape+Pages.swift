@@ -138,7 +138,7 @@ extension HTTPPullShape {
             let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
-        case .nextURL(let path):
+        case .nextURL(let path, _):
             let url = try page.body.text(at: path).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
@@ -153,9 +153,12 @@ extension HTTPPullShape {
             inferredFromSize = false
         }
         checkShortPage(&next, more: &more, newRecords: page.newRecords, count: count, isInferred: inferredFromSize)
-        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging) {
+        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging, after: state) {
+            // A next link is the server's own count of its pages: turning the page by it counts on no size.
+            let turnsByLink = next.next != nil
             try moveBoundary(
-                &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit, changedSince)
+                &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit || turnsByLink,
+                changedSince)
         }
         var recent = page.recent
         if let lookBack = changedSince?.lookBack, lookBack > .zero {
@@ -207,8 +210,9 @@ extension HTTPPullShape {
     /// Page numbers and offsets shift under a table that changes during the pull: a row moved to an
     /// earlier page by another client's write would be skipped. So the next request asks for what
     /// changed at or after the largest value received instead, from its first page, the records already
-    /// received at that value skipped. Only a page whose records all share the value asked for turns
-    /// the page, of the same request (with its look-back, if it was asked with one).
+    /// received at that value skipped: a next link that counts pages is dropped for that request. Only
+    /// a page whose records all share the value asked for turns the page, of the same request (with its
+    /// look-back, if it was asked with one): the next page number or offset, or the next link.
     private func moveBoundary(
         _ next: inout HTTPPullState, to largest: JSONValue, atLargest: [String], after state: HTTPPullState,
         isFull: Bool, _ changedSince: ChangedSince
@@ -237,6 +241,7 @@ extension HTTPPullShape {
         next.seen = atLargest
         next.page = nil
         next.offset = nil
+        next.next = nil
         next.received = nil
         next.isPagingBySince = true
     }
@@ -318,11 +323,18 @@ extension HTTPPullShape {
     /// `value` as compact JSON text.
     static func text(of value: JSONValue) throws -> String { value.jsonString() }
 
-    /// Whether a pull with `changedSince` pages by it rather than by page numbers or offsets.
-    static func pagesBySince(_ paging: Paging) -> Bool {
+    /// Whether the request after `state`'s page, with `changedSince`, asks from the last value received
+    /// rather than as the paging says: always for page numbers, offsets and next links that count them;
+    /// for keyset links, only after a request that carried no value (a first sync's first page), whose
+    /// links carry none either. Many servers list deleted records only to a request that asks for changes
+    /// (Django REST Framework's recipe, PocketBase): followed, such links would miss a record deleted
+    /// during the pull after it was received, its tombstone behind the boundary the pull ends with.
+    /// Tokens are followed as given.
+    static func pagesBySince(_ paging: Paging, after state: HTTPPullState) -> Bool {
         switch paging {
-        case .page, .offset: true
-        case .token, .nextLink, .nextURL: false
+        case .page, .offset, .nextLink(.pageNumbers), .nextURL(_, .pageNumbers): true
+        case .nextLink(.keyset), .nextURL(_, .keyset): state.since == nil
+        case .token: false
         }
     }
 
