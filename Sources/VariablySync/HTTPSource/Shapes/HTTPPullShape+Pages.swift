@@ -57,8 +57,11 @@ extension HTTPPullShape {
     /// - Parameters:
     ///   - link: The answer's `Link` header.
     ///   - url: The URL the page was asked at, which relative next-page URLs are resolved against.
+    ///   - decodeID: Reads an id that stands alone (a tombstone's, a listed deletion) as the model codes
+    ///     it (``RecordIDDecoder``); `nil` to read it as `ID` is.
     func page<ID: Decodable & Hashable & Sendable>(
-        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
+        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type,
+        decodeID: ((Data) throws -> ID)? = nil
     ) throws -> RemotePage<ID> {
         let body: JSONBody
         do {
@@ -66,23 +69,28 @@ extension HTTPPullShape {
         } catch {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
-        return try page(parsed: body, link: link, from: url, state: state, limit: limit, idType: idType)
+        return try page(
+            parsed: body, link: link, from: url, state: state, limit: limit, idType: idType, decodeID: decodeID)
     }
 
     /// Reads one page from a body already walked, as ``page(body:link:from:state:limit:idType:)``
     /// does: a feed reads each table's part of one body.
     func page<ID: Decodable & Hashable & Sendable>(
-        parsed body: JSONBody, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
+        parsed body: JSONBody, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type,
+        decodeID: ((Data) throws -> ID)? = nil
     ) throws -> RemotePage<ID> {
         do {
-            return try readPage(body: body, link: link, from: url, state: state, limit: limit)
+            return try readPage(
+                body: body, link: link, from: url, state: state, limit: limit,
+                decodeID: decodeID ?? { try KeySetJSONDecoder().decode(ID.self, from: $0) })
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
     }
 
     private func readPage<ID: Decodable & Hashable & Sendable>(
-        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int
+        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int,
+        decodeID: @escaping (Data) throws -> ID
     ) throws -> RemotePage<ID> {
         let elements: [Range<Int>]
         let recordsRange = try body.range(at: records)
@@ -94,9 +102,9 @@ extension HTTPPullShape {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
         }
         var reader = try HTTPPageReader<ID>(
-            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL)
+            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL, decodeID: decodeID)
         if case .ids(let path) = deletions, let range = try body.range(at: path) {
-            try reader.readDeletedIDs(body.data(range), at: path)
+            try reader.readDeletedIDs(in: range, at: path)
         }
         for element in elements { try reader.read(element) }
         let (next, more) = try nextState(after: reader, count: elements.count, link: link, limit: limit)
