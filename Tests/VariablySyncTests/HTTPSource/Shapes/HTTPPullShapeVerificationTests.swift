@@ -102,7 +102,8 @@ import Testing
         }
         if runs > 10 {
             print(
-                "[reliability] paging over a moving table (\(shape.paging), look-back "
+                "[reliability] paging over a moving table (\(shape.paging), hasMore "
+                    + "\(shape.hasMore.map { "\($0.kind)" } ?? "inferred"), look-back "
                     + "\(shape.changedSince?.lookBack ?? .zero)): \(runs) runs, \(differing) differed, \(stopped) stopped"
             )
         }
