@@ -19,7 +19,7 @@ extension HTTPRemoteSource {
             return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
         }
         guard let body = try? JSONBody(found), let idRange = try body.member(api.pull.idKey, of: body.root),
-            let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
+            let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
         else {
             throw RemoteSourceError.invalidResponse(
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
@@ -87,7 +87,7 @@ extension HTTPRemoteSource {
             let body = try? JSONBody(found), try !api.pull.isDeletion(body.root, in: body)
         else { return .accepted(version: Self.absentRecordVersion) }
         guard let idRange = try body.member(api.pull.idKey, of: body.root),
-            let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(idRange))
+            let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
         else {
             throw RemoteSourceError.invalidResponse(
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")

@@ -45,7 +45,7 @@ extension HTTPRemoteSource {
         let body = try Self.successBody(response)
         let page = try shape.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
-            idType: Model.ID.self)
+            idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
         let ids = try Self.ids(in: page.records, idKey: shape.idKey) + page.deletedIDs
         // An empty listing may be a refusal of the credentials in disguise: it would remove every row.
         if cursor == nil, ids.isEmpty, !page.hasMore {
@@ -54,16 +54,16 @@ extension HTTPRemoteSource {
         return RemoteIDPage(ids: ids, nextCursor: page.nextCursor, hasMore: page.hasMore)
     }
 
-    /// The ids of `records` (a JSON array of objects): each object's `idKey`.
+    /// The ids of `records` (a JSON array of objects): each object's `idKey`, read through the model's
+    /// id coding.
     static func ids(in records: Data, idKey: String) throws -> [Model.ID] {
         let body = try JSONBody(records)
         guard let elements = try body.elements(of: body.root) else {
             throw RemoteSourceError.invalidResponse("the id listing's records are not an array")
         }
-        let decoder = KeySetJSONDecoder()
+        let decoder = RecordIDDecoder<Model>()
         return try elements.map { element in
-            guard let range = try body.member(idKey, of: element),
-                let id = try? decoder.decode(Model.ID.self, from: body.data(range))
+            guard let range = try body.member(idKey, of: element), let id = try? decoder.id(from: body.data(range))
             else {
                 throw RemoteSourceError.invalidResponse(
                     "a listed record without a valid \"\(idKey)\": "

@@ -149,7 +149,7 @@ where Model.ID: Codable & Sendable {
         let body = try Self.successBody(response)
         let page = try shape.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
-            idType: Model.ID.self)
+            idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
         // An empty list at the start of a pull may be a refusal of the credentials in disguise.
         if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
             try await verifyCredentials(before: "an empty list")

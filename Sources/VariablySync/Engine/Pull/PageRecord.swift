@@ -25,17 +25,13 @@ struct PageRecord<Model: SQLiteStorable & Identifiable>: Decodable where Model.I
     }
 
     /// The record's id, read under the source's keys for the model's primary key (the property
-    /// ``SQLiteTable/primaryKey`` declares, whatever its name).
+    /// ``SQLiteTable/primaryKey`` declares, whatever its name), through the key's coding (a transform
+    /// such as `.numericString`).
     private static func readID(from decoder: any Decoder) -> Model.ID? {
-        let source = decoder.userInfo[.codingSource] as? CodingSource ?? Model.keySets.defaultSource ?? .remote
-        guard let keySet = Model.keySets[source], let primaryKey = try? PrimaryKey<Model>(),
-            let entry = keySet.index(of: primaryKey.keyPath),
-            let container = try? decoder.container(keyedBy: AnyCodingKey.self)
+        guard let container = try? DecodingContainer(decoder: decoder, keySets: Model.keySets),
+            let primaryKey = try? PrimaryKey<Model>(), let entry = container.keySet.index(of: primaryKey.keyPath)
         else { return nil }
-        for path in keySet.entries[entry].paths where path.container == nil {
-            if let id = try? container.decode(Model.ID.self, forKey: path.leaf) { return id }
-        }
-        return nil
+        return try? container.decode(Model.ID.self, entry: entry)
     }
 }
 
@@ -98,7 +94,7 @@ extension PageRecord {
         for path in keySet.entries[entry].paths {
             var value: Range<Int>? = record
             for key in path.components.keys { value = value.flatMap { try? body.member(key, of: $0) } }
-            if let value, let id = try? KeySetJSONDecoder().decode(Model.ID.self, from: body.data(value)) { return id }
+            if let value, let id = try? RecordIDDecoder<Model>(source: source).id(from: body.data(value)) { return id }
         }
         return nil
     }

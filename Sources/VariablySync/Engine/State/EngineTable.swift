@@ -40,7 +40,8 @@ struct EngineTable: Sendable {
         decodeFeed = { changes, cursor in
             let ids: [Model.ID]
             do {
-                ids = try JSONDecoder().decode([Model.ID].self, from: JSONEncoder().encode(changes.deletedIDs))
+                let decoder = RecordIDDecoder<Model>()
+                ids = try changes.deletedIDs.map { try decoder.id(from: Data($0.jsonString().utf8)) }
             } catch {
                 throw RemoteSourceError.invalidResponse(
                     "the deletions of \(table) are not ids of \(Model.self): \(error)")

@@ -36,13 +36,18 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     /// Whether the page is the last one served again as it was.
     let isRepeat: Bool
     private let lookBack: Duration
-    private let decoder = KeySetJSONDecoder()
+    /// Reads an id that stands alone (a tombstone's, a listed deletion) as the model codes it.
+    private let decodeID: (Data) throws -> ID
     /// The names of ``HTTPPullShape/declaredFields``, worked out once a page.
     private let declaredFields: [String]
     private let changedSinceField: String?
 
-    init(shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL) throws {
+    init(
+        shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL,
+        decodeID: @escaping (Data) throws -> ID
+    ) throws {
         self.shape = shape
+        self.decodeID = decodeID
         self.body = body
         self.state = state
         self.pageURL = pageURL
@@ -70,10 +75,15 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         isRepeat = pageDigest != nil && pageDigest == state.lastPage
     }
 
-    /// Reads the ids listed apart as deleted (``HTTPPullShape/Deletions/ids(at:)``).
-    mutating func readDeletedIDs(_ data: Data, at path: DataPath) throws {
+    /// Reads the ids listed apart as deleted (``HTTPPullShape/Deletions/ids(at:)``), at `range` of the body.
+    mutating func readDeletedIDs(in range: Range<Int>, at path: DataPath) throws {
+        guard let elements = try? body.elements(of: range) else {
+            throw RemoteSourceError.invalidResponse("the deletions at \(path) are not an array of ids")
+        }
         do {
-            deleted = try decoder.decode([ID?].self, from: data).compactMap { $0 }
+            deleted = try elements.compactMap { element in
+                body.bytes[element].elementsEqual("null".utf8) ? nil : try decodeID(body.data(element))
+            }
         } catch {
             throw RemoteSourceError.invalidResponse("the deletions at \(path) are not an array of ids: \(error)")
         }
@@ -91,7 +101,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         var isTombstone = false
         if try shape.isDeletion(element, in: body) {
             guard let idRange = try body.member(shape.idKey, of: element),
-                let id = try? decoder.decode(ID.self, from: body.data(idRange))
+                let id = try? decodeID(body.data(idRange))
             else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(shape.idKey)\"") }
             deleted.append(id)
             isTombstone = true

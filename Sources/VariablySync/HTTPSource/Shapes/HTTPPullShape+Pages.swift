@@ -57,8 +57,11 @@ extension HTTPPullShape {
     /// - Parameters:
     ///   - link: The answer's `Link` header.
     ///   - url: The URL the page was asked at, which relative next-page URLs are resolved against.
+    ///   - decodeID: Reads an id that stands alone (a tombstone's, a listed deletion) as the model codes
+    ///     it (``RecordIDDecoder``); `nil` to read it as `ID` is.
     func page<ID: Decodable & Hashable & Sendable>(
-        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
+        body data: Data, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type,
+        decodeID: ((Data) throws -> ID)? = nil
     ) throws -> RemotePage<ID> {
         let body: JSONBody
         do {
@@ -66,23 +69,28 @@ extension HTTPPullShape {
         } catch {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
-        return try page(parsed: body, link: link, from: url, state: state, limit: limit, idType: idType)
+        return try page(
+            parsed: body, link: link, from: url, state: state, limit: limit, idType: idType, decodeID: decodeID)
     }
 
     /// Reads one page from a body already walked, as ``page(body:link:from:state:limit:idType:)``
     /// does: a feed reads each table's part of one body.
     func page<ID: Decodable & Hashable & Sendable>(
-        parsed body: JSONBody, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type
+        parsed body: JSONBody, link: String?, from url: URL, state: HTTPPullState, limit: Int, idType: ID.Type,
+        decodeID: ((Data) throws -> ID)? = nil
     ) throws -> RemotePage<ID> {
         do {
-            return try readPage(body: body, link: link, from: url, state: state, limit: limit)
+            return try readPage(
+                body: body, link: link, from: url, state: state, limit: limit,
+                decodeID: decodeID ?? { try KeySetJSONDecoder().decode(ID.self, from: $0) })
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the pull response is not a page: \(error)")
         }
     }
 
     private func readPage<ID: Decodable & Hashable & Sendable>(
-        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int
+        body: JSONBody, link: String?, from pageURL: URL, state: HTTPPullState, limit: Int,
+        decodeID: @escaping (Data) throws -> ID
     ) throws -> RemotePage<ID> {
         let elements: [Range<Int>]
         let recordsRange = try body.range(at: records)
@@ -94,9 +102,9 @@ extension HTTPPullShape {
             throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
         }
         var reader = try HTTPPageReader<ID>(
-            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL)
+            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL, decodeID: decodeID)
         if case .ids(let path) = deletions, let range = try body.range(at: path) {
-            try reader.readDeletedIDs(body.data(range), at: path)
+            try reader.readDeletedIDs(in: range, at: path)
         }
         for element in elements { try reader.read(element) }
         let (next, more) = try nextState(after: reader, count: elements.count, link: link, limit: limit)
@@ -138,7 +146,7 @@ extension HTTPPullShape {
             let url = link.flatMap(HTTPLinkHeader.next(in:)).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
-        case .nextURL(let path):
+        case .nextURL(let path, _):
             let url = try page.body.text(at: path).map { Self.resolve($0, against: page.pageURL) }
             more = url != nil
             next.next = url
@@ -153,9 +161,12 @@ extension HTTPPullShape {
             inferredFromSize = false
         }
         checkShortPage(&next, more: &more, newRecords: page.newRecords, count: count, isInferred: inferredFromSize)
-        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging) {
+        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging, after: state) {
+            // A next link is the server's own count of its pages: turning the page by it counts on no size.
+            let turnsByLink = next.next != nil
             try moveBoundary(
-                &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit, changedSince)
+                &next, to: largest, atLargest: page.atLargest, after: state, isFull: count >= limit || turnsByLink,
+                changedSince)
         }
         var recent = page.recent
         if let lookBack = changedSince?.lookBack, lookBack > .zero {
@@ -207,8 +218,9 @@ extension HTTPPullShape {
     /// Page numbers and offsets shift under a table that changes during the pull: a row moved to an
     /// earlier page by another client's write would be skipped. So the next request asks for what
     /// changed at or after the largest value received instead, from its first page, the records already
-    /// received at that value skipped. Only a page whose records all share the value asked for turns
-    /// the page, of the same request (with its look-back, if it was asked with one).
+    /// received at that value skipped: a next link that counts pages is dropped for that request. Only
+    /// a page whose records all share the value asked for turns the page, of the same request (with its
+    /// look-back, if it was asked with one): the next page number or offset, or the next link.
     private func moveBoundary(
         _ next: inout HTTPPullState, to largest: JSONValue, atLargest: [String], after state: HTTPPullState,
         isFull: Bool, _ changedSince: ChangedSince
@@ -237,6 +249,7 @@ extension HTTPPullShape {
         next.seen = atLargest
         next.page = nil
         next.offset = nil
+        next.next = nil
         next.received = nil
         next.isPagingBySince = true
     }
@@ -318,11 +331,18 @@ extension HTTPPullShape {
     /// `value` as compact JSON text.
     static func text(of value: JSONValue) throws -> String { value.jsonString() }
 
-    /// Whether a pull with `changedSince` pages by it rather than by page numbers or offsets.
-    static func pagesBySince(_ paging: Paging) -> Bool {
+    /// Whether the request after `state`'s page, with `changedSince`, asks from the last value received
+    /// rather than as the paging says: always for page numbers, offsets and next links that count them;
+    /// for keyset links, only after a request that carried no value (a first sync's first page), whose
+    /// links carry none either. Many servers list deleted records only to a request that asks for changes
+    /// (Django REST Framework's recipe, PocketBase): followed, such links would miss a record deleted
+    /// during the pull after it was received, its tombstone behind the boundary the pull ends with.
+    /// Tokens are followed as given.
+    static func pagesBySince(_ paging: Paging, after state: HTTPPullState) -> Bool {
         switch paging {
-        case .page, .offset: true
-        case .token, .nextLink, .nextURL: false
+        case .page, .offset, .nextLink(.pageNumbers), .nextURL(_, .pageNumbers): true
+        case .nextLink(.keyset), .nextURL(_, .keyset): state.since == nil
+        case .token: false
         }
     }
 

@@ -30,10 +30,62 @@ public struct HTTPPullShape: Sendable {
         case page(parameter: String, first: Int = 1)
         /// The number of records already received, sent as `parameter`.
         case offset(parameter: String)
-        /// The URL of the `Link: <…>; rel="next"` header (RFC 8288), requested as it is.
-        case nextLink
-        /// A URL in the body (at the path), requested as it is.
-        case nextURL(at: DataPath)
+        /// The URL of the `Link: <…>; rel="next"` header (RFC 8288). With ``ChangedSince``, `links` says
+        /// whether it may be requested as it is (``NextLinks/keyset``) or is replaced by a request from
+        /// the last value received (``NextLinks/pageNumbers``, the default); without it, it is requested
+        /// as it is.
+        ///
+        /// ```swift
+        /// HTTPPullShape(paging: .nextLink(links: .keyset), changedSince: .updatedSince(parameter: "since", field: "updated_at"))
+        /// ```
+        case nextLink(links: NextLinks = .pageNumbers)
+        /// A URL in the body (at the path), as for ``nextLink(links:)``.
+        ///
+        /// ```swift
+        /// // Django REST Framework's CursorPagination: {"next": "https://…/users/?cursor=cD0yMDI2…", "results": [...]}
+        /// HTTPPullShape(records: "results", paging: .nextURL(at: "next", links: .keyset))
+        /// ```
+        case nextURL(at: DataPath, links: NextLinks = .pageNumbers)
+
+        /// The `Link: <…>; rel="next"` header's URL, its links taken as ``NextLinks/pageNumbers``: the
+        /// same as `.nextLink(links: .pageNumbers)`.
+        ///
+        /// ```swift
+        /// HTTPPullShape(path: "users", paging: .nextLink)
+        /// ```
+        public static var nextLink: Paging { .nextLink(links: .pageNumbers) }
+    }
+
+    /// What the next links of ``Paging/nextLink(links:)`` and ``Paging/nextURL(at:links:)`` point at,
+    /// which decides whether a pull with ``ChangedSince`` may follow them.
+    ///
+    /// A link that counts positions (`?page=3`, `?offset=1000`) sees a moving table: a record that
+    /// another client edits during the pull moves to the end, every record after it shifts one place
+    /// towards the start, and the one that shifts onto a page already fetched is skipped, for good with
+    /// `changedSince` (its value is behind the boundary). A keyset link (`?cursor=…` naming the last
+    /// record received) does not shift.
+    ///
+    /// ```swift
+    /// // kaminari, api-pagination, DRF's PageNumberPagination: Link: <…/users?page=2>; rel="next"
+    /// HTTPPullShape(path: "users", paging: .nextLink(links: .pageNumbers), changedSince: .updatedSince(parameter: "since", field: "updated_at"))
+    /// // DRF's CursorPagination: {"next": "…/users/?cursor=cD0yMDI2…"}
+    /// HTTPPullShape(path: "users/", records: "results", paging: .nextURL(at: "next", links: .keyset))
+    /// ```
+    public enum NextLinks: Sendable {
+        /// Page numbers or offsets, or links of a kind not declared: with ``ChangedSince``, a next link is
+        /// replaced by a request for what changed at or after the last value received, from its first
+        /// page (as ``Paging/page(parameter:first:)`` and ``Paging/offset(parameter:)`` are), so that no
+        /// record is lost to a table that changes during the pull; the link is followed only when every
+        /// record of the page has the value asked for. Safe for any link, at the cost of requests that
+        /// ask again for the records at the boundary.
+        case pageNumbers
+        /// Keyset links: the link names the last record received (an opaque cursor, as Django REST
+        /// Framework's CursorPagination writes), and a record written during the pull sorts after it, as
+        /// it does when the ordering field moves with every write (a timestamp that two writes never
+        /// share, or a sequence). Followed as given, but for the first page of a first sync: asked without
+        /// a `changedSince` value, its links carry none either, and many servers list deleted records only
+        /// to a request that carries one, so the request after it asks from the last value received.
+        case keyset
     }
 
     /// How a sync asks only for what changed since the last one.

@@ -26,9 +26,9 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     var recent: [RecentRecord]?
     /// During a pull: the records at `largest`, as in ``seen``.
     var atLargest: [String]?
-    /// During a pull: `since` was moved to the largest value of the pages received so far (page and
-    /// offset paging with `changedSince`), so the next request asks for what changed at or after it,
-    /// without the look-back, from the first page.
+    /// During a pull: `since` was moved to the largest value of the pages received so far (page, offset
+    /// and page-number link paging with `changedSince`), so the next request asks for what changed at or
+    /// after it, without the look-back, from the first page.
     var isPagingBySince: Bool?
     /// During a pull: the page size the server turned out to serve, smaller than asked (a cap it applies
     /// without saying so), learned by checking a shorter page.

@@ -83,7 +83,7 @@ extension DRFServer {
                     query: ["ordering": "updated_at,id"], endsOnNotFound: true)
             case .cursor:
                 HTTPPullShape(
-                    path: path, records: "results", paging: .nextURL(at: "next"),
+                    path: path, records: "results", paging: .nextURL(at: "next", links: .keyset),
                     deletions: .tombstones(flag: "deleted"), changedSince: since, limitParameter: "limit")
             case .limit:
                 HTTPPullShape(

@@ -68,20 +68,26 @@ import Testing
     // MARK: - Paging over a moving table
 
     /// Other clients create, edit and delete between every page of a first sync: with `changedSince`
-    /// declared, page numbers and offsets are replaced by requests from the last value received, so
-    /// the sync ends with every live row and no deleted one, whatever the paging, the cap, the totals
-    /// or the look-back. `VARIABLY_PAGING_RUNS` sets the number of seeds (a few in CI).
+    /// declared, page numbers, offsets and next links that count them are replaced by requests from the
+    /// last value received, and keyset links are followed, so the sync ends with every live row and no
+    /// deleted one, whatever the paging, the cap, the totals or the look-back. `VARIABLY_PAGING_RUNS`
+    /// sets the number of seeds (a few in CI).
     @Test(arguments: [
         shape(), shape(lookBack: .seconds(2)), shape(paging: .offset(parameter: "offset")),
         shape(hasMore: .totalPages(at: "totalPages")),
         shape(hasMore: .totalItems(at: "totalItems"), lookBack: .seconds(3)),
+        shape(paging: .nextURL(at: "next")), shape(paging: .nextLink, lookBack: .seconds(2)),
+        shape(paging: .nextURL(at: "next", links: .keyset)),
+        shape(paging: .nextLink(links: .keyset), lookBack: .seconds(2)),
     ])
     func aFirstSyncDuringHeavyWritesEndsWithEveryLiveRow(shape: HTTPPullShape) throws {
         let runs = ProcessInfo.processInfo.environment["VARIABLY_PAGING_RUNS"].flatMap(Int.init) ?? 4
         var (differing, stopped) = (0, 0)
         for seed in 0..<UInt64(runs) {
+            let links = Self.links(for: shape.paging, seed: seed)
             var server = MovingTableServer(
-                records: 300 + Int(seed % 7) * 40, cap: [1_000, 25, 40][Int(seed % 3)], seed: seed)
+                records: 300 + Int(seed % 7) * 40, cap: [1_000, 25, 40][Int(seed % 3)], seed: seed, links: links,
+                isClockCoarse: links != .keyset)
             var client = MovingTableClient(shape: shape, pageSize: 50)
             do {
                 try client.pull(from: &server, writesBetweenPages: 1 + Int(seed % 5))
@@ -95,9 +101,24 @@ import Testing
             }
         }
         if runs > 10 {
-            print("[reliability] paging over a moving table: \(runs) runs, \(differing) differed, \(stopped) stopped")
+            print(
+                "[reliability] paging over a moving table (\(shape.paging), hasMore "
+                    + "\(shape.hasMore.map { "\($0.kind)" } ?? "inferred"), look-back "
+                    + "\(shape.changedSince?.lookBack ?? .zero)): \(runs) runs, \(differing) differed, \(stopped) stopped"
+            )
         }
         #expect(differing == 0)
+    }
+
+    /// The next links a ``MovingTableServer`` writes for `paging`: keyset links for keyset paging (over a
+    /// clock that moves with every write, which a keyset of `(updated, id)` needs), page numbers or
+    /// offsets by turns for the others; none without links.
+    private static func links(for paging: HTTPPullShape.Paging, seed: UInt64) -> MovingTableServer.Links? {
+        switch paging {
+        case .nextLink(.keyset), .nextURL(_, .keyset): .keyset
+        case .nextLink(.pageNumbers), .nextURL(_, .pageNumbers): seed % 2 == 0 ? .pageNumbers : .offsets
+        case .page, .offset, .token: nil
+        }
     }
 
     /// An incremental sync whose look-back window holds more than a page of records already received:

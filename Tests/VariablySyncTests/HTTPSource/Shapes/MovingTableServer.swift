@@ -8,8 +8,19 @@ import VariablyCodable
 /// `updated` written `2026-11-27 12:55:36.000Z` and compared **as text**, at most `cap` records a page
 /// whatever is asked, soft-deleted records served as tombstones (`"deleted": true`) to a filtered
 /// request. Between requests, `churn` lets other clients edit, create and delete, so that the table
-/// moves under the pull's pages.
+/// moves under the pull's pages. With ``links`` set, each page also names the next one, in the body
+/// (`"next"`) and in a `Link: <…>; rel="next"` header, as page numbers, offsets or a keyset cursor.
 struct MovingTableServer {
+    /// What the next links count.
+    enum Links: CaseIterable {
+        /// `page=<n + 1>`, as kaminari, api-pagination and DRF's PageNumberPagination write them.
+        case pageNumbers
+        /// `offset=<records so far>`.
+        case offsets
+        /// `cursor=<updated>_<id>` of the last record served: the next page is what sorts after it.
+        case keyset
+    }
+
     struct Record: Equatable {
         var id: Int
         var updated: Int64
@@ -23,9 +34,17 @@ struct MovingTableServer {
     private var nextID = 1
     var cap: Int
     var random: SplitMix64
+    /// The next links each page carries; `nil` for none.
+    var links: Links?
+    /// Whether the clock may stay still between writes. A keyset cursor over `(updated, id)` is sound
+    /// only over a clock that moves with every write: a record written with the cursor's timestamp and
+    /// a smaller id would sort before it.
+    var isClockCoarse = true
 
-    init(records count: Int, cap: Int, seed: UInt64) {
+    init(records count: Int, cap: Int, seed: UInt64, links: Links? = nil, isClockCoarse: Bool = true) {
         self.cap = cap
+        self.links = links
+        self.isClockCoarse = isClockCoarse
         random = SplitMix64(seed: seed)
         for _ in 0..<count { write(nil) }
     }
@@ -44,15 +63,24 @@ struct MovingTableServer {
         } else if choice < 8 {
             write(ids[Int(random.next() % UInt64(ids.count))])
         } else {
-            let id = ids[Int(random.next() % UInt64(ids.count))]
-            tick()
-            records[id]?.deleted = true
-            records[id]?.updated = clock
+            delete(ids[Int(random.next() % UInt64(ids.count))])
         }
     }
 
+    /// Another client's deletion of record `id`: it becomes a tombstone, served to filtered requests.
+    mutating func delete(_ id: Int) {
+        tick()
+        records[id]?.deleted = true
+        records[id]?.updated = clock
+    }
+
+    /// Another client's edit of record `id`: it moves to the end of the order.
+    mutating func edit(_ id: Int) {
+        write(id)
+    }
+
     private mutating func tick() {
-        if random.next() % 3 != 0 { clock += Int64(random.next() % 700) }
+        if random.next() % 3 != 0 || !isClockCoarse { clock += Int64(random.next() % 700) + (isClockCoarse ? 0 : 1) }
     }
 
     private mutating func write(_ id: Int?) {
@@ -73,8 +101,8 @@ struct MovingTableServer {
             .replacingOccurrences(of: "T", with: " ")
     }
 
-    /// The answer to `url`.
-    func answer(_ url: URL) -> Data {
+    /// The answer to `url`: its body, and its `Link` header when the server writes next links.
+    func answer(_ url: URL) -> (body: Data, link: String?) {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         let asked = Int(value("perPage") ?? "30") ?? 30
@@ -84,24 +112,47 @@ struct MovingTableServer {
             since = String(filter.dropFirst("(updated>='".count).dropLast("')".count))
                 .replacingOccurrences(of: "\\'", with: "'")
         }
-        let matching = records.values
+        var matching = records.values
             .filter { since == nil ? !$0.deleted : Self.text($0.updated) >= since! }
             .sorted { ($0.updated, $0.id) < ($1.updated, $1.id) }
+        let total = matching.count
+        if let cursor = value("cursor")?.split(separator: "_").compactMap({ Int64($0) }), cursor.count == 2 {
+            matching.removeAll { ($0.updated, Int64($0.id)) <= (cursor[0], cursor[1]) }
+        }
         let page: Int
         if let offset = value("offset").flatMap(Int.init) {
             page = offset / max(perPage, 1) + 1
         } else {
             page = Int(value("page") ?? "1") ?? 1
         }
-        let start = value("offset").flatMap(Int.init) ?? (page - 1) * perPage
+        let start = value("offset").flatMap(Int.init) ?? (value("cursor") != nil ? 0 : (page - 1) * perPage)
         let chosen = start < matching.count ? Array(matching[start..<min(start + perPage, matching.count)]) : []
         let json = chosen.map {
             #"{"id": \#($0.id), "name": "\#($0.name)", "updated": "\#(Self.text($0.updated))", "deleted": \#($0.deleted)}"#
         }
-        let totalPages = (matching.count + perPage - 1) / perPage
-        return Data(
-            (#"{"page": \#(page), "perPage": \#(perPage), "totalItems": \#(matching.count), "#
-                + #""totalPages": \#(totalPages), "items": [\#(json.joined(separator: ", "))]}"#).utf8)
+        let totalPages = (total + perPage - 1) / perPage
+        let next = start + chosen.count < matching.count ? nextLink(url, after: chosen, start: start, page: page) : nil
+        let body =
+            #"{"page": \#(page), "perPage": \#(perPage), "totalItems": \#(total), "totalPages": \#(totalPages), "#
+            + #""next": \#(next.map { "\"\($0)\"" } ?? "null"), "items": [\#(json.joined(separator: ", "))]}"#
+        return (Data(body.utf8), next.map { "<\($0)>; rel=\"next\"" })
+    }
+
+    /// The URL of the page after `chosen`, served at `start` of the request `url` as page `page`.
+    private func nextLink(_ url: URL, after chosen: [Record], start: Int, page: Int) -> String? {
+        guard let links, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        var items = (components.percentEncodedQueryItems ?? []).filter {
+            !["page", "offset", "cursor"].contains($0.name)
+        }
+        switch links {
+        case .pageNumbers: items.append(URLQueryItem(name: "page", value: String(page + 1)))
+        case .offsets: items.append(URLQueryItem(name: "offset", value: String(start + chosen.count)))
+        case .keyset:
+            guard let last = chosen.last else { return nil }
+            items.append(URLQueryItem(name: "cursor", value: "\(last.updated)_\(last.id)"))
+        }
+        components.percentEncodedQueryItems = items
+        return components.url?.absoluteString
     }
 }
 
@@ -114,18 +165,26 @@ struct MovingTableClient {
     /// Requests made by the last pull, and how many of them were checks.
     var requests = 0
     var checks = 0
+    /// The URLs the last pull asked for.
+    var asked: [URL] = []
 
-    /// Pulls until caught up, letting `server` move `writesBetweenPages` times between requests.
-    mutating func pull(from server: inout MovingTableServer, writesBetweenPages: Int) throws {
+    /// Pulls until caught up, letting `server` move `writesBetweenPages` times between requests, then
+    /// `between` write.
+    mutating func pull(
+        from server: inout MovingTableServer, writesBetweenPages: Int,
+        between: (inout MovingTableServer) -> Void = { _ in }
+    ) throws {
         let base = URL(string: "http://127.0.0.1:1/api/")!
         var state = try HTTPPullState(cursor: cursor, shape: shape)
-        (requests, checks) = (0, 0)
+        (requests, checks, asked) = (0, 0, [])
         while true {
             requests += 1
             guard requests < 10_000 else { throw RemoteSourceError.invalidResponse("the pull does not end") }
             let url = try shape.url(base: base, state: state, limit: pageSize)
+            asked.append(url)
+            let answer = server.answer(url)
             let page = try shape.page(
-                body: server.answer(url), link: nil, from: url, state: state, limit: pageSize, idType: Int.self)
+                body: answer.body, link: answer.link, from: url, state: state, limit: pageSize, idType: Int.self)
             if page.isCheck { checks += 1 }
             for element in try JSONSerialization.jsonObject(with: page.records) as? [[String: Any]] ?? [] {
                 cache[element["id"] as! Int] = element["name"] as? String
@@ -135,6 +194,7 @@ struct MovingTableClient {
             guard page.hasMore else { return }
             state = try HTTPPullState(cursor: page.nextCursor, shape: shape)
             for _ in 0..<writesBetweenPages { server.churn() }
+            between(&server)
         }
     }
 }
