@@ -122,7 +122,7 @@ private actor Session {
             push: .perRecord(
                 HTTPRecordEndpoints(
                     path: "api/collections/users/records", update: .patch, body: .changedFields,
-                    readOnlyFields: ["updated"])),
+                    readOnlyFields: ["updated"], newIDs: .pocketBase)),
             credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"))
         let pocketBase = HTTPRemoteSource<User>(
             baseURL: URL(string: "https://pb.example.com/")!, api: pocketBaseAPI,

@@ -34,6 +34,19 @@ extension HTTPRemoteSource: DeclaredRemote {
                 "HTTPRecordEndpoints.maximumConcurrentRequests", "at least 1",
                 fix: "pass 1 to push one record at a time (it is \(endpoints.maximumConcurrentRequests))")
         }
+        if case .perRecord(let endpoints) = api.push, let problem = endpoints.newIDs.problem {
+            return invalid(
+                "HTTPRecordEndpoints.newIDs", "a length of at least 1 and 2 or more distinct characters",
+                fix: "declare `newIDs` with \(problem)")
+        }
+        if let listing = api.idListing {
+            if listing.changedSince != nil {
+                return invalid(
+                    "HTTPAPI.idListing", "a listing of every id, without changedSince",
+                    fix: "remove `changedSince` from the idListing shape: it would list only what changed")
+            }
+            if let error = listing.declarationError(modelType: modelType) { return error }
+        }
         return nil
     }
 }

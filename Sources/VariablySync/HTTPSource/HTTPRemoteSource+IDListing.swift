@@ -19,18 +19,13 @@ extension HTTPRemoteSource {
     /// let page = try await HTTPRemoteSource<User>(baseURL: base, api: api).serverIDs(after: nil, limit: 1_000)
     /// ```
     ///
-    /// - Throws: ``RemoteSourceError/unavailable(_:)`` without a listing, or with one that declares
-    ///   `changedSince` (it would list only what changed); ``RemoteSourceError`` for failures, bad
-    ///   statuses and answers that are not the declared shape, or records without an id.
+    /// - Throws: ``RemoteSourceError/unavailable(_:)`` without a listing; `DeclarationError` for a
+    ///   listing that declares `changedSince` (it would list only what changed); ``RemoteSourceError``
+    ///   for failures, bad statuses and answers that are not the declared shape, or records without an id.
     public func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID> {
         guard let shape = api.idListing else {
             throw RemoteSourceError.unavailable(
                 "this API lists no ids: declare HTTPAPI's idListing (e.g. the collection with ?fields=id)")
-        }
-        guard shape.changedSince == nil else {
-            throw RemoteSourceError.unavailable(
-                "the idListing declares changedSince, so it would list only the records that changed: "
-                    + "declare it without one")
         }
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: baseURL, state: state, limit: limit)

@@ -196,6 +196,12 @@ where Model.ID: Codable & Sendable {
         return true
     }
 
+    /// The record endpoints' ``HTTPRecordEndpoints`` `newIDs`; ``NewRecordIDs/uuid`` for a pull-only `api`.
+    public var newRecordIDs: NewRecordIDs {
+        if case .perRecord(let endpoints) = api.push { return endpoints.newIDs }
+        return .uuid
+    }
+
     /// The base URL and the pull path (`https://api.example.com/v1 notes`): a cache synced with one
     /// server starts over when it is pointed at another.
     public var feedIdentifier: String {

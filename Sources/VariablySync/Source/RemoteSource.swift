@@ -99,6 +99,17 @@ public protocol RemoteSource<Model>: Sendable {
     ///   - limit: The largest number of ids wanted.
     /// - Throws: ``RemoteSourceError`` or any transport error.
     func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID>
+
+    /// How ``Repository/create(_:)-(String)`` makes the ids of records created on the device, where the
+    /// server keeps the id a create sends. ``NewRecordIDs/uuid`` unless a source says otherwise.
+    ///
+    /// ```swift
+    /// struct PocketBaseUsers: RemoteSource {
+    ///     var newRecordIDs: NewRecordIDs { .pocketBase }
+    ///     // pull(after:limit:) and push(_:) ...
+    /// }
+    /// ```
+    var newRecordIDs: NewRecordIDs { get }
 }
 
 extension RemoteSource {
@@ -112,6 +123,9 @@ extension RemoteSource {
         throw RemoteSourceError.unavailable(
             "\(Self.self) cannot list the ids it holds: give it a listing (HTTPAPI's idListing)")
     }
+
+    /// ``NewRecordIDs/uuid``: ids made on the device are UUIDs unless the source says otherwise.
+    public var newRecordIDs: NewRecordIDs { .uuid }
 
     /// `true`: a source takes pushes unless it says otherwise.
     public var acceptsPushes: Bool { true }

@@ -50,6 +50,53 @@ extension Repository where Model.ID: FixedWidthInteger & SignedInteger {
     }
 }
 
+// MARK: - Records the device names
+
+extension Repository where Model.ID == String {
+    /// Creates a record whose id this device makes, in the form the source declares
+    /// (``RemoteSource/newRecordIDs``: a UUID, or the server's own form such as PocketBase's 15
+    /// characters of `[a-z0-9]`): `make` gets a new id, unused in the cache and the queue, and the
+    /// record is written and queued in one transaction. The server keeps the id, so a create whose
+    /// answer is lost is found again by it.
+    ///
+    /// ```swift
+    /// let user = try await users.create { User(id: $0, userName: "offline") }
+    /// try await users.sync()   // POST …/records with "id": "k3v9x0q2m7c1z5a"
+    /// ```
+    ///
+    /// - Parameter make: Builds the record from its new id; the record's `id` must be that id.
+    /// - Returns: The record as written.
+    /// - Throws: `DeclarationError` when the source's ``NewRecordIDs`` cannot make an id, `SQLiteError`, an encoding error, or what `make` throws; then nothing is written.
+    public nonisolated func create(_ make: @escaping @Sendable (String) throws -> Model) async throws -> Model {
+        let form = remote.newRecordIDs
+        if let problem = form.problem {
+            throw DeclarationError(
+                .invalidSetting("\(type(of: remote)).newRecordIDs", requirement: "a form that can make ids"),
+                model: Model.self, fix: "declare new ids with \(problem)")
+        }
+        let table = primaryKey.table
+        return try await database.write { db in
+            var generator = SystemRandomNumberGenerator()
+            var id = form.make(using: &generator)
+            // A repeat is next to impossible with the default forms, but not with a short declared one.
+            while try db.fetch(Model.self, id: id) != nil
+                || db.fetchValue(
+                    sql: #"SELECT 1 FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
+                    arguments: [table, Self.text(of: id)]) != nil
+            {
+                id = form.make(using: &generator)
+            }
+            let model = try make(id)
+            precondition(
+                model.id == id,
+                "Repository.create(_:) gave \(id) as the new \(Model.self)'s id, and the closure returned a record "
+                    + "with id \(model.id): build the record with the id it is given.")
+            try db.upsert([model])
+            return model
+        }
+    }
+}
+
 extension Repository {
     /// Takes the server's copy of a record this device created, in the push's transaction: its id (when
     /// the server assigned another one) replaces the provisional one in the row and in the queue, and

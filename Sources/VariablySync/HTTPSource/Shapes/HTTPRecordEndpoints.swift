@@ -79,6 +79,7 @@ public struct HTTPRecordEndpoints: Sendable {
     /// The record's client reference, for creates that are exactly once on a server that ignores
     /// `Idempotency-Key`; `nil` for none.
     package var clientReference: ClientReference?
+    package var newIDs: NewRecordIDs
 
     /// A unique value the client gives each record it creates and the server stores with a unique
     /// constraint (a UUID property, the common pattern): a create whose answer was lost (a kill, a
@@ -131,11 +132,15 @@ public struct HTTPRecordEndpoints: Sendable {
     ///     that finds a record by it: a create whose answer was lost is looked up before it is sent again.
     ///   - maximumConcurrentRequests: How many records are pushed at once (at least 1); each record's
     ///     changes stay in order.
+    ///   - newIDs: How ``Repository/create(_:)-(String)`` makes the ids of records created on the device, for
+    ///     a server that keeps the id a create sends: ``NewRecordIDs/uuid``, the default, or the server's
+    ///     own form, such as ``NewRecordIDs/pocketBase``.
     public init(
         path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put,
         patchContentType: String = "application/json", body: Body = .wholeRecord,
         readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true, versionField: String? = nil,
-        concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4
+        concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4,
+        newIDs: NewRecordIDs = .uuid
     ) {
         self.path = path
         self.trailingSlash = trailingSlash
@@ -148,5 +153,6 @@ public struct HTTPRecordEndpoints: Sendable {
         self.versionField = versionField
         self.concurrency = concurrency
         self.maximumConcurrentRequests = maximumConcurrentRequests
+        self.newIDs = newIDs
     }
 }

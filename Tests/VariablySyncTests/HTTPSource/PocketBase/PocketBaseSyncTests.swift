@@ -188,6 +188,20 @@ struct PocketBaseSyncTests {
         #expect(try await cached(other) == onServer(server))
     }
 
+    /// `create(_:)` draws an id of PocketBase's form (the recipe's `newIDs: .pocketBase`), which
+    /// PocketBase accepts and keeps.
+    @Test func aUserMadeWithCreateIsStoredUnderItsNewID() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let repository = try makeRepository(server, credential: Credential(server.token))
+        let user = try await repository.create { PocketBaseUser(id: $0, userName: "made here", age: 5) }
+        let report = try await repository.sync()
+        #expect(report.pushed == 1)
+        #expect(report.rejected.isEmpty)
+        #expect(try await onServer(server).map(\.id) == [user.id])
+        #expect(try await cached(repository) == onServer(server))
+    }
+
     /// A create whose answer is lost after PocketBase stored it: the sync's own retry finds the record
     /// by the id this device chose and adopts it, where the second `POST` would be refused as a
     /// duplicate of itself (`400 validation_not_unique`) and wait for the app as a failed change.

@@ -57,7 +57,7 @@ struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
         push: .perRecord(
             HTTPRecordEndpoints(
                 path: "api/collections/users/records", update: .patch, body: .changedFields,
-                readOnlyFields: ["updated"])),
+                readOnlyFields: ["updated"], newIDs: .pocketBase)),
         credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"))
 
     static let sqliteTable = SQLiteTable<PocketBaseUser>("pocketbase_users", primaryKey: \.id)
