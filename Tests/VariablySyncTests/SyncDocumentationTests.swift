@@ -50,4 +50,18 @@ import VariablySyncTesting
         #expect(synced?.userName == "ada lovelace")
         #expect(synced?.note == "met at the conference")
     }
+
+    /// docs/sync.md, "Where the server lists no deletions".
+    @Test func removeDeletedRecordsAndAStoreResync() async throws {
+        let server = try SimulatedServer(records: (1...3).map { UserSyncModels.User(id: $0, userName: "user \($0)") })
+        let users = try Repository(database: SQLiteDatabase.inMemory(), remote: server)
+        try await users.sync()
+        await server.delete(id: 2)
+        let store = try SyncStore(users)
+        let report = try await users.removeDeletedRecords()
+        print(report.listedIDs, report.deleted)
+        let all = try await store.resync()
+        #expect(report.listedIDs == 2 && report.deleted == 1)
+        #expect(all.for(UserSyncModels.User.self)?.isComplete == true)
+    }
 }

@@ -42,7 +42,8 @@ extension HTTPRemoteSource {
 
     /// A create in doubt whose id this device chose (PocketBase, a `PUT` of a new record): the id is its
     /// own reference. The server's record with that id is the create's when it holds every field sent
-    /// (accepted, with the server's record); a record that differs is a conflict, which the repository's
+    /// but the server's own stamps (read-only fields, the version, the changed-since field) (accepted,
+    /// with the server's record); a record that differs is a conflict, which the repository's
     /// policy settles. `nil` when the server has no record with the id (a provisional id never has one),
     /// and the create goes as usual.
     func adoptCreate(
@@ -58,7 +59,10 @@ extension HTTPRemoteSource {
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
             return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
         }
-        let sent = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
+        // The server's own stamps (its version, its write time) differ from what any create sent.
+        let stamps = Set([endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 })
+        let sent = try Self.object(
+            record, keeping: { !endpoints.readOnlyFields.contains($0) && !stamps.contains($0) })
         guard Self.holdsEveryField(of: sent, in: found) else {
             return (.conflict(serverRecord: found, version: version), nil)
         }
