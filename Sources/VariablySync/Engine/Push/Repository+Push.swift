@@ -130,7 +130,11 @@ extension Repository {
         }
         guard !changes.isEmpty else { return false }
         let state = self.state
-        try await database.write { try state.markSent(changes, $0) }
+        // A source that streams its results says which changes it is about to send, a window at a
+        // time (see `send`): only those are in flight. Any other source gets the batch at once.
+        if !(remote is any ResultStreamingSource<Model>) {
+            try await database.write { try state.markSent(changes, $0) }
+        }
         let emptied = Set(withoutReferences.keys)
         // Each answer is committed as it arrives, not when the whole batch is answered: a kill
         // loses at most the answers of the requests in flight.
@@ -177,6 +181,13 @@ extension Repository {
             return change
         }
         let attempts = Attempts()
+        let state = self.state
+        let database = self.database
+        // A change is marked in flight (it may be applied without an answer) in the transaction before
+        // its request starts, one commit per window of requests.
+        let markInFlight: @Sendable ([RemoteChange<Model.ID>]) async throws -> Void = { window in
+            try await database.write { try state.markSent(window, $0) }
+        }
         do {
             let answered = try await Self.retrying(
                 policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
@@ -184,7 +195,7 @@ extension Repository {
             ) {
                 let sending = attempts.next() == 1 ? asked : resent
                 if let streaming = remote as? any ResultStreamingSource<Model> {
-                    return try await streaming.push(sending, onResult: settleOnArrival)
+                    return try await streaming.push(sending, willSend: markInFlight, onResult: settleOnArrival)
                 }
                 return try await remote.push(sending)
             }
@@ -203,7 +214,6 @@ extension Repository {
             // the error, for a later sync; the other changes and the pull go on.
             let waiting = asked.filter { !arrived.keys.contains($0.idempotencyKey) }
             let reason = "failed \(attempts) times: \(error)"
-            let state = self.state
             try await database.write {
                 try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0)
             }
