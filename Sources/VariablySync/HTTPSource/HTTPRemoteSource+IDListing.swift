@@ -27,20 +27,7 @@ extension HTTPRemoteSource {
             throw RemoteSourceError.unavailable(
                 "this API lists no ids: declare HTTPAPI's idListing (e.g. the collection with ?fields=id)")
         }
-        let state = try HTTPPullState(cursor: cursor, shape: shape)
-        let url = try shape.url(base: baseURL, state: state, limit: limit)
-        let response = try await exchange(makeRequest(url: url, method: "GET"))
-        if response.head.status == 404, let end = try shape.endOfPull(after: state, idType: Model.ID.self) {
-            return RemoteIDPage(ids: [], nextCursor: end.nextCursor, hasMore: false)
-        }
-        if refusesCredentials(response.head.status) {
-            throw RemoteSourceError.httpStatus(
-                response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
-        }
-        let body = try Self.successBody(response)
-        let page = try shape.page(
-            body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
-            idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
+        let page = try await page(of: shape, after: cursor, limit: limit)
         let ids = try Self.ids(in: page.records, idKey: shape.idKey) + page.deletedIDs
         // An empty listing may be a refusal of the credentials in disguise: it would remove every row.
         if cursor == nil, ids.isEmpty, !page.hasMore {

@@ -132,7 +132,16 @@ where Model.ID: Codable & Sendable {
     /// - Throws: ``RemoteSourceError`` for failures, bad statuses and answers that are not the declared
     ///   shape; `DeclarationError`, before anything is sent, for a mistake in the source's declaration.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
-        let shape = api.pull
+        let page = try await page(of: api.pull, after: cursor, limit: limit)
+        // An empty list at the start of a pull may be a refusal of the credentials in disguise.
+        if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
+            try await verifyCredentials(before: "an empty list")
+        }
+        return page
+    }
+
+    /// The page after `cursor` of the list `shape` describes: the pull's, or the id listing's.
+    func page(of shape: HTTPPullShape, after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
         let response = try await exchange(makeRequest(url: url, method: "GET"))
@@ -147,14 +156,9 @@ where Model.ID: Codable & Sendable {
                 response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
         }
         let body = try Self.successBody(response)
-        let page = try shape.page(
+        return try shape.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
             idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
-        // An empty list at the start of a pull may be a refusal of the credentials in disguise.
-        if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
-            try await verifyCredentials(before: "an empty list")
-        }
-        return page
     }
 
     /// Sends the changes as the source's `api` describes: one `POST {baseURL}/changes` with every change for the

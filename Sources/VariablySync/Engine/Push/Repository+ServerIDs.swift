@@ -39,13 +39,7 @@ extension Repository where Model.ID: FixedWidthInteger & SignedInteger {
             guard let id = Model.ID(exactly: provisional) else {
                 throw SyncError.invalidResponse("no provisional id is left below \(provisional) for \(Model.self)")
             }
-            let model = try make(id)
-            precondition(
-                model.id == id,
-                "Repository.create(_:) gave \(id) as the new \(Model.self)'s id, and the closure returned a record "
-                    + "with id \(model.id): build the record with the id it is given.")
-            try db.upsert([model])
-            return model
+            return try Self.insertCreated(make(id), id: id, db)
         }
     }
 }
@@ -86,18 +80,23 @@ extension Repository where Model.ID == String {
             {
                 id = form.make(using: &generator)
             }
-            let model = try make(id)
-            precondition(
-                model.id == id,
-                "Repository.create(_:) gave \(id) as the new \(Model.self)'s id, and the closure returned a record "
-                    + "with id \(model.id): build the record with the id it is given.")
-            try db.upsert([model])
-            return model
+            return try Self.insertCreated(make(id), id: id, db)
         }
     }
 }
 
 extension Repository {
+    /// Writes the record a `create(_:)` closure built for `id` (and queues it, through the capture).
+    /// A record with another id is misuse inside the call, and traps.
+    static func insertCreated(_ model: Model, id: Model.ID, _ db: Database) throws -> Model {
+        precondition(
+            model.id == id,
+            "Repository.create(_:) gave \(id) as the new \(Model.self)'s id, and the closure returned a record "
+                + "with id \(model.id): build the record with the id it is given.")
+        try db.upsert([model])
+        return model
+    }
+
     /// Takes the server's copy of a record this device created, in the push's transaction: its id (when
     /// the server assigned another one) replaces the provisional one in the row and in the queue, and
     /// its pulled columns are written unless the record was edited again meanwhile.
