@@ -181,6 +181,8 @@ public struct HTTPPullShape: Sendable {
     package var limitParameter: String?
     /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
     package var idKey: String
+    /// ``idKey`` as a path in each record (`"id"`, or `"attributes.uuid"` for an id nested in it).
+    var idPath: DataPath { DataPath(dotted: idKey) }
     /// Query parameters every page request carries, e.g. an ordering.
     package var query: [String: String]
     /// Whether a `404` for a page after the first ends the pull.
