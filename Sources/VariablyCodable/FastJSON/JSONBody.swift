@@ -29,10 +29,12 @@ package struct JSONBody {
         }
     }
 
-    /// The range of the value at `path` (object keys from the top), `nil` when a key is missing or a
-    /// parent is not an object. An empty path is the whole body.
-    package func range(at path: DataPath) throws(JSONBodyError) -> Range<Int>? {
-        var current = root
+    /// The range of the value at `path` (object keys from `base`, the top by default), `nil` when a
+    /// key is missing or a parent is not an object. An empty path is `base` itself.
+    ///
+    /// - Complexity: One ``member(_:of:)`` look-up per key: a one-key path costs what `member` does.
+    package func range(at path: DataPath, in base: Range<Int>? = nil) throws(JSONBodyError) -> Range<Int>? {
+        var current = base ?? root
         for key in path.keys {
             guard let member = try member(key, of: current) else { return nil }
             current = member

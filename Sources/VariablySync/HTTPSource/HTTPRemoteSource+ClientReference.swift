@@ -18,7 +18,7 @@ extension HTTPRemoteSource {
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
             return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
         }
-        guard let body = try? JSONBody(found), let idRange = try body.member(api.pull.idKey, of: body.root),
+        guard let body = try? JSONBody(found), let idRange = try body.range(at: api.pull.idPath, in: body.root),
             let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
         else {
             throw RemoteSourceError.invalidResponse(
@@ -90,7 +90,7 @@ extension HTTPRemoteSource {
         guard let found = try await createdRecord(created, reference: reference, in: collection),
             let body = try? JSONBody(found), try !api.pull.isDeletion(body.root, in: body)
         else { return .accepted(version: Self.absentRecordVersion) }
-        guard let idRange = try body.member(api.pull.idKey, of: body.root),
+        guard let idRange = try body.range(at: api.pull.idPath, in: body.root),
             let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
         else {
             throw RemoteSourceError.invalidResponse(

@@ -36,16 +36,17 @@ extension HTTPRemoteSource {
         return RemoteIDPage(ids: ids, nextCursor: page.nextCursor, hasMore: page.hasMore)
     }
 
-    /// The ids of `records` (a JSON array of objects): each object's `idKey`, read through the model's
-    /// id coding.
+    /// The ids of `records` (a JSON array of objects): each object's `idKey` (a dotted path in the
+    /// object), read through the model's id coding.
     static func ids(in records: Data, idKey: String) throws -> [Model.ID] {
         let body = try JSONBody(records)
         guard let elements = try body.elements(of: body.root) else {
             throw RemoteSourceError.invalidResponse("the id listing's records are not an array")
         }
         let decoder = RecordIDDecoder<Model>()
+        let idPath = DataPath(dotted: idKey)
         return try elements.map { element in
-            guard let range = try body.member(idKey, of: element), let id = try? decoder.id(from: body.data(range))
+            guard let range = try body.range(at: idPath, in: element), let id = try? decoder.id(from: body.data(range))
             else {
                 throw RemoteSourceError.invalidResponse(
                     "a listed record without a valid \"\(idKey)\": "

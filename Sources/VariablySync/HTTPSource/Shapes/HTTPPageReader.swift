@@ -38,9 +38,13 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private let lookBack: Duration
     /// Reads an id that stands alone (a tombstone's, a listed deletion) as the model codes it.
     private let decodeID: (Data) throws -> ID
-    /// The names of ``HTTPPullShape/declaredFields``, worked out once a page.
-    private let declaredFields: [String]
-    private let changedSinceField: String?
+    /// The names of ``HTTPPullShape/declaredFields`` with their paths, worked out once a page.
+    private let declaredFields: [(name: String, path: DataPath)]
+    /// The paths in each record of the `changedSince` field, the deletion marker and the id, split once
+    /// a page.
+    private let changedSinceField: DataPath?
+    private let deletionMarker: DataPath?
+    private let idPath: DataPath
 
     init(
         shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL,
@@ -58,8 +62,10 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         isAtLargest = Set(atLargest)
         recent = state.recent ?? []
         carried = Set(state.carried ?? [])
-        declaredFields = shape.declaredFields.map(\.name)
-        changedSinceField = shape.changedSince?.field
+        declaredFields = shape.declaredFields.map { ($0.name, DataPath(dotted: $0.name)) }
+        changedSinceField = shape.changedSince.map { DataPath(dotted: $0.field) }
+        deletionMarker = shape.deletionMarker.map(DataPath.init(dotted:))
+        idPath = shape.idPath
         firstRecord = state.firstRecord
         since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         seen = Set(state.seen ?? [])
@@ -93,21 +99,21 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     /// Reads one record of the page.
     mutating func read(_ element: Range<Int>) throws {
         if firstRecord == nil {
-            firstRecord = try body.member(shape.idKey, of: element).map {
+            firstRecord = try body.range(at: idPath, in: element).map {
                 String(decoding: body.data($0), as: UTF8.self)
             }
         }
         noteDeclaredFields(of: element)
         var isTombstone = false
-        if try shape.isDeletion(element, in: body) {
-            guard let idRange = try body.member(shape.idKey, of: element),
+        if try shape.isDeletion(element, in: body, marker: deletionMarker) {
+            guard let idRange = try body.range(at: idPath, in: element),
                 let id = try? decodeID(body.data(idRange))
             else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(shape.idKey)\"") }
             deleted.append(id)
             isTombstone = true
         }
         // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
-        if let field = changedSinceField, let valueRange = try body.member(field, of: element),
+        if let field = changedSinceField, let valueRange = try body.range(at: field, in: element),
             case let value = try body.value(valueRange), value != .null
         {
             if try isRepeatOfSeen(element, value: value) {
@@ -123,8 +129,8 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     /// a pull whose records carry them costs one look-up per field, not per record.
     private mutating func noteDeclaredFields(of element: Range<Int>) {
         guard carried.count < declaredFields.count else { return }
-        for field in declaredFields where !carried.contains(field) {
-            if (try? body.member(field, of: element)) != nil { carried.insert(field) }
+        for field in declaredFields where !carried.contains(field.name) {
+            if (try? body.range(at: field.path, in: element)) != nil { carried.insert(field.name) }
         }
     }
 
@@ -133,7 +139,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private mutating func isRepeatOfSeen(_ element: Range<Int>, value: JSONValue) throws -> Bool {
         // The id with a digest of the record's bytes: a record written again with the boundary's
         // timestamp (a server clock of coarse resolution, the client's own push) is a change.
-        let id = try body.member(shape.idKey, of: element).map {
+        let id = try body.range(at: idPath, in: element).map {
             String(decoding: body.data($0), as: UTF8.self) + "#" + HTTPPullShape.digest(of: body.bytes[element])
         }
         if lookBack > .zero, let id, let seconds = HTTPPullShape.seconds(of: value) {

@@ -9,17 +9,17 @@ extension HTTPPullShape {
     /// an error that names the field, the record and the declaration that fits: read as a live record,
     /// a deleted one would silently stay in the cache.
     ///
-    /// - Complexity: One member look-up in the record; the value is parsed only when it is not one of
-    ///   the few literals a marker usually holds.
+    /// - Complexity: One member look-up per key of the marker's path in the record; the value is
+    ///   parsed only when it is not one of the few literals a marker usually holds.
     func isDeletion(_ element: Range<Int>, in body: JSONBody) throws -> Bool {
-        let field: String
-        switch deletions {
-        case .none, .ids: return false
-        case .tombstones(let flag, _): field = flag
-        case .softDeleted(let timestamp, _): field = timestamp
-        case .status(let name, _): field = name
-        }
-        guard let range = try body.member(field, of: element) else { return false }
+        try isDeletion(element, in: body, marker: deletionMarker.map(DataPath.init(dotted:)))
+    }
+
+    /// As ``isDeletion(_:in:)``, with the marker's path split once by the caller (``deletionMarker``
+    /// read as a ``DataPath``), for a loop over the records of a page.
+    func isDeletion(_ element: Range<Int>, in body: JSONBody, marker: DataPath?) throws -> Bool {
+        guard let marker, let field = deletionMarker else { return false }
+        guard let range = try body.range(at: marker, in: element) else { return false }
         let bytes = body.bytes[range]
         // The walk has checked the structure: these literals are their bytes, nothing to parse per record.
         if bytes.elementsEqual("null".utf8) { return false }
@@ -51,7 +51,8 @@ extension HTTPPullShape {
         }
     }
 
-    /// The key of the deletion marker among the records; `nil` for deletions listed apart (or none).
+    /// The path of the deletion marker in each record, dotted as declared (`attributes.deleted`); `nil`
+    /// for deletions listed apart (or none).
     var deletionMarker: String? {
         switch deletions {
         case .none, .ids: nil
@@ -90,10 +91,10 @@ extension HTTPPullShape {
     private func wrongMarker(_ field: String, in element: Range<Int>, _ body: JSONBody, expected: String, hint: String?)
         -> RemoteSourceError
     {
-        let id = (try? body.member(idKey, of: element)).flatMap { $0 }.map {
+        let id = (try? body.range(at: idPath, in: element)).flatMap { $0 }.map {
             String(decoding: body.data($0), as: UTF8.self)
         }
-        let value = (try? body.member(field, of: element)).flatMap { $0 }.map {
+        let value = (try? body.range(at: DataPath(dotted: field), in: element)).flatMap { $0 }.map {
             String(decoding: body.data($0), as: UTF8.self)
         }
         return RemoteSourceError.invalidResponse(

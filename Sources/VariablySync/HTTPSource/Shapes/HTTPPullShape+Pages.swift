@@ -354,7 +354,7 @@ extension HTTPPullShape {
         -> RemoteSourceError
     {
         let field = changedSince?.field ?? "?"
-        let recordID = (try? body.member(idKey, of: element)).flatMap { $0 }.map {
+        let recordID = (try? body.range(at: idPath, in: element)).flatMap { $0 }.map {
             String(decoding: body.data($0), as: UTF8.self)
         }
         let earlierRecord =

@@ -97,6 +97,9 @@ public struct HTTPPullShape: Sendable {
         /// neither missed nor pulled again and again, and a record written again within the same
         /// timestamp (a clock of coarse resolution) is pulled.
         ///
+        /// `field` is a path in each record, written as in key sets: `"updated_at"` at the top, or
+        /// `"attributes.updated_at"` in the record's `attributes` object (JSON:API).
+        ///
         /// `lookBack` asks from that far before the value instead (a number is taken as seconds), so
         /// that a write stamped before the last pull's boundary but committed after it (a long
         /// transaction) is still pulled; the records of that window the last pull already received,
@@ -108,6 +111,7 @@ public struct HTTPPullShape: Sendable {
         /// As ``updatedSince(parameter:field:lookBack:)``, for APIs that filter by an expression:
         /// `parameter` carries `expression` with `{value}` replaced by the value, quoted as `quoting`
         /// says. A value the quoting cannot carry is an error, never spliced into the expression.
+        /// `field` is a path in each record, as for ``updatedSince(parameter:field:lookBack:)``.
         ///
         /// ```swift
         /// // PocketBase: ?filter=(updated>='2026-11-27 12:55:36.000Z')
@@ -143,10 +147,13 @@ public struct HTTPPullShape: Sendable {
         /// stops with ``RemoteSourceError/declaredFieldMissing(field:role:endpoint:record:fix:)`` (the
         /// records mark deletions some other way), unless `absentMeansLive` says the server writes the
         /// key on deleted records only.
+        ///
+        /// `flag`, like every name of the shape, is a path in the record written as in key sets:
+        /// `.tombstones(flag: "attributes.deleted")` reads the `deleted` of the record's `attributes`.
         case tombstones(flag: String, absentMeansLive: Bool = false)
         /// Among the records: objects whose `timestamp` key holds a value are deletions, as soft-delete
         /// libraries mark them: `deleted_at`, `null` (or no key) while live, as Rails' paranoia and
-        /// Django's safedelete write it.
+        /// Django's safedelete write it. `timestamp` is a path in the record (`"attributes.deleted_at"`).
         ///
         /// A pull in which no record carries the key is an error, as for ``tombstones(flag:absentMeansLive:)``.
         ///
@@ -155,7 +162,7 @@ public struct HTTPPullShape: Sendable {
         /// ```
         case softDeleted(at: String, absentMeansLive: Bool = false)
         /// Among the records: objects whose `field` key holds the text `value` are deletions
-        /// (`"status": "deleted"`).
+        /// (`"status": "deleted"`). `field` is a path in the record (`"attributes.status"`).
         ///
         /// ```swift
         /// HTTPPullShape(paging: .page(parameter: "page"), deletions: .status(field: "status", deleted: "deleted"))
@@ -179,8 +186,11 @@ public struct HTTPPullShape: Sendable {
     package var changedSince: ChangedSince?
     /// The query parameter for the page size; `nil` when the API takes none.
     package var limitParameter: String?
-    /// The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
+    /// The path of a record's id in its JSON (dotted as in key sets), for tombstones and the
+    /// `changedSince` tie-breaker.
     package var idKey: String
+    /// ``idKey`` as a path in each record (`"id"`, or `"attributes.uuid"` for an id nested in it).
+    var idPath: DataPath { DataPath(dotted: idKey) }
     /// Query parameters every page request carries, e.g. an ordering.
     package var query: [String: String]
     /// Whether a `404` for a page after the first ends the pull.
@@ -204,11 +214,14 @@ public struct HTTPPullShape: Sendable {
     ///     infer it: a next token, URL or link is present, or, for page and offset paging, the page was
     ///     full. A page shorter than asked is then checked by asking once more, since many servers cap
     ///     the page size without saying so.
-    ///   - deletions: Where deleted records are listed.
-    ///   - changedSince: How a sync asks for changes only; `nil` when the paging cursor itself resumes (a token) or
+    ///   - deletions: Where deleted records are listed; a marker among the records is named by its path
+    ///     in the record (`"attributes.deleted"`).
+    ///   - changedSince: How a sync asks for changes only, its field named by its path in the record
+    ///     (`"attributes.updated_at"`); `nil` when the paging cursor itself resumes (a token) or
     ///     when the API has no such filter (each sync then pulls everything).
     ///   - limitParameter: The query parameter for the page size; `nil` when the API takes none.
-    ///   - idKey: The key of a record's id in its JSON, for tombstones and the `changedSince` tie-breaker.
+    ///   - idKey: The path of a record's id in its JSON, for tombstones and the `changedSince`
+    ///     tie-breaker: `"id"`, or a dotted path as in key sets for an id nested in the record.
     ///   - query: Query parameters every page request carries (`["ordering": "updated_at,id"]`), sorted by
     ///     name, before the paging parameters.
     ///   - endsOnNotFound: Whether a `404` for a page after the first ends the pull, as Django REST
