@@ -81,6 +81,17 @@ private actor Session {
     }
 
     /// docs/http.md, "Exactly-once creates"; DRFExactlyOnceTests pushes through it against a real DRF.
+    /// docs/http.md, 2: every name the shape takes is a path (JSON:API's `attributes`).
+    @Test func namesArePaths() {
+        let shape =
+  HTTPPullShape(
+      path: "people", records: "data", paging: .nextURL(at: "links.next"),
+      deletions: .tombstones(flag: "attributes.deleted"),
+      changedSince: .updatedSince(parameter: "filter[updated_since]", field: "attributes.updated_at"),
+      limitParameter: "page[size]")
+        #expect(shape.records == "data")
+    }
+
     @Test func theClientReferenceDeclaration() {
         let comments = HTTPRecordEndpoints(
             path: "comments", trailingSlash: true, update: .patch, body: .changedFields,

@@ -6,6 +6,9 @@ import VariablyTestSupport
 ///
 /// - **PostgREST, Supabase:** `GET /rest/users?updated_at=gte.<value>&order=updated_at.asc,id.asc&limit=n&offset=k`
 ///   answers a JSON array.
+/// - **JSON:API:** `GET /jsonapi/people?filter[updated_at.gte]=<value>&sort=updated_at,id&page[size]=n&page[number]=k`
+///   answers `{"data": [{"type": "people", "id": "7", "attributes": {"name": …, "updated_at": …,
+///   "deleted": false}}], "links": {"next": …}}`, the next link counting pages.
 /// - **OData:** `GET /odata/users?$filter=updated_at ge '<value>'&$orderby=updated_at,id&$top=n&$skip=k`
 ///   answers `{"value": [...]}`; the literal is single-quoted, a quote inside doubled.
 ///
@@ -60,6 +63,12 @@ final class FilterDialectServer {
         try command(["op": "put", "records": records])
     }
 
+    /// Marks the users `ids` deleted (JSON:API's `attributes.deleted`), stamping each.
+    @discardableResult
+    func softDelete(_ ids: [Int]) throws -> State {
+        try command(["op": "soft-delete", "ids": ids])
+    }
+
     /// The server's users and the filters it was asked.
     func state() throws -> State {
         try command(["op": "state"])
@@ -77,7 +86,7 @@ final class FilterDialectServer {
             + #"""
             import datetime, json, re, threading
             from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
-            from urllib.parse import urlparse, parse_qs
+            from urllib.parse import urlparse, parse_qs, urlencode
 
             exit_after(float(sys.argv[2]), "filter-dialects")
             lock = threading.Lock()
@@ -116,6 +125,27 @@ final class FilterDialectServer {
                 offset = int(query.get("offset", ["0"])[0])
                 return 200, ordered(since)[offset:offset + limit]
 
+            def jsonapi(query, base):
+                since = None
+                if "filter[updated_at.gte]" in query:
+                    since = query["filter[updated_at.gte]"][0]
+                    filters.append(since)
+                if query.get("sort", [""])[0] != "updated_at,id":
+                    return 400, {"errors": [{"detail": "sort by updated_at,id"}]}
+                size = int(query.get("page[size]", ["10"])[0])
+                number = int(query.get("page[number]", ["1"])[0])
+                rows = ordered(since)
+                page = rows[(number - 1) * size:number * size]
+                data = [{"type": "people", "id": str(r["id"]), "attributes": {
+                    "name": r["user_name"], "updated_at": r["updated_at"], "deleted": r.get("deleted", False)}}
+                    for r in page]
+                next_url = None
+                if number * size < len(rows):
+                    args = dict((k, v[0]) for k, v in query.items())
+                    args["page[number]"] = str(number + 1)
+                    next_url = base + "/jsonapi/people?" + urlencode(args)
+                return 200, {"data": data, "links": {"next": next_url}}
+
             def odata(query):
                 since = None
                 if "$filter" in query:
@@ -140,6 +170,8 @@ final class FilterDialectServer {
                             status, body = postgrest(query)
                         elif url.path == "/odata/users":
                             status, body = odata(query)
+                        elif url.path == "/jsonapi/people":
+                            status, body = jsonapi(query, "http://127.0.0.1:%d" % self.server.server_address[1])
                         else:
                             status, body = 404, {"message": "no such path"}
                     data = json.dumps(body).encode()
@@ -154,6 +186,9 @@ final class FilterDialectServer {
                     if command["op"] == "put":
                         for record in command["records"]:
                             write(record)
+                    elif command["op"] == "soft-delete":
+                        for record_id in command["ids"]:
+                            write(dict(users[record_id], deleted=True))
                     return {"users": sorted(users.values(), key=lambda r: r["id"]), "filters": list(filters)}
 
             server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyCodable
 import UserSyncModels
 import VariablySQLite
 import VariablySync
@@ -80,5 +81,58 @@ struct FilterDialectTests {
         let third = try await users.sync()
         #expect(third.isComplete)
         #expect(third.inserted + third.updated == 0)
+    }
+
+    /// A person of a JSON:API server: the id as text, the fields under `attributes`.
+    struct Person: VariablyCodable, SQLiteStorable, Identifiable, Sendable {
+        var id: Int
+        var name: String
+        var updatedAt: Date?
+
+        init(from container: DecodingContainer<Person>) throws {
+            id = try container.decode(\.id)
+            name = try container.decode(\.name)
+            updatedAt = try container.decode(\.updatedAt)
+        }
+
+        static let keySets = KeySets<Person>(defaultSource: .remote) {
+            KeySet(.remote) {
+                Key(\.id, "id", transform: .numericString)
+                Key(\.name, "attributes.name")
+                Key(\.updatedAt, "attributes.updated_at")
+            }
+            KeySet(.sqlite, style: .snakeCase)
+        }
+        static let sqliteTable = SQLiteTable<Person>("people", primaryKey: \.id)
+    }
+
+    /// docs/http.md's JSON:API form: records under `data`, fields and the deletion flag under
+    /// `attributes` (names as paths), text ids, `filter[updated_at.gte]`, page-number links at
+    /// `links.next`: incremental syncs bring exactly the edits and the soft deletions.
+    @Test func theJSONAPIFormSyncsEditsAndSoftDeletions() async throws {
+        let server = try await FilterDialectServer(
+            records: (1...25).map { User.remoteObject(id: $0, userName: "user \($0)") })
+        let api = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "jsonapi/people", records: "data", paging: .nextURL(at: "links.next"),
+                deletions: .tombstones(flag: "attributes.deleted"),
+                changedSince: .updatedSince(parameter: "filter[updated_at.gte]", field: "attributes.updated_at"),
+                limitParameter: "page[size]", query: ["sort": "updated_at,id"]),
+            push: .none)
+        let people = try Repository<Person>(
+            database: .inMemory(), remote: HTTPRemoteSource<Person>(baseURL: server.baseURL, api: api),
+            configuration: SyncConfiguration(pageSize: 10))
+        #expect(try await people.sync().isComplete)
+        #expect(try await people.count() == 25)
+
+        try server.put([User.remoteObject(id: 4, userName: "edited 4")])
+        try server.softDelete([9, 17])
+        let second = try await people.sync()
+        #expect(second.isComplete)
+        #expect(second.deleted == 2)
+        #expect(second.pulled <= 4)
+        #expect(try await people.count() == 23)
+        #expect(try await people.fetch(id: 4)?.name == "edited 4")
+        #expect(try await people.fetch(id: 9) == nil)
     }
 }
