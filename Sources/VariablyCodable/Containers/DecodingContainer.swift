@@ -149,7 +149,9 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if no key is present, the value is `null` or has another type.
     @inlinable
     package func decode<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value {
-        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)! }
+        if appliesOptions, keySet.entryHasOptions[index] {
+            return try decodeApplyingOptions(Value.self, entry: index, isRequired: true)!
+        }
         do {
             if let foundationBackend { return try foundationBackend.decodeInlined(Value.self, entry: index) }
             return try decodeScalar(Value.self, entry: index)
@@ -163,7 +165,9 @@ public struct DecodingContainer<Model> {
     /// - Throws: ``VariablyCodingError`` if the value has another type.
     @inlinable
     package func decodeIfPresent<Value: Decodable>(_ type: Value.Type, entry index: Int) throws -> Value? {
-        if appliesOptions { return try decodeApplyingOptions(Value.self, entry: index, isRequired: false) }
+        if appliesOptions, keySet.entryHasOptions[index] {
+            return try decodeApplyingOptions(Value.self, entry: index, isRequired: false)
+        }
         do {
             if let foundationBackend { return try foundationBackend.decodeIfPresentInlined(Value.self, entry: index) }
             return try backend.decodeIfPresent(Value.self, entry: index)

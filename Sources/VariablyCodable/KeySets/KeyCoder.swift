@@ -13,8 +13,9 @@ package class KeyCoder<Model>: @unchecked Sendable {
     /// The type stored when present: the wrapped type for an optional, else ``valueType``.
     package let storedType: Any.Type
     /// Whether the property is an `Optional`, also when a transform of the whole optional
-    /// (`ValueTransform<String?, String>`) makes it the stored type.
-    package var isOptional: Bool { valueType != storedType || valueType is any OptionalProperty.Type }
+    /// (`ValueTransform<String?, String>`) makes it the stored type. Stored: the conformance check
+    /// behind it costs a runtime look-up, and decoding asks for every value.
+    package let isOptional: Bool
     /// Whether the key path can be written to, so that decoding can assign through it.
     package var isWritable: Bool { false }
 
@@ -26,6 +27,7 @@ package class KeyCoder<Model>: @unchecked Sendable {
     init(valueType: Any.Type, storedType: Any.Type, options: KeyOptions) {
         self.valueType = valueType
         self.storedType = storedType
+        self.isOptional = valueType != storedType || valueType is any OptionalProperty.Type
         self.options = options
         self.encodesWithOptions = options.affectsEncoding
     }

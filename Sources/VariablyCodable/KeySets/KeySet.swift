@@ -45,6 +45,9 @@ public final class KeySet<Model>: Sendable {
     package let isStrict: Bool
     /// Whether some entry has options, so decoding must look at them; `false` keeps the plain path fast.
     @usableFromInline let hasEntryOptions: Bool
+    /// By entry, whether it has options: the others take the plain path even where some entry has
+    /// options (every `Date` of the remote source has its default strategy).
+    @usableFromInline let entryHasOptions: [Bool]
 
     /// Declares the keys of one source.
     ///
@@ -112,7 +115,8 @@ public final class KeySet<Model>: Sendable {
             source: source, style: style, keys: keys, options: options, problems: &problems)
         identities = entries.map { ObjectIdentifier($0.keyPath) }
         coders = entries.map(\.coder)
-        hasEntryOptions = entries.contains { !$0.options.isEmpty }
+        entryHasOptions = entries.map { !$0.options.isEmpty }
+        hasEntryOptions = entryHasOptions.contains(true)
     }
 
     /// The position of `keyPath` among ``entries``, or `nil` if this source has no key for it.

@@ -54,6 +54,14 @@ extension DecodingContainer {
         guard backend.contains(entry: index) else {
             return try decodeMissing(Value.self, entry: entry, index: index, isRequired: isRequired)
         }
+        // A `Date` with a strategy and nothing else (every remote date by default): read at once, without
+        // the decoder's options, the value's path or a cast through `Any`, which cost more than the date.
+        if Value.self == Date.self, let dates = options.dates, options.hasOnlyDates {
+            guard let date = try decodeDate(with: dates, entry: index, path: path) else {
+                return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
+            }
+            return unsafeBitCast(date, to: Value.self)
+        }
         // Most values are well-formed: decode them plainly first, which also tells `null` apart, and
         // convert, filter or fall back only when that fails. Transforms and date strategies read
         // another type than the property's: a transform asks whether the value is `null` first, a

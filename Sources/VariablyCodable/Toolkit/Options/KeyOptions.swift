@@ -51,6 +51,13 @@ package struct KeyOptions: Sendable {
             && defaultIfInvalidBox == nil && elementPolicy == nil && unknownCaseFallbackBox == nil && transform == nil
     }
 
+    /// Whether a date strategy is the only option set: the remote source's default for every `Date`,
+    /// read on a path of its own.
+    package var hasOnlyDates: Bool {
+        dates != nil && isLenient == nil && defaultIfMissingBox == nil && defaultIfNullBox == nil
+            && defaultIfInvalidBox == nil && elementPolicy == nil && unknownCaseFallbackBox == nil && transform == nil
+    }
+
     /// Whether encoding must look at the options (a transform or a date strategy).
     package var affectsEncoding: Bool { transform != nil || dates != nil }
 
