@@ -1,0 +1,95 @@
+import Foundation
+import VariablyCodable
+
+// MARK: - Requests in windows
+
+extension HTTPRemoteSource {
+    /// One request per change, `maximumConcurrentRequests` at a time (the queue holds one change per
+    /// record, so each record's changes stay in order). When a request fails (a transient error, a
+    /// timeout) after others were answered, ``PartialPush`` carries the answered ones, so that the
+    /// repository settles them and retries only the rest: a create the server has applied is never
+    /// sent twice because another record's request failed.
+    func pushRecords(
+        _ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints,
+        willSend: (@Sendable ([RemoteChange<Model.ID>]) async throws -> Void)? = nil,
+        onResult: (@Sendable (PushResult<Model.ID>) async -> Void)? = nil
+    ) async throws -> [PushResult<Model.ID>] {
+        var results = [PushResult<Model.ID>?](repeating: nil, count: changes.count)
+        var failure: (any Error)?
+        let window = max(endpoints.maximumConcurrentRequests, 1)
+        await withTaskGroup(of: (Int, Result<PushResult<Model.ID>, any Error>).self) { group in
+            var next = 0
+            // The changes up to this index were announced to `willSend`, a window at a time.
+            var announced = 0
+            func announce() async -> Bool {
+                guard next >= announced, next < changes.count, let willSend else { return true }
+                let end = min(announced + window, changes.count)
+                do {
+                    try await willSend(Array(changes[announced..<end]))
+                } catch {
+                    if failure == nil { failure = error }
+                    return false
+                }
+                announced = end
+                return true
+            }
+            func startNext() {
+                guard next < changes.count, willSend == nil || next < announced else { return }
+                let index = next
+                next += 1
+                group.addTask {
+                    let change = changes[index]
+                    do {
+                        try Task.checkCancellation()
+                        let (outcome, record) = try await pushRecord(change, to: endpoints)
+                        return (
+                            index,
+                            .success(
+                                PushResult(
+                                    idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome,
+                                    serverRecord: record))
+                        )
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            if await announce() {
+                for _ in 0..<min(window, changes.count) { startNext() }
+            }
+            while let (index, result) = await group.next() {
+                switch result {
+                case .success(let pushed):
+                    results[index] = pushed
+                    await onResult?(pushed)
+                case .failure(let error):
+                    // The first failure stops new requests; those on their way finish and are kept.
+                    if failure == nil { failure = error }
+                }
+                if failure == nil, await announce() { startNext() }
+            }
+        }
+        guard let failure else { return results.compactMap { $0 } }
+        let answered = results.compactMap { $0 }
+        if answered.isEmpty { throw failure }
+        throw PartialPush(results: answered, error: failure)
+    }
+}
+
+// MARK: - Results as they arrive
+
+extension HTTPRemoteSource: ResultStreamingSource {
+    /// Pushes `changes`, handing each per-record result to `onResult` as its answer arrives; the
+    /// package's envelope is answered as a whole.
+    package func push(
+        _ changes: [RemoteChange<Model.ID>],
+        willSend: @escaping @Sendable ([RemoteChange<Model.ID>]) async throws -> Void,
+        onResult: @escaping @Sendable (PushResult<Model.ID>) async -> Void
+    ) async throws -> [PushResult<Model.ID>] {
+        guard case .perRecord(let endpoints) = api.push else {
+            try await willSend(changes)
+            return try await push(changes)
+        }
+        return try await pushRecords(changes, to: endpoints, willSend: willSend, onResult: onResult)
+    }
+}
