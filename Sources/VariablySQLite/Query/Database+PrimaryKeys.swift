@@ -19,7 +19,7 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
 
     /// The primary key of `Model`'s table.
     ///
-    /// - Throws: ``DeclarationError`` when the model's table declaration cannot be stored.
+    /// - Throws: `DeclarationError` when the model's table declaration cannot be stored.
     package init() throws(DeclarationError) {
         let mapping = try TableMapping<Model>.shared
         self.mapping = mapping

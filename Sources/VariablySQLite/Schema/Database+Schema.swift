@@ -10,14 +10,14 @@ extension Database {
     /// // CREATE TABLE "users" ("id" INTEGER PRIMARY KEY NOT NULL, "user_name" TEXT NOT NULL, ...)
     /// ```
     ///
-    /// - Throws: ``DeclarationError`` when the declaration cannot be stored (see ``migrate(_:)``).
+    /// - Throws: `DeclarationError` when the declaration cannot be stored (see ``migrate(_:)``).
     public static func createTableSQL<Model: SQLiteStorable>(for type: Model.Type) throws(DeclarationError) -> String {
         try TableMapping<Model>.shared.createTableSQL
     }
 
     /// Creates the model's table and its indexes.
     ///
-    /// - Throws: ``DeclarationError`` when the declaration cannot be stored, ``SQLiteError`` (e.g. when
+    /// - Throws: `DeclarationError` when the declaration cannot be stored, ``SQLiteError`` (e.g. when
     ///   the table exists).
     public func create<Model: SQLiteStorable>(table type: Model.Type) throws {
         let mapping = try TableMapping<Model>.shared
@@ -51,7 +51,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: The statements run, empty when the table was already up to date.
-    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored (a property an index names
+    /// - Throws: `DeclarationError` for a declaration that cannot be stored (a property an index names
     ///   without a key, two indexes of one name, a default SQLite would not give back...), before anything
     ///   is written; ``SchemaMismatchError`` or ``SQLiteError``.
     @discardableResult

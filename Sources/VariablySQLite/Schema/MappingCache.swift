@@ -14,7 +14,7 @@ final class MappingCache: @unchecked Sendable {
 
     /// The mapping of `type`, made by `make` on first use.
     ///
-    /// - Throws: What `make` throws, or ``DeclarationError`` when the table is named after the type and
+    /// - Throws: What `make` throws, or `DeclarationError` when the table is named after the type and
     ///   another type of the same name has it; nothing is cached then.
     func mapping<Model>(
         for type: Model.Type, make: () throws(DeclarationError) -> TableMapping<Model>

@@ -30,7 +30,7 @@ public struct Migrator: Sendable {
     package var identifiers: [String] { steps.map(\.identifier) }
 
     /// Registers a step. Identifiers must be unique (an identifier registered twice makes ``migrate(_:)-(SQLiteDatabase)``
-    /// throw a ``DeclarationError`` before any step runs); never change a step once it has shipped.
+    /// throw a `DeclarationError` before any step runs); never change a step once it has shipped.
     ///
     /// - Parameters:
     ///   - identifier: The step's permanent name.
@@ -55,7 +55,7 @@ public struct Migrator: Sendable {
     ///
     /// - Throws: What a step throws, ``SQLiteError``, ``MigrationError/unknownMigrations(_:)``
     ///   when the database has steps this migrator does not know (a newer version of the app wrote it),
-    ///   or ``DeclarationError`` when an identifier was registered twice.
+    ///   or `DeclarationError` when an identifier was registered twice.
     public func migrate(_ database: SQLiteDatabase) throws {
         try checkDeclaration()
         try database.write { db in

@@ -22,7 +22,7 @@ public protocol SQLiteStorable: VariablyCodable {
 extension SQLiteStorable where Self: Identifiable, ID: Codable {
     /// A table named after the type, with `id` as its primary key. Two types of the same name (in two
     /// modules, or nested in two types) would share that table: migrating the second one used throws a
-    /// ``DeclarationError`` that asks for an explicit name.
+    /// `DeclarationError` that asks for an explicit name.
     public static var sqliteTable: SQLiteTable<Self> {
         SQLiteTable(String(describing: Self.self), identifiedBy: \Self.id)
     }

@@ -120,7 +120,7 @@ public struct TableElement<Model>: Sendable {
     ///
     /// A real default must be one SQLite gives back: NaN (stored as `NULL`) and `-0.0` (a `REAL` column
     /// keeps integral values as integers, so the sign is lost:
-    /// https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes) throw a ``DeclarationError``
+    /// https://www.sqlite.org/datatype3.html#storage_classes_and_datatypes) throw a `DeclarationError`
     /// when the table is migrated or a repository opens.
     ///
     /// ```swift
@@ -205,7 +205,7 @@ extension SQLiteTable where Model: SQLiteStorable {
     /// alone, without the table's mapping: a reference resolves its parent while the child's mapping
     /// is built, which may be the parent's own (a self-reference) or one the parent's needs (a cycle).
     ///
-    /// - Throws: ``DeclarationError`` when the parent has no key set or its primary key has no key.
+    /// - Throws: `DeclarationError` when the parent has no key set or its primary key has no key.
     func referenceTarget() throws(DeclarationError) -> (table: String, column: String) {
         let keySet = try TableMapping<Model>.storableKeySet(of: self)
         let entry = try TableMapping<Model>.primaryKeyEntry(of: self, in: keySet)

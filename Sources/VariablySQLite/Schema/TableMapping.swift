@@ -115,7 +115,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
 
     /// Resolves `table` against the model's key set.
     ///
-    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored.
+    /// - Throws: `DeclarationError` for a declaration that cannot be stored.
     init(table: SQLiteTable<Model>) throws(DeclarationError) {
         let keySet = try Self.storableKeySet(of: table)
         let primaryKeyEntry = try Self.primaryKeyEntry(of: table, in: keySet)
@@ -220,7 +220,7 @@ final class TableMapping<Model: SQLiteStorable>: Sendable {
 
     /// The model's mapping, built on first use.
     ///
-    /// - Throws: ``DeclarationError`` for a declaration that cannot be stored; nothing is cached then.
+    /// - Throws: `DeclarationError` for a declaration that cannot be stored; nothing is cached then.
     static var shared: TableMapping<Model> {
         get throws(DeclarationError) {
             try MappingCache.shared.mapping(for: Model.self) { () throws(DeclarationError) in

@@ -72,7 +72,7 @@ extension Repository {
 
     /// The reference of `child` declared on `reference` to this model's table.
     ///
-    /// - Throws: ``DeclarationError`` when `reference` is not a declared reference to this model's table.
+    /// - Throws: `DeclarationError` when `reference` is not a declared reference to this model's table.
     private static func relation<Child: SQLiteStorable>(
         of child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) throws(DeclarationError) -> TableReference {

@@ -51,7 +51,7 @@ public actor SyncStore {
     /// ```
     ///
     /// - Parameter repositories: One repository per model, all on the same database.
-    /// - Throws: ``DeclarationError`` when there is no repository or the repositories are on several
+    /// - Throws: `DeclarationError` when there is no repository or the repositories are on several
     ///   databases.
     public init<each Model: SQLiteStorable & Identifiable & Sendable>(
         _ repositories: repeat Repository<each Model>
@@ -77,7 +77,7 @@ public actor SyncStore {
     ///   - repositories: One repository per model, all on the same database.
     ///   - feed: The server's changes to every table, in its order.
     ///   - configuration: Page and batch sizes, retries.
-    /// - Throws: ``DeclarationError`` when there is no repository, the repositories are on several
+    /// - Throws: `DeclarationError` when there is no repository, the repositories are on several
     ///   databases, a size or the retry policy of `configuration` is out of range, or the feed's
     ///   declaration has a mistake (an ``HTTPRemoteFeed`` whose records path does not name the table).
     public init<each Model: SQLiteStorable & Identifiable & Sendable>(

@@ -100,7 +100,7 @@ public protocol RemoteSource<Model>: Sendable {
     /// - Throws: ``RemoteSourceError`` or any transport error.
     func serverIDs(after cursor: SyncCursor?, limit: Int) async throws -> RemoteIDPage<Model.ID>
 
-    /// How ``Repository/create(_:)-(String)`` makes the ids of records created on the device, where the
+    /// How ``Repository/create(_:)-((String)->Model)`` makes the ids of records created on the device, where the
     /// server keeps the id a create sends. ``NewRecordIDs/uuid`` unless a source says otherwise.
     ///
     /// ```swift

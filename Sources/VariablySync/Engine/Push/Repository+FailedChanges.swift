@@ -27,7 +27,7 @@ extension Repository {
 
     /// Pushes a refused change again with the next sync, as it is now (fix the record first with
     /// `save(_:)`, which retries it by itself). A change *retrying* after repeated `5xx` answers
-    /// (``UnsentChange/Status/retrying(error:after:)``) goes with the next sync too, its backoff ended;
+    /// (``UnsentChange/Status/retrying(_:after:)``) goes with the next sync too, its backoff ended;
     /// a new `save(_:)` of the record ends it as well.
     ///
     /// ```swift

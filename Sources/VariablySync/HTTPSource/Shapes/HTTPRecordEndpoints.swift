@@ -132,7 +132,7 @@ public struct HTTPRecordEndpoints: Sendable {
     ///     that finds a record by it: a create whose answer was lost is looked up before it is sent again.
     ///   - maximumConcurrentRequests: How many records are pushed at once (at least 1); each record's
     ///     changes stay in order.
-    ///   - newIDs: How ``Repository/create(_:)-(String)`` makes the ids of records created on the device, for
+    ///   - newIDs: How ``Repository/create(_:)-((String)->Model)`` makes the ids of records created on the device, for
     ///     a server that keeps the id a create sends: ``NewRecordIDs/uuid``, the default, or the server's
     ///     own form, such as ``NewRecordIDs/pocketBase``.
     public init(
