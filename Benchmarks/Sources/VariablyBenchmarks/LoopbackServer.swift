@@ -21,20 +21,21 @@ final class LoopbackServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port>/users`, where the package's envelope is served.
     let baseURL: URL
     private let listener: Int32
-    /// The query parameter that names a page.
-    private let parameter: String
-    /// The body of each page, by the value of ``parameter`` that asks for it ("" for the first page).
+    /// The query parameters that name a page: the first the request carries.
+    private let parameters: [String]
+    /// The body of each page, by the value of the parameter that asks for it ("" for the first page).
     let pages: [String: Data]
     private let isGzipped: Bool
 
     /// Serves the pages `makePages` builds for the server's origin (`http://127.0.0.1:<port>/`, for
-    /// bodies that link to the next page), by the value of the query parameter `parameter`.
-    init(parameter: String, gzip: Bool = false, pages makePages: (URL) throws -> [String: Data]) throws {
+    /// bodies that link to the next page), by the value of the first of the query parameters `parameters`
+    /// that the request carries (`""` when it carries none).
+    init(parameters: String..., gzip: Bool = false, pages makePages: (URL) throws -> [String: Data]) throws {
         let (listener, port) = try listenOnLoopback(backlog: 64)
         self.listener = listener
         origin = URL(string: "http://127.0.0.1:\(port)/")!
         baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
-        self.parameter = parameter
+        self.parameters = parameters
         do {
             let pages = try makePages(origin)
             self.pages = gzip ? try pages.mapValues(Self.gzipped) : pages
@@ -63,7 +64,7 @@ final class LoopbackServer: @unchecked Sendable {
             cursor = page.nextCursor
             if !page.hasMore { break }
         }
-        try self.init(parameter: "after", gzip: gzip) { _ in pages }
+        try self.init(parameters: "after", gzip: gzip) { _ in pages }
     }
 
     private func acceptLoop() {
@@ -85,7 +86,8 @@ final class LoopbackServer: @unchecked Sendable {
         }
         let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
         let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        let after = URLComponents(string: target)?.queryItems?.first { $0.name == parameter }?.value ?? ""
+        let items = URLComponents(string: target)?.queryItems ?? []
+        let after = parameters.lazy.compactMap { name in items.first { $0.name == name }?.value }.first ?? ""
         let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
         let status = pages[after] == nil ? "410 Gone" : "200 OK"
         let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""

@@ -18,8 +18,10 @@ enum RealisticBenchmarks {
     static func pullGroup(count: Int) throws -> Group {
         let pages = RealisticPages(count: count, pageSize: pageSize)
         let inProcess = RealisticInProcessSource(pages: pages.inProcessPages())
-        let drfServer = try LoopbackServer(parameter: "cursor") { pages.drfBodies(origin: $0) }
-        let envelopeServer = try LoopbackServer(parameter: "after") { _ in pages.envelopeBodies() }
+        let drfServer = try LoopbackServer(parameters: "cursor", "updated_at__gte") {
+            pages.drfBodies(origin: $0)
+        }
+        let envelopeServer = try LoopbackServer(parameters: "after") { _ in pages.envelopeBodies() }
         let drf = HTTPRemoteSource<RealisticUser>(baseURL: drfServer.origin, api: RealisticUser.drfAPI())
         let drfWithoutLookBack = HTTPRemoteSource<RealisticUser>(
             baseURL: drfServer.origin, api: RealisticUser.drfAPI(lookBack: .zero))

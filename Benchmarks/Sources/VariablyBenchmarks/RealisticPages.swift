@@ -32,8 +32,42 @@ struct RealisticPages {
     private static func cursor(_ number: Int) -> String { number == 0 ? "" : "c\(number)" }
 
     /// DRF's envelope by `cursor` ("" for the first page), as `CursorPagination` with a count writes
-    /// it: `{"count": n, "next": "<origin>users/?cursor=c1&limit=1000", "previous": null, "results": [...]}`.
+    /// it: `{"count": n, "next": "<origin>users/?cursor=c1&limit=1000", "previous": null, "results": [...]}`;
+    /// and by `updated_at__gte`, the pages a pull asks from the last value it received (the records
+    /// from that value on, the one at it first), as a first sync under `changedSince` asks them.
     func drfBodies(origin: URL) -> [String: Data] {
+        var bodies = cursorBodies(origin: origin)
+        let stamps = records.map { record -> String in
+            guard let start = record.range(of: #""updated_at":""#)?.upperBound,
+                let end = record[start...].firstIndex(of: "\"")
+            else { return "" }
+            return String(record[start..<end])
+        }
+        // Each request asks from the last record received: the pages overlap by that one record.
+        var start = pageSize - 1
+        while start < records.count {
+            let range = start..<min(start + pageSize, records.count)
+            let results = records[range].joined(separator: ",")
+            // The next page is asked from this page's last record, as the link says.
+            let next =
+                range.upperBound == records.count
+                ? "null"
+                : "\"\(origin.absoluteString)users/?updated_at__gte="
+                    + (stamps[range.upperBound - 1].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+                    + "&limit=\(pageSize)\""
+            bodies[stamps[start]] = Data(
+                "{\"count\":\(records.count),\"next\":\(next),\"previous\":null,\"results\":[\(results)]}".utf8)
+            if range.upperBound == records.count { break }
+            start = range.upperBound - 1
+        }
+        let last = records.count - 1
+        bodies[stamps[last]] = Data(
+            "{\"count\":\(records.count),\"next\":null,\"previous\":null,\"results\":[\(records[last])]}".utf8)
+        return bodies
+    }
+
+    /// DRF's envelope by `cursor` ("" for the first page).
+    private func cursorBodies(origin: URL) -> [String: Data] {
         let ranges = pageRanges
         var bodies: [String: Data] = [:]
         for (number, range) in ranges.enumerated() {
