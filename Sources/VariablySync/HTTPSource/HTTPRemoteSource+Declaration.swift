@@ -34,6 +34,18 @@ extension HTTPRemoteSource: DeclaredRemote {
                 "HTTPRecordEndpoints.maximumConcurrentRequests", "at least 1",
                 fix: "pass 1 to push one record at a time (it is \(endpoints.maximumConcurrentRequests))")
         }
+        // A reference the records do not carry: every create's look-up would find nothing.
+        if case .perRecord(let endpoints) = api.push, let reference = endpoints.clientReference,
+            let keySet = Model.keySets[.remote],
+            !keySet.entries.contains(where: { entry in
+                entry.paths.contains { $0.components.keys == DataPath(dotted: reference.field).keys }
+            })
+        {
+            return invalid(
+                "HTTPRecordEndpoints.clientReference", "a field the model's remote key set has",
+                fix: "give the model a property keyed \"\(reference.field)\" in its remote key set (a UUID it sets "
+                    + "when it creates a record), or name one it has")
+        }
         if case .perRecord(let endpoints) = api.push, let problem = endpoints.newIDs.problem {
             return invalid(
                 "HTTPRecordEndpoints.newIDs", "a length of at least 1 and 2 or more distinct characters",

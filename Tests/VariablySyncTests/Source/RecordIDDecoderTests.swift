@@ -96,7 +96,8 @@ private final class CannedServer: HTTPTransport {
     /// as the model codes it.
     @Test func aRecordFoundByALookUpIsAddressedByItsDecodedID() async throws {
         let server = CannedServer { _ in #"{"results": [{"id": "42", "title": "a", "client_id": "c-1"}]}"# }
-        let endpoints = HTTPRecordEndpoints(path: "notes", clientReference: .init(field: "client_id"))
+        // The title stands for the client reference: a reference must be a field the model has.
+        let endpoints = HTTPRecordEndpoints(path: "notes", clientReference: .init(field: "title"))
         let source = HTTPRemoteSource<TextIDNote>(
             baseURL: Self.baseURL,
             api: HTTPAPI(
@@ -104,7 +105,7 @@ private final class CannedServer: HTTPTransport {
                 push: .perRecord(endpoints)),
             transport: server)
         let outcome = try await source.deleteCreated(
-            Data(#"{"id": "-1", "title": "a", "client_id": "c-1"}"#.utf8), reference: .init(field: "client_id"),
+            Data(#"{"id": "-1", "title": "a", "client_id": "c-1"}"#.utf8), reference: .init(field: "title"),
             in: Self.baseURL.appendingPathComponent("notes"), endpoints: endpoints)
         guard case .accepted = outcome else {
             Issue.record("the deletion was not accepted: \(outcome)")
