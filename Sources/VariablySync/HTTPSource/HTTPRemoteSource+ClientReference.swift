@@ -63,21 +63,10 @@ extension HTTPRemoteSource {
         let stamps = Set([endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 })
         let sent = try Self.object(
             record, keeping: { !endpoints.readOnlyFields.contains($0) && !stamps.contains($0) })
-        guard Self.holdsEveryField(of: sent, in: found) else {
+        guard RemoteChange<Model.ID>.record(found, holds: sent, keys: nil) else {
             return (.conflict(serverRecord: found, version: version), nil)
         }
         return (.accepted(version: version), found)
-    }
-
-    /// Whether the JSON object `server` has the value of every member of the JSON object `sent`.
-    static func holdsEveryField(of sent: Data, in server: Data) -> Bool {
-        guard let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any],
-            let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any]
-        else { return false }
-        return sentObject.allSatisfy { key, value in
-            let value = value as? NSObject ?? NSNull()
-            return value.isEqual(serverObject[key] as? NSObject ?? NSNull())
-        }
     }
 
     /// Deletes the server's copy of a record created here whose create is in doubt, found by the client

@@ -8,23 +8,30 @@ import VariablySQLite
 /// record. Without a key for the primary key, the value is read as `Model.ID` is.
 struct RecordIDDecoder<Model: VariablyCodable & Identifiable>: Sendable where Model.ID: Decodable {
     let source: CodingSource
+    private let decoder: KeySetJSONDecoder
+    /// The keys from the record to its id (`["id"]`, `["meta", "id"]`), or `nil` to read a bare `Model.ID`.
+    private let idPath: [String]?
 
+    /// A decoder for ids of `source`; the primary key's path is found once, not per id.
     init(source: CodingSource = .remote) {
         self.source = source
+        decoder = KeySetJSONDecoder(source: source)
+        if let keySet = Model.keySets[source], let entry = Self.primaryKeyEntry(in: keySet) {
+            idPath = keySet.entries[entry].paths.first?.components.keys
+        } else {
+            idPath = nil
+        }
     }
 
     /// The id that `value` (JSON text: `"42"`, `42`) holds.
     ///
     /// - Throws: The decoder's error for a value the primary key's coding does not read.
     func id(from value: Data) throws -> Model.ID {
-        let decoder = KeySetJSONDecoder(source: source)
-        guard let keySet = Model.keySets[source], let entry = Self.primaryKeyEntry(in: keySet),
-            let path = keySet.entries[entry].paths.first
-        else { return try decoder.decode(Model.ID.self, from: value) }
+        guard let idPath else { return try decoder.decode(Model.ID.self, from: value) }
         // The value where a record holds it, `{"id": "42"}` (nested for a path such as `meta.id`), read
         // through the entry with its options.
         var object = value
-        for key in path.components.keys.reversed() {
+        for key in idPath.reversed() {
             object = Data("{\(JSONValue.string(key).jsonString()):".utf8) + object + Data("}".utf8)
         }
         return try decoder.decode(IDHolder.self, from: object).id

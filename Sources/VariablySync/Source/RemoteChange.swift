@@ -121,3 +121,22 @@ public struct PushResult<ID: Hashable & Sendable>: Sendable {
         self.serverRecord = serverRecord
     }
 }
+
+extension RemoteChange {
+    /// Whether the server's record `server` holds the values of `sent` (both JSON objects in remote
+    /// keys) under `keys`, or under every key of `sent` when `keys` is `nil`: a change the server
+    /// already applied, or a create in doubt found on the server. `false` when nothing is compared.
+    static func record(_ server: Data?, holds sent: Data?, keys: Set<String>?) -> Bool {
+        guard let server, let sent,
+            let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any],
+            let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any]
+        else { return false }
+        let compared = keys.map { Array($0) } ?? Array(sentObject.keys)
+        guard !compared.isEmpty else { return false }
+        return compared.allSatisfy { key in
+            let value = sentObject[key] as? NSObject ?? NSNull()
+            let serverValue = serverObject[key] as? NSObject ?? NSNull()
+            return value.isEqual(serverValue)
+        }
+    }
+}

@@ -32,8 +32,8 @@ extension Repository {
                 try state.markFailed(change, failure: reason, db)
                 settled.rejected.append(RejectedChange(id: result.id, reason: reason))
             case .conflict(let serverJSON, let version)
-            where Repository.holds(
-                serverJSON, change.sentRecord,
+            where RemoteChange<Model.ID>.record(
+                serverJSON, holds: change.sentRecord,
                 keys: change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }):
                 // The server's copy already holds what this change sends: its own write, applied
                 // before an answer was lost (the server ignores idempotency keys), or the same

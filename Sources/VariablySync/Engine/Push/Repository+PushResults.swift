@@ -50,22 +50,6 @@ extension Repository {
         return (dangling, false)
     }
 
-    /// Whether the server's record `server` holds the values of `sent` (both JSON objects in remote
-    /// keys) under `keys`, or under every key of `sent` when `keys` is `nil`.
-    static func holds(_ server: Data?, _ sent: Data?, keys: Set<String>?) -> Bool {
-        guard let server, let sent,
-            let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any],
-            let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any]
-        else { return false }
-        let compared = keys.map { Array($0) } ?? Array(sentObject.keys)
-        guard !compared.isEmpty else { return false }
-        return compared.allSatisfy { key in
-            let value = sentObject[key] as? NSObject ?? NSNull()
-            let serverValue = serverObject[key] as? NSObject ?? NSNull()
-            return value.isEqual(serverValue)
-        }
-    }
-
     /// Whether `error` is the server's answer of a failure (`5xx`), rather than no answer at all: a
     /// change the server keeps failing waits for a later sync while the others go on.
     static func isServerFailure(_ error: any Error) -> Bool {
