@@ -5,9 +5,13 @@ final class FoundationEncodingSink: KeySetEncodingSink {
     private var nested: [KeyedEncodingContainer<AnyCodingKey>?]
     private let layout: KeySetLayout
 
-    init(root: KeyedEncodingContainer<AnyCodingKey>, layout: KeySetLayout) {
+    /// The server's date forms, for the dates of a top-level record.
+    private let serverDates: ServerDateFormats?
+
+    init(root: KeyedEncodingContainer<AnyCodingKey>, layout: KeySetLayout, serverDates: ServerDateFormats? = nil) {
         self.root = root
         self.layout = layout
+        self.serverDates = serverDates
         self.nested = layout.containers.isEmpty ? [] : Array(repeating: nil, count: layout.containers.count)
     }
 
@@ -23,6 +27,10 @@ final class FoundationEncodingSink: KeySetEncodingSink {
         }
         var container = container(id)
         try container.encodeScalarAware(value, forKey: path.leaf)
+    }
+
+    func serverDateFormat(at index: Int) -> ServerDateFormat? {
+        serverDates?.format(at: layout.paths[index][0])
     }
 
     func encodeNil(at index: Int) throws {

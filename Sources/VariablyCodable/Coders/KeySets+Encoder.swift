@@ -12,7 +12,11 @@ extension KeySets {
     /// - Throws: ``VariablyCodingError`` naming the property that failed.
     public func encode(_ model: Model, to encoder: any Encoder) throws {
         let (source, keySet) = try keySet(for: encoder.userInfo, codingPath: encoder.codingPath)
-        let sink = FoundationEncodingSink(root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout)
+        // The server's date forms apply to the record handed to the encoder (or an array's elements).
+        let serverDates =
+            encoder.codingPath.count <= 1 ? encoder.userInfo[.serverDateFormats] as? ServerDateFormats : nil
+        let sink = FoundationEncodingSink(
+            root: encoder.container(keyedBy: AnyCodingKey.self), layout: keySet.layout, serverDates: serverDates)
         let coders = keySet.coders
         for index in coders.indices {
             do {

@@ -19,6 +19,13 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
         /// A property whose type is not `Codable` has a transform in another source only: this source's
         /// style derives its key without one, so its values can be neither written nor read here.
         case transformMissing
+        /// A modifier does not fit the property (``Key/dates(_:)`` on a `String`, a default of another
+        /// type, a transform of another type): it is left out. The first value says why, the second
+        /// what to change.
+        case optionDoesNotFit(String, fix: String)
+        /// A style cannot derive the property's key: the key path prints no property name (a computed
+        /// property, or a build without reflection metadata). The value says which.
+        case underivableKey(String)
     }
 
     /// What is wrong.
@@ -49,6 +56,8 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
         case .defaultSourceWithoutKeySet: "declare a key set for the default source, or choose another one"
         case .transformMissing:
             "give the property a Key with a transform in this key set too, or list it in `excluding:`"
+        case .optionDoesNotFit(_, let fix): fix
+        case .underivableKey: "give the property an explicit key, `Key(\\.property, \"name\")`"
         }
     }
 
@@ -72,6 +81,10 @@ public struct KeySetProblem: Hashable, Sendable, CustomStringConvertible {
         case .transformMissing:
             return "\(source): \(subject) is not Codable and has a transform only in another source (give it a "
                 + "Key with a transform in this key set too, or list it in `excluding:`)"
+        case .optionDoesNotFit(let reason, let fix):
+            return "\(source): \(subject): \(reason) (\(fix))"
+        case .underivableKey(let reason):
+            return "\(source): \(subject): \(reason)"
         }
     }
 }

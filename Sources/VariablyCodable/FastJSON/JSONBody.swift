@@ -117,6 +117,23 @@ package struct JSONBody {
     /// The bytes of a value.
     package func data(_ range: Range<Int>) -> Data { Data(bytes[range]) }
 
+    /// The first element of the JSON array `data` holds, walking that element only (not the rest of
+    /// the array); `nil` when `data` is no array, an empty one, or its first element is not well formed.
+    ///
+    /// - Complexity: O(*n*) in the size of `data` to copy it, then O(*e*) in the size of the element.
+    package static func firstElement(ofArrayIn data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        var index = 0
+        skipWhitespace(bytes, &index)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+        index += 1
+        skipWhitespace(bytes, &index)
+        guard index < bytes.count, bytes[index] != UInt8(ascii: "]"),
+            let end = try? skipValue(bytes, from: index, depth: 1)
+        else { return nil }
+        return Data(bytes[index..<end])
+    }
+
     /// A scalar or small value, read strictly.
     package func value(_ range: Range<Int>) throws(JSONBodyError) -> JSONValue {
         do {

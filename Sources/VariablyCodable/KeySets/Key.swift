@@ -19,6 +19,10 @@ public struct Key<Model>: Sendable {
     package let coder: KeyCoder<Model>
     /// The toolkit options set with modifiers such as ``lenient(_:)`` or ``dates(_:)``.
     package internal(set) var options = KeyOptions()
+    /// Modifiers that do not fit the property (``dates(_:)`` on a `String`, a default of another type):
+    /// left out of ``options`` and reported by the key set as problems, which `migrate` and
+    /// `Repository.open` throw.
+    package internal(set) var problems: [KeySetProblem.Kind] = []
 
     /// Maps a property to a key.
     ///

@@ -63,13 +63,19 @@ package class KeyCoder<Model>: @unchecked Sendable {
         storedType as? any ElementPolicyDecodable.Type
     }
 
+    /// Whether the property stores one `Date` (optional or not).
+    var storesDate: Bool { storedType == Date.self }
+
     /// Writes `value` after the transform or date strategy of ``options``.
     func encodeApplyingOptions<Value: Encodable>(_ value: Value, to sink: any KeySetEncodingSink, at index: Int) throws
     {
         if let transform = options.transform {
             try sink.encode(transform.encode(value), at: index)
         } else if let dates = options.dates, let date = value as? Date {
-            switch dates.encodedValue(for: date) {
+            let server = options.datesFollowServer ? sink.serverDateFormat(at: index) : nil
+            let encoded =
+                server?.value(for: date, defaultTimeZone: dates.defaultTimeZone) ?? dates.encodedValue(for: date)
+            switch encoded {
             case .int(let number): try sink.encode(number, at: index)
             case .double(let number): try sink.encode(number, at: index)
             case .string(let text): try sink.encode(text, at: index)

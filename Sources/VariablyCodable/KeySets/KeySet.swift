@@ -166,6 +166,7 @@ extension KeySet {
         var indexByValue: [SendableKeyPath: Int] = [:]
         var containerIndex: [[String]: Int] = [:]
         // A source's default date strategy applies as if the key set declared it; a declared one wins.
+        let datesDeclared = options.dates != nil
         var options = options
         if options.dates == nil { options.dates = source.defaultDateStrategy }
         func containerID(for parents: ArraySlice<String>) -> Int? {
@@ -183,7 +184,13 @@ extension KeySet {
             if let declared = key.name {
                 name = declared
             } else {
-                guard let propertyName else { KeySet.cannotDeriveKey(for: key.keyPath, source: source) }
+                guard let propertyName else {
+                    problems.append(
+                        KeySetProblem(
+                            .underivableKey(KeySet.cannotDeriveKey(for: key.keyPath, source: source)), source: source,
+                            keyPath: "\(key.keyPath)", key: nil))
+                    continue
+                }
                 let components = propertyName.split(separator: ".").map { style?.apply(to: String($0)) ?? String($0) }
                 name = SourceKey(alternatives: [DataPath(components)])
             }
@@ -200,7 +207,15 @@ extension KeySet {
             }
             indexByValue[SendableKeyPath(key.keyPath)] = entries.count
             indexByIdentity[ObjectIdentifier(key.keyPath)] = entries.count
-            let entryOptions = key.options.merged(over: options, storedType: key.coder.storedType)
+            for kind in key.problems {
+                problems.append(KeySetProblem(kind, source: source, keyPath: "\(key.keyPath)", key: name))
+            }
+            var entryOptions = key.options.merged(
+                over: options, storedType: key.coder.storedType, keyPath: key.keyPath, problems: &problems,
+                source: source)
+            entryOptions.datesFollowServer =
+                !datesDeclared && key.options.dates == nil && entryOptions.dates != nil
+                && key.coder.storesDate
             if key.coder.needsTransform && entryOptions.transform == nil {
                 problems.append(KeySetProblem(.transformMissing, source: source, keyPath: "\(key.keyPath)", key: name))
             }
@@ -244,11 +259,10 @@ extension KeySet {
         return problems
     }
 
-    /// Traps with a message that says why `keyPath` has no name a ``KeyStyle`` could derive a key from,
-    /// and how to fix the key set.
-    private static func cannotDeriveKey(for keyPath: AnyKeyPath, source: CodingSource) -> Never {
+    /// Why `keyPath` has no name a ``KeyStyle`` could derive a key from, and how to fix the key set.
+    private static func cannotDeriveKey(for keyPath: AnyKeyPath, source: CodingSource) -> String {
         if namesAreUnavailable(in: "\(keyPath)") {
-            preconditionFailure(
+            return (
                 "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self): this build has no "
                     + "property names (it was built without reflection metadata, `-disable-reflection-metadata`), "
                     + "so a KeyStyle cannot name its keys. Give every key of "
@@ -256,10 +270,8 @@ extension KeySet {
                     + "reflection metadata."
             )
         }
-        preconditionFailure(
-            "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self) from its name: give it "
-                + "one, `Key(\(keyPath), \"...\")`."
-        )
+        return "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self) from its name: give it "
+            + "one, `Key(\(keyPath), \"...\")`."
     }
 
     /// Whether `text`, a printed key path, lacks property names because the binary has no reflection

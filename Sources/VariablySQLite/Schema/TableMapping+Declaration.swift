@@ -98,7 +98,8 @@ extension TableMapping {
         }
         for problem in Model.keySets.problems where problem.source == table.source {
             switch problem.kind {
-            case .emptyKey, .duplicateKeyPath: throw DeclarationError(problem, model: Model.self)
+            case .emptyKey, .duplicateKeyPath, .optionDoesNotFit, .underivableKey:
+                throw DeclarationError(problem, model: Model.self)
             default: continue
             }
         }

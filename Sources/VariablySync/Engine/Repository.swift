@@ -36,9 +36,10 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// Where pulled records carry the version their writes are conditional on, and the text their
     /// kept versions start with; `nil` for sources without record versions.
     let recordVersions: (field: String, prefix: String)?
+    /// Reads the form the server writes the model's dates in, from each page pulled.
+    let dateObserver = ServerDateObserver(Model.self)
     let broadcaster = ProgressBroadcaster<Model.ID>()
     let recordDecoder = JSONDecoder(source: .remote)
-    let recordEncoder = JSONEncoder(source: .remote)
     var random: SplitMix64
     /// The sync or resync running now; every other call joins it or waits for it.
     var running: RunningSync?
@@ -154,6 +155,14 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
             throw DeclarationError(
                 .primaryKeyIsNotID(idType: "\(Model.ID.self)"), model: Model.self, keyPath: primaryKey.keyPath,
                 fix: "declare `SQLiteTable(_:primaryKey:)` with the property that `id` returns")
+        }
+        // The remote key set reads every page: a key it dropped, or a modifier left out, would lose a value.
+        for problem in Model.keySets.problems where problem.source == .remote {
+            switch problem.kind {
+            case .emptyKey, .duplicateKeyPath, .optionDoesNotFit, .underivableKey:
+                throw DeclarationError(problem, model: Model.self)
+            default: continue
+            }
         }
         try configuration.checkDeclaration()
         try (remote as? any DeclaredRemote)?.checkDeclaration()

@@ -11,7 +11,8 @@ import VariablyTestSupport
 // configurations are), Swift prints `\User.userName` as `\User.<offset 8 (String)>`: key styles have
 // no property name to derive keys from. These tests build a small program against the library that
 // way, in a temporary package, and run it: fully explicit key sets must code as usual, and a styled
-// key set must stop at construction with a message that names the fix.
+// key set must report a problem (which `validate()`, `migrate` and `Repository.open` throw) that names
+// the fix.
 
 @Suite(
     .timeLimit(.minutes(10)),
@@ -170,7 +171,12 @@ struct ReflectionFreeBuild {
         }
 
         if CommandLine.arguments.contains("styled") {
-            _ = Styled.keySets
+            do {
+                try Styled.keySets.validate()
+            } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                exit(1)
+            }
         } else {
             print("\(\User.userName)")
             let data = Data(#"{"id":7,"username":"ada","profile":{"nick":"A"}}"#.utf8)

@@ -23,6 +23,17 @@ private struct EmptyKey: SQLiteStorable, EmptyInitializable {
     static let sqliteTable = SQLiteTable<EmptyKey>("empty_key", primaryKey: \.id)
 }
 
+private struct MisfitDefault: SQLiteStorable, EmptyInitializable {
+    var id: Int64 = 0
+    var level: UInt8 = 0
+    static let keySets = KeySets<MisfitDefault>(defaultSource: .sqlite) {
+        KeySet(.sqlite) {
+            Key(\.id, "id"); Key(\.level, "level").default(ifMissing: 300)
+        }
+    }
+    static let sqliteTable = SQLiteTable<MisfitDefault>("misfit_default", primaryKey: \.id)
+}
+
 private struct KeylessPrimaryKey: SQLiteStorable, EmptyInitializable {
     var id: Int64 = 0
     var title = ""
@@ -204,6 +215,19 @@ private enum Archive {
         #expect(error.modelType == "EmptyKey")
         #expect(error.keyPath?.contains("title") == true)
         #expect("\(error)".contains("Fix: give the property a key with no empty part"))
+    }
+
+    /// A modifier that does not fit its property (a default of 300 for a `UInt8`) is left out of the key
+    /// set, which reports it: `migrate` throws it, naming the key path and the fix, instead of trapping.
+    @Test func aModifierThatDoesNotFitIsThrownWhenTheTableOpens() throws {
+        let error = try migrationError(MisfitDefault.self)
+        guard case .keySetProblem(let problem) = error.reason, case .optionDoesNotFit = problem.kind else {
+            Issue.record("\(error.reason)")
+            return
+        }
+        #expect(error.keyPath?.contains("level") == true)
+        #expect("\(error)".contains("ifMissing: 300 (Int) is not a UInt8"))
+        #expect("\(error)".contains("Fix: give ifMissing a value of type UInt8"))
     }
 
     @Test func aPrimaryKeyWithoutAKeyIsNamed() throws {

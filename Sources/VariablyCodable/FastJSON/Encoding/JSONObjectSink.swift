@@ -16,10 +16,20 @@ final class JSONObjectSink: KeySetEncodingSink {
         case object(Int)
     }
 
+    /// The server's date forms, for the dates of a top-level record.
+    private let serverDates: ServerDateFormats?
+
     init(writer: JSONWriter, layout: KeySetLayout) {
         self.writer = writer
         self.layout = layout
         isFlat = layout.containers.isEmpty
+        serverDates = writer.userInfo[.serverDateFormats] as? ServerDateFormats
+    }
+
+    func serverDateFormat(at index: Int) -> ServerDateFormat? {
+        // Only the record handed to the encoder (or an array's elements): a nested model's paths are its own.
+        guard let serverDates, basePath.isEmpty else { return nil }
+        return serverDates.format(at: layout.paths[index][0])
     }
 
     /// The coding path of the object being written.

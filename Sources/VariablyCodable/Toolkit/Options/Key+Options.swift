@@ -20,10 +20,14 @@ extension Key {
     /// Key(\.createdAt, "created_at").dates(.flexible)
     /// ```
     public func dates(_ strategy: DateCodingStrategy) -> Key {
-        precondition(
-            coder.storedType == Date.self || coder.storedType == [Date].self,
-            "dates(_:) applies to Date, Date? and [Date] properties; \(keyPath) is a \(coder.valueType)")
         var copy = self
+        guard coder.storedType == Date.self || coder.storedType == [Date].self else {
+            copy.problems.append(
+                .optionDoesNotFit(
+                    "dates(_:) applies to Date, Date? and [Date] properties; \(keyPath) is a \(coder.valueType)",
+                    fix: "remove dates(_:) from this key, or give it a transform to a Date"))
+            return copy
+        }
         copy.options.dates = strategy
         return copy
     }
@@ -36,14 +40,25 @@ extension Key {
     /// Key(\.role, "role").default(ifMissing: Role.guest)
     /// ```
     ///
-    /// Traps if a value cannot be converted exactly to the property's type.
+    /// A value that cannot be converted exactly to the property's type is left out and reported by the
+    /// key set (``KeySetProblem/Kind/optionDoesNotFit(_:fix:)``), which `migrate` throws.
     public func `default`<Value: Sendable>(ifMissing: Value? = nil, ifNull: Value? = nil, ifInvalid: Value? = nil)
         -> Key
     {
         var copy = self
-        copy.options.defaultIfMissingBox = ifMissing.map { SendableValue(value: storedValue($0, for: "ifMissing")) }
-        copy.options.defaultIfNullBox = ifNull.map { SendableValue(value: storedValue($0, for: "ifNull")) }
-        copy.options.defaultIfInvalidBox = ifInvalid.map { SendableValue(value: storedValue($0, for: "ifInvalid")) }
+        var box: SendableValue?
+        if let ifMissing {
+            box = copy.storedValue(ifMissing, for: "ifMissing")
+            copy.options.defaultIfMissingBox = box
+        }
+        if let ifNull {
+            box = copy.storedValue(ifNull, for: "ifNull")
+            copy.options.defaultIfNullBox = box
+        }
+        if let ifInvalid {
+            box = copy.storedValue(ifInvalid, for: "ifInvalid")
+            copy.options.defaultIfInvalidBox = box
+        }
         return copy
     }
 
@@ -62,14 +77,21 @@ extension Key {
     /// Key(\.tags, "tags").elements(.remove)
     /// ```
     public func elements(_ policy: ElementPolicy) -> Key {
-        guard let collection = coder.elementPolicyCollection else {
-            preconditionFailure("elements(_:) applies to arrays and dictionaries; \(keyPath) is a \(coder.valueType)")
-        }
-        if case .fallback(let value) = policy {
-            precondition(
-                collection.acceptsElement(value), "The fallback \(value) is not an element of \(coder.storedType)")
-        }
         var copy = self
+        guard let collection = coder.elementPolicyCollection else {
+            copy.problems.append(
+                .optionDoesNotFit(
+                    "elements(_:) applies to arrays and dictionaries; \(keyPath) is a \(coder.valueType)",
+                    fix: "remove elements(_:) from this key"))
+            return copy
+        }
+        if case .fallback(let value) = policy, !collection.acceptsElement(value) {
+            copy.problems.append(
+                .optionDoesNotFit(
+                    "the fallback \(value) (\(type(of: value))) is not an element of \(coder.storedType)",
+                    fix: "give elements(.fallback(_:)) a value of the element type"))
+            return copy
+        }
         copy.options.elementPolicy = policy
         return copy
     }
@@ -81,7 +103,8 @@ extension Key {
     /// ```
     public func decodingUnknownCases<Value: Sendable>(as fallback: Value) -> Key {
         var copy = self
-        copy.options.unknownCaseFallbackBox = SendableValue(value: storedValue(fallback, for: "fallback"))
+        let box = copy.storedValue(fallback, for: "fallback")
+        copy.options.unknownCaseFallbackBox = box
         return copy
     }
 
@@ -91,20 +114,29 @@ extension Key {
     /// Key(\.tags, "tags").transform(.commaSeparated)          // "a,b" <-> ["a", "b"]
     /// ```
     public func transform<Value, Encoded: Codable>(_ transform: ValueTransform<Value, Encoded>) -> Key {
-        precondition(
-            coder.storedType == Value.self,
-            "The transform converts \(Value.self), but \(keyPath) stores \(coder.storedType)")
         var copy = self
+        guard coder.storedType == Value.self else {
+            copy.problems.append(
+                .optionDoesNotFit(
+                    "the transform converts \(Value.self), but \(keyPath) stores \(coder.storedType)",
+                    fix: "give the key a ValueTransform<\(coder.storedType), ...>"))
+            return copy
+        }
         copy.options.transform = AnyValueTransform(transform)
         return copy
     }
 
-    private func storedValue(_ value: Any, for label: String) -> Any {
+    /// `value` converted exactly to the stored type, boxed; `nil`, with a problem recorded, when it
+    /// cannot be.
+    private mutating func storedValue(_ value: Any, for label: String) -> SendableValue? {
         guard let converted = coder.convertToStored(value) else {
-            preconditionFailure(
-                "\(label): \(value) (\(type(of: value))) is not a \(coder.storedType), the type of \(keyPath)")
+            problems.append(
+                .optionDoesNotFit(
+                    "\(label): \(value) (\(type(of: value))) is not a \(coder.storedType), the type of \(keyPath)",
+                    fix: "give \(label) a value of type \(coder.storedType)"))
+            return nil
         }
-        return converted
+        return SendableValue(value: converted)
     }
 }
 

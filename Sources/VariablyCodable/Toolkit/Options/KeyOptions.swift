@@ -32,6 +32,9 @@ package struct KeyOptions: Sendable {
     package var unknownCaseFallback: Any? { unknownCaseFallbackBox?.value }
     /// The conversion between the property's value and the stored one.
     package internal(set) var transform: AnyValueTransform?
+    /// Whether ``dates`` is the source's default strategy rather than a declared one: a `Date` written
+    /// back to a server then takes the form of the server's own values (see ``ServerDateFormat``).
+    package internal(set) var datesFollowServer = false
 
     var defaultIfMissingBox: SendableValue?
     var defaultIfNullBox: SendableValue?
@@ -64,7 +67,13 @@ package struct KeyOptions: Sendable {
     /// These options, with unset ones taken from `base` (a key set's options) where they apply to a
     /// property storing `storedType`: lenience to scalars, dates to `Date`, element policies to
     /// collections. Other properties stay without options, on the fast path.
-    func merged(over base: KeyOptions, storedType: Any.Type) -> KeyOptions {
+    ///
+    /// A key set's element fallback that is no element of this property's collection is left out, with a
+    /// problem added to `problems`.
+    func merged(
+        over base: KeyOptions, storedType: Any.Type, keyPath: AnyKeyPath, problems: inout [KeySetProblem],
+        source: CodingSource
+    ) -> KeyOptions {
         var merged = self
         let readType = transform?.encodedType ?? storedType
         if isLenient == nil, KeyOptions.isLenientType(storedType) || KeyOptions.isLenientType(readType) {
@@ -72,11 +81,15 @@ package struct KeyOptions: Sendable {
         }
         if dates == nil, storedType == Date.self || storedType == [Date].self { merged.dates = base.dates }
         if elementPolicy == nil, let collection = storedType as? any ElementPolicyDecodable.Type {
-            if case .fallback(let value) = base.elementPolicy {
-                precondition(
-                    collection.acceptsElement(value),
-                    "KeySet.elements(.fallback(\(value))): \(value) (\(type(of: value))) is not an element of \(storedType), "
-                        + "the type of a property of this key set: give that key its own elements(_:) policy")
+            if case .fallback(let value) = base.elementPolicy, !collection.acceptsElement(value) {
+                problems.append(
+                    KeySetProblem(
+                        .optionDoesNotFit(
+                            "KeySet.elements(.fallback(\(value))): \(value) (\(type(of: value))) is not an element of "
+                                + "\(storedType)",
+                            fix: "give this key its own elements(_:) policy"),
+                        source: source, keyPath: "\(keyPath)", key: nil))
+                return merged
             }
             merged.elementPolicy = base.elementPolicy
         }

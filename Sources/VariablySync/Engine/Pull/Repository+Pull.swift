@@ -19,6 +19,8 @@ extension Repository {
         var versions: [String?]?
         /// The server's JSON of the skipped records that have an id, to park until the model decodes them.
         var skippedRecords: [SyncStateStore.ParkedRecord] = []
+        /// The form of each date that follows the server, as the page's first record writes it.
+        var serverDates: [String: ServerDateFormat] = [:]
     }
 
     /// Pulls pages until caught up. While page *k* is applied on the actor, page *k + 1* is pulled and
@@ -127,6 +129,7 @@ extension Repository {
         let seed = random.next()
         let versionField = recordVersions?.field
         let primaryKey = self.primaryKey
+        let dateObserver = self.dateObserver
         return Task.detached {
             var random = SplitMix64(seed: seed)
             var attempts = 0
@@ -139,6 +142,7 @@ extension Repository {
             var fetched = try Self.decode(page)
             fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
             if let versionField { fetched.versions = Self.versions(in: page.records, field: versionField, of: fetched) }
+            fetched.serverDates = dateObserver.formats(in: page.records)
             return fetched
         }
     }

@@ -79,6 +79,9 @@ where Model.ID: Codable & Sendable {
         // A record the model still cannot decode stays parked as it was, undecodable.
         try applier.state.park(ready.undecodable, state: .undecodable, db)
         try collect(pages, after: ready)
+        // The latest page's forms of the server's dates: pushes write the model's dates the same way.
+        let serverDates = pages.reduce(into: [String: ServerDateFormat]()) { $0.merge($1.serverDates) { $1 } }
+        try applier.state.noteServerDateFormats(serverDates, db)
     }
 
     /// The table's parked records whose parents are here now, decoded.

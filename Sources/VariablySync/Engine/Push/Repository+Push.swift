@@ -235,14 +235,18 @@ extension Repository {
             $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil
         }
         let state = self.state
-        let (cached, parked) = try await database.read { db in
+        let observesDates = !dateObserver.isEmpty
+        let (cached, parked, serverDates) = try await database.read { db in
             let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
-            guard cached.count < upsertKeys.count else { return (cached, [SQLValue: Data]()) }
+            // Dates go in the form the server writes them in, as its latest page showed.
+            let serverDates = observesDates && !upsertKeys.isEmpty ? try state.serverDateFormats(db) : ServerDateFormats()
+            guard cached.count < upsertKeys.count else { return (cached, [SQLValue: Data](), serverDates) }
             // A row out of the cache may be parked with the values it had here (its parent deleted on
             // the server, which keeps it): its edit still goes, from that copy.
             let missing = Set(upsertKeys).subtracting(try cached.map { try primaryKey.sqlValue(of: $0.id) })
-            return (cached, try state.parkedRecords(withKeys: Array(missing), db))
+            return (cached, try state.parkedRecords(withKeys: Array(missing), db), serverDates)
         }
+        let recordEncoder = KeySetJSONEncoder(source: .remote, userInfo: [.serverDateFormats: serverDates])
         var records: [SQLValue: Model] = [:]
         for model in cached { records[try primaryKey.sqlValue(of: model.id)] = model }
 

@@ -37,6 +37,7 @@ struct EngineTable: Sendable {
         let versionField = repository.recordVersions?.field
         let failsPages = repository.configuration.malformedRecords == .failPage
         let table = key.table
+        let dateObserver = repository.dateObserver
         decodeFeed = { changes, cursor in
             let ids: [Model.ID]
             do {
@@ -54,6 +55,7 @@ struct EngineTable: Sendable {
             if let versionField {
                 fetched.versions = Repository<Model>.versions(in: records, field: versionField, of: fetched)
             }
+            fetched.serverDates = dateObserver.formats(in: records)
             return fetched
         }
         decodeRecords = { records in

@@ -11,7 +11,9 @@ import VariablySQLite
 ///   of pulled records, and of pushed changes until the pull catches up;
 /// - `variably_parked_records` (``ParkedRecordRow``): server records the pull could not apply yet;
 /// - `variably_capture_paused`: the pause of the capture triggers, inside a transaction that applies
-///   server data.
+///   server data;
+/// - `variably_server_date_formats` (``ServerDateFormatsRow``): the form the server writes each date
+///   field in, so that pushed dates are written the same way.
 ///
 /// Never change a step once it has shipped: add one. A file written by an earlier version runs the
 /// steps it lacks, in order.
@@ -64,6 +66,15 @@ enum SyncStateSchema {
                 sql: #"""
                     CREATE TABLE IF NOT EXISTS "variably_capture_paused" ("table_name" TEXT PRIMARY KEY NOT NULL)
                     WITHOUT ROWID
+                    """#)
+        }
+        migrator.register("7 server date formats") { db in
+            try db.execute(
+                sql: #"""
+                    CREATE TABLE "variably_server_date_formats" (
+                        "table_name" TEXT PRIMARY KEY NOT NULL,
+                        "formats" TEXT NOT NULL
+                    )
                     """#)
         }
         return migrator

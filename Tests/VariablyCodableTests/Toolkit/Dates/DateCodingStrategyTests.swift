@@ -156,16 +156,20 @@ import VariablyCodable
         #expect(results.count == 64 && results.allSatisfy { $0 })
     }
 
-    @Test func datesOnAPropertyThatIsNotADateTraps() async {
-        await #expect(processExitsWith: .failure) {
-            struct Wrong: VariablyCodable, EmptyInitializable {
-                var day = ""
-                static let keySets = KeySets<Wrong>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.day, "day").dates(.dateOnly) }
-                }
+    @Test func datesOnAPropertyThatIsNotADateIsAProblem() throws {
+        struct Wrong: VariablyCodable, EmptyInitializable {
+            var day = ""
+            static let keySets = KeySets<Wrong>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.day, "day").dates(.dateOnly) }
             }
-            _ = Wrong.keySets
         }
+        let problem = try #require(Wrong.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("dates(_:) applies to Date, Date? and [Date] properties"))
+        #expect(throws: KeySetValidationError.self) { try Wrong.keySets.validate() }
     }
 
     @Test func keySetOptionsReachOnlyThePropertiesTheyApplyTo() throws {

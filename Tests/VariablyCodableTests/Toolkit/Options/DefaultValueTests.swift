@@ -63,28 +63,36 @@ import VariablyCodable
         #expect("\(error)".hasSuffix("at [0].age"))
     }
 
-    @Test func aDefaultOfAnotherTypeTrapsWhenTheKeySetIsDeclared() async {
-        await #expect(processExitsWith: .failure) {
-            struct Wrong: VariablyCodable, EmptyInitializable {
-                var name = ""
-                static let keySets = KeySets<Wrong>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.name, "name").default(ifMissing: 3) }
-                }
+    @Test func aDefaultOfAnotherTypeIsAProblemOfTheKeySet() throws {
+        struct Wrong: VariablyCodable, EmptyInitializable {
+            var name = ""
+            static let keySets = KeySets<Wrong>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.name, "name").default(ifMissing: 3) }
             }
-            _ = Wrong.keySets
         }
+        let problem = try #require(Wrong.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("ifMissing: 3 (Int) is not a String"))
+        #expect(throws: KeySetValidationError.self) { try Wrong.keySets.validate() }
     }
 
-    @Test func anIntegerDefaultThatDoesNotFitTrapsInsteadOfTruncating() async {
-        await #expect(processExitsWith: .failure) {
-            struct Small: VariablyCodable, EmptyInitializable {
-                var level: UInt8 = 0
-                static let keySets = KeySets<Small>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.level, "level").default(ifMissing: 300) }
-                }
+    @Test func anIntegerDefaultThatDoesNotFitIsAProblemInsteadOfTruncated() throws {
+        struct Small: VariablyCodable, EmptyInitializable {
+            var level: UInt8 = 0
+            static let keySets = KeySets<Small>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.level, "level").default(ifMissing: 300) }
             }
-            _ = Small.keySets
         }
+        let problem = try #require(Small.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("ifMissing: 300 (Int) is not a UInt8"))
+        #expect(throws: KeySetValidationError.self) { try Small.keySets.validate() }
     }
 
     @Test func withoutADefaultAMissingRequiredValueStillFails() throws {

@@ -75,28 +75,36 @@ struct Basket: VariablyCodable, EmptyInitializable, Equatable {
         #expect("\(error)".hasSuffix("at removed[1]"))
     }
 
-    @Test func aPolicyOnAPropertyThatIsNotACollectionTraps() async {
-        await #expect(processExitsWith: .failure) {
-            struct Single: VariablyCodable, EmptyInitializable {
-                var name = ""
-                static let keySets = KeySets<Single>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.name, "name").elements(.remove) }
-                }
+    @Test func aPolicyOnAPropertyThatIsNotACollectionIsAProblem() throws {
+        struct Single: VariablyCodable, EmptyInitializable {
+            var name = ""
+            static let keySets = KeySets<Single>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.name, "name").elements(.remove) }
             }
-            _ = Single.keySets
         }
+        let problem = try #require(Single.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("elements(_:) applies to arrays and dictionaries"))
+        #expect(throws: KeySetValidationError.self) { try Single.keySets.validate() }
     }
 
-    @Test func aFallbackOfAnotherTypeTraps() async {
-        await #expect(processExitsWith: .failure) {
-            struct Numbers: VariablyCodable, EmptyInitializable {
-                var values: [Int] = []
-                static let keySets = KeySets<Numbers>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.values, "values").elements(.fallback("zero")) }
-                }
+    @Test func aFallbackOfAnotherTypeIsAProblem() throws {
+        struct Numbers: VariablyCodable, EmptyInitializable {
+            var values: [Int] = []
+            static let keySets = KeySets<Numbers>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.values, "values").elements(.fallback("zero")) }
             }
-            _ = Numbers.keySets
         }
+        let problem = try #require(Numbers.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("the fallback zero (String) is not an element of Array<Int>"))
+        #expect(throws: KeySetValidationError.self) { try Numbers.keySets.validate() }
     }
 
     @Test func arraysRoundTripUnchanged() throws {

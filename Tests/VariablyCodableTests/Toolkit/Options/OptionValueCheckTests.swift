@@ -13,16 +13,20 @@ private struct Scores: VariablyCodable, EmptyInitializable {
 
 /// Option values are checked when the key set is built; decoding never traps on data.
 @Suite struct OptionValueCheckTests {
-    @Test func aKeySetWideFallbackOfAnotherTypeTrapsWhenTheKeySetIsBuilt() async {
-        await #expect(processExitsWith: .failure) {
-            struct Numbers: VariablyCodable, EmptyInitializable {
-                var values: [Int] = []
-                static let keySets = KeySets<Numbers>(defaultSource: .remote) {
-                    KeySet(.remote) { Key(\.values, "values") }.elements(.fallback("x"))
-                }
+    @Test func aKeySetWideFallbackOfAnotherTypeIsAProblemOfTheKeySet() throws {
+        struct Numbers: VariablyCodable, EmptyInitializable {
+            var values: [Int] = []
+            static let keySets = KeySets<Numbers>(defaultSource: .remote) {
+                KeySet(.remote) { Key(\.values, "values") }.elements(.fallback("x"))
             }
-            _ = Numbers.keySets
         }
+        let problem = try #require(Numbers.keySets.problems.first)
+        guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+            Issue.record("expected a modifier that does not fit, found \(problem)")
+            return
+        }
+        #expect(reason.contains("x (String) is not an element of Array<Int>"))
+        #expect(throws: KeySetValidationError.self) { try Numbers.keySets.validate() }
     }
 
     @Test func aKeySetWideFallbackOfTheElementTypeIsAccepted() throws {
