@@ -34,6 +34,16 @@ extension PocketBaseServer {
         return (superuser, member)
     }
 
+    /// A fresh token of the member that PocketBase stops accepting `seconds` after it is made: the
+    /// members' token duration is set to `seconds` (for every token made from now on) before signing in.
+    func memberToken(lasting seconds: Int) async throws -> String {
+        try await Self.call(
+            baseURL, "PATCH", "api/collections/members", token: superuserToken,
+            body: ["authToken": ["duration": seconds]])
+        return try await Self.signIn(
+            baseURL, collection: "members", email: Self.memberEmail, password: Self.memberPassword)
+    }
+
     /// The most requests one `POST /api/batch` may carry, as the settings say.
     static let batchLimit = 50
 

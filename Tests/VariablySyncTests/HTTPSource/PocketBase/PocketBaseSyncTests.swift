@@ -293,4 +293,39 @@ struct PocketBaseSyncTests {
         #expect(try await onServer(server).contains { $0.id == ids[1] } == false)
         #expect(try await cached(repository) == (try await onServer(server)))
     }
+
+    /// A token that expires between two syncs: PocketBase then reads the request as a guest's (an empty
+    /// list, `404` for an update or a delete). The declared check tells, the sync stops, nothing is dropped
+    /// or deleted, and a fresh token sends everything.
+    @Test func anExpiredTokenStopsTheSyncAndLosesNoEdit() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let ids = try await server.seedUsers(5)
+        let credential = Credential(try await server.memberToken(lasting: 10))
+        let repository = try makeRepository(server, credential: credential)
+        try await repository.sync()
+        let before = try await cached(repository)
+        #expect(before.count == 5)
+
+        // PocketBase takes no shorter duration than 10 seconds.
+        try await Task.sleep(for: .seconds(11))
+        var user = try #require(try await repository.fetch(id: ids[2]))
+        user.userName = "renamed after expiry"
+        try await repository.save(user)
+        try await repository.delete(id: ids[3])
+        let error = try await #require(throws: RemoteSourceError.self) { try await repository.sync() }
+        #expect("\(error)".contains("401"))
+        await #expect(throws: (any Error).self) { try await repository.resync() }
+        #expect(try await repository.count() == 4)
+        #expect(try await repository.failedChanges().isEmpty)
+        #expect(try await repository.unsentChanges().count == 2)
+        #expect(try await onServer(server) == before)
+
+        credential.current = try await server.memberToken(lasting: 600)
+        let report = try await repository.sync()
+        #expect(report.pushed == 2)
+        #expect(try await onServer(server).first { $0.id == ids[2] }?.userName == "renamed after expiry")
+        #expect(try await onServer(server).contains { $0.id == ids[3] } == false)
+        #expect(try await cached(repository) == (try await onServer(server)))
+    }
 }
