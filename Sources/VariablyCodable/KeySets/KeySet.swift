@@ -262,13 +262,12 @@ extension KeySet {
     /// Why `keyPath` has no name a ``KeyStyle`` could derive a key from, and how to fix the key set.
     private static func cannotDeriveKey(for keyPath: AnyKeyPath, source: CodingSource) -> String {
         if namesAreUnavailable(in: "\(keyPath)") {
-            return (
-                "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self): this build has no "
-                    + "property names (it was built without reflection metadata, `-disable-reflection-metadata`), "
-                    + "so a KeyStyle cannot name its keys. Give every key of "
-                    + "`KeySet(.\(source))` an explicit name, `Key(\\.property, \"name\")`, or build with "
-                    + "reflection metadata."
-            )
+            return
+                ("Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self): this build has no "
+                + "property names (it was built without reflection metadata, `-disable-reflection-metadata`), "
+                + "so a KeyStyle cannot name its keys. Give every key of "
+                + "`KeySet(.\(source))` an explicit name, `Key(\\.property, \"name\")`, or build with "
+                + "reflection metadata.")
         }
         return "Cannot derive a key for \(keyPath) in the \(source) key set of \(Model.self) from its name: give it "
             + "one, `Key(\(keyPath), \"...\")`."

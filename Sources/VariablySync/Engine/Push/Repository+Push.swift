@@ -239,7 +239,8 @@ extension Repository {
         let (cached, parked, serverDates) = try await database.read { db in
             let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
             // Dates go in the form the server writes them in, as its latest page showed.
-            let serverDates = observesDates && !upsertKeys.isEmpty ? try state.serverDateFormats(db) : ServerDateFormats()
+            let serverDates =
+                observesDates && !upsertKeys.isEmpty ? try state.serverDateFormats(db) : ServerDateFormats()
             guard cached.count < upsertKeys.count else { return (cached, [SQLValue: Data](), serverDates) }
             // A row out of the cache may be parked with the values it had here (its parent deleted on
             // the server, which keeps it): its edit still goes, from that copy.

@@ -32,7 +32,8 @@ struct ServerDateFormatTests {
         let date = Date(timeIntervalSince1970: 1_714_566_600.25)
         #expect(seconds.value(for: Date(timeIntervalSince1970: 1_714_566_600)) == .int(1_714_566_600))
         #expect(milliseconds.value(for: date) == .int(1_714_566_600_250))
-        #expect(try #require(ServerDateFormat(of: .double(1_714_566_600.5))).value(for: date) == .double(1_714_566_600.25))
+        #expect(
+            try #require(ServerDateFormat(of: .double(1_714_566_600.5))).value(for: date) == .double(1_714_566_600.25))
     }
 
     @Test func aValueThatIsNoDateHasNoForm() {

@@ -116,6 +116,9 @@ actor DatedRecordsSource: RemoteSource {
 
     func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] {
         for change in changes { if case .upsert(let json) = change.operation { pushedRecords.append(json) } }
-        return changes.map { PushResult(idempotencyKey: $0.idempotencyKey, id: $0.id, outcome: .accepted(version: SyncCursor(rawValue: "2"))) }
+        return changes.map {
+            PushResult(
+                idempotencyKey: $0.idempotencyKey, id: $0.id, outcome: .accepted(version: SyncCursor(rawValue: "2")))
+        }
     }
 }

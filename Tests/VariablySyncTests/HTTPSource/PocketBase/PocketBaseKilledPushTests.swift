@@ -35,7 +35,8 @@ enum PocketBaseKilledPush {
             baseURL: baseURL, api: PocketBaseUser.api, headers: ["Authorization": token], timeout: 30,
             transport: transport)
         return try Repository(
-            database: database, remote: remote, configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries))
+            database: database, remote: remote, configuration: SyncConfiguration(pageSize: 7, retryPolicy: quickRetries)
+        )
     }
 }
 
@@ -62,7 +63,9 @@ struct PocketBaseKilledPushChild {
             let name = "run \(run) user \(index)"
             _ = try await users.create { PocketBaseUser(id: $0, userName: name, age: index) }
             // Recorded once its local transaction has committed: a user the server must end up with.
-            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("created/\(name)").path, contents: nil))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: directory.appendingPathComponent("created/\(name)").path, contents: nil))
         }
         if var user = cached.randomElement(using: &random) {
             user.age += 100
@@ -70,7 +73,9 @@ struct PocketBaseKilledPushChild {
         }
         if let user = cached.filter({ $0.age < 100 }).randomElement(using: &random) {
             try await users.delete(id: user.id)
-            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("deleted/\(user.userName)").path, contents: nil))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: directory.appendingPathComponent("deleted/\(user.userName)").path, contents: nil))
         }
         try await users.sync()
         try await users.sync()
