@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+import VariablySQLite
+import VariablySync
+import VariablySyncTesting
+
+/// Several devices, one real PocketBase with relations (``PocketBaseServer``): each device creates (with
+/// an id it makes), edits, deletes and replies to comments offline; another client creates replies, edits,
+/// and deletes comments and now and then a whole post (PocketBase deletes for good: a post takes its
+/// comments, a comment empties its replies' `reply_to`); syncs run in random order and a third of them
+/// are cancelled at a random moment. A create the server refuses because its post or the comment it
+/// replies to is gone waits as a failed change, which the app reverts. After the runs every device holds
+/// the server's comments (deletions found through the id listing), the server holds each created comment
+/// once, every single-writer edit arrived, and nothing is left unsent.
+///
+/// `VARIABLY_PB_DEVICE_RUNS=300 swift test --filter PocketBaseManyDevicesTests` runs more seeds on one server.
+@Suite(
+    .serialized, .timeLimit(.minutes(60)),
+    .enabled(if: PocketBaseServer.isAvailable, PocketBaseServer.unavailableReason))
+struct PocketBaseManyDevicesTests {
+    static let runs: Int = ProcessInfo.processInfo.environment["VARIABLY_PB_DEVICE_RUNS"].flatMap(Int.init) ?? 2
+    /// Prints each refused create (`VARIABLY_PB_DEVICE_TRACE=1`).
+    static let isTracing = ProcessInfo.processInfo.environment["VARIABLY_PB_DEVICE_TRACE"] == "1"
+    static let firstSeed: UInt64 =
+        ProcessInfo.processInfo.environment["VARIABLY_PB_DEVICE_FIRST_SEED"].flatMap(UInt64.init) ?? 0
+
+    /// One device: its own database, its comments and the store of the three tables.
+    struct Device {
+        let comments: Repository<PocketBaseComment>
+        let store: SyncStore
+        let database: SQLiteDatabase
+
+        init(_ server: PocketBaseServer) throws {
+            database = try SQLiteDatabase.inMemory()
+            (comments, store) = try server.graph(on: database)
+        }
+    }
+
+    /// What the runs found.
+    struct Tally {
+        var runs = 0
+        var creates = 0
+        var duplicates = 0
+        var lost = 0
+        var refused = 0
+        var editsChecked = 0
+        var lostEdits = 0
+        var lostDeletions = 0
+        var diverged = 0
+        var unsent = 0
+        var cancelledSyncs = 0
+        var failedSyncs = 0
+
+        var line: String {
+            "[reliability] PocketBase devices: \(runs) run(s), \(cancelledSyncs) syncs cancelled, \(failedSyncs) failed, "
+                + "\(creates) creates, \(duplicates) duplicates, \(lost) lost, \(refused) refused for a parent gone, "
+                + "\(lostEdits) of \(editsChecked) edits lost, \(lostDeletions) deletions lost, \(diverged) diverged, "
+                + "\(unsent) left unsent"
+        }
+    }
+
+    @Test func devicesConvergeOnTheServerWithNothingDoubledOrLost() async throws {
+        let server = try await PocketBaseServer.start(lifetime: 3_600)
+        defer { server.stop() }
+        let author = try await server.create("users", fields: ["user_name": "ada"])
+        var tally = Tally()
+        for seed in Self.firstSeed..<Self.firstSeed + UInt64(Self.runs) {
+            try await run(seed: seed, on: server, author: author, into: &tally)
+            print(tally.line)
+        }
+        #expect(tally.duplicates == 0)
+        #expect(tally.lost == 0)
+        #expect(tally.lostEdits == 0)
+        #expect(tally.editsChecked > 0)
+        #expect(tally.lostDeletions == 0)
+        #expect(tally.unsent == 0)
+        #expect(tally.diverged == 0)
+    }
+
+    /// What one run did, to check against the server at its end.
+    struct Intents {
+        /// The bodies of the comments created on devices (each unique), by id.
+        var created: [String: String] = [:]
+        /// The post of each comment created on a device.
+        var createdOn: [String: String] = [:]
+        /// The comments deleted on a device.
+        var deleted: Set<String> = []
+        /// Each comment's last edit, when only one writer (a device) edited it in the run.
+        var lastEdit: [String: String] = [:]
+        /// Comments edited by more than one writer: last write wins, whichever it was.
+        var contested: Set<String> = []
+        /// Comments the other client deleted.
+        var deletedOnServer: Set<String> = []
+        /// Changes the server refused (a create whose post or parent comment was gone) that the app reverted.
+        var reverted: Set<String> = []
+    }
+
+    /// One run on posts of its own, so that runs on one server do not meet.
+    private func run(seed: UInt64, on server: PocketBaseServer, author: String, into tally: inout Tally) async throws {
+        var random = SeededRandomNumberGenerator(seed: seed)
+        var posts: [String] = []
+        for index in 0..<3 {
+            posts.append(try await server.create("posts", fields: ["author": author, "title": "\(seed)-\(index)"]))
+        }
+        let devices = try (0..<3).map { _ in try Device(server) }
+        var intents = Intents()
+        var writers: [String: Set<Int>] = [:]
+        for device in devices { try await device.store.sync() }
+
+        for round in 0..<5 {
+            for (deviceIndex, device) in devices.enumerated() {
+                for step in 0..<Int.random(in: 1...3, using: &random) {
+                    let cached = try await device.comments.fetch().filter { posts.contains($0.postID) }
+                    switch Int.random(in: 0..<6, using: &random) {
+                    case 0, 1, 2:
+                        let here = Set(
+                            try await device.database.read { db in
+                                try db.fetch(sql: #"SELECT "id" FROM "pocketbase_posts""#).compactMap {
+                                    row -> String? in
+                                    if case .text(let id) = row[0] { id } else { nil }
+                                }
+                            })
+                        guard let post = posts.filter(here.contains).randomElement(using: &random) else { continue }
+                        let parent = cached.filter { $0.postID == post }.randomElement(using: &random)
+                        let body = "\(seed)-\(round)-\(deviceIndex)-\(step)"
+                        let replyTo = Bool.random(using: &random) ? parent?.id : nil
+                        let comment = try await device.comments.create {
+                            PocketBaseComment(id: $0, postID: post, replyTo: replyTo, body: body)
+                        }
+                        intents.created[comment.id] = body
+                        intents.createdOn[comment.id] = post
+                    case 3, 4:
+                        guard var comment = cached.randomElement(using: &random) else { continue }
+                        comment.body = "edited \(seed)-\(round)-\(deviceIndex)-\(step)"
+                        try await device.comments.save(comment)
+                        writers[comment.id, default: []].insert(deviceIndex)
+                        intents.lastEdit[comment.id] = comment.body
+                    default:
+                        guard let comment = cached.randomElement(using: &random) else { continue }
+                        try await device.comments.delete(id: comment.id)
+                        intents.deleted.insert(comment.id)
+                    }
+                }
+            }
+            intents.deletedOnServer.formUnion(
+                try await otherClient(
+                    seed: seed, round: round, posts: posts, server: server, random: &random, writers: &writers))
+            for device in devices.shuffled(using: &random) {
+                let task = Task { try await device.store.sync() }
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0..<40, using: &random)))
+                    task.cancel()
+                    tally.cancelledSyncs += 1
+                }
+                do { _ = try await task.value } catch is CancellationError {} catch {
+                    tally.failedSyncs += 1
+                    print("sync failed (seed \(seed)): \(error)")
+                }
+            }
+        }
+        intents.contested = Set(writers.filter { $0.value.count > 1 }.keys)
+        intents.reverted = try await settle(devices, seed: seed, into: &tally)
+        try await check(devices, against: server, posts: posts, intents: intents, seed: seed, into: &tally)
+    }
+
+    /// Another client: a reply of its own and an edit, now and then a comment deleted (its replies
+    /// emptied) or a whole post (its comments with it). Returns the comments it deleted.
+    private func otherClient(
+        seed: UInt64, round: Int, posts: [String], server: PocketBaseServer,
+        random: inout SeededRandomNumberGenerator, writers: inout [String: Set<Int>]
+    ) async throws -> Set<String> {
+        let live = try await server.records("comments", as: ServerComment.self).filter { posts.contains($0.post) }
+        if let target = live.randomElement(using: &random) {
+            try await server.create(
+                "comments", fields: ["post": target.post, "reply_to": target.id, "body": "there \(seed)-\(round)"])
+            try await server.update("comments", id: target.id, fields: ["body": "edited there \(seed)-\(round)"])
+            writers[target.id, default: []].insert(-1)
+        }
+        var deleted: Set<String> = []
+        if Int.random(in: 0..<4, using: &random) == 0, let target = live.randomElement(using: &random) {
+            try await server.delete("comments", id: target.id)
+            deleted.insert(target.id)
+        }
+        let livePosts = try await server.records("posts", as: ServerPost.self).map(\.id).filter(posts.contains)
+        if Int.random(in: 0..<10, using: &random) == 0, let post = livePosts.randomElement(using: &random) {
+            try await server.delete("posts", id: post)
+        }
+        return deleted
+    }
+
+    /// Every device syncs until nothing is left to send, reverting the creates the server refused for a
+    /// parent it no longer has, then removes what the server deleted. Returns the reverted records.
+    private func settle(_ devices: [Device], seed: UInt64, into tally: inout Tally) async throws -> Set<String> {
+        var reverted: Set<String> = []
+        for round in 0..<3 {
+            for device in devices {
+                do { try await device.store.sync() } catch {
+                    if round == 2 { print("last sync failed (seed \(seed)): \(error)") }
+                }
+                for failed in try await device.comments.failedChanges() {
+                    tally.refused += 1
+                    reverted.insert(failed.id)
+                    if Self.isTracing { print("refused (seed \(seed)): \(failed)") }
+                    try await device.comments.revert(failedChangeOf: failed.id)
+                }
+            }
+        }
+        for device in devices {
+            try await device.store.removeDeletedRecords()
+            try await device.store.sync()
+        }
+        return reverted
+    }
+
+    private func check(
+        _ devices: [Device], against server: PocketBaseServer, posts: [String], intents: Intents, seed: UInt64,
+        into tally: inout Tally
+    ) async throws {
+        let onServer = try await server.records("comments", as: ServerComment.self).filter { posts.contains($0.post) }
+        let livePosts = Set(try await server.records("posts", as: ServerPost.self).map(\.id))
+        let byID = Dictionary(uniqueKeysWithValues: onServer.map { ($0.id, $0) })
+        let bodies = Dictionary(grouping: onServer.map(\.body)) { $0 }
+        tally.creates += intents.created.count
+        tally.duplicates += intents.created.values.filter { (bodies[$0]?.count ?? 0) > 1 }.count
+        // A create is lost when the server does not have it, unless a device or the other client deleted it,
+        // its post went (and it with it), or the server refused it and the app reverted it.
+        let lost = intents.created.keys.filter { id in
+            byID[id] == nil && !intents.deleted.contains(id) && !intents.deletedOnServer.contains(id)
+                && !intents.reverted.contains(id) && livePosts.contains(intents.createdOn[id] ?? "")
+        }
+        tally.lost += lost.count
+        for id in lost { print("create lost (seed \(seed)): \(id) \(intents.created[id] ?? "")") }
+        for (id, body) in intents.lastEdit where !intents.contested.contains(id) {
+            guard let comment = byID[id], livePosts.contains(comment.post) else { continue }
+            tally.editsChecked += 1
+            if comment.body != body {
+                tally.lostEdits += 1
+                print("edit lost (seed \(seed)): \(id) is \"\(comment.body)\", not \"\(body)\"")
+            }
+        }
+        let undeleted = intents.deleted.filter { byID[$0] != nil }
+        tally.lostDeletions += undeleted.count
+        for id in undeleted { print("deletion lost (seed \(seed)): \(id)") }
+        let expected = onServer.map { "\($0.id) \($0.post) \($0.reply_to.isEmpty ? "-" : $0.reply_to) \($0.body)" }
+            .sorted()
+        for device in devices {
+            let cached = try await device.comments.fetch().filter { posts.contains($0.postID) }
+            let lines = cached.map { "\($0.id) \($0.postID) \($0.replyTo ?? "-") \($0.body)" }.sorted()
+            if lines != expected {
+                tally.diverged += 1
+                print(
+                    "diverged (seed \(seed)): only here \(Set(lines).subtracting(expected)), only there "
+                        + "\(Set(expected).subtracting(lines))")
+            }
+            let unsent = try await device.store.unsentChanges()
+            if !unsent.isEmpty { print("unsent (seed \(seed)):", unsent) }
+            tally.unsent += unsent.count
+        }
+        tally.runs += 1
+    }
+
+    /// A `comments` record as PocketBase writes it.
+    struct ServerComment: Decodable {
+        var id: String
+        var post: String
+        var reply_to: String
+        var body: String
+    }
+
+    /// A `posts` record as PocketBase writes it.
+    struct ServerPost: Decodable {
+        var id: String
+    }
+}
