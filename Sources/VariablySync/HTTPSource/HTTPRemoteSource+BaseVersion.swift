@@ -69,7 +69,8 @@ extension HTTPRemoteSource {
                 let parameter =
                     HTTPRequestHead.percentEncodedQueryValue(name) + "="
                     + HTTPRequestHead.percentEncodedQueryValue(value)
-                components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + parameter } ?? parameter
+                let query = components.percentEncodedQuery
+                components.percentEncodedQuery = query.map { $0 + "&" + parameter } ?? parameter
                 guard let withVersion = components.url else {
                     throw RemoteSourceError.invalidResponse("cannot build a URL from \(url) and \(parameter)")
                 }
@@ -99,7 +100,8 @@ extension HTTPRemoteSource {
         guard let deleteVersion = endpoints.deleteVersion else { return nil }
         if !endpoints.concurrency.isInBody {
             return invalid(
-                "HTTPRecordEndpoints.deleteVersion", "concurrency: .versionInBody (If-Match carries a delete's version)",
+                "HTTPRecordEndpoints.deleteVersion",
+                "concurrency: .versionInBody (If-Match carries a delete's version)",
                 fix: "remove deleteVersion, or declare concurrency: .versionInBody")
         }
         if case .query(let name) = deleteVersion, name.isEmpty || !HTTPRequestHead.isSafeHeaderText(name) {

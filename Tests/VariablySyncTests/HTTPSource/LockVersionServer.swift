@@ -120,7 +120,8 @@ final class LockVersionServer: HTTPTransport {
         let encoder = JSONEncoder(source: .remote)
         func record(_ note: LockedNote) -> Data { (try? encoder.encode(note)) ?? Data() }
         func page(_ notes: [LockedNote]) -> Data {
-            Data(("{\"results\": [" + notes.map { String(decoding: record($0), as: UTF8.self) }.joined(separator: ",") + "]}").utf8)
+            let records = notes.map { String(decoding: record($0), as: UTF8.self) }
+            return Data(("{\"results\": [" + records.joined(separator: ",") + "]}").utf8)
         }
         let parts = path.split(separator: "/").map(String.init)
         if parts == ["notes"], method == "GET" {

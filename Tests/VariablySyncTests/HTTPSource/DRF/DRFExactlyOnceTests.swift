@@ -98,8 +98,9 @@ struct DRFExactlyOnceTests {
     }
 
     /// The users' repository on `database` through `checked/users/`, with `If-Match` or without versions.
-    private static func users(_ server: DRFServer, on database: SQLiteDatabase, versioned: Bool) throws -> Repository<User>
-    {
+    private static func users(_ server: DRFServer, on database: SQLiteDatabase, versioned: Bool) throws -> Repository<
+        User
+    > {
         let checked = DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch)
         let api =
             versioned
