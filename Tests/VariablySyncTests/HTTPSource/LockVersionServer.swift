@@ -39,7 +39,7 @@ struct LockedNote: VariablyCodable, SQLiteStorable, Identifiable, Equatable, Sen
 
 /// An in-process server that answers as Rails does with `lock_version`: `PATCH /notes/{id}` with a
 /// `lock_version` other than the record's is refused with `409` (without one, the write is applied,
-/// whatever happened since); `DELETE /notes/{id}` likewise, the version in the query
+/// whatever happened since; an empty title is refused with `422`); `DELETE /notes/{id}` likewise, the version in the query
 /// (`?lock_version=3`) or a JSON body. `GET /notes?page=1` lists the notes, `?client_id=` finds one,
 /// and `POST /notes` creates one under the next id.
 final class LockVersionServer: HTTPTransport {
@@ -65,6 +65,11 @@ final class LockVersionServer: HTTPTransport {
 
     var notes: [LockedNote] { state.withLock { $0.notes.values.sorted { $0.id < $1.id } } }
     var requests: [Request] { state.withLock { $0.requests } }
+
+    /// Another client's deletion.
+    func remove(_ id: Int64) {
+        state.withLock { _ = $0.notes.removeValue(forKey: id) }
+    }
 
     /// Another client's write: the title changes and the version goes up.
     func edit(_ id: Int64, title: String) {
@@ -155,6 +160,8 @@ final class LockVersionServer: HTTPTransport {
         case "DELETE":
             state.notes[id] = nil
             return (204, Data())
+        case "PATCH" where body["title"]?.stringValue?.isEmpty == true:
+            return (422, Data(#"{"title": ["can't be blank"]}"#.utf8))
         case "PATCH":
             var note = current
             if let title = body["title"]?.stringValue { note.title = title }
