@@ -8,18 +8,23 @@ extension Repository {
     /// `changes` with the pre-edit records of those whose records have no version kept (see
     /// `SyncStateStore+PreEditRows`): each compares the server's current record with the row as it was
     /// pulled, over the columns a pull writes, as a pull would store it.
-    func withPreEditRecords(_ changes: [RemoteChange<Model.ID>]) async throws -> [RemoteChange<Model.ID>] {
+    ///
+    /// - Parameter sent: The queued changes by idempotency key, whose record ids (JSON text) name the rows.
+    func withPreEditRecords(
+        _ changes: [RemoteChange<Model.ID>], sent: [String: PendingChange]
+    ) async throws -> [RemoteChange<Model.ID>] {
         guard recordVersions != nil, !changes.isEmpty else { return changes }
         let state = self.state
-        let ids = try changes.filter { !$0.isNew }.map { try Self.text(of: $0.id) }
+        let ids = changes.filter { !$0.isNew }.compactMap { sent[$0.idempotencyKey]?.recordID }
         guard !ids.isEmpty else { return changes }
         let rows = try await database.read { try state.preEditRows(of: ids, $0) }
         guard !rows.isEmpty else { return changes }
         let primaryKey = self.primaryKey
         let entries = self.pulledEntries
         let decoder = recordDecoder
-        return try changes.map { change in
-            guard !change.isNew, let row = rows[try Self.text(of: change.id)] else { return change }
+        return changes.map { change in
+            guard !change.isNew, let recordID = sent[change.idempotencyKey]?.recordID, let row = rows[recordID]
+            else { return change }
             var change = change
             change.preEditRecord = PreEditRecord { json in
                 let server = try decoder.decode(Model.self, from: json)

@@ -293,7 +293,8 @@ extension Repository {
             let settled = vanished
             try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
         }
-        return (try await withPreEditRecords(changes), sent, try vanished.map { try Self.id(fromText: $0.recordID) })
+        let compared = try await withPreEditRecords(changes, sent: sent)
+        return (compared, sent, try vanished.map { try Self.id(fromText: $0.recordID) })
     }
 
     /// A push is answered with one result per change sent, for exactly those changes: anything else
