@@ -131,9 +131,10 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         // A deletion carries the version the client last saw when the source makes deletions conditional.
         var deletionVersion: SyncStateStore.DeletionVersion?
         let versioned = remote as? any RecordVersionedSource
-        self.recordVersions = versioned.flatMap { source in
+        let recordVersions: (field: String, prefix: String)? = versioned.flatMap { source in
             source.recordVersionField.map { ($0, source.deletionBasePrefix) }
         }
+        self.recordVersions = recordVersions
         if let versioned, let field = versioned.deletionVersionField,
             let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
         {
@@ -141,7 +142,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         }
         self.schema = Schema(
             state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
-            deletionVersion: deletionVersion)
+            deletionVersion: deletionVersion, keepsPreEditRows: recordVersions != nil)
         database.registerEngineTable(EngineTable(self))
     }
 
@@ -174,12 +175,15 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         let primaryKeyColumn: String
         let columns: [String]
         let deletionVersion: SyncStateStore.DeletionVersion?
+        /// Whether the first queued edit of a record with no version kept keeps its row as it was.
+        let keepsPreEditRows: Bool
 
         func prepare(_ db: Database) throws {
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
             try state.installCapture(
-                primaryKeyColumn: primaryKeyColumn, columns: columns, deletionVersion: deletionVersion, db)
+                primaryKeyColumn: primaryKeyColumn, columns: columns, deletionVersion: deletionVersion,
+                keepsPreEditRows: keepsPreEditRows, db)
         }
     }
 

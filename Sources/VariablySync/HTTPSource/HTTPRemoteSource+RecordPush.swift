@@ -39,8 +39,10 @@ extension HTTPRemoteSource {
         let collection = try Self.collectionURL(baseURL, endpoints)
         let recordURL = try Self.url(of: change.id, in: collection, trailingSlash: endpoints.trailingSlash)
         // The version this change is based on, as the server sent it: pulled, or from an accepted push.
+        // A record with no version kept compares its pre-edit row instead (a deletion's base read from
+        // the local row is not the server's: see `baseVersion(of:at:endpoints:)`).
         let acknowledged = change.baseCursor.flatMap { cursor -> String? in
-            guard cursor.rawValue.hasPrefix(Self.recordVersionPrefix) else { return nil }
+            guard change.preEditRecord == nil, cursor.rawValue.hasPrefix(Self.recordVersionPrefix) else { return nil }
             let text = String(cursor.rawValue.dropFirst(Self.recordVersionPrefix.count))
             return text.isEmpty || text == "null" ? nil : text
         }
@@ -59,10 +61,14 @@ extension HTTPRemoteSource {
                     try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil
                 )
             }
-            request = makeRequest(url: recordURL, method: "DELETE")
-            if case .ifMatch = endpoints.concurrency, let acknowledged, !isAbsent {
-                request.headers.append(("If-Match", Self.entityTag(acknowledged)))
+            var known = isAbsent ? nil : acknowledged
+            if !isAbsent, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
+                switch try await baseVersion(of: change, at: recordURL, endpoints: endpoints) {
+                case .version(let version): known = version
+                case .settled(let outcome): return (outcome, nil)
+                }
             }
+            request = try deleteRequest(url: recordURL, basedOn: known, endpoints: endpoints)
         case .upsert(let record):
             isCreate = change.isNew || isAbsent
             // A create whose answer was lost, on a server that may ignore `Idempotency-Key`: found by its
@@ -75,13 +81,12 @@ extension HTTPRemoteSource {
             }
             var known = acknowledged
             // A conditional write with no version kept for the record (pulled before the source declared
-            // one): its base is the server's current version, read now, never one rebuilt from the local
-            // row (which may have lost digits), so that the write is not refused for a change that never was.
+            // one): the server's version when its record is still the one pulled, a conflict otherwise.
             if !isCreate, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
-                guard let current = try await currentVersion(at: recordURL, endpoints: endpoints) else {
-                    return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+                switch try await baseVersion(of: change, at: recordURL, endpoints: endpoints) {
+                case .version(let version): known = version
+                case .settled(let outcome): return (outcome, nil)
                 }
-                known = current.isEmpty ? nil : current
             }
             request = try upsertRequest(
                 change, record: record, isCreate: isCreate, basedOn: known, collection: collection,
@@ -118,16 +123,6 @@ extension HTTPRemoteSource {
             return adopted
         }
         return try await adoptCreate(change, record: record, at: recordURL, endpoints: endpoints)
-    }
-
-    /// The version the server holds for the record at `recordURL`, as its text (empty when it sends
-    /// none), or `nil` when the server has no such record.
-    private func currentVersion(at recordURL: URL, endpoints: HTTPRecordEndpoints) async throws -> String? {
-        let current = try await exchange(makeRequest(url: recordURL, method: "GET"))
-        if [404, 410].contains(current.head.status) { return nil }
-        _ = try Self.successBody(current)
-        let version = Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
-        return String(version.rawValue.dropFirst(Self.recordVersionPrefix.count))
     }
 
     /// The request that creates or updates a record: its method, its body (the fields the endpoints
@@ -287,7 +282,7 @@ extension HTTPRemoteSource {
     }
 
     /// `version` (JSON text) as an entity tag: a received tag as it came, a version field's value quoted.
-    private static func entityTag(_ version: String) -> String {
+    static func entityTag(_ version: String) -> String {
         guard let value = try? JSONValue(parsing: version), let text = JSONBody.text(of: value) else {
             return "\"\(version)\""
         }

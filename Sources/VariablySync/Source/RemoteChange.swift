@@ -45,6 +45,10 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// record as its create sent it. The id the server assigned is unknown here, so a source finds the
     /// server's copy by what the record carries (a client reference) and deletes that one.
     public var createdRecord: Data?
+    /// For a change of a record with no version kept (cached before the source declared one): the
+    /// record as this device pulled it, to compare the server's current record with (see
+    /// `SyncStateStore+PreEditRows`). A source that checks versions never invents the base.
+    var preEditRecord: PreEditRecord?
 
     /// Creates a change.
     ///

@@ -42,18 +42,26 @@ extension Repository {
         try await database.write { try state.clearFailure(of: recordID, $0) }
     }
 
-    /// Gives up a refused change and keeps the local record as it is: the cache and the server may now
-    /// differ for that record until either changes it again.
+    /// Gives up a refused change and leaves the cache as the server has the record: the record is read
+    /// from the server (``RemoteSource/currentRecord(id:)``) and written without being queued, or removed
+    /// when the server has none, as ``revert(failedChangeOf:)`` does. A source that cannot read single
+    /// records (``RemoteSourceError/unavailable(_:)``) leaves the local record as it is, until the next
+    /// ``resync()`` brings the server's.
     ///
     /// ```swift
     /// try await repository.discard(failedChangeOf: 42)
     /// ```
     ///
-    /// - Throws: `SQLiteError`, `EncodingError` for an id with no JSON form.
+    /// - Throws: The source's error when it cannot read the record (nothing changes then), a decoding
+    ///   error naming the record, `SQLiteError`, `EncodingError` for an id with no JSON form.
     public nonisolated func discard(failedChangeOf id: Model.ID) async throws {
         let state = self.state
         let recordID = try Self.text(of: id)
-        try await database.write { try state.discard(recordID: recordID, $0) }
+        do {
+            try await revert(failedChangeOf: id)
+        } catch RemoteSourceError.unavailable {
+            try await database.write { try state.discard(recordID: recordID, $0) }
+        }
     }
 
     /// Gives up a refused change and puts the server's copy of the record back in the cache: the record

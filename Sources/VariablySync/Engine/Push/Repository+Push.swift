@@ -273,6 +273,10 @@ extension Repository {
                     vanished.append(change)
                     continue
                 }
+                if change.isNew, !change.mayHaveBeenApplied {
+                    json = try await fillingClientReference(
+                        of: json, recordID: change.recordID, encoder: recordEncoder)
+                }
                 if let columns = withoutReferences[change.idempotencyKey] {
                     json = try Self.nulling(primaryKey.topLevelKeys(ofColumns: columns, in: .remote), in: json)
                 }
@@ -295,7 +299,8 @@ extension Repository {
             let settled = vanished
             try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
         }
-        return (changes, sent, try vanished.map { try Self.id(fromText: $0.recordID) })
+        let compared = try await withPreEditRecords(changes, sent: sent)
+        return (compared, sent, try vanished.map { try Self.id(fromText: $0.recordID) })
     }
 
     /// A push is answered with one result per change sent, for exactly those changes: anything else

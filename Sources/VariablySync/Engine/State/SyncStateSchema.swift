@@ -10,6 +10,8 @@ import VariablySQLite
 /// - `variably_record_versions` and `variably_acknowledged_changes` (``RecordVersionRow``): the versions
 ///   of pulled records, and of pushed changes until the pull catches up;
 /// - `variably_parked_records` (``ParkedRecordRow``): server records the pull could not apply yet;
+/// - `variably_pre_edit_rows`: the pulled row of a record with no version kept, as it was before its
+///   first queued edit (see `SyncStateStore+PreEditRows`);
 /// - `variably_capture_paused`: the pause of the capture triggers, inside a transaction that applies
 ///   server data;
 /// - `variably_server_date_formats` (``ServerDateFormatsRow``): the form the server writes each date
@@ -77,12 +79,31 @@ enum SyncStateSchema {
                     )
                     """#)
         }
+        migrator.register("8 pre-edit rows") { db in
+            try createPreEditRows(db)
+        }
         return migrator
     }()
 
     /// Creates the tables, or brings them up to date.
     static func createOrUpgrade(_ db: Database) throws {
         try migrator.migrate(db)
+    }
+
+    /// Step 8: the columns of a record's row before its first queued edit, one row per column, each value
+    /// as the column held it (the `value` column has no type, so SQLite keeps integers, reals, text and
+    /// blobs exactly: https://www.sqlite.org/datatype3.html#affinity_name_examples).
+    private static func createPreEditRows(_ db: Database) throws {
+        try db.execute(
+            sql: #"""
+                CREATE TABLE "variably_pre_edit_rows" (
+                    "table_name" TEXT NOT NULL,
+                    "record_id" TEXT NOT NULL,
+                    "column_name" TEXT NOT NULL,
+                    "value",
+                    PRIMARY KEY ("table_name", "record_id", "column_name")
+                ) WITHOUT ROWID
+                """#)
     }
 
     /// The prefix under which versions before step 5 kept a feed's cursor in `variably_sync_state`,

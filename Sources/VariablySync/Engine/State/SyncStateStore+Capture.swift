@@ -15,7 +15,7 @@ import VariablySQLite
 /// (https://www.sqlite.org/lang_createtrigger.html).
 extension SyncStateStore {
     /// Bump when the trigger bodies change: older triggers of the table are replaced.
-    static let captureVersion = 5
+    static let captureVersion = 6
 
     /// Where a deletion finds the version the client last saw of the record it deletes.
     struct DeletionVersion: Equatable, Sendable {
@@ -28,13 +28,19 @@ extension SyncStateStore {
     /// Creates the capture triggers of the table, replacing those of older versions and those made for
     /// another `deletionVersion`. The pause table is the schema's (``SyncStateSchema``).
     ///
-    /// - Parameter columns: The table's column names, unquoted: an update records which of them changed.
+    /// - Parameters:
+    ///   - columns: The table's column names, unquoted: an update records which of them changed.
+    ///   - keepsPreEditRows: Whether the first queued edit of a record with no version kept keeps the row
+    ///     as it was (a source with record versions: see `SyncStateStore+PreEditRows`).
     func installCapture(
-        primaryKeyColumn: String, columns: [String], deletionVersion: DeletionVersion?, _ db: Database
+        primaryKeyColumn: String, columns: [String], deletionVersion: DeletionVersion?, keepsPreEditRows: Bool = false,
+        _ db: Database
     ) throws {
-        // The variant names the deletion version's column and prefix, so that a repository opened with
-        // another source replaces the triggers.
-        let variant = deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0"
+        // The variant names the deletion version's column and prefix, and whether pre-edit rows are kept,
+        // so that a repository opened with another source replaces the triggers.
+        let variant =
+            (deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0")
+            + (keepsPreEditRows ? "p" : "")
         let prefix = "variably_capture_v\(Self.captureVersion)_\(variant)_\(table)_"
         let stale = try db.fetch(
             sql:
@@ -65,7 +71,12 @@ extension SyncStateStore {
         ]
         for trigger in triggers {
             let recordID = "json_quote(\(trigger.row).\(primaryKeyColumn))"
-            var body = enqueueSQL(
+            var body = ""
+            if keepsPreEditRows, trigger.change != .insert {
+                // The row as it was: `OLD` for an update too (under its new key, should the key change).
+                body = keepPreEditRowSQL(recordID: recordID, row: "OLD", columns: columns) + "; "
+            }
+            body += enqueueSQL(
                 recordID: recordID, change: trigger.change,
                 deletion: trigger.change == .delete ? deletionVersion.map { ($0, trigger.row) } : nil)
             if trigger.change == .delete {

@@ -167,6 +167,7 @@ struct SyncStateStore: Sendable {
         try db.execute(
             sql: #"DELETE FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
             arguments: [table, recordID])
+        try dropPreEditRow(of: recordID, db)
     }
 
     /// Marks changes as sent, before the push that carries them: from then on the server may have
@@ -226,7 +227,8 @@ struct SyncStateStore: Sendable {
         try db.execute(
             sql: #"DELETE FROM "variably_pending_changes" WHERE "idempotency_key" = ?"#,
             arguments: [change.idempotencyKey])
-        if db.changesCount == 0, let version {
+        let isReplaced = db.changesCount == 0
+        if isReplaced, let version {
             try db.execute(
                 sql: #"""
                     UPDATE "variably_pending_changes" SET "base_cursor" = ?
@@ -234,6 +236,8 @@ struct SyncStateStore: Sendable {
                     """#,
                 arguments: [version.rawValue, table, change.recordID])
         }
+        // The newer change of a record still without a version keeps comparing with the row pulled.
+        if !isReplaced || version != nil { try dropPreEditRow(of: change.recordID, db) }
     }
 
     /// Keeps a conflicting change queued, based on the server's `version` now, under a new key.
@@ -246,5 +250,6 @@ struct SyncStateStore: Sendable {
                 WHERE "idempotency_key" = ?
                 """#,
             arguments: [version.rawValue, operation.rawValue, UUID().uuidString, change.idempotencyKey])
+        try dropPreEditRow(of: change.recordID, db)
     }
 }

@@ -80,6 +80,8 @@ public struct HTTPRecordEndpoints: Sendable {
     /// `Idempotency-Key`; `nil` for none.
     package var clientReference: ClientReference?
     package var newIDs: NewRecordIDs
+    /// Where a delete sends the version with ``Concurrency/versionInBody``; `nil` for ``DeleteVersion/body``.
+    package var deleteVersion: DeleteVersion?
 
     /// A unique value the client gives each record it creates and the server stores with a unique
     /// constraint (a UUID property, the common pattern): a create whose answer was lost (a kill, a
@@ -135,12 +137,14 @@ public struct HTTPRecordEndpoints: Sendable {
     ///   - newIDs: How ``Repository/create(_:)-((String)->Model)`` makes the ids of records created on the device, for
     ///     a server that keeps the id a create sends: ``NewRecordIDs/uuid``, the default, or the server's
     ///     own form, such as ``NewRecordIDs/pocketBase``.
+    ///   - deleteVersion: Where a delete sends the version with ``Concurrency/versionInBody``: a query
+    ///     parameter (Rails: `.query("lock_version")`) or, the default, a JSON body (``DeleteVersion/body``).
     public init(
         path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put,
         patchContentType: String = "application/json", body: Body = .wholeRecord,
         readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true, versionField: String? = nil,
         concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4,
-        newIDs: NewRecordIDs = .uuid
+        newIDs: NewRecordIDs = .uuid, deleteVersion: DeleteVersion? = nil
     ) {
         self.path = path
         self.trailingSlash = trailingSlash
@@ -154,5 +158,6 @@ public struct HTTPRecordEndpoints: Sendable {
         self.concurrency = concurrency
         self.maximumConcurrentRequests = maximumConcurrentRequests
         self.newIDs = newIDs
+        self.deleteVersion = deleteVersion
     }
 }

@@ -272,9 +272,10 @@ private actor LosingFirstResponse: RemoteSource {
         // Revert: the server's copy comes back, the change is gone.
         try await repository.revert(failedChangeOf: second.id)
         await #expect(try repository.fetch(id: second.id)?.email == server.record(id: second.id)?.email)
-        // Discard: the local copy stays as it is, the change is gone.
+        // Discard: the change is gone, and the cache holds the server's copy, not the refused edit.
         try await repository.discard(failedChangeOf: third.id)
-        await #expect(try repository.fetch(id: third.id)?.email == "three")
+        await #expect(try repository.fetch(id: third.id)?.email == server.record(id: third.id)?.email)
+        await #expect(try repository.fetch(id: third.id)?.email != "three")
         #expect(try await repository.failedChanges().map(\.id) == [first.id])
         await #expect(try repository.pendingChangeCount() == 1)
     }

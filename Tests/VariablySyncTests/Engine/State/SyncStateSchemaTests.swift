@@ -17,12 +17,13 @@ import VariablySQLite
                 "5 feed positions: a table of their own",
                 "6 capture pauses",
                 "7 server date formats",
+                "8 pre-edit rows",
             ])
         let (applied, missing) = try database.read { db in
             let tables = [
                 "variably_sync_state", "variably_feed_positions", "variably_pending_changes",
                 "variably_record_versions", "variably_acknowledged_changes", "variably_parked_records",
-                "variably_capture_paused", "variably_server_date_formats",
+                "variably_capture_paused", "variably_server_date_formats", "variably_pre_edit_rows",
             ]
             return try (SyncStateSchema.migrator.appliedIdentifiers(in: db), tables.filter { try !db.tableExists($0) })
         }

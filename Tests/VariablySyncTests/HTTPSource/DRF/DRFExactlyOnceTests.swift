@@ -97,6 +97,52 @@ struct DRFExactlyOnceTests {
         #expect(reason.contains("HTTP 400"))
     }
 
+    /// The users' repository on `database` through `checked/users/`, with `If-Match` or without versions.
+    private static func users(_ server: DRFServer, on database: SQLiteDatabase, versioned: Bool) throws -> Repository<
+        User
+    > {
+        let checked = DRFServer.api(.page, endpoint: "checked", concurrency: .ifMatch)
+        let api =
+            versioned
+            ? checked
+            : HTTPAPI(
+                pull: checked.pull,
+                push: .perRecord(
+                    HTTPRecordEndpoints(
+                        path: "checked/users", trailingSlash: true, update: .patch,
+                        readOnlyFields: ["id", "updated_at"])))
+        return try Repository(
+            database: database,
+            remote: HTTPRemoteSource<User>(
+                baseURL: server.baseURL, api: api, headers: ["Authorization": "Token \(server.token)"]),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+    }
+
+    /// `If-Match` turned on for an existing cache: an edit made on the server before the first edit here
+    /// is a conflict (the server's record differs from the one pulled), not overwritten with the
+    /// server's current version; a delete of a record the server did not change goes with its version.
+    @Test func turningOnIfMatchForAnExistingCacheOverwritesNoServerEdit() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        try server.seed(3)
+        let database = try SQLiteDatabase.inMemory()
+        try await Self.users(server, on: database, versioned: false).sync()
+        let users = try Self.users(server, on: database, versioned: true)
+
+        try server.update(id: 1, fields: ["user_name": "edited there"])
+        var user = try #require(try await users.fetch(id: 1))
+        user.userName = "edited here"
+        try await users.save(user)
+        try await users.delete(id: 2)
+        let report = try await users.sync()
+        #expect(report.conflicts.map(\.id) == [1])
+        #expect(try server.state().users.first { $0.id == 1 }?.user_name == "edited there")
+        #expect(try await users.fetch(id: 1)?.userName == "edited there")
+        // The delete of the record no one changed is accepted, not refused for a version rebuilt here.
+        #expect(report.pushed == 1)
+        #expect(try server.state().users.first { $0.id == 2 }?.deleted == true)
+    }
+
     /// A cache pulled before the app declared `versionField` and `If-Match` keeps no version for its
     /// records: an edit reads the server's current version first, and is accepted, not thrown away as a
     /// conflict the server won; a real concurrent change is still a conflict.

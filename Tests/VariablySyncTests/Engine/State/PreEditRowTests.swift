@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+import VariablySQLite
+
+@testable import VariablySync
+
+/// The capture keeps a record's row as pulled before its first queued edit, only when no version is
+/// kept for it, and forgets it once the change is settled.
+@Suite(.timeLimit(.minutes(2)))
+struct PreEditRowTests {
+    private func keptRows(_ notes: Repository<LockedNote>) async throws -> [String: [String: SQLValue]] {
+        try await notes.database.read { try SyncStateStore(table: "locked_notes").preEditRows(of: ["1", "2"], $0) }
+    }
+
+    @Test func onlyTheFirstEditOfARecordWithoutAVersionKeepsItsRow() async throws {
+        let server = LockVersionServer([LockedNote(id: 1, title: "one"), LockedNote(id: 2, title: "two")])
+        let database = try SQLiteDatabase.inMemory()
+        try await server.repository(LockVersionServer.api(concurrency: .none), database: database).sync()
+        let notes = try server.repository(LockVersionServer.api(), database: database)
+        try await notes.save(LockedNote(id: 1, title: "first edit"))
+        try await notes.save(LockedNote(id: 1, title: "second edit"))
+        #expect(try await keptRows(notes)["1"]?["title"] == .text("one"))
+        #expect(try await keptRows(notes)["2"] == nil)
+
+        try await notes.sync()
+        #expect(try await keptRows(notes).isEmpty)
+        // The version of the accepted push is kept: the next edit compares nothing.
+        try await notes.save(LockedNote(id: 1, title: "third edit", lockVersion: 1))
+        #expect(try await keptRows(notes).isEmpty)
+    }
+}
