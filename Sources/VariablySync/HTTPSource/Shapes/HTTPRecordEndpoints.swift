@@ -80,6 +80,8 @@ public struct HTTPRecordEndpoints: Sendable {
     /// `Idempotency-Key`; `nil` for none.
     package var clientReference: ClientReference?
     package var newIDs: NewRecordIDs
+    /// Where writes go several at a time (``inBatches(_:)``); `nil`: one request each.
+    package var batch: HTTPBatchEndpoint? = nil
     /// Where a delete sends the version with ``Concurrency/versionInBody``; `nil` for ``DeleteVersion/body``.
     package var deleteVersion: DeleteVersion?
 
