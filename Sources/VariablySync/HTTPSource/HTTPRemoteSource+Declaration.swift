@@ -46,6 +46,11 @@ extension HTTPRemoteSource: DeclaredRemote {
                 fix: "give the model a property keyed \"\(reference.field)\" in its remote key set (a UUID it sets "
                     + "when it creates a record), or name one it has")
         }
+        if case .perRecord(let endpoints) = api.push,
+            let error = writeDeclarationError(endpoints, modelType: modelType)
+        {
+            return error
+        }
         if case .perRecord(let endpoints) = api.push, let problem = endpoints.newIDs.problem {
             return invalid(
                 "HTTPRecordEndpoints.newIDs", "a length of at least 1 and 2 or more distinct characters",
