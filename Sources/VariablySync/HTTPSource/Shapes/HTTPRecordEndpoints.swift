@@ -15,9 +15,14 @@
 /// `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a conflict with the
 /// server's deletion; a policy that keeps the local record creates it again.
 ///
+/// Every field is named by its path, written as in key sets (`"attributes.updated_at"`), and
+/// ``HTTPWriteShape`` declares the media types, where the record goes in a body and where an answer
+/// holds it (JSON:API: ``HTTPWriteShape/jsonAPI(type:relationships:)``).
+///
 /// No local change leaves the queue unless the server accepted it or the app decided: an answer the
 /// library cannot classify (a redirect it may not follow, `400`, `403`, `415`, `422`, a create answered
-/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`). `401`,
+/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`, whose
+/// `fields` name the fields a JSON:API error's `source.pointer` points at). `401`,
 /// `408`, `429` and `5xx` are retried. Every request carries the change's `Idempotency-Key` header, so
 /// that a server can recognize a retried `POST`.
 ///
@@ -40,8 +45,11 @@ public struct HTTPRecordEndpoints: Sendable {
     public enum Body: Sendable {
         /// The whole record (less the read-only fields).
         case wholeRecord
-        /// With `PATCH`: only the members whose properties changed since the server last accepted the
-        /// record (the whole record for a new one). `PUT` always sends the whole record.
+        /// With `PATCH`: only the fields whose properties changed since the server last accepted the
+        /// record, each at its path inside the objects around it (`{"profile": {"age": 31}}` for a
+        /// change of `profile.age`, not the rest of `profile`); a changed property the record leaves
+        /// out (`nil`) goes as `null`. The whole record for a new one; `PUT` always sends the whole
+        /// record.
         case changedFields
     }
 
