@@ -108,9 +108,9 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         return keys
     }
 
-    /// The full paths in `source` of the properties stored in `columns` (unquoted names), every
-    /// alternative of each: the leaf fields a change of those columns writes (`attributes.name`, where
-    /// ``topLevelKeys(ofColumns:in:)`` has `attributes`).
+    /// The full paths in `source` of the properties stored in `columns` (unquoted names), each at the
+    /// path an encoder writes it (its key's first alternative): the leaf fields a change of those
+    /// columns writes (`attributes.name`, where ``topLevelKeys(ofColumns:in:)`` has `attributes`).
     package func leafPaths(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<DataPath> {
         guard let other = Model.keySets[source] else { return [] }
         var paths = Set<DataPath>()
@@ -118,7 +118,7 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
             guard let index = mapping.columns.firstIndex(where: { $0.name == name }),
                 let entry = other.index(of: mapping.keySet.entries[index].keyPath)
             else { continue }
-            paths.formUnion(other.entries[entry].key.alternatives)
+            if let written = other.entries[entry].key.alternatives.first { paths.insert(written) }
         }
         return paths
     }

@@ -79,6 +79,20 @@ private final class RecordingServer: HTTPTransport {
         #expect(server.body(of: "PATCH") == Self.json(#"{"profile": {"age": 31}}"#))
     }
 
+    /// A key with alternatives (`["user_name", "username"]`) is written at its first: a change of it
+    /// sends that member alone, not `null` at the others.
+    @Test func aPatchSendsAChangedKeyAtThePathItIsWrittenAt() async throws {
+        let server = RecordingServer(user: try JSONEncoder().encode(Self.user, source: .remote))
+        let endpoints = HTTPRecordEndpoints(path: "users", update: .patch, body: .changedFields)
+        let users = try Self.users(endpoints, server: server)
+        _ = try await users.sync()
+        var edited = Self.user
+        edited.userName = "anna"
+        try await users.save(edited)
+        #expect(try await users.sync().rejected.isEmpty)
+        #expect(server.body(of: "PATCH") == Self.json(#"{"user_name": "anna"}"#))
+    }
+
     @Test func readOnlyFieldsAndTheVersionAreFoundAtTheirPaths() async throws {
         let server = RecordingServer(user: try JSONEncoder().encode(Self.user, source: .remote))
         let endpoints = HTTPRecordEndpoints(
