@@ -64,11 +64,13 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         try sqlValues(of: models.map { $0.id })
     }
 
-    /// The column (quoted for SQL) of the property that `source` keeps at the top-level key `key`, such
-    /// as a server's `"version"` field; `nil` when `source` has no such key or the table no column for it.
+    /// The column (quoted for SQL) of the property that `source` keeps at `key`, a top-level key or a
+    /// dotted path as in key sets, such as a server's `"version"` or `"attributes.version"` field; `nil`
+    /// when `source` has no such key or the table no column for it.
     package func quotedColumn(forTopLevelKey key: String, in source: CodingSource) -> String? {
+        let keys = DataPath(dotted: key).keys
         guard let other = Model.keySets[source],
-            let entry = other.entries.first(where: { $0.key.alternatives.contains { $0.keys == [key] } }),
+            let entry = other.entries.first(where: { $0.key.alternatives.contains { $0.keys == keys } }),
             let index = mapping.keySet.index(of: entry.keyPath)
         else { return nil }
         return mapping.columns[index].quotedName
@@ -104,6 +106,21 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
             for path in other.entries[entry].key.alternatives { if let first = path.keys.first { keys.insert(first) } }
         }
         return keys
+    }
+
+    /// The full paths in `source` of the properties stored in `columns` (unquoted names), each at the
+    /// path an encoder writes it (its key's first alternative): the leaf fields a change of those
+    /// columns writes (`attributes.name`, where ``topLevelKeys(ofColumns:in:)`` has `attributes`).
+    package func leafPaths(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<DataPath> {
+        guard let other = Model.keySets[source] else { return [] }
+        var paths = Set<DataPath>()
+        for name in columns {
+            guard let index = mapping.columns.firstIndex(where: { $0.name == name }),
+                let entry = other.index(of: mapping.keySet.entries[index].keyPath)
+            else { continue }
+            if let written = other.entries[entry].key.alternatives.first { paths.insert(written) }
+        }
+        return paths
     }
 
     package func entries(sharedWith source: CodingSource) -> [Int] {

@@ -26,13 +26,14 @@ extension HTTPRemoteSource {
     func baseVersion(
         of change: RemoteChange<Model.ID>, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> BaseVersion {
-        let current = try await exchange(makeRequest(url: recordURL, method: "GET"))
+        let current = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
         if [404, 410].contains(current.head.status) {
             if case .delete = change.operation { return .settled(.accepted(version: Self.absentRecordVersion)) }
             return .settled(.conflict(serverRecord: nil, version: Self.absentRecordVersion))
         }
-        let body = try Self.successBody(current)
-        let version = Self.recordVersion(of: current, field: endpoints.versionField, concurrency: endpoints.concurrency)
+        let answer = try Self.successBody(current)
+        let body = Self.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
+        let version = Self.recordVersion(of: current, endpoints: endpoints)
         if let preEdit = change.preEditRecord {
             let isUnchanged: Bool
             do {
@@ -51,12 +52,12 @@ extension HTTPRemoteSource {
     /// or with ``HTTPRecordEndpoints/Concurrency/versionInBody`` the declared
     /// ``HTTPRecordEndpoints/DeleteVersion`` (a query parameter, or a JSON body with the version field).
     func deleteRequest(url: URL, basedOn known: String?, endpoints: HTTPRecordEndpoints) throws -> HTTPRequestHead {
-        guard let known else { return makeRequest(url: url, method: "DELETE") }
+        guard let known else { return makeRecordRequest(url: url, method: "DELETE", endpoints: endpoints) }
         switch endpoints.concurrency {
         case .none:
-            return makeRequest(url: url, method: "DELETE")
+            return makeRecordRequest(url: url, method: "DELETE", endpoints: endpoints)
         case .ifMatch:
-            var request = makeRequest(url: url, method: "DELETE")
+            var request = makeRecordRequest(url: url, method: "DELETE", endpoints: endpoints)
             request.headers.append(("If-Match", Self.entityTag(known)))
             return request
         case .versionInBody:
@@ -74,12 +75,17 @@ extension HTTPRemoteSource {
                 guard let withVersion = components.url else {
                     throw RemoteSourceError.invalidResponse("cannot build a URL from \(url) and \(parameter)")
                 }
-                return makeRequest(url: withVersion, method: "DELETE")
+                return makeRecordRequest(url: withVersion, method: "DELETE", endpoints: endpoints)
             case .body:
-                var request = makeRequest(url: url, method: "DELETE")
+                var request = makeRecordRequest(url: url, method: "DELETE", endpoints: endpoints)
                 guard let field = endpoints.versionField else { return request }
-                request.body = Data(("{" + JSONValue.string(field).jsonString() + ":" + known + "}").utf8)
-                request.headers.append(("Content-Type", "application/json"))
+                // `{"lock_version": 3}`; a nested path writes its objects (`{"meta": {"version": 3}}`).
+                var json = known
+                for key in DataPath(dotted: field).keys.reversed() {
+                    json = "{" + JSONValue.string(key).jsonString() + ":" + json + "}"
+                }
+                request.body = Data(json.utf8)
+                request.headers.append(("Content-Type", endpoints.writes.mediaType.of("DELETE")))
                 return request
             }
         }

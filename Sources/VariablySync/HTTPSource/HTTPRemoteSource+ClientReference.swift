@@ -25,10 +25,8 @@ extension HTTPRemoteSource {
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
         let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
-        var request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
-        request.body = try Self.object(record, keeping: { !endpoints.readOnlyFields.contains($0) })
-        request.headers.append(
-            ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        var request = makeRecordRequest(url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
+        try setWriteBody(of: &request, record: record, change: nil, isCreate: false, endpoints: endpoints)
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange(request)
         var updated = change
@@ -36,8 +34,7 @@ extension HTTPRemoteSource {
         let outcome = try await outcome(
             of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
         guard case .accepted = outcome else { return (outcome, nil) }
-        let answered = (try? JSONBody(response.body)).map { $0.bytes.first == UInt8(ascii: "{") } == true
-        return (outcome, answered ? response.body : found)
+        return (outcome, Self.answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? found)
     }
 
     /// A create in doubt whose id this device chose (PocketBase, a `PUT` of a new record): the id is its
@@ -49,20 +46,21 @@ extension HTTPRemoteSource {
     func adoptCreate(
         _ change: RemoteChange<Model.ID>, record: Data, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
-        let response = try await exchange(makeRequest(url: recordURL, method: "GET"))
+        let response = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
         // No such record; `400`: an id the server would never assign (a provisional one), which it
         // cannot have.
         if [400, 404, 410].contains(response.head.status) { return nil }
-        let found = try Self.successBody(response)
-        let version = Self.recordVersion(
-            of: response, field: endpoints.versionField, concurrency: endpoints.concurrency)
+        let answer = try Self.successBody(response)
+        let found = Self.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
+        let version = Self.recordVersion(of: response, endpoints: endpoints)
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
             return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
         }
         // The server's own stamps (its version, its write time) differ from what any create sent.
-        let stamps = Set([endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 })
-        let sent = try Self.object(
-            record, keeping: { !endpoints.readOnlyFields.contains($0) && !stamps.contains($0) })
+        let stamps = [endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 }
+        let removed = Set((Array(endpoints.readOnlyFields) + stamps).map { DataPath(dotted: $0).keys })
+        guard let json = try? JSONBody(record) else { return nil }
+        let sent = Data(try HTTPWriteBody(json, json.root).keeping(only: nil, removing: removed).bytes)
         guard RemoteChange<Model.ID>.record(found, holds: sent, keys: nil) else {
             return (.conflict(serverRecord: found, version: version), nil)
         }
@@ -86,7 +84,7 @@ extension HTTPRemoteSource {
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
         let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
-        let response = try await exchange(makeRequest(url: recordURL, method: "DELETE"))
+        let response = try await exchange(makeRecordRequest(url: recordURL, method: "DELETE", endpoints: endpoints))
         // Gone already is what a deletion wants; any other failure throws, and the deletion stays queued.
         if ![404, 410].contains(response.head.status) { _ = try Self.successBody(response) }
         return .accepted(version: Self.absentRecordVersion)
@@ -97,7 +95,8 @@ extension HTTPRemoteSource {
     func createdRecord(
         _ record: Data, reference: HTTPRecordEndpoints.ClientReference, in collection: URL
     ) async throws -> Data? {
-        guard let body = try? JSONBody(record), let range = try body.member(reference.field, of: body.root),
+        let field = DataPath(dotted: reference.field)
+        guard let body = try? JSONBody(record), let range = try body.range(at: field),
             let value = try? body.value(range), value != .null, let text = JSONBody.text(of: value),
             var components = URLComponents(url: collection, resolvingAgainstBaseURL: false)
         else { return nil }
@@ -106,7 +105,13 @@ extension HTTPRemoteSource {
             + HTTPRequestHead.percentEncodedQueryValue(text)
         components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + query } ?? query
         guard let url = components.url else { return nil }
-        let answer = try Self.successBody(await exchange(makeRequest(url: url, method: "GET")))
+        let request =
+            if case .perRecord(let endpoints) = api.push {
+                makeRecordRequest(url: url, method: "GET", endpoints: endpoints)
+            } else {
+                makeRequest(url: url, method: "GET")
+            }
+        let answer = try Self.successBody(await exchange(request))
         guard let list = try? JSONBody(answer) else {
             throw RemoteSourceError.invalidResponse("the look-up of a create by \(reference.query) did not answer JSON")
         }
@@ -116,7 +121,7 @@ extension HTTPRemoteSource {
                 "the look-up of a create by \(reference.query) answered no records array at \(api.pull.records)")
         }
         for element in elements {
-            guard let member = try list.member(reference.field, of: element) else { continue }
+            guard let member = try list.range(at: field, in: element) else { continue }
             let found = try list.value(member)
             // A UUID may come back in another case than it was sent (Django writes it in lower case).
             if found == value || JSONBody.text(of: found).map({ $0.lowercased() == text.lowercased() }) == true {

@@ -48,6 +48,7 @@ extension HTTPRemoteSource: DeclaredRemote {
         }
         if case .perRecord(let endpoints) = api.push,
             let error = Self.versionDeclarationError(endpoints, modelType: modelType)
+                ?? writeDeclarationError(endpoints, modelType: modelType)
         {
             return error
         }

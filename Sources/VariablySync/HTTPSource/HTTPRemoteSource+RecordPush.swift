@@ -26,9 +26,10 @@ extension HTTPRemoteSource {
         }
         let url = try Self.url(
             of: id, in: Self.collectionURL(baseURL, endpoints), trailingSlash: endpoints.trailingSlash)
-        let response = try await exchange(makeRequest(url: url, method: "GET"))
+        let response = try await exchange(makeRecordRequest(url: url, method: "GET", endpoints: endpoints))
         if [404, 410].contains(response.head.status) { return nil }
-        return try Self.successBody(response)
+        let body = try Self.successBody(response)
+        return Self.answerRecord(body, at: endpoints.writes.answerRecordPath) ?? body
     }
 
     /// Sends one change; returns its outcome and, for an accepted create, the record the server
@@ -104,10 +105,12 @@ extension HTTPRemoteSource {
         {
             return adopted
         }
-        guard isCreate, case .accepted = outcome, let body = try? JSONBody(response.body),
-            body.bytes.first == UInt8(ascii: "{")
+        // The record the server stored, at the declared place in its answer; none in a `204` answer: the
+        // record stays as sent.
+        guard isCreate, case .accepted = outcome,
+            let stored = Self.answerRecord(response.body, at: endpoints.writes.answerRecordPath)
         else { return (outcome, nil) }
-        return (outcome, response.body)
+        return (outcome, stored)
     }
 
     /// A create whose answer was lost, found on the server by its client reference or, without one that
@@ -126,7 +129,7 @@ extension HTTPRemoteSource {
     }
 
     /// The request that creates or updates a record: its method, its body (the fields the endpoints
-    /// send, the version where the body carries it) and its headers.
+    /// send, the version where the body carries it, in the declared write shape) and its headers.
     ///
     /// - Parameter known: The version the change is based on, as the server sent it.
     private func upsertRequest(
@@ -134,36 +137,26 @@ extension HTTPRemoteSource {
         recordURL: URL, endpoints: HTTPRecordEndpoints
     ) throws -> HTTPRequestHead {
         let field = endpoints.versionField
-        var keep: (String) -> Bool = { !endpoints.readOnlyFields.contains($0) }
-        if case .versionInBody = endpoints.concurrency, let field {
-            keep = { $0 == field || !endpoints.readOnlyFields.contains($0) }
-        }
         var request: HTTPRequestHead
+        var record = record
         if isCreate {
             if endpoints.createsWithPost {
-                request = makeRequest(url: collection, method: "POST")
+                request = makeRecordRequest(url: collection, method: "POST", endpoints: endpoints)
             } else {
-                request = makeRequest(url: recordURL, method: "PUT")
+                request = makeRecordRequest(url: recordURL, method: "PUT", endpoints: endpoints)
                 request.headers.append(("If-None-Match", "*"))
             }
         } else {
-            request = makeRequest(url: recordURL, method: endpoints.update.rawValue)
-            if endpoints.update == .patch, case .changedFields = endpoints.body, let changed = change.changedKeys {
-                let outer = keep
-                keep = { changed.contains($0) && outer($0) || $0 == field && endpoints.concurrency.isInBody }
-            }
+            request = makeRecordRequest(url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
             let own = try field.flatMap { try Self.versionJSON(in: record, field: $0) }
             if case .ifMatch = endpoints.concurrency, let version = known ?? own {
                 request.headers.append(("If-Match", Self.entityTag(version)))
             }
+            if case .versionInBody = endpoints.concurrency, let field, let known {
+                record = try Self.replacingVersion(in: record, field: field, with: known)
+            }
         }
-        var body = try Self.object(record, keeping: keep)
-        if !isCreate, case .versionInBody = endpoints.concurrency, let field, let known {
-            body = try Self.replacingVersion(in: body, field: field, with: known)
-        }
-        request.body = body
-        request.headers.append(
-            ("Content-Type", request.method == "PATCH" ? endpoints.patchContentType : "application/json"))
+        try setWriteBody(of: &request, record: record, change: change, isCreate: isCreate, endpoints: endpoints)
         return request
     }
 
@@ -175,9 +168,7 @@ extension HTTPRemoteSource {
         let isDelete = if case .delete = change.operation { true } else { false }
         switch status {
         case 200...299:
-            return .accepted(
-                version: Self.recordVersion(
-                    of: response, field: endpoints.versionField, concurrency: endpoints.concurrency))
+            return .accepted(version: Self.recordVersion(of: response, endpoints: endpoints))
         case let status where status != 401 && refusesCredentials(status):
             // A status the API declares a refusal of the credentials (403): the push stops, nothing settled.
             throw RemoteSourceError.httpStatus(status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
@@ -190,19 +181,20 @@ extension HTTPRemoteSource {
                 : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
         case 409 where !isCreate, 412 where !isCreate:
             var current = response
+            let place = endpoints.writes.answerRecordPath
             // Many APIs answer a conflict with an error object: only a body that reads as the model is
             // the server's record; a conflict settled with an error object would never settle.
-            if (try? KeySetJSONDecoder(source: .remote).decode(Model.self, from: response.body)) == nil {
-                current = try await exchange(makeRequest(url: recordURL, method: "GET"))
+            let answered = Self.answerRecord(response.body, at: place)
+            if (try? KeySetJSONDecoder(source: .remote).decode(Model.self, from: answered ?? Data())) == nil {
+                current = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
                 if [404, 410].contains(current.head.status) {
                     return .conflict(serverRecord: nil, version: Self.absentRecordVersion)
                 }
                 _ = try Self.successBody(current)
             }
             return .conflict(
-                serverRecord: current.body,
-                version: Self.recordVersion(
-                    of: current, field: endpoints.versionField, concurrency: endpoints.concurrency))
+                serverRecord: Self.answerRecord(current.body, at: place) ?? current.body,
+                version: Self.recordVersion(of: current, endpoints: endpoints))
         case 401, 408, 429, 500...599:
             _ = try Self.successBody(response)  // throws: transient, rate limited, or unauthorized
             throw RemoteSourceError.httpStatus(status, body: "")
@@ -213,7 +205,10 @@ extension HTTPRemoteSource {
             if isCreate, status == 400 || status == 404 {
                 try await verifyCredentials(before: "a create answered \(status)")
             }
-            return .rejected(reason: Self.refusal(response, for: change, isCreate: isCreate))
+            return .rejected(
+                reason: FailedChange<Model.ID>.reason(
+                    Self.refusal(response, for: change, isCreate: isCreate),
+                    naming: refusedFields(in: response.body, endpoints: endpoints)))
         }
     }
 
@@ -256,26 +251,31 @@ extension HTTPRemoteSource {
     }
 
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
-    /// field of the body, as JSON text after ``recordVersionPrefix``.
-    static func recordVersion(
-        of response: Response, field: String?, concurrency: HTTPRecordEndpoints.Concurrency
-    ) -> SyncCursor {
+    /// field of the record at the declared answer path, as JSON text after ``recordVersionPrefix``.
+    static func recordVersion(of response: Response, endpoints: HTTPRecordEndpoints) -> SyncCursor {
+        let concurrency = endpoints.concurrency
         let tag = response.head.headers["etag"].map { JSONValue.string($0).jsonString() }
-        let own = field.flatMap { try? versionJSON(in: response.body, field: $0) }
+        let record = answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? response.body
+        let own = endpoints.versionField.flatMap { try? versionJSON(in: record, field: $0) }
         let version: String? = if case .ifMatch = concurrency { tag ?? own } else { own ?? tag }
         return SyncCursor(rawValue: recordVersionPrefix + (version ?? ""))
     }
 
-    /// The JSON text of `field` in a record's JSON; `nil` when absent or `null`.
+    /// The JSON text at the path `field` (dotted, as in key sets) in a record's JSON; `nil` when absent
+    /// or `null`.
     private static func versionJSON(in record: Data, field: String) throws -> String? {
-        guard let body = try? JSONBody(record), let range = try body.member(field, of: body.root) else { return nil }
+        guard let body = try? JSONBody(record), let range = try body.range(at: DataPath(dotted: field)) else {
+            return nil
+        }
         let text = String(decoding: body.data(range), as: UTF8.self)
         return text == "null" ? nil : text
     }
 
     /// The record with its version field's value replaced by `version` (JSON text), byte for byte elsewhere.
     private static func replacingVersion(in record: Data, field: String, with version: String) throws -> Data {
-        guard let body = try? JSONBody(record), let range = try body.member(field, of: body.root) else { return record }
+        guard let body = try? JSONBody(record), let range = try body.range(at: DataPath(dotted: field)) else {
+            return record
+        }
         var bytes = body.bytes
         bytes.replaceSubrange(range, with: Array(version.utf8))
         return Data(bytes)

@@ -214,8 +214,12 @@ where Model.ID: Codable & Sendable {
 
     // MARK: - Internals
 
-    func makeRequest(url: URL, method: String) -> HTTPRequestHead {
-        var fields = ["Accept": "application/json"]
+    /// A request with the source's headers; `Accept: accept` unless they set an `Accept` of their own.
+    /// By default a read accepts the media type the per-record endpoints declare for `GET`
+    /// (`application/json` unless their write shape names another).
+    func makeRequest(url: URL, method: String, accept: String? = nil) -> HTTPRequestHead {
+        let accept = accept ?? (api.push.perRecordEndpoints?.writes.mediaType.get ?? "application/json")
+        var fields = headers.keys.contains { $0.lowercased() == "accept" } ? [:] : ["Accept": accept]
         fields.merge(headers) { _, user in user }
         return HTTPRequestHead(
             method: method, url: url, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: nil)

@@ -1,4 +1,5 @@
 public import Foundation
+public import VariablyCodable
 
 /// A local change sent to a server by ``RemoteSource/push(_:)``.
 ///
@@ -37,6 +38,17 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// when the whole record is the change (a new record, a replaced one). An API that takes partial
     /// updates may send only these members.
     public var changedKeys: Set<String>?
+    /// The full paths of the fields that changed since the server last accepted the record, as the
+    /// model's remote key set writes them (`attributes.name` where ``changedKeys`` has `attributes`);
+    /// `nil` when the whole record is the change, or when only ``changedKeys`` is known. A `PATCH` of
+    /// changed fields sends these leaves, inside the objects around them, and nothing else of those
+    /// objects.
+    ///
+    /// ```swift
+    /// var change = RemoteChange(idempotencyKey: key, id: 7, operation: .upsert(json), baseCursor: nil)
+    /// change.changedPaths = ["attributes.name"]
+    /// ```
+    public var changedPaths: Set<DataPath>?
     /// Whether this change, or one it replaced, was sent before and its answer never arrived (a kill, a
     /// timeout, a dropped connection): the server may have applied it. A source whose server ignores
     /// idempotency keys looks a create in doubt up before sending it again.

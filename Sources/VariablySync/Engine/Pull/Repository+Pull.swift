@@ -156,10 +156,11 @@ extension Repository {
             return Array(repeating: nil, count: fetched.models.count)
         }
         let skipped = Set(fetched.skipped.map(\.index))
+        let path = DataPath(dotted: field)
         var versions: [String?] = []
         versions.reserveCapacity(fetched.models.count)
         for (index, element) in elements.enumerated() where !skipped.contains(index) {
-            let range = try? body.member(field, of: element)
+            let range = try? body.range(at: path, in: element)
             let text = range.map { String(decoding: body.data($0), as: UTF8.self) }
             versions.append(text == "null" ? nil : text)
         }

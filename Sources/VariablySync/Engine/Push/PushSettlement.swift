@@ -30,7 +30,8 @@ extension Repository {
             case .rejected(let reason):
                 // Never dropped: held with the server's answer until the app decides.
                 try state.markFailed(change, failure: reason, db)
-                settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                settled.rejected.append(
+                    RejectedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
             case .conflict(let serverJSON, let version)
             where RemoteChange<Model.ID>.record(
                 serverJSON, holds: change.sentRecord,
@@ -59,7 +60,8 @@ extension Repository {
                         "the server accepted the new record, but its answer does not decode as "
                         + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
                     try state.markFailed(change, failure: reason, db)
-                    settled.rejected.append(RejectedChange(id: result.id, reason: reason))
+                    settled.rejected.append(
+                        RejectedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
                     return
                 }
                 created = server

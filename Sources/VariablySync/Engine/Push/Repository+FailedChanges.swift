@@ -18,10 +18,15 @@ extension Repository {
     public nonisolated func failedChanges() async throws -> [FailedChange<Model.ID>] {
         let state = self.state
         let failed = try await database.read { try state.failed($0) }
-        return try failed.map { change, reason in
-            FailedChange(
+        let remoteKeys = Model.keySets[.remote]
+        return try failed.map { change, stored in
+            let (reason, fields) = FailedChange<Model.ID>.unpacked(stored)
+            let keyPaths = fields.compactMap { field in
+                remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
+            }
+            return FailedChange(
                 id: try Self.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
-                isNew: change.isNew, reason: reason)
+                isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
         }
     }
 

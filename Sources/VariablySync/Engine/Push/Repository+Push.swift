@@ -286,6 +286,7 @@ extension Repository {
             var remoteChange = RemoteChange(
                 idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
                 supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
+            remoteChange.changedPaths = change.changedColumns.map { primaryKey.leafPaths(ofColumns: $0, in: .remote) }
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
             if change.operation == .delete, change.isNew, change.mayHaveBeenApplied {
                 remoteChange.createdRecord = change.createdRecord

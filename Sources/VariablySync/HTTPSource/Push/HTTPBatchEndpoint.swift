@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An endpoint that takes several record writes in one request, all applied or none (PocketBase's
 /// `POST /api/batch`): per-record changes go through it up to ``maximumRequests`` at a time instead of

@@ -15,9 +15,14 @@
 /// `GET {base}/{path}/{id}` (`404`: deleted). An update answered `404` or `410` is a conflict with the
 /// server's deletion; a policy that keeps the local record creates it again.
 ///
+/// Every field is named by its path, written as in key sets (`"attributes.updated_at"`), and
+/// ``HTTPWriteShape`` declares the media types, where the record goes in a body and where an answer
+/// holds it (JSON:API: ``HTTPWriteShape/jsonAPI(type:relationships:)``).
+///
 /// No local change leaves the queue unless the server accepted it or the app decided: an answer the
 /// library cannot classify (a redirect it may not follow, `400`, `403`, `415`, `422`, a create answered
-/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`). `401`,
+/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`, whose
+/// `fields` name the fields a JSON:API error's `source.pointer` points at). `401`,
 /// `408`, `429` and `5xx` are retried. Every request carries the change's `Idempotency-Key` header, so
 /// that a server can recognize a retried `POST`.
 ///
@@ -40,8 +45,11 @@ public struct HTTPRecordEndpoints: Sendable {
     public enum Body: Sendable {
         /// The whole record (less the read-only fields).
         case wholeRecord
-        /// With `PATCH`: only the members whose properties changed since the server last accepted the
-        /// record (the whole record for a new one). `PUT` always sends the whole record.
+        /// With `PATCH`: only the fields whose properties changed since the server last accepted the
+        /// record, each at its path inside the objects around it (`{"profile": {"age": 31}}` for a
+        /// change of `profile.age`, not the rest of `profile`); a changed property the record leaves
+        /// out (`nil`) goes as `null`. The whole record for a new one; `PUT` always sends the whole
+        /// record.
         case changedFields
     }
 
@@ -61,16 +69,16 @@ public struct HTTPRecordEndpoints: Sendable {
     package var trailingSlash: Bool
     /// `PUT` or `PATCH` for records the server has.
     package var update: UpdateMethod
-    /// The media type of `PATCH` bodies.
-    package var patchContentType: String
+    /// The media type of each method, where the record sits in a body and in an answer.
+    package var writes: HTTPWriteShape
     /// What an update's body holds.
     package var body: Body
-    /// Top-level keys left out of every body: what the server computes (ids it assigns, stamps).
+    /// Paths (as in key sets) left out of every body: what the server computes (ids it assigns, stamps).
     package var readOnlyFields: Set<String>
     /// Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}` with
     /// `If-None-Match: *` (`false`).
     package var createsWithPost: Bool
-    /// The key of the record's version in its JSON.
+    /// The path (as in key sets) of the record's version in its JSON.
     package var versionField: String?
     /// How the version is checked.
     package var concurrency: Concurrency
@@ -95,7 +103,7 @@ public struct HTTPRecordEndpoints: Sendable {
     /// // a create in doubt: GET /posts/?client_id=6F9619FF-8B86-D011-B42D-00C04FC964FF first
     /// ```
     public struct ClientReference: Sendable, Equatable {
-        /// The key of the reference in the record's JSON.
+        /// The path of the reference in the record's JSON, written as in key sets (`"meta.client_id"`).
         public var field: String
         /// The query parameter that filters the collection by it.
         public var query: String
@@ -103,7 +111,8 @@ public struct HTTPRecordEndpoints: Sendable {
         /// A client reference at `field`, looked up with the query parameter `query` (`field` when `nil`).
         ///
         /// - Parameters:
-        ///   - field: The key of the reference in the record's JSON, e.g. `"client_id"`.
+        ///   - field: The path of the reference in the record's JSON, written as in key sets, e.g.
+        ///     `"client_id"` or `"attributes.client_id"`.
         ///   - query: The collection's filter parameter for it, e.g. `"client_id"`.
         public init(field: String, query: String? = nil) {
             self.field = field
@@ -113,8 +122,12 @@ public struct HTTPRecordEndpoints: Sendable {
 
     /// Endpoints for the collection at `path`.
     ///
+    /// Every field is named by its path, written as in key sets: `"updated_at"`, or
+    /// `"attributes.updated_at"` for a member of a nested object.
+    ///
     /// ```swift
     /// HTTPRecordEndpoints(path: "users", update: .patch, versionField: "version", concurrency: .versionInBody)
+    /// HTTPRecordEndpoints(path: "people", writes: .jsonAPI(type: "people", relationships: ["author": "people"]))
     /// ```
     ///
     /// - Parameters:
@@ -122,17 +135,16 @@ public struct HTTPRecordEndpoints: Sendable {
     ///   - trailingSlash: Whether the collection's and the records' URLs end with `/` (`/notes/`,
     ///     `/notes/42/`), as Django and Rails-style routers write them.
     ///   - update: `PUT` or `PATCH` for records the server has.
-    ///   - patchContentType: The media type of `PATCH` bodies: `application/json`, which frameworks accept,
-    ///     or e.g. `application/merge-patch+json`.
-    ///   - body: The whole record, or only the changed members with `PATCH`.
-    ///   - readOnlyFields: Top-level keys left out of every body: what the server computes (an id it
-    ///     assigns, timestamps). The version field stays in bodies with ``Concurrency/versionInBody``.
+    ///   - body: The whole record, or only the changed fields with `PATCH`.
+    ///   - readOnlyFields: Paths left out of every body: what the server computes (an id it assigns,
+    ///     timestamps), e.g. `"id"`, `"attributes.updated_at"`. The version field stays in bodies with
+    ///     ``Concurrency/versionInBody``.
     ///   - createsWithPost: Whether new records are created with `POST {path}` (`true`) or `PUT {path}/{id}`
     ///     with `If-None-Match: *` (`false`, for ids the client makes).
-    ///   - versionField: The key of the record's version in its JSON (e.g. `"version"`, `"updated_at"`);
-    ///     `nil` when records carry none.
+    ///   - versionField: The path of the record's version in its JSON (e.g. `"version"`,
+    ///     `"attributes.updated_at"`); `nil` when records carry none.
     ///   - concurrency: How the version is checked; ``Concurrency/none``, the default, is last write wins.
-    ///   - clientReference: The key of a unique value the client gives each record it creates, and the query
+    ///   - clientReference: The path of a unique value the client gives each record it creates, and the query
     ///     that finds a record by it: a create whose answer was lost is looked up before it is sent again.
     ///   - maximumConcurrentRequests: How many records are pushed at once (at least 1); each record's
     ///     changes stay in order.
@@ -141,17 +153,18 @@ public struct HTTPRecordEndpoints: Sendable {
     ///     own form, such as ``NewRecordIDs/pocketBase``.
     ///   - deleteVersion: Where a delete sends the version with ``Concurrency/versionInBody``: a query
     ///     parameter (Rails: `.query("lock_version")`) or, the default, a JSON body (``DeleteVersion/body``).
+    ///   - writes: The media type of each method, where the record sits in a body and in an answer:
+    ///     ``HTTPWriteShape/json``, the default, or e.g. ``HTTPWriteShape/jsonAPI(type:relationships:)``.
     public init(
-        path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put,
-        patchContentType: String = "application/json", body: Body = .wholeRecord,
+        path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put, body: Body = .wholeRecord,
         readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true, versionField: String? = nil,
         concurrency: Concurrency = .none, clientReference: ClientReference? = nil, maximumConcurrentRequests: Int = 4,
-        newIDs: NewRecordIDs = .uuid, deleteVersion: DeleteVersion? = nil
+        newIDs: NewRecordIDs = .uuid, deleteVersion: DeleteVersion? = nil, writes: HTTPWriteShape = .json
     ) {
         self.path = path
         self.trailingSlash = trailingSlash
         self.update = update
-        self.patchContentType = patchContentType
+        self.writes = writes
         self.body = body
         self.readOnlyFields = Set(readOnlyFields)
         self.clientReference = clientReference
@@ -161,5 +174,26 @@ public struct HTTPRecordEndpoints: Sendable {
         self.maximumConcurrentRequests = maximumConcurrentRequests
         self.newIDs = newIDs
         self.deleteVersion = deleteVersion
+    }
+
+    /// Endpoints whose `PATCH` bodies have the media type `patchContentType`.
+    ///
+    /// ```swift
+    /// // Instead: HTTPRecordEndpoints(path: "users", update: .patch,
+    /// //     writes: HTTPWriteShape(mediaType: .init(patch: "application/merge-patch+json")))
+    /// HTTPRecordEndpoints(path: "users", update: .patch, patchContentType: "application/merge-patch+json")
+    /// ```
+    @available(*, deprecated, message: "declare writes: HTTPWriteShape(mediaType: .init(patch: ...)) instead")
+    public init(
+        path: String = "", trailingSlash: Bool = false, update: UpdateMethod = .put, patchContentType: String,
+        body: Body = .wholeRecord, readOnlyFields: some Sequence<String> = [String](), createsWithPost: Bool = true,
+        versionField: String? = nil, concurrency: Concurrency = .none, clientReference: ClientReference? = nil,
+        maximumConcurrentRequests: Int = 4, newIDs: NewRecordIDs = .uuid
+    ) {
+        self.init(
+            path: path, trailingSlash: trailingSlash, update: update, body: body, readOnlyFields: readOnlyFields,
+            createsWithPost: createsWithPost, versionField: versionField, concurrency: concurrency,
+            clientReference: clientReference, maximumConcurrentRequests: maximumConcurrentRequests, newIDs: newIDs,
+            writes: HTTPWriteShape(mediaType: .init(patch: patchContentType)))
     }
 }
