@@ -59,12 +59,25 @@ extension HTTPRemoteSource {
         // The server's own stamps (its version, its write time) differ from what any create sent.
         let stamps = [endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 }
         let removed = Set((Array(endpoints.readOnlyFields) + stamps).map { DataPath(dotted: $0).keys })
-        guard let json = try? JSONBody(record) else { return nil }
-        let sent = Data(try HTTPWriteBody(json, json.root).keeping(only: nil, removing: removed).bytes)
-        guard RemoteChange<Model.ID>.record(found, holds: sent, keys: nil) else {
-            return (.conflict(serverRecord: found, version: version), nil)
+        func holds(_ record: Data) throws -> Bool {
+            guard let json = try? JSONBody(record) else { return false }
+            let sent = Data(try HTTPWriteBody(json, json.root).keeping(only: nil, removing: removed).bytes)
+            return RemoteChange<Model.ID>.record(found, holds: sent, keys: nil)
         }
-        return (.accepted(version: version), found)
+        if try holds(record) { return (.accepted(version: version), found) }
+        // The record as the lost create sent it, edited here since: the server holds this device's own
+        // create, and the edit goes on top of it as an update (not a conflict that drops the edit).
+        if let created = change.createdRecord, try holds(created) {
+            var update = change
+            update.isNew = false
+            update.mayHaveBeenApplied = false
+            update.changedKeys = nil
+            update.changedPaths = nil
+            update.baseCursor = version
+            let (outcome, _) = try await pushRecord(update, to: endpoints)
+            return (outcome, nil)
+        }
+        return (.conflict(serverRecord: found, version: version), nil)
     }
 
     /// Deletes the server's copy of a record created here whose create is in doubt, found by the client

@@ -53,9 +53,11 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// timeout, a dropped connection): the server may have applied it. A source whose server ignores
     /// idempotency keys looks a create in doubt up before sending it again.
     public var mayHaveBeenApplied = false
-    /// For a deletion of a record whose create is in doubt (``isNew`` and ``mayHaveBeenApplied``): the
-    /// record as its create sent it. The id the server assigned is unknown here, so a source finds the
-    /// server's copy by what the record carries (a client reference) and deletes that one.
+    /// For a change of a record whose create is in doubt (``isNew`` and ``mayHaveBeenApplied``): the
+    /// record as its create sent it. A deletion's source finds the server's copy by what the record
+    /// carries (a client reference; the id the server assigned is unknown here) and deletes that one; an
+    /// upsert edited since the create was sent tells the server's copy of its own create (it holds this
+    /// record) from another device's record of the same id.
     public var createdRecord: Data?
     /// For a change of a record with no version kept (cached before the source declared one): the
     /// record as this device pulled it, to compare the server's current record with (see

@@ -288,7 +288,7 @@ extension Repository {
                 supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
             remoteChange.changedPaths = change.changedColumns.map { primaryKey.leafPaths(ofColumns: $0, in: .remote) }
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
-            if change.operation == .delete, change.isNew, change.mayHaveBeenApplied {
+            if change.isNew, change.mayHaveBeenApplied {
                 remoteChange.createdRecord = change.createdRecord
             }
             changes.append(remoteChange)
