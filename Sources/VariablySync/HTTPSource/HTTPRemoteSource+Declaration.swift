@@ -52,6 +52,12 @@ extension HTTPRemoteSource: DeclaredRemote {
         {
             return error
         }
+        if case .perRecord(let endpoints) = api.push, let batch = endpoints.batch, batch.maximumRequests < 1 {
+            return invalid(
+                "HTTPBatchEndpoint.maximumRequests", "at least 1",
+                fix: "declare the server's limit of writes per batch (PocketBase: its batch.maxRequests setting, 50 "
+                    + "by default)")
+        }
         if case .perRecord(let endpoints) = api.push, let problem = endpoints.newIDs.problem {
             return invalid(
                 "HTTPRecordEndpoints.newIDs", "a length of at least 1 and 2 or more distinct characters",

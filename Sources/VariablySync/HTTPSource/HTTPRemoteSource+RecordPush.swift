@@ -37,6 +37,29 @@ extension HTTPRemoteSource {
     func pushRecord(_ change: RemoteChange<Model.ID>, to endpoints: HTTPRecordEndpoints) async throws
         -> (PushOutcome, Data?)
     {
+        switch try await prepareRecord(change, to: endpoints) {
+        case .settled(let outcome, let record):
+            return (outcome, record)
+        case .send(let request, let isCreate, let recordURL):
+            let response = try await exchange(request)
+            return try await finishRecord(
+                change, answeredWith: response, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
+        }
+    }
+
+    /// What one change needs: settled already (by a look-up), or a request to send.
+    enum PreparedWrite {
+        /// Settled without a write of its own: its outcome and, for a create, the server's record.
+        case settled(PushOutcome, Data?)
+        /// The request to send, whether it creates the record, and the record's URL.
+        case send(HTTPRequestHead, isCreate: Bool, recordURL: URL)
+    }
+
+    /// The request for `change`, after the look-ups it needs (a create in doubt, a write with no version
+    /// kept), or its outcome when a look-up settled it.
+    func prepareRecord(_ change: RemoteChange<Model.ID>, to endpoints: HTTPRecordEndpoints) async throws
+        -> PreparedWrite
+    {
         let collection = try Self.collectionURL(baseURL, endpoints)
         let recordURL = try Self.url(of: change.id, in: collection, trailingSlash: endpoints.trailingSlash)
         // The version this change is based on, as the server sent it: pulled, or from an accepted push.
@@ -58,15 +81,14 @@ extension HTTPRemoteSource {
             if change.isNew, change.mayHaveBeenApplied, let created = change.createdRecord,
                 let reference = endpoints.clientReference
             {
-                return (
-                    try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil
-                )
+                return .settled(
+                    try await deleteCreated(created, reference: reference, in: collection, endpoints: endpoints), nil)
             }
             var known = isAbsent ? nil : acknowledged
             if !isAbsent, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
                 switch try await baseVersion(of: change, at: recordURL, endpoints: endpoints) {
                 case .version(let version): known = version
-                case .settled(let outcome): return (outcome, nil)
+                case .settled(let outcome): return .settled(outcome, nil)
                 }
             }
             request = try deleteRequest(url: recordURL, basedOn: known, endpoints: endpoints)
@@ -78,7 +100,7 @@ extension HTTPRemoteSource {
                 let adopted = try await adoptCreateInDoubt(
                     change, record: record, collection: collection, recordURL: recordURL, endpoints: endpoints)
             {
-                return adopted
+                return .settled(adopted.0, adopted.1)
             }
             var known = acknowledged
             // A conditional write with no version kept for the record (pulled before the source declared
@@ -86,7 +108,7 @@ extension HTTPRemoteSource {
             if !isCreate, known == nil, endpoints.versionField != nil, endpoints.concurrency != .none {
                 switch try await baseVersion(of: change, at: recordURL, endpoints: endpoints) {
                 case .version(let version): known = version
-                case .settled(let outcome): return (outcome, nil)
+                case .settled(let outcome): return .settled(outcome, nil)
                 }
             }
             request = try upsertRequest(
@@ -94,7 +116,16 @@ extension HTTPRemoteSource {
                 recordURL: recordURL, endpoints: endpoints)
         }
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
-        let response = try await exchange(request)
+        return .send(request, isCreate: isCreate, recordURL: recordURL)
+    }
+
+    /// The outcome of `change` from the server's answer to its request, and for an accepted create the
+    /// record the server stored.
+    func finishRecord(
+        _ change: RemoteChange<Model.ID>, answeredWith response: Response, isCreate: Bool, recordURL: URL,
+        endpoints: HTTPRecordEndpoints
+    ) async throws -> (PushOutcome, Data?) {
+        let collection = try Self.collectionURL(baseURL, endpoints)
         let outcome = try await outcome(
             of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
         // A create in doubt that the server refused (its unique client reference taken) may have been
@@ -229,7 +260,7 @@ extension HTTPRemoteSource {
     }
 
     /// `{base}/{path}`, ending with `/` when declared so.
-    private static func collectionURL(_ base: URL, _ endpoints: HTTPRecordEndpoints) throws -> URL {
+    static func collectionURL(_ base: URL, _ endpoints: HTTPRecordEndpoints) throws -> URL {
         let collection = endpoints.path.isEmpty ? base : base.appendingPathComponent(endpoints.path)
         guard endpoints.trailingSlash, !collection.absoluteString.hasSuffix("/") else { return collection }
         guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {

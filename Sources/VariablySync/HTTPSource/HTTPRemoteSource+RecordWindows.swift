@@ -14,6 +14,11 @@ extension HTTPRemoteSource {
         willSend: (@Sendable ([RemoteChange<Model.ID>]) async throws -> Void)? = nil,
         onResult: (@Sendable (PushResult<Model.ID>) async -> Void)? = nil
     ) async throws -> [PushResult<Model.ID>] {
+        if let batch = endpoints.batch {
+            var alone = endpoints
+            alone.batch = nil
+            return try await pushInBatches(changes, to: alone, through: batch, willSend: willSend, onResult: onResult)
+        }
         var results = [PushResult<Model.ID>?](repeating: nil, count: changes.count)
         var failure: (any Error)?
         let window = max(endpoints.maximumConcurrentRequests, 1)
