@@ -1,5 +1,20 @@
 import Foundation
+import Testing
 import VariablyCodable
+
+/// The reason of the first problem of `keySets`, which must be a modifier that does not fit its
+/// property (left out of the key set) and make `validate()` throw.
+func optionProblem<Model>(of keySets: KeySets<Model>, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> String
+{
+    let problem = try #require(keySets.problems.first, sourceLocation: sourceLocation)
+    #expect(throws: KeySetValidationError.self, sourceLocation: sourceLocation) { try keySets.validate() }
+    guard case .optionDoesNotFit(let reason, _) = problem.kind else {
+        Issue.record("expected a modifier that does not fit, found \(problem)", sourceLocation: sourceLocation)
+        return ""
+    }
+    return reason
+}
 
 /// A remote payload with everything messy: the model the toolkit tests share.
 struct Member: VariablyCodable, Equatable, Sendable {

@@ -134,30 +134,18 @@ struct DRFKilledPushTests {
         let directory = try ReliabilityTemporaryDirectory(prefix: "variably-drf-kill")
         defer { directory.remove() }
         try FileManager.default.createDirectory(atPath: directory.path("created"), withIntermediateDirectories: true)
-        var random = ReliabilityRandom(seed: 2028 + ReliabilityBudget.seedOffset)
         let runs = ReliabilityBudget.iterations(4)
-        var kills = 0
-        for run in 1...runs {
-            var environment = ProcessInfo.processInfo.environment
-            environment[DRFKilledPush.directoryKey] = directory.url.path
-            environment[DRFKilledPush.urlKey] = server.baseURL.absoluteString
-            environment[DRFKilledPush.tokenKey] = server.token
-            environment[DRFKilledPush.runKey] = String(run)
-            environment[DRFKilledPush.killAtKey] = String(Int.random(in: 1...9, using: &random))
-            let log = directory.path("child-\(run).log")
-            let output = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            let child = try ChildProcess(
-                executable: executable,
-                arguments: ["--testing-library", "swift-testing", "--filter", "drfKilledPushChildProcess"],
-                environment: environment, standardOutput: output, standardError: output)
-            close(output)
-            let end = await child.exit(within: .seconds(120))
-            if end == .signaled(SIGKILL) {
-                kills += 1
-            } else if end != .exited(0) {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                Issue.record("run \(run): the child ended with \(end):\n\(text.suffix(3_000))")
-            }
+        let kills = try await launchKilledPushRuns(
+            executable: executable, filter: "drfKilledPushChildProcess", runs: runs,
+            seed: 2028 + ReliabilityBudget.seedOffset, directory: directory
+        ) { run, killAt in
+            [
+                DRFKilledPush.directoryKey: directory.url.path,
+                DRFKilledPush.urlKey: server.baseURL.absoluteString,
+                DRFKilledPush.tokenKey: server.token,
+                DRFKilledPush.runKey: String(run),
+                DRFKilledPush.killAtKey: String(killAt),
+            ]
         }
 
         // The app once more, unharmed: everything left is sent, once.

@@ -96,30 +96,18 @@ struct PocketBaseKilledPushTests {
         for folder in ["created", "deleted"] {
             try FileManager.default.createDirectory(atPath: directory.path(folder), withIntermediateDirectories: true)
         }
-        var random = ReliabilityRandom(seed: 2029 + ReliabilityBudget.seedOffset)
         let runs = ReliabilityBudget.iterations(5)
-        var kills = 0
-        for run in 1...runs {
-            var environment = ProcessInfo.processInfo.environment
-            environment[PocketBaseKilledPush.directoryKey] = directory.url.path
-            environment[PocketBaseKilledPush.urlKey] = server.baseURL.absoluteString
-            environment[PocketBaseKilledPush.tokenKey] = server.token
-            environment[PocketBaseKilledPush.runKey] = String(run)
-            environment[PocketBaseKilledPush.killAtKey] = String(Int.random(in: 1...9, using: &random))
-            let log = directory.path("child-\(run).log")
-            let output = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            let child = try ChildProcess(
-                executable: executable,
-                arguments: ["--testing-library", "swift-testing", "--filter", "pocketBaseKilledPushChildProcess"],
-                environment: environment, standardOutput: output, standardError: output)
-            close(output)
-            let end = await child.exit(within: .seconds(120))
-            if end == .signaled(SIGKILL) {
-                kills += 1
-            } else if end != .exited(0) {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                Issue.record("run \(run): the child ended with \(end):\n\(text.suffix(3_000))")
-            }
+        let kills = try await launchKilledPushRuns(
+            executable: executable, filter: "pocketBaseKilledPushChildProcess", runs: runs,
+            seed: 2029 + ReliabilityBudget.seedOffset, directory: directory
+        ) { run, killAt in
+            [
+                PocketBaseKilledPush.directoryKey: directory.url.path,
+                PocketBaseKilledPush.urlKey: server.baseURL.absoluteString,
+                PocketBaseKilledPush.tokenKey: server.token,
+                PocketBaseKilledPush.runKey: String(run),
+                PocketBaseKilledPush.killAtKey: String(killAt),
+            ]
         }
 
         // The app once more, unharmed: everything left is sent, once.
