@@ -273,14 +273,6 @@ extension HTTPRemoteSource {
         return url
     }
 
-    /// A record's JSON with only the members `keep` accepts; the record as it is when it is no object.
-    static func object(_ record: Data, keeping keep: (String) -> Bool) throws -> Data {
-        guard let body = try? JSONBody(record), let kept = try? body.object(body.root, keeping: keep) else {
-            return record
-        }
-        return kept
-    }
-
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
     /// field of the record at the declared answer path, as JSON text after ``recordVersionPrefix``.
     static func recordVersion(of response: Response, endpoints: HTTPRecordEndpoints) -> SyncCursor {
