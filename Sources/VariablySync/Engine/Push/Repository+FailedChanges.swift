@@ -51,7 +51,7 @@ extension Repository {
     /// from the server (``RemoteSource/currentRecord(id:)``) and written without being queued, or removed
     /// when the server has none, as ``revert(failedChangeOf:)`` does. A source that cannot read single
     /// records (``RemoteSourceError/unavailable(_:)``) leaves the local record as it is, until the next
-    /// ``resync()`` brings the server's.
+    /// ``resync(allowingDeletionOf:)`` brings the server's.
     ///
     /// ```swift
     /// try await repository.discard(failedChangeOf: 42)

@@ -86,13 +86,13 @@ public struct HTTPWriteShape: Sendable, Equatable {
 
     /// The media type of each method.
     public var mediaType: MediaTypes
-    /// Where the record goes in a body: ``DataPath/root`` for the body itself, `"data"` for JSON:API.
+    /// Where the record goes in a body: `DataPath.root` for the body itself, `"data"` for JSON:API.
     public var recordPath: DataPath
     /// Values written into every body at their paths from the body's root, such as JSON:API's
     /// `data.type`.
     public var constants: [DataPath: JSONValue]
     /// Where an answer holds the record the server stored (and a conflict's server record, the id it
-    /// assigned, the version): ``DataPath/root`` for the body itself, `"data"` for JSON:API.
+    /// assigned, the version): `DataPath.root` for the body itself, `"data"` for JSON:API.
     public var answerRecordPath: DataPath
     /// Whether an update's body carries the record's id (the pull shape's `idKey`) even when it is a
     /// read-only field or unchanged, as JSON:API requires of `PATCH`.
