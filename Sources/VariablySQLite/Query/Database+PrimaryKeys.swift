@@ -97,30 +97,26 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
     /// The top-level keys in `source` of the properties stored in `columns` (unquoted names): what a
     /// record's JSON in that source has to carry for a change of those columns.
     package func topLevelKeys(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<String> {
-        guard let other = Model.keySets[source] else { return [] }
-        var keys = Set<String>()
-        for name in columns {
-            guard let index = mapping.columns.firstIndex(where: { $0.name == name }),
-                let entry = other.index(of: mapping.keySet.entries[index].keyPath)
-            else { continue }
-            for path in other.entries[entry].key.alternatives { if let first = path.keys.first { keys.insert(first) } }
-        }
-        return keys
+        Set(keys(ofColumns: columns, in: source).flatMap { $0.alternatives.compactMap(\.keys.first) })
     }
 
     /// The full paths in `source` of the properties stored in `columns` (unquoted names), each at the
     /// path an encoder writes it (its key's first alternative): the leaf fields a change of those
     /// columns writes (`attributes.name`, where ``topLevelKeys(ofColumns:in:)`` has `attributes`).
     package func leafPaths(ofColumns columns: some Sequence<String>, in source: CodingSource) -> Set<DataPath> {
+        Set(keys(ofColumns: columns, in: source).compactMap(\.alternatives.first))
+    }
+
+    /// The keys in `source` of the properties stored in `columns` (unquoted names); a column whose
+    /// property `source` does not list is left out.
+    private func keys(ofColumns columns: some Sequence<String>, in source: CodingSource) -> [SourceKey] {
         guard let other = Model.keySets[source] else { return [] }
-        var paths = Set<DataPath>()
-        for name in columns {
+        return columns.compactMap { name in
             guard let index = mapping.columns.firstIndex(where: { $0.name == name }),
                 let entry = other.index(of: mapping.keySet.entries[index].keyPath)
-            else { continue }
-            if let written = other.entries[entry].key.alternatives.first { paths.insert(written) }
+            else { return nil }
+            return other.entries[entry].key
         }
-        return paths
     }
 
     package func entries(sharedWith source: CodingSource) -> [Int] {
