@@ -120,9 +120,16 @@ package struct JSONBody {
     /// The first element of the JSON array `data` holds, walking that element only (not the rest of
     /// the array); `nil` when `data` is no array, an empty one, or its first element is not well formed.
     ///
-    /// - Complexity: O(*n*) in the size of `data` to copy it, then O(*e*) in the size of the element.
+    /// - Complexity: O(*e*) in the size of the element when it starts within the first 64 KiB and ends
+    ///   there; else O(*n*) in the size of `data` to copy it whole.
     package static func firstElement(ofArrayIn data: Data) -> Data? {
-        let bytes = [UInt8](data)
+        // A page's first record is small: a prefix usually holds it, and the page is not copied whole.
+        if data.count > 65_536, let element = firstElement(in: [UInt8](data.prefix(65_536))) { return element }
+        return firstElement(in: [UInt8](data))
+    }
+
+    /// The first element of the JSON array that `bytes` starts with, when `bytes` hold it whole.
+    private static func firstElement(in bytes: [UInt8]) -> Data? {
         var index = 0
         skipWhitespace(bytes, &index)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }

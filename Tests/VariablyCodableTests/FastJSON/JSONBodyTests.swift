@@ -34,4 +34,18 @@ import Testing
             #expect(throws: JSONBodyError.self, "\(text.prefix(20))") { try JSONBody(Data(text.utf8)) }
         }
     }
+
+    /// The first record of a page, whether it ends within the first 64 KiB (read from that prefix) or
+    /// beyond (read from the whole page), and nothing for what is no array or an empty one.
+    @Test func theFirstElementOfAPageIsReadWhateverItsSize() {
+        let filler = String(repeating: "x", count: 70_000)
+        let small = #"{"id":1,"at":"2024-01-02 03:04:05.678Z"}"#
+        let large = #"{"id":2,"note":"\#(filler)"}"#
+        #expect(JSONBody.firstElement(ofArrayIn: Data("[\(small)]".utf8)) == Data(small.utf8))
+        #expect(JSONBody.firstElement(ofArrayIn: Data(" [ \(small), \(large)]".utf8)) == Data(small.utf8))
+        #expect(JSONBody.firstElement(ofArrayIn: Data("[\(large), \(small)]".utf8)) == Data(large.utf8))
+        #expect(JSONBody.firstElement(ofArrayIn: Data("[]".utf8)) == nil)
+        #expect(JSONBody.firstElement(ofArrayIn: Data(#"{"a":1}"#.utf8)) == nil)
+        #expect(JSONBody.firstElement(ofArrayIn: Data("[\"\(filler)".utf8)) == nil)
+    }
 }
