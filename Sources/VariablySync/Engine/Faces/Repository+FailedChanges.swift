@@ -16,7 +16,7 @@ extension Repository {
     ///
     /// - Throws: `SQLiteError`.
     public nonisolated func failedChanges() async throws -> [FailedChange<Model.ID>] {
-        let state = self.state
+        let state = table.state
         let failed = try await database.read { try state.failed($0) }
         let remoteKeys = Model.keySets[.remote]
         return try failed.map { change, stored in
@@ -25,7 +25,7 @@ extension Repository {
                 remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
             }
             return FailedChange(
-                id: try Self.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
+                id: try SyncTable<Model>.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
                 isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
         }
     }
@@ -42,8 +42,8 @@ extension Repository {
     ///
     /// - Throws: `SQLiteError`, `EncodingError` for an id with no JSON form.
     public nonisolated func retry(failedChangeOf id: Model.ID) async throws {
-        let state = self.state
-        let recordID = try Self.text(of: id)
+        let state = table.state
+        let recordID = try SyncTable<Model>.text(of: id)
         try await database.write { try state.clearFailure(of: recordID, $0) }
     }
 
@@ -60,8 +60,8 @@ extension Repository {
     /// - Throws: The source's error when it cannot read the record (nothing changes then), a decoding
     ///   error naming the record, `SQLiteError`, `EncodingError` for an id with no JSON form.
     public nonisolated func discard(failedChangeOf id: Model.ID) async throws {
-        let state = self.state
-        let recordID = try Self.text(of: id)
+        let state = table.state
+        let recordID = try SyncTable<Model>.text(of: id)
         do {
             try await revert(failedChangeOf: id)
         } catch RemoteSourceError.unavailable {
@@ -83,13 +83,13 @@ extension Repository {
     /// - Throws: The source's error when it cannot read the record (nothing changes then), a decoding
     ///   error naming the record, `SQLiteError`.
     public nonisolated func revert(failedChangeOf id: Model.ID) async throws {
-        let state = self.state
-        let recordID = try Self.text(of: id)
+        let state = table.state
+        let recordID = try SyncTable<Model>.text(of: id)
         guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
-        let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await remote.currentRecord(id: id)
+        let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await table.remote.currentRecord(id: id)
         let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }
-        let primaryKey = self.primaryKey
-        let pulledEntries = self.pulledEntries
+        let primaryKey = table.primaryKey
+        let pulledEntries = table.pulledEntries
         let key = try primaryKey.sqlValue(of: id)
         try await database.write { db in
             try state.withCapturePaused(db) {
@@ -108,19 +108,11 @@ extension Repository {
     /// provisional one), mean none.
     private nonisolated func serverCopyOfCreate(id: Model.ID) async throws -> Data? {
         do {
-            return try await remote.currentRecord(id: id)
+            return try await table.remote.currentRecord(id: id)
         } catch RemoteSourceError.unavailable {
             return nil
         } catch RemoteSourceError.httpStatus(400, _) {
             return nil
         }
-    }
-
-    /// An id as the queue keeps it: its JSON text, as SQLite's `json_quote` writes the stored key.
-    static func text(of id: Model.ID) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        let data = try encoder.encode([id])
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 }

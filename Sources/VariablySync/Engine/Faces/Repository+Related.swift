@@ -29,7 +29,7 @@ extension Repository {
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) async throws -> [Related<Model, Child>] {
         let related = try Self.relation(of: child, by: reference)
-        let primaryKey = self.primaryKey
+        let primaryKey = table.primaryKey
         return try await database.read { db in
             try Self.fetch(
                 where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
@@ -56,7 +56,7 @@ extension Repository {
     ) -> AsyncThrowingStream<[Related<Model, Child>], any Error> where Model: Equatable {
         let related: TableReference
         let tables: Set<String>
-        let primaryKey = self.primaryKey
+        let primaryKey = table.primaryKey
         do {
             related = try Self.relation(of: child, by: reference)
             tables = [primaryKey.table, try PrimaryKey<Child>().table]

@@ -108,25 +108,25 @@ extension Repository {
         let start = clock.now
         var report = SyncReport<Model.ID>()
         do {
-            let state = self.state
-            let feed = remote.feedIdentifier
+            let state = table.state
+            let feed = table.remote.feedIdentifier
             let (pendingCount, lastFeed) = try await database.read { try (state.pendingCount($0), state.feed($0)) }
-            broadcaster.yield(.started(pendingChanges: pendingCount))
+            table.broadcaster.yield(.started(pendingChanges: pendingCount))
             if !phase.pushes.isEmpty {
-                try await pushPendingChanges(into: &report, operations: phase.pushes, throughGroup: phase.throughGroup)
+                try await table.pushPendingChanges(into: &report, operations: phase.pushes, throughGroup: phase.throughGroup)
             }
-            if case .removeDeleted = phase { try await removeRecordsNotListed(into: &report, allowing: deletions) }
+            if case .removeDeleted = phase { try await table.removeRecordsNotListed(into: &report, allowing: deletions) }
             if phase.pulls {
                 // A cursor of another feed means nothing to this one: start over, as a resync does.
                 let feedChanged = lastFeed != nil && lastFeed != feed
                 if feedChanged && !fromStart { report.resyncReason = .feedChanged }
                 do {
-                    try await pullChanges(into: &report, fromStart: fromStart || feedChanged, deletions: deletions)
+                    try await table.pullChanges(into: &report, fromStart: fromStart || feedChanged, deletions: deletions)
                 } catch RemoteSourceError.invalidCursor
                     where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
                 {
                     report.resyncReason = .unknownCursor
-                    try await pullChanges(into: &report, fromStart: true, deletions: deletions)
+                    try await table.pullChanges(into: &report, fromStart: true, deletions: deletions)
                 }
                 if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
             }
@@ -134,13 +134,13 @@ extension Repository {
             // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
             report.duration = start.duration(to: clock.now)
             lastReport = report
-            broadcaster.yield(.failed("\(error)", partialReport: report))
+            table.broadcaster.yield(.failed("\(error)", partialReport: report))
             throw error
         }
         report.duration = start.duration(to: clock.now)
         report.isComplete = true
         lastReport = report
-        broadcaster.yield(.finished(report))
+        table.broadcaster.yield(.finished(report))
         return report
     }
 

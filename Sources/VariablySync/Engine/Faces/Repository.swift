@@ -19,28 +19,12 @@ public import VariablySQLite
 /// Syncs are serialized (a second ``sync()`` while one runs waits for it and returns its report);
 /// queries and edits do not wait for a sync: reads see the cache as of the last committed page.
 public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where Model.ID: Codable & Sendable {
+    /// The table the repository is a face of: its source, its state, its key, as the engine runs it.
+    nonisolated let table: SyncTable<Model>
     /// The database holding the cache, the cursor and the queue of local changes.
-    public nonisolated let database: SQLiteDatabase
+    public nonisolated var database: SQLiteDatabase { table.database }
     /// How syncs run.
-    package nonisolated let configuration: SyncConfiguration<Model>
-
-    let remote: any RemoteSource<Model>
-    let state: SyncStateStore
-    /// The tables and triggers the repository needs, written when it opens.
-    let schema: Schema
-    /// The model's primary key, resolved once: the identity of records in SQL, in the queue of local
-    /// changes and in the server's JSON.
-    let primaryKey: PrimaryKey<Model>
-    /// The `.sqlite` key set entries a pull overwrites; the others are local-only columns.
-    let pulledEntries: [Int]
-    /// Where pulled records carry the version their writes are conditional on, and the text their
-    /// kept versions start with; `nil` for sources without record versions.
-    let recordVersions: (field: String, prefix: String)?
-    /// Reads the form the server writes the model's dates in, from each page pulled.
-    let dateObserver = ServerDateObserver(Model.self)
-    let broadcaster = ProgressBroadcaster<Model.ID>()
-    let recordDecoder = JSONDecoder(source: .remote)
-    var random: SplitMix64
+    package nonisolated var configuration: SyncConfiguration<Model> { table.configuration }
     /// The sync or resync running now; every other call joins it or waits for it.
     var running: RunningSync?
 
@@ -83,7 +67,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) throws {
         try self.init(unprepared: database, remote: remote, configuration: configuration)
-        let schema = self.schema
+        let schema = table.schema
         try database.write { db in try schema.prepare(db) }
     }
 
@@ -108,7 +92,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model> = .init()
     ) async throws -> Repository {
         let repository = try Repository(unprepared: database, remote: remote, configuration: configuration)
-        let schema = repository.schema
+        let schema = repository.table.schema
         try await database.write { db in try schema.prepare(db) }
         return repository
     }
@@ -119,72 +103,8 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     private init(
         unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
     ) throws(DeclarationError) {
-        let primaryKey = try PrimaryKey<Model>()
-        try Self.checkDeclaration(primaryKey: primaryKey, configuration: configuration, remote: remote)
-        self.database = database
-        self.remote = remote
-        self.configuration = configuration
-        self.primaryKey = primaryKey
-        self.pulledEntries = primaryKey.entries(sharedWith: .remote)
-        self.state = SyncStateStore(table: primaryKey.table)
-        self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
-        // A deletion carries the version the client last saw when the source makes deletions conditional.
-        var deletionVersion: SyncStateStore.DeletionVersion?
-        let versioned = remote as? any RecordVersionedSource
-        let recordVersions: (field: String, prefix: String)? = versioned.flatMap { source in
-            source.recordVersionField.map { ($0, source.deletionBasePrefix) }
-        }
-        self.recordVersions = recordVersions
-        if let versioned, let field = versioned.deletionVersionField,
-            let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
-        {
-            deletionVersion = SyncStateStore.DeletionVersion(quotedColumn: column, prefix: versioned.deletionBasePrefix)
-        }
-        self.schema = Schema(
-            state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
-            deletionVersion: deletionVersion, keepsPreEditRows: recordVersions != nil)
-        database.registerEngineTable(EngineTable(self))
-    }
-
-    /// Throws the first mistake in what the repository is opened with: the primary key's type, the
-    /// configuration's sizes and retries, the remote's settings and API shape.
-    private static func checkDeclaration(
-        primaryKey: PrimaryKey<Model>, configuration: SyncConfiguration<Model>, remote: some RemoteSource<Model>
-    ) throws(DeclarationError) {
-        // A Repository names records by their id.
-        guard type(of: primaryKey.keyPath as AnyKeyPath).valueType == Model.ID.self else {
-            throw DeclarationError(
-                .primaryKeyIsNotID(idType: "\(Model.ID.self)"), model: Model.self, keyPath: primaryKey.keyPath,
-                fix: "declare `SQLiteTable(_:primaryKey:)` with the property that `id` returns")
-        }
-        // The remote key set reads every page: a key it dropped, or a modifier left out, would lose a value.
-        for problem in Model.keySets.problems where problem.source == .remote {
-            switch problem.kind {
-            case .emptyKey, .duplicateKeyPath, .optionDoesNotFit, .underivableKey:
-                throw DeclarationError(problem, model: Model.self)
-            default: continue
-            }
-        }
-        try configuration.checkDeclaration()
-        try (remote as? any DeclaredRemote)?.checkDeclaration()
-    }
-
-    /// What opening a repository writes: the model's table, the sync tables and the capture triggers.
-    struct Schema: Sendable {
-        let state: SyncStateStore
-        let primaryKeyColumn: String
-        let columns: [String]
-        let deletionVersion: SyncStateStore.DeletionVersion?
-        /// Whether the first queued edit of a record with no version kept keeps its row as it was.
-        let keepsPreEditRows: Bool
-
-        func prepare(_ db: Database) throws {
-            try db.migrate(Model.self)
-            try SyncStateStore.createOrUpgrade(db)
-            try state.installCapture(
-                primaryKeyColumn: primaryKeyColumn, columns: columns, deletionVersion: deletionVersion,
-                keepsPreEditRows: keepsPreEditRows, db)
-        }
+        table = try SyncTable(database: database, remote: remote, configuration: configuration)
+        database.registerEngineTable(EngineTable(table))
     }
 
     // MARK: - Queries
@@ -245,7 +165,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///
     /// - Throws: `SQLiteError`.
     public nonisolated func pendingChangeCount() async throws -> Int {
-        let state = self.state
+        let state = table.state
         return try await database.read { try state.pendingCount($0) }
     }
 
@@ -253,7 +173,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     ///
     /// - Throws: `SQLiteError`.
     public nonisolated func cursor() async throws -> SyncCursor? {
-        let state = self.state
+        let state = table.state
         return try await database.read { try state.cursor($0) }
     }
 
@@ -306,13 +226,6 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// Task { for await event in progress { print(event) } }
     /// ```
     public nonisolated func progressUpdates() -> AsyncStream<SyncProgress<Model.ID>> {
-        broadcaster.makeStream()
-    }
-
-    // MARK: - Ids in the queue
-
-    /// An id as the queue of local changes keeps it: the primary key's JSON text (`42`, `"E621E1F8-..."`).
-    static func id(fromText text: String) throws -> Model.ID {
-        try JSONDecoder().decode(Model.ID.self, from: Data(text.utf8))
+        table.broadcaster.makeStream()
     }
 }

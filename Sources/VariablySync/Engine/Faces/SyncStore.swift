@@ -271,9 +271,9 @@ public actor SyncStore {
 
 extension SyncStore.Member {
     init<Model>(_ repository: Repository<Model>) {
-        table = EngineTable(repository)
+        table = EngineTable(repository.table)
         run = { phase in try await repository.sync(phase) }
-        unsent = repository.unsentChangesReader
+        unsent = repository.table.unsentChangesReader
         database = repository.database
     }
 }

@@ -66,10 +66,3 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
         return Counts(inserted: inserted, updated: upserts.count - inserted, deleted: deleted, keptLocal: keptLocal)
     }
 }
-
-extension Repository {
-    /// How this repository applies pulled records.
-    nonisolated var pageApplier: PageApplier<Model> {
-        PageApplier(state: state, pulledEntries: pulledEntries, versionPrefix: recordVersions?.prefix)
-    }
-}

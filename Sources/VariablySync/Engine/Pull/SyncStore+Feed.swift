@@ -6,7 +6,7 @@ import VariablySQLite
 extension SyncStore {
     /// A feed page with each table's part decoded: what a batch applies.
     struct DecodedFeedPage: Sendable {
-        /// Each member table's part (a `Repository<Model>.FetchedPage`), by table name.
+        /// Each member table's part (a `SyncTable<Model>.FetchedPage`), by table name.
         let parts: [String: any Sendable]
         let nextCursor: SyncCursor
         let hasMore: Bool
@@ -198,4 +198,4 @@ protocol FeedPart: Sendable {
     var recordCount: Int { get }
 }
 
-extension Repository.FetchedPage: FeedPart {}
+extension SyncTable.FetchedPage: FeedPart {}

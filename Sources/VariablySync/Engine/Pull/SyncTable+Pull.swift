@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Pull
 
-extension Repository {
+extension SyncTable {
     /// A pulled page, decoded: what the next transaction applies.
     struct FetchedPage: Sendable {
         let page: RemotePage<Model.ID>
@@ -126,7 +126,7 @@ extension Repository {
         let limit = configuration.pageSize
         let policy = configuration.retryPolicy
         let broadcaster = self.broadcaster
-        let seed = random.next()
+        let seed = jitter.next()
         let versionField = recordVersions?.field
         let primaryKey = self.primaryKey
         let dateObserver = self.dateObserver

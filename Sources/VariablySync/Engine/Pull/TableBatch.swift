@@ -62,7 +62,7 @@ where Model.ID: Codable & Sendable {
     /// - Complexity: O(r) for r records: one hash of each key when the batch has several pages or
     ///   parked records, one copy of each model written.
     init(
-        pages: [Repository<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, hasParked: Bool,
+        pages: [SyncTable<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, hasParked: Bool,
         _ db: Database
     ) throws {
         self.applier = applier
@@ -122,7 +122,7 @@ where Model.ID: Codable & Sendable {
 
     /// Lines up the saves and deletions of `pages` after the ready parked records `held`, the last change
     /// of each record winning.
-    private func collect(_ pages: [Repository<Model>.FetchedPage], after held: ReadyParked) throws {
+    private func collect(_ pages: [SyncTable<Model>.FetchedPage], after held: ReadyParked) throws {
         if held.models.isEmpty, pages.count == 1, let page = pages.first {
             // One page and nothing parked (a lone table's pull): the page as it is; the applier counts
             // a key listed twice once.
@@ -206,7 +206,7 @@ where Model.ID: Codable & Sendable {
                     let model = saveModels[index]
                     parked.append(
                         SyncStateStore.ParkedRecord(
-                            recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model),
+                            recordID: try SyncTable<Model>.text(of: model.id), record: try encoder.encode(model),
                             version: version, parents: parents, emptied: emptied[key] ?? []))
                     parkedKeys.insert(key)
                 } else {
@@ -223,7 +223,7 @@ where Model.ID: Codable & Sendable {
                     let key = try primaryKey.sqlValue(of: model.id)
                     parked.append(
                         SyncStateStore.ParkedRecord(
-                            recordID: try Repository<Model>.text(of: model.id), record: try encoder.encode(model),
+                            recordID: try SyncTable<Model>.text(of: model.id), record: try encoder.encode(model),
                             version: nil, parents: excluded[key] ?? nil))
                 }
                 _ = try applier.state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: cached) }

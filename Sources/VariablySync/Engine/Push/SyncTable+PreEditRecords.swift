@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - What a push knows of a record without a version
 
-extension Repository {
+extension SyncTable {
     /// `changes` with the pre-edit records of those whose records have no version kept (see
     /// `SyncStateStore+PreEditRows`): each compares the server's current record with the row as it was
     /// pulled, over the columns a pull writes, as a pull would store it.

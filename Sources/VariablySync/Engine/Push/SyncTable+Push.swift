@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Push
 
-extension Repository {
+extension SyncTable {
     /// Pushes the queue in batches. The queue is read in one statement per round, and the records of a
     /// batch in one indexed query per 500 changes.
     ///
@@ -170,7 +170,7 @@ extension Repository {
         settlingOnArrival settleOnArrival: @escaping @Sendable (PushResult<Model.ID>) async -> Void,
         arrived: ArrivedResults, into report: inout SyncReport<Model.ID>
     ) async throws -> (results: [PushResult<Model.ID>], unanswered: [RemoteChange<Model.ID>]) {
-        var generator = SplitMix64(seed: random.next())
+        var generator = SplitMix64(seed: jitter.next())
         let remote = self.remote
         // A retry sends changes whose answers a failure may have swallowed after the server
         // applied them (a timeout, a lost connection): said so, a create is looked up by its

@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Push results
 
-extension Repository {
+extension SyncTable {
     /// Settles each pushed change in one transaction; returns whether a change stays queued for another round.
     func applyPushResults(
         _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String> = [],

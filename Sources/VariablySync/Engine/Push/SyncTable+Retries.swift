@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Retries
 
-extension Repository {
+extension SyncTable {
     /// Counts the retries of fetch tasks running off the actor.
     ///
     /// `@unchecked Sendable`: `count` is only touched while holding `lock`.

@@ -25,7 +25,7 @@ struct EngineTable: Sendable {
     /// answers that it has no such record.
     let lookUp: @Sendable (String) async throws -> Data?
 
-    init<Model>(_ repository: Repository<Model>) {
+    init<Model>(_ repository: SyncTable<Model>) {
         let key = repository.primaryKey
         table = key.table
         references = key.references
@@ -48,18 +48,18 @@ struct EngineTable: Sendable {
                     "the deletions of \(table) are not ids of \(Model.self): \(error)")
             }
             let records = changes.records.isEmpty ? Data("[]".utf8) : changes.records
-            var fetched = try Repository<Model>.decode(
+            var fetched = try SyncTable<Model>.decode(
                 RemotePage(records: records, deletedIDs: ids, nextCursor: cursor, hasMore: true))
             if failsPages, !fetched.skipped.isEmpty { throw SyncError.malformedRecords(fetched.skipped) }
             fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
             if let versionField {
-                fetched.versions = Repository<Model>.versions(in: records, field: versionField, of: fetched)
+                fetched.versions = SyncTable<Model>.versions(in: records, field: versionField, of: fetched)
             }
             fetched.serverDates = dateObserver.formats(in: records)
             return fetched
         }
         decodeRecords = { records in
-            var fetched = try Repository<Model>.decode(
+            var fetched = try SyncTable<Model>.decode(
                 RemotePage(records: records, deletedIDs: [], nextCursor: SyncCursor(""), hasMore: true))
             fetched.keys = try primaryKey.sqlValues(ofModels: fetched.models)
             return fetched
@@ -67,7 +67,7 @@ struct EngineTable: Sendable {
         let applier = repository.pageApplier
         makeBatch = { parts, hasParked, db in
             try TableBatch<Model>(
-                pages: parts.compactMap { $0 as? Repository<Model>.FetchedPage }, applier: applier,
+                pages: parts.compactMap { $0 as? SyncTable<Model>.FetchedPage }, applier: applier,
                 versioned: versionField != nil, hasParked: hasParked, db)
         }
         let remote = repository.remote
