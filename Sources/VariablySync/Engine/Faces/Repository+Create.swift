@@ -24,21 +24,9 @@ extension Repository where Model.ID: FixedWidthInteger & SignedInteger {
     /// - Returns: The record as written, with its provisional id.
     /// - Throws: `SQLiteError`, an encoding error, or what `make` throws; then nothing is written.
     public nonisolated func create(_ make: @escaping @Sendable (Model.ID) throws -> Model) async throws -> Model {
-        let quotedTable = table.primaryKey.quotedTable
-        let column = table.primaryKey.quotedColumn
-        let name = table.primaryKey.table
+        let table = self.table
         return try await database.write { db in
-            let lowest = try db.fetchValue(
-                sql: """
-                    SELECT min("id") FROM (SELECT min(\(column)) AS "id" FROM \(quotedTable) UNION ALL
-                    SELECT min(CAST("record_id" AS INTEGER)) FROM "variably_pending_changes" WHERE "table_name" = ?)
-                    """,
-                arguments: [name])
-            var provisional: Int64 = -1
-            if case .integer(let value)? = lowest, value <= 0 { provisional = value == .min ? value : value - 1 }
-            guard let id = Model.ID(exactly: provisional) else {
-                throw SyncError.invalidResponse("no provisional id is left below \(provisional) for \(Model.self)")
-            }
+            let id = try table.provisionalID(db)
             return try SyncTable<Model>.insertCreated(make(id), id: id, db)
         }
     }
@@ -68,18 +56,9 @@ extension Repository where Model.ID == String {
                 .invalidSetting("\(type(of: table.remote)).newRecordIDs", requirement: "a form that can make ids"),
                 model: Model.self, fix: "declare new ids with \(problem)")
         }
-        let name = table.primaryKey.table
+        let table = self.table
         return try await database.write { db in
-            var generator = SystemRandomNumberGenerator()
-            var id = form.make(using: &generator)
-            // A repeat is next to impossible with the default forms, but not with a short declared one.
-            while try db.fetch(Model.self, id: id) != nil
-                || db.fetchValue(
-                    sql: #"SELECT 1 FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
-                    arguments: [name, SyncTable<Model>.text(of: id)]) != nil
-            {
-                id = form.make(using: &generator)
-            }
+            let id = try table.newID(in: form, db)
             return try SyncTable<Model>.insertCreated(make(id), id: id, db)
         }
     }

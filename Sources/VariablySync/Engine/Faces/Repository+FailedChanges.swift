@@ -25,7 +25,8 @@ extension Repository {
                 remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
             }
             return FailedChange(
-                id: try SyncTable<Model>.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
+                id: try SyncTable<Model>.id(fromText: change.recordID),
+                operation: change.operation == .delete ? .delete : .save,
                 isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
         }
     }
@@ -83,36 +84,6 @@ extension Repository {
     /// - Throws: The source's error when it cannot read the record (nothing changes then), a decoding
     ///   error naming the record, `SQLiteError`.
     public nonisolated func revert(failedChangeOf id: Model.ID) async throws {
-        let state = table.state
-        let recordID = try SyncTable<Model>.text(of: id)
-        guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
-        let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await table.remote.currentRecord(id: id)
-        let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }
-        let primaryKey = table.primaryKey
-        let pulledEntries = table.pulledEntries
-        let key = try primaryKey.sqlValue(of: id)
-        try await database.write { db in
-            try state.withCapturePaused(db) {
-                if let server {
-                    try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
-                } else {
-                    _ = try db.delete(Model.self, primaryKeys: [key])
-                }
-            }
-            try state.discard(recordID: recordID, db)
-        }
-    }
-
-    /// The server's record with the id of a create made here, or `nil` when it has none: a source that
-    /// cannot read single records, and an id the server would never assign (answered `400`, such as a
-    /// provisional one), mean none.
-    private nonisolated func serverCopyOfCreate(id: Model.ID) async throws -> Data? {
-        do {
-            return try await table.remote.currentRecord(id: id)
-        } catch RemoteSourceError.unavailable {
-            return nil
-        } catch RemoteSourceError.httpStatus(400, _) {
-            return nil
-        }
+        try await table.revertFailedChange(of: id)
     }
 }

@@ -28,10 +28,10 @@ extension Repository {
         where predicate: Predicate<Model>? = nil, sortedBy sortDescriptors: [SortDescriptor<Model>] = [],
         limit: Int? = nil, including child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
     ) async throws -> [Related<Model, Child>] {
-        let related = try Self.relation(of: child, by: reference)
+        let related = try Related<Model, Child>.reference(by: reference)
         let primaryKey = table.primaryKey
         return try await database.read { db in
-            try Self.fetch(
+            try Related.fetch(
                 where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
                 primaryKey: primaryKey, db)
         }
@@ -58,48 +58,15 @@ extension Repository {
         let tables: Set<String>
         let primaryKey = table.primaryKey
         do {
-            related = try Self.relation(of: child, by: reference)
+            related = try Related<Model, Child>.reference(by: reference)
             tables = [primaryKey.table, try PrimaryKey<Child>().table]
         } catch {
             return AsyncThrowingStream { $0.finish(throwing: error) }
         }
         return database.observe(tables: tables) { db in
-            try Self.fetch(
+            try Related.fetch(
                 where: predicate, sortedBy: sortDescriptors, limit: limit, including: related, by: reference,
                 primaryKey: primaryKey, db)
         }
-    }
-
-    /// The reference of `child` declared on `reference` to this model's table.
-    ///
-    /// - Throws: `DeclarationError` when `reference` is not a declared reference to this model's table.
-    private static func relation<Child: SQLiteStorable>(
-        of child: Child.Type, by reference: any PartialKeyPath<Child> & Sendable
-    ) throws(DeclarationError) -> TableReference {
-        let table = try PrimaryKey<Model>().table
-        guard let declared = try PrimaryKey<Child>().reference(at: reference), declared.parentTable == table else {
-            throw DeclarationError(
-                .undeclaredReference(parentTable: table), model: Child.self, keyPath: reference,
-                fix: "declare `.references(\(reference), \(Model.self).self)` in \(Child.self).sqliteTable")
-        }
-        return declared
-    }
-
-    /// The models and, from the same transaction, their children through `reference`.
-    private static func fetch<Child: SQLiteStorable & Sendable>(
-        where predicate: Predicate<Model>?, sortedBy sortDescriptors: [SortDescriptor<Model>], limit: Int?,
-        including reference: TableReference, by keyPath: any PartialKeyPath<Child> & Sendable,
-        primaryKey: PrimaryKey<Model>, _ db: Database
-    ) throws -> [Related<Model, Child>] {
-        let parents = try db.fetch(Model.self, where: predicate, sortedBy: sortDescriptors, limit: limit)
-        let keys = try parents.map { try primaryKey.sqlValue(of: $0.id) }
-        let children: [Child] = try db.fetch(Child.self, whereColumn: SQL.quote(reference.column), in: keys)
-        var byParent: [SQLValue: [Child]] = [:]
-        for child in children {
-            guard let value = child[keyPath: keyPath] as? any Encodable else { continue }
-            byParent[try primaryKey.sqlValue(of: value), default: []].append(child)
-        }
-        // A parent's children come from one query, in their primary key's order.
-        return zip(parents, keys).map { Related(parent: $0, children: byParent[$1] ?? []) }
     }
 }

@@ -22,7 +22,7 @@ extension Repository {
     @discardableResult
     public func sync() async throws -> SyncReport<Model.ID> {
         // A running sync or resync also brings the cache up to date: join it.
-        if let running { return try await join(running.task) }
+        if let running { return try await running.join() }
         return try await start(fromStart: false)
     }
 
@@ -59,16 +59,10 @@ extension Repository {
         // Join a running resync; after a running sync, start one (each push happens once: the queue
         // is read by the sync that owns it, never by two at a time).
         while let running {
-            if running.isResync { return try await join(running.task) }
+            if running.isResync { return try await running.join() }
             _ = try? await running.task.value
         }
         return try await start(fromStart: true, deletions: deletions)
-    }
-
-    /// The one sync or resync a repository runs at a time.
-    struct RunningSync {
-        let task: Task<SyncReport<Model.ID>, any Error>
-        let isResync: Bool
     }
 
     /// Runs one part of a sync, after the sync running now if there is one: a ``SyncStore`` pushes its
@@ -86,64 +80,31 @@ extension Repository {
     private func start(fromStart: Bool, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
         async throws -> SyncReport<Model.ID>
     {
-        let task = Task { try await self.performSync(fromStart: fromStart, phase: phase, deletions: deletions) }
-        running = RunningSync(task: task, isResync: fromStart)
+        let sync = RunningSync(
+            Task { try await self.performSync(fromStart: fromStart, phase: phase, deletions: deletions) },
+            isResync: fromStart)
+        running = sync
         defer { running = nil }
-        return try await join(task)
+        return try await sync.join()
     }
 
-    /// Waits for `task`; cancelling the caller cancels the sync (and so every caller that joined it).
-    private func join(_ task: Task<SyncReport<Model.ID>, any Error>) async throws -> SyncReport<Model.ID> {
-        try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
-        }
-    }
-
+    /// Runs one sync of the table through the engine, and keeps its report, also when it fails.
     func performSync(fromStart: Bool = false, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
         async throws -> SyncReport<Model.ID>
     {
-        let clock = ContinuousClock()
-        let start = clock.now
         var report = SyncReport<Model.ID>()
         do {
-            let state = table.state
-            let feed = table.remote.feedIdentifier
-            let (pendingCount, lastFeed) = try await database.read { try (state.pendingCount($0), state.feed($0)) }
-            table.broadcaster.yield(.started(pendingChanges: pendingCount))
-            if !phase.pushes.isEmpty {
-                try await table.pushPendingChanges(into: &report, operations: phase.pushes, throughGroup: phase.throughGroup)
-            }
-            if case .removeDeleted = phase { try await table.removeRecordsNotListed(into: &report, allowing: deletions) }
-            if phase.pulls {
-                // A cursor of another feed means nothing to this one: start over, as a resync does.
-                let feedChanged = lastFeed != nil && lastFeed != feed
-                if feedChanged && !fromStart { report.resyncReason = .feedChanged }
-                do {
-                    try await table.pullChanges(into: &report, fromStart: fromStart || feedChanged, deletions: deletions)
-                } catch RemoteSourceError.invalidCursor
-                    where !(fromStart || feedChanged) && configuration.resyncsOnUnknownCursor
-                {
-                    report.resyncReason = .unknownCursor
-                    try await table.pullChanges(into: &report, fromStart: true, deletions: deletions)
-                }
-                if lastFeed != feed { try await database.write { try state.setFeed(feed, $0) } }
-            }
+            try await table.run(phase, fromStart: fromStart, deletions: deletions, into: &report)
         } catch {
             // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
-            report.duration = start.duration(to: clock.now)
             lastReport = report
             table.broadcaster.yield(.failed("\(error)", partialReport: report))
             throw error
         }
-        report.duration = start.duration(to: clock.now)
-        report.isComplete = true
         lastReport = report
         table.broadcaster.yield(.finished(report))
         return report
     }
-
 }
 
 /// The parts of a sync: all of it, or one of the steps a ``SyncStore`` runs across its repositories.

@@ -26,7 +26,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     /// How syncs run.
     package nonisolated var configuration: SyncConfiguration<Model> { table.configuration }
     /// The sync or resync running now; every other call joins it or waits for it.
-    var running: RunningSync?
+    var running: RunningSync<SyncReport<Model.ID>>?
 
     /// The report of the last sync, also when it failed: then ``SyncReport/isComplete`` is `false` and
     /// the report says what was done before the failure (pages applied, changes pushed, conflicts

@@ -2,7 +2,48 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-// MARK: - Records the server numbers or the device names
+// MARK: - Records the server numbers
+
+extension SyncTable where Model.ID: FixedWidthInteger & SignedInteger {
+    /// A provisional id for a record the server will number: negative, below every id in the cache and
+    /// in the queue.
+    func provisionalID(_ db: Database) throws -> Model.ID {
+        let lowest = try db.fetchValue(
+            sql: """
+                SELECT min("id") FROM (SELECT min(\(primaryKey.quotedColumn)) AS "id" FROM \(primaryKey.quotedTable)
+                UNION ALL SELECT min(CAST("record_id" AS INTEGER)) FROM "variably_pending_changes"
+                WHERE "table_name" = ?)
+                """,
+            arguments: [primaryKey.table])
+        var provisional: Int64 = -1
+        if case .integer(let value)? = lowest, value <= 0 { provisional = value == .min ? value : value - 1 }
+        guard let id = Model.ID(exactly: provisional) else {
+            throw SyncError.invalidResponse("no provisional id is left below \(provisional) for \(Model.self)")
+        }
+        return id
+    }
+}
+
+// MARK: - Records the device names
+
+extension SyncTable where Model.ID == String {
+    /// A new id in `form`, unused in the cache and the queue.
+    func newID(in form: NewRecordIDs, _ db: Database) throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        var id = form.make(using: &generator)
+        // A repeat is next to impossible with the default forms, but not with a short declared one.
+        while try db.fetch(Model.self, id: id) != nil
+            || db.fetchValue(
+                sql: #"SELECT 1 FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
+                arguments: [primaryKey.table, Self.text(of: id)]) != nil
+        {
+            id = form.make(using: &generator)
+        }
+        return id
+    }
+}
+
+// MARK: - Records created here, adopted from the server's answer
 
 extension SyncTable {
     /// Writes the record a `create(_:)` closure built for `id` (and queues it, through the capture).

@@ -2,9 +2,12 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-// MARK: - Push
+/// One table's push: its queue read in rounds, sent in batches with retries, each answer settled in
+/// the writer's transaction as it arrives (see `PushSettlement`).
+struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable where Model.ID: Codable & Sendable {
+    /// The table whose queue is pushed.
+    let table: SyncTable<Model>
 
-extension SyncTable {
     /// Pushes the queue in batches. The queue is read in one statement per round, and the records of a
     /// batch in one indexed query per 500 changes.
     ///
@@ -25,10 +28,10 @@ extension SyncTable {
         throughGroup: Int64? = nil
     ) async throws {
         // A read-only source: local changes stay queued (pendingChangeCount tells how many).
-        guard remote.acceptsPushes else { return }
+        guard table.remote.acceptsPushes else { return }
         var round = 0
         var hasResolvedDoubt = false
-        while round <= max(configuration.maxConflictRounds, 0) {
+        while round <= max(table.configuration.maxConflictRounds, 0) {
             let plan = try await planPushRound(
                 operations: operations, throughGroup: throughGroup, resolvingDoubt: !hasResolvedDoubt)
             hasResolvedDoubt = true
@@ -39,12 +42,12 @@ extension SyncTable {
             var start = 0
             while start < plan.queue.count {
                 try Task.checkCancellation()
-                let batch = Array(plan.queue[start..<min(start + configuration.pushBatchSize, plan.queue.count)])
+                let batch = Array(plan.queue[start..<min(start + table.configuration.pushBatchSize, plan.queue.count)])
                 start += batch.count
                 rebased =
                     try await pushBatch(
                         batch, withoutReferences: plan.withoutReferences,
-                        isLastRound: round == configuration.maxConflictRounds, into: &report) || rebased
+                        isLastRound: round == table.configuration.maxConflictRounds, into: &report) || rebased
             }
             if plan.isResolvingDoubt {
                 continue
@@ -79,9 +82,9 @@ extension SyncTable {
     func planPushRound(
         operations: Set<PendingChange.Operation>, throughGroup: Int64?, resolvingDoubt: Bool
     ) async throws -> PushRound {
-        let state = self.state
-        let primaryKey = self.primaryKey
-        let (pending, held) = try await database.read { db in
+        let state = table.state
+        let primaryKey = table.primaryKey
+        let (pending, held) = try await table.database.read { db in
             try (
                 state.pending(throughGroup: throughGroup, db),
                 state.heldChanges(primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
@@ -111,7 +114,7 @@ extension SyncTable {
         let sending = Set(queue.map(\.recordID))
         let waiting = try held.filter { !sending.contains($0.key) }
             .sorted { $0.key < $1.key }.map {
-                RejectedChange(id: try Self.id(fromText: $0.key), reason: $0.value.reason)
+                RejectedChange(id: try SyncTable<Model>.id(fromText: $0.key), reason: $0.value.reason)
             }
         return PushRound(
             queue: queue, withoutReferences: withoutReferences, isResolvingDoubt: isResolvingDoubt,
@@ -129,11 +132,11 @@ extension SyncTable {
             ConflictReport(id: $0, policy: "deleted on the server with its parent", resolution: .keptServer)
         }
         guard !changes.isEmpty else { return false }
-        let state = self.state
+        let state = table.state
         // A source that streams its results says which changes it is about to send, a window at a
         // time (see `send`): only those are in flight. Any other source gets the batch at once.
-        if !(remote is any ResultStreamingSource<Model>) {
-            try await database.write { try state.markSent(changes, $0) }
+        if !(table.remote is any ResultStreamingSource<Model>) {
+            try await table.database.write { try state.markSent(changes, $0) }
         }
         let emptied = Set(withoutReferences.keys)
         // Each answer is committed as it arrives, not when the whole batch is answered: a kill
@@ -170,8 +173,8 @@ extension SyncTable {
         settlingOnArrival settleOnArrival: @escaping @Sendable (PushResult<Model.ID>) async -> Void,
         arrived: ArrivedResults, into report: inout SyncReport<Model.ID>
     ) async throws -> (results: [PushResult<Model.ID>], unanswered: [RemoteChange<Model.ID>]) {
-        var generator = SplitMix64(seed: jitter.next())
-        let remote = self.remote
+        var generator = SplitMix64(seed: table.jitter.next())
+        let remote = table.remote
         // A retry sends changes whose answers a failure may have swallowed after the server
         // applied them (a timeout, a lost connection): said so, a create is looked up by its
         // client reference before it is sent again.
@@ -181,17 +184,17 @@ extension SyncTable {
             return change
         }
         let attempts = Attempts()
-        let state = self.state
-        let database = self.database
+        let state = table.state
+        let database = table.database
         // A change is marked in flight (it may be applied without an answer) in the transaction before
         // its request starts, one commit per window of requests.
         let markInFlight: @Sendable ([RemoteChange<Model.ID>]) async throws -> Void = { window in
             try await database.write { try state.markSent(window, $0) }
         }
         do {
-            let answered = try await Self.retrying(
-                policy: configuration.retryPolicy, random: &generator, retries: &report.retries,
-                broadcaster: broadcaster
+            let answered = try await SyncTable<Model>.retrying(
+                policy: table.configuration.retryPolicy, random: &generator, retries: &report.retries,
+                broadcaster: table.broadcaster
             ) {
                 let sending = attempts.next() == 1 ? asked : resent
                 if let streaming = remote as? any ResultStreamingSource<Model> {
@@ -230,13 +233,13 @@ extension SyncTable {
     func makeChanges(
         _ batch: [PendingChange], withoutReferences: [String: Set<String>] = [:]
     ) async throws -> (changes: [RemoteChange<Model.ID>], sent: [String: PendingChange], vanished: [Model.ID]) {
-        let primaryKey = self.primaryKey
+        let primaryKey = table.primaryKey
         let upsertKeys = batch.compactMap {
             $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil
         }
-        let state = self.state
-        let observesDates = !dateObserver.isEmpty
-        let (cached, parked, serverDates) = try await database.read { db in
+        let state = table.state
+        let observesDates = !table.dateObserver.isEmpty
+        let (cached, parked, serverDates) = try await table.database.read { db in
             let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
             // Dates go in the form the server writes them in, as its latest page showed.
             let serverDates =
@@ -255,7 +258,7 @@ extension SyncTable {
         var sent: [String: PendingChange] = [:]
         var vanished: [PendingChange] = []
         for change in batch {
-            let id = try Self.id(fromText: change.recordID)
+            let id = try SyncTable<Model>.id(fromText: change.recordID)
             let operation: RemoteChange<Model.ID>.Operation
             switch change.operation {
             case .delete:
@@ -278,7 +281,8 @@ extension SyncTable {
                         of: json, recordID: change.recordID, encoder: recordEncoder)
                 }
                 if let columns = withoutReferences[change.idempotencyKey] {
-                    json = try Self.nulling(primaryKey.topLevelKeys(ofColumns: columns, in: .remote), in: json)
+                    json = try SyncTable<Model>.nulling(
+                        primaryKey.topLevelKeys(ofColumns: columns, in: .remote), in: json)
                 }
                 operation = .upsert(json)
             }
@@ -298,10 +302,12 @@ extension SyncTable {
         }
         if !vanished.isEmpty {
             let settled = vanished
-            try await database.write { db in for change in settled { try state.complete(change, version: nil, db) } }
+            try await table.database.write { db in
+                for change in settled { try state.complete(change, version: nil, db) }
+            }
         }
         let compared = try await withPreEditRecords(changes, sent: sent)
-        return (compared, sent, try vanished.map { try Self.id(fromText: $0.recordID) })
+        return (compared, sent, try vanished.map { try SyncTable<Model>.id(fromText: $0.recordID) })
     }
 
     /// A push is answered with one result per change sent, for exactly those changes: anything else

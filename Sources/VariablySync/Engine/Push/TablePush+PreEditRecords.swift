@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - What a push knows of a record without a version
 
-extension SyncTable {
+extension TablePush {
     /// `changes` with the pre-edit records of those whose records have no version kept (see
     /// `SyncStateStore+PreEditRows`): each compares the server's current record with the row as it was
     /// pulled, over the columns a pull writes, as a pull would store it.
@@ -13,15 +13,15 @@ extension SyncTable {
     func withPreEditRecords(
         _ changes: [RemoteChange<Model.ID>], sent: [String: PendingChange]
     ) async throws -> [RemoteChange<Model.ID>] {
-        guard recordVersions != nil, !changes.isEmpty else { return changes }
-        let state = self.state
+        guard table.recordVersions != nil, !changes.isEmpty else { return changes }
+        let state = table.state
         let ids = changes.filter { !$0.isNew }.compactMap { sent[$0.idempotencyKey]?.recordID }
         guard !ids.isEmpty else { return changes }
-        let rows = try await database.read { try state.preEditRows(of: ids, $0) }
+        let rows = try await table.database.read { try state.preEditRows(of: ids, $0) }
         guard !rows.isEmpty else { return changes }
-        let primaryKey = self.primaryKey
-        let entries = self.pulledEntries
-        let decoder = recordDecoder
+        let primaryKey = table.primaryKey
+        let entries = table.pulledEntries
+        let decoder = table.recordDecoder
         return changes.map { change in
             guard !change.isNew, let recordID = sent[change.idempotencyKey]?.recordID, let row = rows[recordID]
             else { return change }
@@ -50,23 +50,23 @@ extension SyncTable {
     /// the same reference and its look-up finds the first one. The JSON as it is when the source declares
     /// no client reference, the record has one, or the model cannot take one from its remote JSON.
     func fillingClientReference(of json: Data, recordID: String, encoder: KeySetJSONEncoder) async throws -> Data {
-        guard let field = (remote as? any ClientReferencingSource)?.clientReferenceField,
+        guard let field = (table.remote as? any ClientReferencingSource)?.clientReferenceField,
             var object = try? JSONSerialization.jsonObject(with: json) as? [String: Any]
         else { return json }
         let current = object[field]
         guard current == nil || current is NSNull || (current as? String)?.isEmpty == true,
             let key = SyncStateStore.primaryKey(fromQueueText: recordID),
-            let column = primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
+            let column = table.primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
         else { return json }
         object[field] = UUID().uuidString
         guard let filledJSON = try? JSONSerialization.data(withJSONObject: object),
-            let filled = try? recordDecoder.decode(Model.self, from: filledJSON),
-            let value = try primaryKey.storedValues(of: filled, entries: nil)
+            let filled = try? table.recordDecoder.decode(Model.self, from: filledJSON),
+            let value = try table.primaryKey.storedValues(of: filled, entries: nil)
                 .first(where: { SQL.quote($0.key) == column })?.value
         else { return json }
-        let state = self.state
-        let sql = "UPDATE \(primaryKey.quotedTable) SET \(column) = ? WHERE \(primaryKey.quotedColumn) = ?"
-        try await database.write { db in
+        let state = table.state
+        let sql = "UPDATE \(table.primaryKey.quotedTable) SET \(column) = ? WHERE \(table.primaryKey.quotedColumn) = ?"
+        try await table.database.write { db in
             try state.withCapturePaused(db) { try db.execute(sql: sql, arguments: [value, key]) }
         }
         return try encoder.encode(filled)

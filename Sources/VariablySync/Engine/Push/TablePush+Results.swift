@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Push results
 
-extension SyncTable {
+extension TablePush {
     /// Settles each pushed change in one transaction; returns whether a change stays queued for another round.
     func applyPushResults(
         _ results: [PushResult<Model.ID>], for sent: [String: PendingChange], withoutReferences: Set<String> = [],
@@ -23,7 +23,7 @@ extension SyncTable {
         report.rejected += settled.rejected
         report.conflicts += settled.conflicts
         report.skipped += settled.skipped
-        broadcaster.yield(
+        table.broadcaster.yield(
             .pushed(accepted: settled.accepted, conflicts: settled.conflicts.count, rejected: settled.rejected.count))
         return settled.rebased
     }
@@ -63,11 +63,11 @@ extension SyncTable {
         isLastRound: Bool
     ) async throws -> SettledPush {
         let settlement = PushSettlement(
-            state: state, policy: configuration.conflictPolicy, pulledEntries: pulledEntries,
-            primaryKey: primaryKey, recordDecoder: recordDecoder, withoutReferences: withoutReferences,
+            state: table.state, policy: table.configuration.conflictPolicy, pulledEntries: table.pulledEntries,
+            primaryKey: table.primaryKey, recordDecoder: table.recordDecoder, withoutReferences: withoutReferences,
             isLastRound: isLastRound)
         // What the server sent is stored without queueing it again.
-        return try await database.write { db in
+        return try await table.database.write { db in
             try settlement.state.withCapturePaused(db) {
                 var settled = SettledPush()
                 for (index, result) in results.enumerated() {

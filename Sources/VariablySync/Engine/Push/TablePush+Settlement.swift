@@ -4,7 +4,7 @@ import VariablySQLite
 
 // MARK: - Push settlement
 
-extension SyncTable {
+extension TablePush {
     /// Settles the server's answers to pushed changes inside one write transaction, with capture paused:
     /// an accepted change completes (a create adopts the server's id), a refused one waits for the app, a
     /// conflict is resolved by the policy.
@@ -69,11 +69,11 @@ extension SyncTable {
             try state.complete(change, version: version, db)
             var recordID = change.recordID
             if let created {
-                recordID = try SyncTable.adopt(
+                recordID = try SyncTable<Model>.adopt(
                     created, createdAs: change.recordID, state: state, primaryKey: primaryKey,
                     pulledEntries: pulledEntries, db)
                 // The server's copy may reference a record deleted here meanwhile.
-                _ = try SyncTable.settleDanglingReferences(
+                _ = try TablePush.settleDanglingReferences(
                     of: try primaryKey.sqlValue(of: created.id), state: state, primaryKey: primaryKey, db)
             }
             // Created with references left empty: an update sends them once their records exist.
@@ -127,7 +127,7 @@ extension SyncTable {
             let key = try primaryKey.sqlValue(of: server.id)
             try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
             // A record it references may be deleted here, that deletion still to push.
-            let (dangling, isRemoved) = try SyncTable.settleDanglingReferences(
+            let (dangling, isRemoved) = try TablePush.settleDanglingReferences(
                 of: key, state: state, primaryKey: primaryKey, db)
             // Should that deletion lose its own conflict, the record comes back: the server's
             // copy waits for it, and a newer copy (the deletion's effect there) replaces it.

@@ -1,0 +1,43 @@
+import Foundation
+import VariablyCodable
+import VariablySQLite
+
+// MARK: - Changes the server refused, given up
+
+extension SyncTable {
+    /// Puts the server's copy of the record with `id` back in the cache and forgets its queued change
+    /// (see ``Repository/revert(failedChangeOf:)``).
+    func revertFailedChange(of id: Model.ID) async throws {
+        let state = self.state
+        let recordID = try Self.text(of: id)
+        guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
+        let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await remote.currentRecord(id: id)
+        let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }
+        let primaryKey = self.primaryKey
+        let pulledEntries = self.pulledEntries
+        let key = try primaryKey.sqlValue(of: id)
+        try await database.write { db in
+            try state.withCapturePaused(db) {
+                if let server {
+                    try db.upsert([server], primaryKeys: [key], updatingEntries: pulledEntries)
+                } else {
+                    _ = try db.delete(Model.self, primaryKeys: [key])
+                }
+            }
+            try state.discard(recordID: recordID, db)
+        }
+    }
+
+    /// The server's record with the id of a create made here, or `nil` when it has none: a source that
+    /// cannot read single records, and an id the server would never assign (answered `400`, such as a
+    /// provisional one), mean none.
+    private func serverCopyOfCreate(id: Model.ID) async throws -> Data? {
+        do {
+            return try await remote.currentRecord(id: id)
+        } catch RemoteSourceError.unavailable {
+            return nil
+        } catch RemoteSourceError.httpStatus(400, _) {
+            return nil
+        }
+    }
+}
