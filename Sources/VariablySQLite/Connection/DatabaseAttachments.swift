@@ -1,32 +1,25 @@
 import Foundation
 
-/// Values that other modules of the package keep for one ``SQLiteDatabase``, by key: the sync engine
-/// keeps there the tables that repositories opened on the database, so that a pull of one table can
-/// apply the records of another that were waiting for it.
+/// Objects that other modules of the package keep for one ``SQLiteDatabase``, one per type: the sync
+/// engine keeps there the registry of the tables opened on the database, so that a pull of one table
+/// can apply the records of another that were waiting for it.
 ///
 /// `@unchecked Sendable`: `values` is only read or written while `lock` is held, and every value
 /// stored is `Sendable`.
 package final class DatabaseAttachments: @unchecked Sendable {
     private let lock = NSLock()
-    private var values: [String: any Sendable] = [:]
+    private var values: [ObjectIdentifier: any Sendable] = [:]
 
     package init() {}
 
-    /// Changes the value under `key` (`nil` when there is none yet) and returns what `body` returns,
-    /// atomically.
-    package func update<T>(_ key: String, _ body: (inout (any Sendable)?) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        var value = values[key]
-        let result = try body(&value)
-        values[key] = value
-        return result
-    }
-
-    /// The value under `key`.
-    package subscript(key: String) -> (any Sendable)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[key]
+    /// The database's object of type `T`, made by `make` the first time it is asked for.
+    package func object<T: AnyObject & Sendable>(_ type: T.Type, makingIfMissing make: () -> T) -> T {
+        lock.withLock {
+            // Stored under its own type's identifier: the value found there is a `T`.
+            if let found = values[ObjectIdentifier(type)].flatMap({ $0 as? T }) { return found }
+            let made = make()
+            values[ObjectIdentifier(type)] = made
+            return made
+        }
     }
 }

@@ -180,7 +180,7 @@ public struct TableElement<Model>: Sendable {
 }
 
 /// What deleting a parent row does to the rows that reference it (see ``TableElement/references(_:_:onDelete:)``).
-public enum ReferenceAction: Sendable, Equatable {
+public enum ReferenceAction: Sendable, Hashable {
     /// The children are deleted with it.
     case cascade
     /// The children's reference becomes `NULL` (the property must be optional).

@@ -25,31 +25,3 @@ public enum SyncProgress<ID: Hashable & Sendable>: Sendable {
     /// (pages applied, changes pushed, conflicts settled).
     case failed(String, partialReport: SyncReport<ID>)
 }
-
-/// Fans progress events out to every stream handed out by ``Repository/progressUpdates()``.
-///
-/// `@unchecked Sendable`: `continuations` is only touched while holding `lock`.
-final class ProgressBroadcaster<ID: Hashable & Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuations: [UUID: AsyncStream<SyncProgress<ID>>.Continuation] = [:]
-
-    func makeStream() -> AsyncStream<SyncProgress<ID>> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: SyncProgress<ID>.self, bufferingPolicy: .bufferingNewest(256))
-        let id = UUID()
-        lock.withLock { continuations[id] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            self?.lock.withLock { _ = self?.continuations.removeValue(forKey: id) }
-        }
-        return stream
-    }
-
-    func yield(_ event: SyncProgress<ID>) {
-        let targets = lock.withLock { Array(continuations.values) }
-        for continuation in targets { continuation.yield(event) }
-    }
-
-    deinit {
-        for continuation in continuations.values { continuation.finish() }
-    }
-}

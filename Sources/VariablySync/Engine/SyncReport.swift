@@ -1,3 +1,5 @@
+public import VariablySQLite
+
 /// What one ``Repository/sync()`` did.
 ///
 /// ```swift
@@ -43,6 +45,15 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// database with the server's JSON, never shown without their parent, and applied by the batch the
     /// parent arrives in. After a pull, the table's parked records still waiting.
     public var waitingForParents = 0
+    /// Records parked for a parent that the server turned out to have deleted, settled by the
+    /// reference's rule, by rule: ``ReferenceAction/cascade`` dropped them, ``ReferenceAction/setNull``
+    /// applied them with the reference emptied, ``ReferenceAction/restrict`` keeps them parked (counted
+    /// in ``waitingForParents`` too).
+    ///
+    /// ```swift
+    /// let dropped = report.settledOrphans[.cascade, default: 0]
+    /// ```
+    public var settledOrphans: [ReferenceAction: Int] = [:]
     /// Pulled records the model could not decode (see ``skipped``), kept with the server's JSON and
     /// decoded again by every later sync: a model fixed in an app update gets them without a
     /// ``Repository/resync(allowingDeletionOf:)``. After a pull, how many of the table's are still undecodable.
@@ -88,6 +99,7 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         if !deferred.isEmpty { text += ", \(deferred.count) deferred" }
         if !held.isEmpty { text += ", \(held.count) held" }
         if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
+        if let dropped = settledOrphans[.cascade], dropped > 0 { text += ", \(dropped) dropped with their parents" }
         if undecodable > 0 { text += ", \(undecodable) kept undecodable" }
         if listedIDs > 0 { text += ", \(listedIDs) ids listed" }
         text += ", \(conflicts.count) conflict\(conflicts.count == 1 ? "" : "s")"

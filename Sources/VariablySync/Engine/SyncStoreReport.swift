@@ -5,7 +5,7 @@
 /// print(report.for(Comment.self)?.pushed ?? 0)
 /// ```
 public struct SyncStoreReport: Sendable, CustomStringConvertible {
-    let reports: [ObjectIdentifier: any SyncReportMerging]
+    let reports: [ObjectIdentifier: any AnyTableReport]
     /// The store's tables in sync order, each with its model's identifier.
     let tables: [(table: String, model: ObjectIdentifier)]
     /// Requests to the store's ``RemoteChangeFeed`` retried after transient failures; 0 for a store that
@@ -13,7 +13,7 @@ public struct SyncStoreReport: Sendable, CustomStringConvertible {
     public let feedRetries: Int
 
     init(
-        reports: [ObjectIdentifier: any SyncReportMerging], tables: [(table: String, model: ObjectIdentifier)],
+        reports: [ObjectIdentifier: any AnyTableReport], tables: [(table: String, model: ObjectIdentifier)],
         feedRetries: Int = 0
     ) {
         self.reports = reports
@@ -36,55 +36,36 @@ public struct SyncStoreReport: Sendable, CustomStringConvertible {
     }
 }
 
-/// A report that adds up the phases of a store's sync.
-protocol SyncReportMerging: Sendable, CustomStringConvertible {
-    /// The changes the server accepted.
-    var pushedCount: Int { get }
-    /// The changes held for a parent.
-    var heldCount: Int { get }
+/// A table's report as a store keeps it, whatever its model.
+protocol AnyTableReport: Sendable, CustomStringConvertible {}
 
-    /// This report followed by `later`, of the same model; ``SyncReport/held`` stays this one's.
-    func merged(with later: any SyncReportMerging) -> any SyncReportMerging
-    /// This report with the held changes of `report`, of the same model.
-    func holding(as report: any SyncReportMerging) -> any SyncReportMerging
-}
+extension SyncReport: AnyTableReport {}
 
-extension SyncReport: SyncReportMerging {
-    var pushedCount: Int { pushed }
-    var heldCount: Int { held.count }
-
-    func holding(as report: any SyncReportMerging) -> any SyncReportMerging {
-        guard let report = report as? SyncReport<ID> else { return self }
-        var copy = self
-        copy.held = report.held
-        return copy
-    }
-
-    func merged(with later: any SyncReportMerging) -> any SyncReportMerging {
-        guard let later = later as? SyncReport<ID> else { return self }
-        var merged = self
-        merged.pulled += later.pulled
-        merged.pages += later.pages
-        merged.inserted += later.inserted
-        merged.updated += later.updated
-        merged.deleted += later.deleted
-        merged.pushed += later.pushed
-        merged.rejected += later.rejected
-        merged.deferred += later.deferred
-        // Held: what the last push of saves left (see SyncStore.sync()).
-        merged.conflicts += later.conflicts
-        merged.skipped += later.skipped
-        merged.keptLocal += later.keptLocal
-        // Held pulled records: what the last batch left.
-        merged.waitingForParents = later.waitingForParents
-        merged.undecodable = later.undecodable
-        merged.retries += later.retries
-        merged.checkRequests += later.checkRequests
-        merged.listedIDs += later.listedIDs
-        merged.cursor = later.cursor ?? cursor
-        merged.duration += later.duration
-        merged.resyncReason = later.resyncReason ?? resyncReason
-        merged.isComplete = isComplete && later.isComplete
-        return merged
+extension SyncReport {
+    /// Adds `later`, a push or a batch of the same run, to this report: counts and lists add up; the
+    /// records parked and undecodable are the latest batch's; the changes waiting for a parent stay this
+    /// report's unless `replacingWaiting` (a push of saves, which knows them now).
+    mutating func add(_ later: SyncReport<ID>, replacingWaiting: Bool = false) {
+        pulled += later.pulled
+        pages += later.pages
+        inserted += later.inserted
+        updated += later.updated
+        deleted += later.deleted
+        pushed += later.pushed
+        rejected += later.rejected
+        deferred += later.deferred
+        if replacingWaiting { held = later.held }
+        conflicts += later.conflicts
+        skipped += later.skipped
+        keptLocal += later.keptLocal
+        waitingForParents = later.waitingForParents
+        settledOrphans.merge(later.settledOrphans, uniquingKeysWith: +)
+        undecodable = later.undecodable
+        retries += later.retries
+        checkRequests += later.checkRequests
+        listedIDs += later.listedIDs
+        cursor = later.cursor ?? cursor
+        duration += later.duration
+        resyncReason = later.resyncReason ?? resyncReason
     }
 }

@@ -34,6 +34,7 @@ extension Repository {
     public func removeDeletedRecords(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow)
         async throws -> SyncReport<Model.ID>
     {
-        try await sync(.removeDeleted(deletions))
+        while let running { _ = try? await running.task.value }
+        return try await start(.removeDeleted(deletions))
     }
 }

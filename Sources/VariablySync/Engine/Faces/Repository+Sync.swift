@@ -23,7 +23,7 @@ extension Repository {
     public func sync() async throws -> SyncReport<Model.ID> {
         // A running sync or resync also brings the cache up to date: join it.
         if let running { return try await running.join() }
-        return try await start(fromStart: false)
+        return try await start(.pull)
     }
 
     /// Pushes the queued local changes, then pulls every record from the start of the server's feed and
@@ -62,93 +62,27 @@ extension Repository {
             if running.isResync { return try await running.join() }
             _ = try? await running.task.value
         }
-        return try await start(fromStart: true, deletions: deletions)
+        return try await start(.pullFromStart(deletions))
     }
 
-    /// Runs one part of a sync, after the sync running now if there is one: a ``SyncStore`` pushes its
-    /// repositories' creates and updates parents first, their deletions children first, then pulls.
-    package func sync(_ phase: SyncPhase) async throws -> SyncReport<Model.ID> {
-        while let running { _ = try? await running.task.value }
-        switch phase {
-        case .pullFromStart(let deletions), .removeDeleted(let deletions):
-            return try await start(fromStart: phase.isPullFromStart, phase: phase, deletions: deletions)
-        case .all, .pushSaves, .pushDeletions, .pull:
-            return try await start(fromStart: false, phase: phase)
-        }
-    }
-
-    private func start(fromStart: Bool, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
-        async throws -> SyncReport<Model.ID>
-    {
-        let sync = RunningSync(
-            Task { try await self.performSync(fromStart: fromStart, phase: phase, deletions: deletions) },
-            isResync: fromStart)
+    /// Starts `step` as the repository's one running sync and waits for it.
+    func start(_ step: RunStep) async throws -> SyncReport<Model.ID> {
+        let sync = RunningSync(Task { try await self.performSync(step) }, isResync: step.isResync)
         running = sync
         defer { running = nil }
         return try await sync.join()
     }
 
     /// Runs one sync of the table through the engine, and keeps its report, also when it fails.
-    func performSync(fromStart: Bool = false, phase: SyncPhase = .all, deletions: ResyncDeletions = .allButEveryRow)
-        async throws -> SyncReport<Model.ID>
-    {
-        var report = SyncReport<Model.ID>()
-        do {
-            try await table.run(phase, fromStart: fromStart, deletions: deletions, into: &report)
-        } catch {
-            // What happened before the failure (pages applied, conflicts settled) stays true: keep it.
-            lastReport = report
+    private func performSync(_ step: RunStep) async throws -> SyncReport<Model.ID> {
+        let (report, error) = await table.run(step)
+        // What happened before a failure (pages applied, conflicts settled) stays true: keep it.
+        lastReport = report
+        if let error {
             table.broadcaster.yield(.failed("\(error)", partialReport: report))
             throw error
         }
-        lastReport = report
         table.broadcaster.yield(.finished(report))
         return report
-    }
-}
-
-/// The parts of a sync: all of it, or one of the steps a ``SyncStore`` runs across its repositories.
-package enum SyncPhase: Sendable {
-    case all
-    /// Creates and updates only, of the transaction groups up to `throughGroup` (`nil`: all).
-    case pushSaves(throughGroup: Int64?)
-    /// Deletions only, of the transaction groups up to `throughGroup` (`nil`: all).
-    case pushDeletions(throughGroup: Int64?)
-    case pull
-    /// A pull from the start that removes the cached records it did not receive (a resync), within
-    /// what the deletions allow.
-    case pullFromStart(ResyncDeletions)
-    /// No push, no pull: the server's ids listed, and the cached records it no longer has removed,
-    /// within what the deletions allow.
-    case removeDeleted(ResyncDeletions)
-
-    var pushes: Set<PendingChange.Operation> {
-        switch self {
-        case .all: [.upsert, .delete]
-        case .pushSaves: [.upsert]
-        case .pushDeletions: [.delete]
-        case .pull, .pullFromStart, .removeDeleted: []
-        }
-    }
-
-    /// The last transaction group pushed; `nil`: all of them.
-    var throughGroup: Int64? {
-        switch self {
-        case .pushSaves(let group), .pushDeletions(let group): group
-        case .all, .pull, .pullFromStart, .removeDeleted: nil
-        }
-    }
-
-    /// Whether the phase pulls from the start (a resync).
-    var isPullFromStart: Bool {
-        if case .pullFromStart = self { return true }
-        return false
-    }
-
-    var pulls: Bool {
-        switch self {
-        case .all, .pull, .pullFromStart: true
-        case .pushSaves, .pushDeletions, .removeDeleted: false
-        }
     }
 }

@@ -17,8 +17,8 @@ extension Repository {
     /// - Complexity: O(q) in the queued changes of the table, plus two indexed look-ups per change and
     ///   reference for the waiting ones.
     public nonisolated func unsentChanges() async throws -> [UnsentChange] {
-        let read = table.unsentChangesReader
-        return try await database.read { try read($0) }
+        let table = self.table
+        return try await database.read { try table.unsentChanges($0) }
     }
 
     /// ``unsentChanges()`` now and after every change to the queue: for a badge that counts what has
@@ -30,6 +30,7 @@ extension Repository {
     ///
     /// - Returns: An asynchronous sequence of lists; it ends when the consuming task is cancelled.
     public nonisolated func observeUnsentChanges() -> AsyncThrowingStream<[UnsentChange], any Error> {
-        database.observe(tables: ["variably_pending_changes"], table.unsentChangesReader)
+        let table = self.table
+        return database.observe(tables: ["variably_pending_changes"]) { try table.unsentChanges($0) }
     }
 }

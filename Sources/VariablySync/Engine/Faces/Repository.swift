@@ -104,7 +104,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
     ) throws(DeclarationError) {
         table = try SyncTable(database: database, remote: remote, configuration: configuration)
-        database.registerEngineTable(EngineTable(table))
+        database.tableRegistry.register(table, ownedBy: self)
     }
 
     // MARK: - Queries

@@ -20,21 +20,21 @@ public import VariablySQLite
 /// (`ON UPDATE CASCADE`). Each repository stays usable on its own; a ``Repository`` synced alone is
 /// the one-table case of the same engine, and holds its records the same way.
 ///
-/// A store pulls each table in its own transactions, parents first, through the same `PullEngine` as
-/// a lone repository: a record whose parent is not in the cache (written on the server after its table
-/// was pulled, served before it, or deleted there) is parked, never shown, and applied when its parent
-/// arrives or settled by the reference's rule; no pull fails on a foreign key.
+/// A store's sync is one run of the engine over its tables: one task, one progress stream
+/// (``progressUpdates()``, `.started` … `.finished` once), one report. It pulls each table in its own
+/// transactions, parents first, through the same pull loop and `PullEngine` as a lone repository: a
+/// record whose parent is not in the cache (written on the server after its table was pulled, served
+/// before it, or deleted there) is parked, never shown, and applied when its parent arrives or settled
+/// by the reference's rule; no pull fails on a foreign key.
 public actor SyncStore {
-    /// One repository, type-erased: its table as the engine sees it, and its sync phases.
+    /// One repository's table, and the repository, kept alive with the store: its table stays
+    /// registered on the database while the store can run it.
     struct Member: Sendable {
-        let table: EngineTable
-        let run: @Sendable (SyncPhase) async throws -> any SyncReportMerging
-        /// Reads the table's unsent changes inside a read transaction.
-        let unsent: @Sendable (Database) throws -> [UnsentChange]
-        let database: SQLiteDatabase
+        let table: any EngineTable
+        let owner: any Actor
     }
 
-    /// The repositories in push order: each after the tables it references.
+    /// The store's tables in push order: each after the tables it references.
     let members: [Member]
     /// Where a pull reads every table's changes at once, or `nil` to pull each repository's own source.
     let feed: (any RemoteChangeFeed)?
@@ -42,6 +42,17 @@ public actor SyncStore {
     let feedConfiguration: ChangeFeedConfiguration
     /// Draws the retries' jitter.
     var random: SplitMix64
+    let broadcaster = ProgressBroadcaster<SyncStoreProgress>()
+    /// The sync, resync or removal running now; every other call joins it or waits for it.
+    var running: RunningSync<SyncStoreReport>?
+
+    /// The report of the last sync, also when it failed: then each table's ``SyncReport/isComplete``
+    /// is `false` and the report says what was done before the failure, which stays done.
+    ///
+    /// ```swift
+    /// let partial = await store.lastReport
+    /// ```
+    public internal(set) var lastReport: SyncStoreReport?
 
     /// A store of `repositories`, on one database, in any order: the order of the sync comes from
     /// their tables' references.
@@ -58,7 +69,7 @@ public actor SyncStore {
     ) throws(DeclarationError) {
         var members: [Member] = []
         for repository in repeat each repositories {
-            members.append(Member(repository))
+            members.append(Member(table: repository.table, owner: repository))
         }
         try self.init(members: members, feed: nil, configuration: ChangeFeedConfiguration())
     }
@@ -86,7 +97,7 @@ public actor SyncStore {
     ) throws(DeclarationError) {
         var members: [Member] = []
         for repository in repeat each repositories {
-            members.append(Member(repository))
+            members.append(Member(table: repository.table, owner: repository))
         }
         try self.init(members: members, feed: feed, configuration: configuration)
     }
@@ -95,7 +106,8 @@ public actor SyncStore {
         members: [Member], feed: (any RemoteChangeFeed)?, configuration: ChangeFeedConfiguration
     ) throws(DeclarationError) {
         try Self.checkDeclaration(members: members, feed: feed, configuration: configuration)
-        self.members = Self.ordered(members)
+        let ordered = EngineTables.ordered(members.map(\.table))
+        self.members = ordered.map { table in members.first { $0.table.name == table.name }! }
         self.feed = feed
         self.feedConfiguration = configuration
         self.random = SplitMix64(seed: configuration.retryPolicy.seed ?? UInt64.random(in: .min ... .max))
@@ -110,7 +122,7 @@ public actor SyncStore {
                 .noRepositories, modelType: "SyncStore", fix: "give the store at least one repository")
         }
         // The foreign keys and batches span the tables of one database.
-        guard Set(members.map { ObjectIdentifier($0.database) }).count == 1 else {
+        guard Set(members.map { ObjectIdentifier($0.table.database) }).count == 1 else {
             throw DeclarationError(
                 .repositoriesOnSeveralDatabases, modelType: "SyncStore",
                 fix: "open every repository of the store on the same SQLiteDatabase")
@@ -129,12 +141,13 @@ public actor SyncStore {
     /// ```
     ///
     /// - Returns: One report per model.
-    /// - Throws: The first error of a repository's sync; what was pushed or pulled before it stays done,
-    ///   and each repository's ``Repository/lastReport`` tells what its part did.
-    /// - Complexity: The sum of the repositories' syncs.
+    /// - Throws: The first error of a table's push or pull; what was pushed or pulled before it stays
+    ///   done, and ``lastReport`` tells what each table's part did.
+    /// - Complexity: The sum of the tables' pushes and pulls.
     @discardableResult
     public func sync() async throws -> SyncStoreReport {
-        try await sync(pulling: .pull)
+        if let running { return try await running.join() }
+        return try await start(.pull)
     }
 
     /// Pushes as ``sync()`` does, then pulls every table from the beginning, parents first, and removes
@@ -158,7 +171,11 @@ public actor SyncStore {
     public func resync(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow) async throws
         -> SyncStoreReport
     {
-        try await sync(pulling: .pullFromStart(deletions))
+        while let running {
+            if running.isResync { return try await running.join() }
+            _ = try? await running.task.value
+        }
+        return try await start(.pullFromStart(deletions))
     }
 
     /// Removes the cached records the server no longer has from every table, parents first (see
@@ -176,58 +193,8 @@ public actor SyncStore {
     public func removeDeletedRecords(allowingDeletionOf deletions: ResyncDeletions = .allButEveryRow)
         async throws -> SyncStoreReport
     {
-        var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        for member in members {
-            let report = try await member.run(.removeDeleted(deletions))
-            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
-        }
-        return SyncStoreReport(reports: reports, tables: reportTables)
-    }
-
-    /// Pushes every repository's changes, then pulls each table by `pull` (or the feed).
-    private func sync(pulling pull: SyncPhase) async throws -> SyncStoreReport {
-        var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-        let tables = members.map(\.table.table)
-        let rounds = try await members[0].database.write { try SyncStateStore.pushRounds(of: tables, $0) }
-        for round in rounds {
-            try await push(throughGroup: round, into: &reports)
-        }
-        if let feed {
-            let retries = try await pullFeed(feed, fromStart: pull.isPullFromStart, into: &reports)
-            try await engine.settleMissingParents()
-            return SyncStoreReport(reports: reports, tables: reportTables, feedRetries: retries)
-        }
-        // Parents first; a record whose parent is not here yet (written on the server after its table
-        // was pulled, or served after it) is parked by the engine and applied when the parent comes.
-        for member in members {
-            let report = try await member.run(pull)
-            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
-        }
-        return SyncStoreReport(reports: reports, tables: reportTables)
-    }
-
-    /// Pushes the changes of the transaction groups up to `group` (`nil`: all): saves parents first,
-    /// again while a pass sent something and something is still held (a record completed after a
-    /// cycle, a parent table's record freed by a child's create); then deletions, children first.
-    private func push(throughGroup group: Int64?, into reports: inout [ObjectIdentifier: any SyncReportMerging])
-        async throws
-    {
-        for _ in 0...members.count {
-            var sent = 0
-            var held = 0
-            for member in members {
-                let report = try await member.run(.pushSaves(throughGroup: group))
-                reports[member.table.type] =
-                    reports[member.table.type].map { $0.merged(with: report).holding(as: report) } ?? report
-                sent += report.pushedCount
-                held += report.heldCount
-            }
-            if sent == 0 || held == 0 { break }
-        }
-        for member in members.reversed() {
-            let report = try await member.run(.pushDeletions(throughGroup: group))
-            reports[member.table.type] = reports[member.table.type].map { $0.merged(with: report) } ?? report
-        }
+        while let running { _ = try? await running.task.value }
+        return try await start(.removeDeleted(deletions))
     }
 
     /// Every local change of the store's tables not yet accepted by the server, parents' tables first,
@@ -240,8 +207,8 @@ public actor SyncStore {
     ///
     /// - Throws: `SQLiteError`.
     public nonisolated func unsentChanges() async throws -> [UnsentChange] {
-        let readers = members.map(\.unsent)
-        return try await members[0].database.read { db in try readers.flatMap { try $0(db) } }
+        let tables = members.map(\.table)
+        return try await database.read { db in try tables.flatMap { try $0.unsentChanges(db) } }
     }
 
     /// ``unsentChanges()`` now and after every change to the queue.
@@ -252,28 +219,23 @@ public actor SyncStore {
     ///
     /// - Returns: An asynchronous sequence of lists; it ends when the consuming task is cancelled.
     public nonisolated func observeUnsentChanges() -> AsyncThrowingStream<[UnsentChange], any Error> {
-        let readers = members.map(\.unsent)
-        return members[0].database.observe(tables: ["variably_pending_changes"]) { db in
-            try readers.flatMap { try $0(db) }
+        let tables = members.map(\.table)
+        return database.observe(tables: ["variably_pending_changes"]) { db in
+            try tables.flatMap { try $0.unsentChanges(db) }
         }
     }
 
-    /// The store's tables in sync order, for its report.
-    private var reportTables: [(table: String, model: ObjectIdentifier)] {
-        members.map { ($0.table.table, $0.table.type) }
+    /// A stream of the progress of every sync of the store from now on: `.started` … `.finished` (or
+    /// `.failed`) once per sync; it ends when the store is released.
+    ///
+    /// ```swift
+    /// let progress = await store.progressUpdates()
+    /// Task { for await event in progress { print(event) } }
+    /// ```
+    public nonisolated func progressUpdates() -> AsyncStream<SyncStoreProgress> {
+        broadcaster.makeStream()
     }
 
-    /// `members` with each after the tables it references (see ``EngineTable/ordered(_:)``).
-    static func ordered(_ members: [Member]) -> [Member] {
-        EngineTable.ordered(members.map(\.table)).map { table in members.first { $0.table.table == table.table }! }
-    }
-}
-
-extension SyncStore.Member {
-    init<Model>(_ repository: Repository<Model>) {
-        table = EngineTable(repository.table)
-        run = { phase in try await repository.sync(phase) }
-        unsent = repository.table.unsentChangesReader
-        database = repository.database
-    }
+    /// The database of the store's tables.
+    nonisolated var database: SQLiteDatabase { members[0].table.database }
 }

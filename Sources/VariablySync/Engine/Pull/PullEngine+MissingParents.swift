@@ -36,10 +36,10 @@ extension PullEngine {
             guard !missing.isEmpty else { return }
             for parent in missing.prefix(Self.maximumLookUps - asked.count) {
                 asked.insert(parent)
-                guard let table = tables.first(where: { $0.table == parent.table }) else { continue }
+                guard let table = tables.first(where: { $0.name == parent.table }) else { continue }
                 let current: Data?
                 do {
-                    current = try await table.lookUp(parent.idText)
+                    current = try await table.lookUp(idText: parent.idText)
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
@@ -49,24 +49,24 @@ extension PullEngine {
                     var records = Data("[".utf8)
                     records.append(current)
                     records.append(contentsOf: "]".utf8)
-                    let decoded = try table.decodeRecords(records)
-                    _ = try await apply([parent.table: [decoded]]) { _, _ in }
+                    try await apply([parent.table: try table.pages(ofRecords: records)]) { _ in }
                 } else {
-                    try await database.write { db in
+                    let settled = try await database.write { db in
                         try Self.settleParkedChildren(ofDeleted: [parent.key], in: parent.table, among: tables, db)
                     }
+                    for outcome in settled { outcome.deliver() }
                     // Records whose reference was emptied are ready now.
-                    _ = try await apply([:]) { _, _ in }
+                    try await apply([:]) { _ in }
                 }
             }
         }
     }
 
     /// The parents that waiting parked records reference and the cache does not have.
-    private static func missingParents(among tables: [EngineTable], _ db: Database) throws -> [MissingParent] {
+    private static func missingParents(among tables: [any EngineTable], _ db: Database) throws -> [MissingParent] {
         let parked = try SyncStateStore.tablesWithParkedRecords(db)
         var missing: [MissingParent] = []
-        for table in tables where parked.contains(table.table) {
+        for table in tables where parked.contains(table.name) {
             for reference in table.references {
                 let value = "json_extract(\"parents\", \(SQL.literal("$.\"" + reference.column + "\"")))"
                 let rows = try db.fetch(
@@ -76,7 +76,7 @@ extension PullEngine {
                             AND NOT EXISTS (SELECT 1 FROM \(SQL.quote(reference.parentTable))
                                 WHERE \(SQL.quote(reference.parentColumn)) = "key")
                         """,
-                    arguments: [table.table])
+                    arguments: [table.name])
                 for row in rows {
                     guard let idText = row.text("id_text"), let key = row["key"] else { continue }
                     missing.append(MissingParent(table: reference.parentTable, idText: idText, key: key))

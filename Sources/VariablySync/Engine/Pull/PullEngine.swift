@@ -23,7 +23,7 @@ import VariablySQLite
 struct PullEngine: Sendable {
     let database: SQLiteDatabase
     /// Every table the batches may touch, each after the tables it references.
-    let tables: [EngineTable]
+    let tables: [any EngineTable]
 
     /// Orphans found while a batch was applied: for each table, the keys to park and the values of
     /// their reference columns (a JSON object).
@@ -44,9 +44,9 @@ struct PullEngine: Sendable {
     /// - Complexity: O(p log n) for p records; with orphans, one more look-up per applied record and
     ///   reference, and the batch applied once more.
     func apply(
-        _ parts: [String: [any Sendable]],
-        setPosition: @escaping @Sendable (Database, [any TableBatching]) throws -> Void
-    ) async throws -> [ObjectIdentifier: any SyncReportMerging] {
+        _ parts: [String: any TablePages],
+        setPosition: @escaping @Sendable (Database) throws -> Void
+    ) async throws {
         let tables = self.tables
         var excluded: [String: [SQLValue: String?]] = [:]
         // Each round parks at least one record the rounds before did not (a chain of replies served
@@ -55,24 +55,24 @@ struct PullEngine: Sendable {
         while true {
             let parking = excluded
             do {
-                return try await database.write { db in
+                let outcomes = try await database.write { db in
                     let parked = try SyncStateStore.tablesWithParkedRecords(db)
-                    var members: [(table: EngineTable, batch: any TableBatching)] = []
+                    var members: [(table: any EngineTable, batch: any TableBatching)] = []
                     var applied: [[SQLValue]] = []
                     // Parents first, each table's batch made once the tables before it are written, so
                     // that it takes the parked records whose parents those brought.
                     for table in tables {
-                        let tableParts = parts[table.table] ?? []
-                        let hasParked = parked.contains(table.table)
-                        guard !tableParts.isEmpty || hasParked || parking[table.table] != nil else { continue }
-                        let batch = try table.makeBatch(tableParts, hasParked, db)
-                        if tableParts.isEmpty, batch.isEmpty, parking[table.table] == nil { continue }
+                        let pages = parts[table.name]
+                        let hasParked = parked.contains(table.name)
+                        guard pages != nil || hasParked || parking[table.name] != nil else { continue }
+                        let batch = try (pages ?? table.makePages()).makeBatch(hasParked: hasParked, db)
+                        if pages == nil, batch.isEmpty, parking[table.name] == nil { continue }
                         members.append((table, batch))
                         applied.append(
-                            try batch.applySaves(excluding: parking[table.table] ?? [:], parkingCachedRows: true, db))
+                            try batch.applySaves(excluding: parking[table.name] ?? [:], parkingCachedRows: true, db))
                     }
                     for member in members.reversed() { try member.batch.applyDeletions(db) }
-                    try Self.settleParkedChildren(of: members.map(\.batch), among: tables, db)
+                    let settled = try Self.settleParkedChildren(of: members.map(\.batch), among: tables, db)
                     // Records parked for a parent of their own table (a reply before the comment it
                     // replies to), or of a table written after theirs (a cycle), whose parent this batch
                     // brought: applied in the same transaction, until none is left ready.
@@ -80,8 +80,8 @@ struct PullEngine: Sendable {
                     // Each pass applies at least one parked record or ends: at most one a record.
                     for _ in 0...(try SyncStateStore.parkedRecordCount(db)) {
                         var isDone = true
-                        for table in tables where hadParked.contains(table.table) {
-                            let batch = try table.makeBatch([], true, db)
+                        for table in tables where hadParked.contains(table.name) {
+                            let batch = try table.makePages().makeBatch(hasParked: true, db)
                             guard !batch.isEmpty else { continue }
                             isDone = false
                             members.append((table, batch))
@@ -90,7 +90,7 @@ struct PullEngine: Sendable {
                             // park the old copy over the new one, and empty its replies' references).
                             applied.append(
                                 try batch.applySaves(
-                                    excluding: parking[table.table] ?? [:], parkingCachedRows: false, db))
+                                    excluding: parking[table.name] ?? [:], parkingCachedRows: false, db))
                         }
                         if isDone { break }
                     }
@@ -99,17 +99,12 @@ struct PullEngine: Sendable {
                         if Self.parksMore(found, than: parking) { throw OrphansFound(keys: found) }
                         throw try Self.violation(among: tables, db)
                     }
-                    let batches = members.map(\.batch)
-                    try setPosition(db, batches)
-                    var reports: [ObjectIdentifier: any SyncReportMerging] = [:]
-                    for member in members {
-                        let type = member.table.type
-                        let report = member.batch.report(
-                            pages: reports[type] == nil ? (parts[member.table.table] ?? []).count : 0)
-                        reports[type] = reports[type].map { $0.merged(with: report) } ?? report
-                    }
-                    return reports
+                    try setPosition(db)
+                    return members.map { $0.batch.outcome() } + settled
                 }
+                // Committed: each table's run hears what its batch did.
+                for outcome in outcomes { outcome.deliver() }
+                return
             } catch let found as OrphansFound {
                 for (table, keys) in found.keys { excluded[table, default: [:]].merge(keys) { $1 } }
             }
@@ -125,27 +120,34 @@ struct PullEngine: Sendable {
 
     /// Settles the parked records of every table that reference, through a reference, a record the
     /// server deleted in this batch.
+    ///
+    /// - Returns: What was settled, for each table's run once the transaction commits.
     private static func settleParkedChildren(
-        of batches: [any TableBatching], among tables: [EngineTable], _ db: Database
-    )
-        throws
-    {
+        of batches: [any TableBatching], among tables: [any EngineTable], _ db: Database
+    ) throws -> [any BatchOutcome] {
+        var settled: [any BatchOutcome] = []
         for batch in batches where !batch.deletedKeys.isEmpty {
-            try settleParkedChildren(ofDeleted: batch.deletedKeys, in: batch.table, among: tables, db)
+            settled += try settleParkedChildren(ofDeleted: batch.deletedKeys, in: batch.table, among: tables, db)
         }
+        return settled
     }
 
     /// Settles the parked records of every table that reference the records with `keys` of `table`,
     /// which the server deleted (see ``SyncStateStore/settleParkedRecords(referencing:deletedKeys:_:)``).
+    ///
+    /// - Returns: What was settled, by table and rule, for each table's run once the transaction commits.
     static func settleParkedChildren(
-        ofDeleted keys: [SQLValue], in table: String, among tables: [EngineTable], _ db: Database
-    ) throws {
+        ofDeleted keys: [SQLValue], in table: String, among tables: [any EngineTable], _ db: Database
+    ) throws -> [any BatchOutcome] {
+        var settled: [any BatchOutcome] = []
         for child in tables {
             for reference in child.references where reference.parentTable == table {
-                _ = try SyncStateStore(table: child.table).settleParkedRecords(
+                let count = try SyncStateStore(table: child.name).settleParkedRecords(
                     referencing: reference, deletedKeys: keys, db)
+                if count > 0 { settled.append(SettledOrphans(table: child, rule: reference.onDelete, count: count)) }
             }
         }
+        return settled
     }
 
     /// The rows that reference a row that is not there, and those whose parents are among them, with
@@ -154,7 +156,7 @@ struct PullEngine: Sendable {
     /// whose parent the server deleted). Each found row is removed, inside the transaction the caller
     /// rolls back, and the rest looked at again, until none is found.
     private static func orphans(
-        _ batches: [any TableBatching], applied: [[SQLValue]], among tables: [EngineTable], _ db: Database
+        _ batches: [any TableBatching], applied: [[SQLValue]], among tables: [any EngineTable], _ db: Database
     ) throws -> [String: [SQLValue: String?]] {
         var found: [String: [SQLValue: String?]] = [:]
         var remaining = applied
@@ -167,7 +169,7 @@ struct PullEngine: Sendable {
                     guard !orphans.isEmpty else { continue }
                     more = true
                     remaining[index].removeAll { orphans.contains($0) }
-                    try take(orphans, from: tables.first { $0.table == batch.table }, into: &found, db)
+                    try take(orphans, from: tables.first { $0.name == batch.table }, into: &found, db)
                 }
             }
             if !more {
@@ -186,19 +188,20 @@ struct PullEngine: Sendable {
 
     /// Records the rows with `keys` of `table` as found, with their reference values, and removes them.
     private static func take(
-        _ keys: Set<SQLValue>, from table: EngineTable?, into found: inout [String: [SQLValue: String?]], _ db: Database
+        _ keys: Set<SQLValue>, from table: (any EngineTable)?, into found: inout [String: [SQLValue: String?]],
+        _ db: Database
     ) throws {
         guard let table else { return }
-        let state = SyncStateStore(table: table.table)
-        let primaryKeyColumn = try primaryKeyColumn(of: table.table, db)
+        let state = SyncStateStore(table: table.name)
+        let primaryKeyColumn = try primaryKeyColumn(of: table.name, db)
         for key in keys {
-            found[table.table, default: [:]][key] = try state.referenceValues(
+            found[table.name, default: [:]][key] = try state.referenceValues(
                 of: key, primaryKeyColumn: primaryKeyColumn, references: table.references, db)
         }
         try state.withCapturePaused(db) {
             for key in keys {
                 try db.execute(
-                    sql: "DELETE FROM \(SQL.quote(table.table)) WHERE \(primaryKeyColumn) = ?", arguments: [key])
+                    sql: "DELETE FROM \(SQL.quote(table.name)) WHERE \(primaryKeyColumn) = ?", arguments: [key])
             }
         }
     }
@@ -208,13 +211,13 @@ struct PullEngine: Sendable {
     ///
     /// - Complexity: A scan of the table: only run when a broken reference is left after the applied
     ///   records were looked at.
-    private static func brokenRows(of table: EngineTable, _ db: Database) throws -> Set<SQLValue> {
-        let primaryKeyColumn = try primaryKeyColumn(of: table.table, db)
+    private static func brokenRows(of table: any EngineTable, _ db: Database) throws -> Set<SQLValue> {
+        let primaryKeyColumn = try primaryKeyColumn(of: table.name, db)
         var keys = Set<SQLValue>()
-        for row in try db.fetch(sql: "PRAGMA foreign_key_check(\(SQL.quote(table.table)))") {
+        for row in try db.fetch(sql: "PRAGMA foreign_key_check(\(SQL.quote(table.name)))") {
             guard let rowid = row.integer("rowid") else { continue }
             if let key = try db.fetchValue(
-                sql: "SELECT \(primaryKeyColumn) FROM \(SQL.quote(table.table)) WHERE rowid = ?", arguments: [rowid])
+                sql: "SELECT \(primaryKeyColumn) FROM \(SQL.quote(table.name)) WHERE rowid = ?", arguments: [rowid])
             {
                 keys.insert(key)
             }
@@ -232,8 +235,8 @@ struct PullEngine: Sendable {
 
     /// The error naming the first row that still breaks a foreign key: the table, the record and the
     /// reference.
-    private static func violation(among tables: [EngineTable], _ db: Database) throws -> SyncError {
-        var candidates = tables.map(\.table)
+    private static func violation(among tables: [any EngineTable], _ db: Database) throws -> SyncError {
+        var candidates = tables.map(\.name)
         candidates += try db.fetch(sql: "SELECT name FROM sqlite_schema WHERE type = 'table'")
             .compactMap { row in row.text("name").flatMap { candidates.contains($0) ? nil : $0 } }
         for table in candidates {

@@ -24,8 +24,35 @@ protocol TableBatching: AnyObject {
     func applyDeletions(_ db: Database) throws
     /// The keys among `keys` whose rows reference a row that is not there.
     func orphans(among keys: [SQLValue], _ db: Database) throws -> Set<SQLValue>
-    /// What the batch did to the table, as a report of its model.
-    func report(pages: Int) -> any SyncReportMerging
+    /// What the batch did to the table, to hand to the table's run once the transaction commits.
+    func outcome() -> any BatchOutcome
+}
+
+/// What a batch did to one table, handed to the table's run (its ``RunTally``) once the batch's
+/// transaction has committed.
+protocol BatchOutcome: Sendable {
+    func deliver()
+}
+
+/// Records parked for a parent the server deleted, settled by their reference's rule.
+struct SettledOrphans: BatchOutcome {
+    let table: any EngineTable
+    let rule: ReferenceAction
+    let count: Int
+
+    func deliver() {
+        table.noteSettledOrphans(count, by: rule)
+    }
+}
+
+/// ``BatchOutcome`` of a table whose records are named by `ID`.
+struct TableOutcome<ID: Hashable & Sendable>: BatchOutcome {
+    let report: SyncReport<ID>
+    let tally: RunTally<ID>
+
+    func deliver() {
+        tally.add(report)
+    }
 }
 
 /// ``TableBatching`` for `Model`'s table. Lives only inside the writer's transaction.
@@ -51,6 +78,8 @@ where Model.ID: Codable & Sendable {
     /// The columns to empty after writing, by key: parked records whose parents the server deleted
     /// through an `ON DELETE SET NULL` reference.
     private let emptied: [SQLValue: [String]]
+    private let pageCount: Int
+    private let tally: RunTally<Model.ID>
     private var counts = PageApplier<Model>.Counts()
     private var parkedCount = 0
 
@@ -62,10 +91,12 @@ where Model.ID: Codable & Sendable {
     /// - Complexity: O(r) for r records: one hash of each key when the batch has several pages or
     ///   parked records, one copy of each model written.
     init(
-        pages: [SyncTable<Model>.FetchedPage], applier: PageApplier<Model>, versioned: Bool, hasParked: Bool,
-        _ db: Database
+        pages: [FetchedPage<Model>], applier: PageApplier<Model>, versioned: Bool, hasParked: Bool,
+        tally: RunTally<Model.ID>, _ db: Database
     ) throws {
         self.applier = applier
+        self.tally = tally
+        pageCount = pages.count
         self.primaryKey = try PrimaryKey<Model>()
         self.references = primaryKey.references
         self.versioned = versioned
@@ -122,7 +153,7 @@ where Model.ID: Codable & Sendable {
 
     /// Lines up the saves and deletions of `pages` after the ready parked records `held`, the last change
     /// of each record winning.
-    private func collect(_ pages: [SyncTable<Model>.FetchedPage], after held: ReadyParked) throws {
+    private func collect(_ pages: [FetchedPage<Model>], after held: ReadyParked) throws {
         if held.models.isEmpty, pages.count == 1, let page = pages.first {
             // One page and nothing parked (a lone table's pull): the page as it is; the applier counts
             // a key listed twice once.
@@ -262,17 +293,16 @@ where Model.ID: Codable & Sendable {
         return orphans
     }
 
-    func report(pages: Int) -> any SyncReportMerging {
+    func outcome() -> any BatchOutcome {
         var report = SyncReport<Model.ID>()
         report.pulled = pulled
-        report.pages = pages
+        report.pages = pageCount
         report.inserted = counts.inserted
         report.updated = counts.updated
         report.deleted = counts.deleted
         report.keptLocal = counts.keptLocal
         report.skipped = skipped
         report.waitingForParents = parkedCount
-        report.isComplete = true
-        return report
+        return TableOutcome(report: report, tally: tally)
     }
 }

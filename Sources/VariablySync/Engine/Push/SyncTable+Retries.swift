@@ -5,25 +5,11 @@ import VariablySQLite
 // MARK: - Retries
 
 extension SyncTable {
-    /// Counts the retries of fetch tasks running off the actor.
-    ///
-    /// `@unchecked Sendable`: `count` is only touched while holding `lock`.
-    final class RetryCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-
-        var value: Int { lock.withLock { count } }
-
-        func add(_ retries: Int) {
-            lock.withLock { count += retries }
-        }
-    }
-
     /// Runs `operation` per `policy` (see ``RetryPolicy/retrying(random:retries:onRetry:_:)``),
     /// announcing each retry on the repository's progress stream.
     static func retrying<T: Sendable>(
         policy: RetryPolicy, random: inout SplitMix64, retries: inout Int,
-        broadcaster: ProgressBroadcaster<Model.ID>, _ operation: @Sendable () async throws -> T
+        broadcaster: ProgressBroadcaster<SyncProgress<Model.ID>>, _ operation: @Sendable () async throws -> T
     ) async throws -> T {
         try await policy.retrying(
             random: &random, retries: &retries,

@@ -6,8 +6,9 @@ import VariablySQLite
 /// the server's answers, as values. A ``Repository`` is a face over one; a ``SyncStore`` runs several on
 /// one database.
 ///
-/// It holds no mutable state of its own but the retries' jitter (`JitterSource`, shared by reference),
-/// so that a copy runs off any actor: a pull's prefetch task, a push's answer settled as it arrives.
+/// It holds no mutable state of its own but what its copies share by reference (the retries' jitter,
+/// the progress stream, the run's tally), so that a copy runs off any actor: a pull's prefetch task, a
+/// push's answer settled as it arrives.
 struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable where Model.ID: Codable & Sendable {
     /// The database holding the cache, the cursor and the queue of local changes.
     let database: SQLiteDatabase
@@ -27,7 +28,9 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
     let recordVersions: RecordVersions?
     /// Reads the form the server writes the model's dates in, from each page pulled.
     let dateObserver = ServerDateObserver(Model.self)
-    let broadcaster = ProgressBroadcaster<Model.ID>()
+    let broadcaster = ProgressBroadcaster<SyncProgress<Model.ID>>()
+    /// What the table's current run did so far.
+    let tally = RunTally<Model.ID>()
     let recordDecoder = JSONDecoder(source: .remote)
     /// Draws the retries' jitter, reproducibly when ``RetryPolicy/seed`` is set.
     let jitter: JitterSource
@@ -118,17 +121,6 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
     /// How this table applies pulled records.
     var pageApplier: PageApplier<Model> {
         PageApplier(state: state, pulledEntries: pulledEntries, versionPrefix: recordVersions?.prefix)
-    }
-
-    /// Reads ``Repository/unsentChanges()`` inside a read transaction.
-    var unsentChangesReader: @Sendable (Database) throws -> [UnsentChange] {
-        let state = self.state
-        let primaryKey = self.primaryKey
-        return { db in
-            let held = try state.heldChanges(
-                primaryKeyColumn: primaryKey.quotedColumn, references: primaryKey.references, db)
-            return try state.unsent(held: held, db)
-        }
     }
 
     // MARK: - Ids in the queue

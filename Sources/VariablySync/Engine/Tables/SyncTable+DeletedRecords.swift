@@ -7,9 +7,9 @@ import VariablySQLite
 extension SyncTable {
     /// Lists the server's ids and removes the cached records it did not list (see
     /// ``Repository/removeDeletedRecords(allowingDeletionOf:)``).
-    func removeRecordsNotListed(into report: inout SyncReport<Model.ID>, allowing deletions: ResyncDeletions)
-        async throws
-    {
+    func removeRecordsNotListed(allowing deletions: ResyncDeletions) async throws {
+        var report = SyncReport<Model.ID>()
+        defer { tally.add(report) }
         let remote = self.remote
         let limit = configuration.pageSize
         var random = SplitMix64(seed: jitter.next())

@@ -1,7 +1,7 @@
-/// Pages of a feed fetched and decoded ahead of the writer, at most `capacity` records of them: the
+/// Batches fetched and decoded ahead of the writer, at most `capacity` records of them: the
 /// network and the JSON decoding of the next batch run on one core while SQLite applies this one
 /// on the other. The producer waits while the buffer is full; the consumer while it is empty.
-actor FeedPrefetcher<Page: Sendable> {
+actor BatchPrefetcher<Page: Sendable> {
     private var pages: [(page: Page, records: Int)] = []
     private var buffered = 0
     private var end: Result<Void, any Error>?
