@@ -177,6 +177,51 @@ import VariablySyncTesting
         try await expectNoBrokenReferences(database)
     }
 
+    /// Another client writes new authors, their posts and comments on them while this device's first
+    /// store sync runs, after the users and posts were pulled: each comment is parked, its post looked
+    /// up, parked in turn for its new author, whose look-up brings the whole chain in the same sync. More
+    /// of them than any fixed number of look-ups, and every record applied is counted in the report.
+    @Test func newParentsAndGrandparentsWrittenDuringAFirstStoreSyncAreCachedByIt() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let log = PushLog()
+        let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+        let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
+        let commentServer = try SimulatedServer(records: [Comment(id: 100, postID: 10, body: "nice")], seed: 3)
+        let written = Once()
+        let newAuthors = Int64(60)
+        let users = try Repository(
+            database: database, remote: LoggingRemote(userServer, log: log, table: "users"),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let posts = try Repository(
+            database: database, remote: LoggingRemote(postServer, log: log, table: "posts"),
+            configuration: SyncConfiguration(retryPolicy: quickRetries))
+        let comments = try Repository(
+            database: database,
+            remote: LoggingRemote(commentServer, log: log, table: "comments") {
+                guard await written.first() else { return }
+                for author in 2...(1 + newAuthors) {
+                    _ = try await userServer.upsert(User(id: author, userName: "new \(author)"))
+                    _ = try await postServer.upsert(Post(id: author * 10, authorID: author, title: "by \(author)"))
+                    _ = try await commentServer.upsert(
+                        Comment(id: author * 100, postID: author * 10, authorID: author, body: "on \(author)"))
+                }
+            },
+            configuration: SyncConfiguration(pageSize: 25, retryPolicy: quickRetries))
+        let store = try SyncStore(comments, posts, users)
+        let report = try await store.sync()
+        #expect(try await users.count() == Int(1 + newAuthors))
+        #expect(try await posts.count() == Int(1 + newAuthors))
+        #expect(try await comments.count() == Int(1 + newAuthors))
+        #expect(try await comments.fetch(id: 6_100)?.postID == 610)
+        // The report adds up: what each table inserted is what it caches, look-ups included.
+        #expect(report.for(User.self)?.inserted == Int(1 + newAuthors))
+        #expect(report.for(Post.self)?.inserted == Int(1 + newAuthors))
+        #expect(report.for(Comment.self)?.inserted == Int(1 + newAuthors))
+        #expect(report.for(Comment.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.waitingForParents == 0)
+        try await expectNoBrokenReferences(database)
+    }
+
     /// docs/relationships.md, "Syncing the graph", on a file in a temporary folder.
     @Test func theRelationshipsPageExample() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")

@@ -14,27 +14,31 @@ extension PullEngine {
         let key: SQLValue
     }
 
-    /// How many parents one pull looks up at most: enough for the orphans a server keeps, bounded so
-    /// that a pull never turns into a request per record.
-    static var maximumLookUps: Int { 50 }
-
     /// Asks the server about the parents that parked records still wait for after a pull: a parent the
     /// server still has (a write the pull's pages missed) is applied, and its children with it; a parent
     /// the server answers it does not have is settled by each reference's rule (`.cascade`: its parked
     /// children are dropped, `.setNull`: applied with the reference emptied, `.restrict`: kept parked as
-    /// deleted). A parent whose look-up fails (a source that cannot read one record, a network error)
-    /// is asked again by the next pull; its children stay parked and block nothing.
+    /// deleted).
     ///
-    /// - Complexity: One indexed query per table and reference with parked records; at most
-    ///   ``maximumLookUps`` requests.
+    /// The look-ups follow the missing parents as deep as they go: a parent applied may itself be parked
+    /// for a parent of its own (a comment's new post, by a new author), which is looked up next. Each
+    /// parent is asked once a pull (a cycle ends), so the requests are bounded by the records parked,
+    /// never by a constant. A table whose look-up fails (a source that cannot read one record, a
+    /// network error) is not asked again in this pull: its parents are asked by the next one, and their
+    /// children stay parked and block nothing.
+    ///
+    /// - Complexity: One indexed query per table and reference with parked records a round; one request
+    ///   per missing parent.
     func settleMissingParents() async throws {
         let tables = self.tables
         var asked = Set<MissingParent>()
-        while asked.count < Self.maximumLookUps {
+        var failing = Set<String>()
+        while true {
+            try Task.checkCancellation()
             let missing = try await database.read { db in try Self.missingParents(among: tables, db) }
-                .filter { !asked.contains($0) }
+                .filter { !asked.contains($0) && !failing.contains($0.table) }
             guard !missing.isEmpty else { return }
-            for parent in missing.prefix(Self.maximumLookUps - asked.count) {
+            for parent in missing where !failing.contains(parent.table) {
                 asked.insert(parent)
                 guard let table = tables.first(where: { $0.name == parent.table }) else { continue }
                 let current: Data?
@@ -43,6 +47,7 @@ extension PullEngine {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
+                    failing.insert(parent.table)
                     continue
                 }
                 if let current {
