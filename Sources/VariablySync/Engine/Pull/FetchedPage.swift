@@ -23,6 +23,23 @@ struct FetchedPage<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
 // MARK: - Decoding a page
 
 extension FetchedPage {
+    /// The server's JSON of each decoded model, in the order of ``models``, or `nil` when the page's
+    /// bytes cannot be walked again.
+    ///
+    /// - Complexity: One more walk over the page's bytes.
+    func modelRecords() -> [Data]? {
+        guard let body = try? JSONBody(page.records), let elements = try? body.elements(of: body.root) else {
+            return nil
+        }
+        let skipped = Set(self.skipped.map(\.index))
+        var records: [Data] = []
+        records.reserveCapacity(models.count)
+        for (index, element) in elements.enumerated() where !skipped.contains(index) {
+            records.append(body.data(element))
+        }
+        return records.count == models.count ? records : nil
+    }
+
     /// The bytes of each decoded record's `field`, in the order of `fetched.models` (records that were
     /// skipped left out); `nil` for a record without one.
     ///

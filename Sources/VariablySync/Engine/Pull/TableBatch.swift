@@ -80,6 +80,10 @@ where Model.ID: Codable & Sendable {
     private let emptied: [SQLValue: [String]]
     private let pageCount: Int
     private let tally: RunTally<Model.ID>
+    /// The batch's pages, whose bytes a record parked by this batch keeps.
+    private let pages: [FetchedPage<Model>]
+    /// The server's JSON of the parked records this batch took, by key.
+    private let takenRecords: [SQLValue: Data]
     private var counts = PageApplier<Model>.Counts()
     private var parkedCount = 0
 
@@ -97,6 +101,7 @@ where Model.ID: Codable & Sendable {
         self.applier = applier
         self.tally = tally
         pageCount = pages.count
+        self.pages = pages
         self.primaryKey = try PrimaryKey<Model>()
         self.references = primaryKey.references
         self.versioned = versioned
@@ -106,6 +111,7 @@ where Model.ID: Codable & Sendable {
         let ready =
             hasParked ? try Self.readyParkedRecords(applier: applier, primaryKey: primaryKey, db) : ReadyParked()
         takenParked = ready.taken
+        takenRecords = ready.records
         emptied = ready.emptied
         // A record the model still cannot decode stays parked as it was, undecodable.
         try applier.state.park(ready.undecodable, state: .undecodable, db)
@@ -121,6 +127,8 @@ where Model.ID: Codable & Sendable {
         var versions: [String?] = []
         /// The ids of the parked records taken.
         var taken: [String] = []
+        /// The server's JSON of the parked records taken, by key.
+        var records: [SQLValue: Data] = [:]
         /// The columns to empty after writing, by key.
         var emptied: [SQLValue: [String]] = [:]
         /// The ready records the model still cannot decode.
@@ -144,6 +152,7 @@ where Model.ID: Codable & Sendable {
                 continue
             }
             ready.taken.append(record.recordID)
+            ready.records[try primaryKey.sqlValue(of: model.id)] = record.record
             ready.models.append(model)
             ready.versions.append(record.version)
             if !record.emptied.isEmpty { ready.emptied[try primaryKey.sqlValue(of: model.id)] = record.emptied }
@@ -231,13 +240,16 @@ where Model.ID: Codable & Sendable {
             var parked: [SyncStateStore.ParkedRecord] = []
             var parkedKeys = Set<SQLValue>()
             let encoder = KeySetJSONEncoder(source: .remote)
+            // A record parked is kept as the server sent it, every key and digit of it.
+            let serverJSON = serverRecords(ofKeys: Set(excluded.keys))
             for (index, key) in saveKeys.enumerated() {
                 let version = versioned ? saveVersions[index] : nil
                 if let parents = excluded[key] {
                     let model = saveModels[index]
                     parked.append(
                         SyncStateStore.ParkedRecord(
-                            recordID: try SyncTable<Model>.text(of: model.id), record: try encoder.encode(model),
+                            recordID: try SyncTable<Model>.text(of: model.id),
+                            record: try serverJSON[key] ?? encoder.encode(model),
                             version: version, parents: parents, emptied: emptied[key] ?? []))
                     parkedKeys.insert(key)
                 } else {
@@ -274,6 +286,20 @@ where Model.ID: Codable & Sendable {
             }
         }
         return written
+    }
+
+    /// The server's JSON of the records with `keys` among this batch's saves, as the server sent them:
+    /// the last one of each key, as the batch applies it.
+    ///
+    /// - Complexity: One more walk over the bytes of each page holding such a record; only run when a
+    ///   record is parked.
+    private func serverRecords(ofKeys keys: Set<SQLValue>) -> [SQLValue: Data] {
+        var found = takenRecords.filter { keys.contains($0.key) }
+        for page in pages where page.keys.contains(where: keys.contains) {
+            guard let records = page.modelRecords() else { continue }
+            for (key, record) in zip(page.keys, records) where keys.contains(key) { found[key] = record }
+        }
+        return found
     }
 
     func applyDeletions(_ db: Database) throws {

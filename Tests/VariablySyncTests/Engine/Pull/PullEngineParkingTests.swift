@@ -20,6 +20,21 @@ struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
     var feedIdentifier: String { "pages only \(Model.self)" }
 }
 
+/// A source whose one page is the bytes given, then nothing.
+private struct BytesRemote: RemoteSource {
+    typealias Model = Comment
+    let records: Data
+
+    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
+        guard cursor == nil else {
+            return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: "1", hasMore: false)
+        }
+        return RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
+    }
+
+    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
+}
+
 /// How a batch treats a record it parks while it also applies parked records whose parents it
 /// brought: the newest copy stays parked, and the cached row it replaces stays until then.
 @Suite struct PullEngineParkingTests {
@@ -27,6 +42,30 @@ struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
     /// a record parked before: the batch's second pass (the parked records it made ready) leaves the
     /// new copy parked, and neither parks the old cached copy over it nor takes the cached row, whose
     /// replies would lose their reference.
+    /// A record parked for its parent keeps the server's bytes: members the model does not read, number
+    /// forms and spacing included, so that what is applied later is what the server sent.
+    @Test func aParkedRecordKeepsTheServersBytes() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
+        let userServer = try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1)
+        let users = try Repository(database: database, remote: PagesOnlyRemote(server: userServer))
+        let posts = try Repository(database: database, remote: PagesOnlyRemote(server: postServer))
+        let served = #"{"id": 900, "post_id": 10, "reply_to": 901, "body": "early", "extra": {"kept": [1, 2.50]}}"#
+        let comments = try Repository(
+            database: database,
+            remote: BytesRemote(records: Data("[\(served), {\"id\": 902, \"post_id\": 10, \"body\": \"x\"}]".utf8)))
+        try await SyncStore(comments, posts, users).sync()
+        #expect(try await comments.fetch(id: 900) == nil)
+        let stored = try await database.read { db in
+            try db.fetchValue(sql: #"SELECT "record" FROM "variably_parked_records" WHERE "record_id" = '900'"#)
+        }
+        guard case .blob(let bytes)? = stored else {
+            Issue.record("no parked record 900: \(String(describing: stored))")
+            return
+        }
+        #expect(String(decoding: bytes, as: UTF8.self) == served)
+    }
+
     @Test func aNewCopyParkedBesideReadyParkedRecordsIsTheOneAppliedLater() async throws {
         let database = try SQLiteDatabase.inMemory()
         let postServer = try SimulatedServer(records: [Post(id: 10, authorID: 1, title: "first")], seed: 2)
