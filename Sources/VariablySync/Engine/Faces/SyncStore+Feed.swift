@@ -36,7 +36,7 @@ extension SyncStore {
         let names = tables.map(\.name)
         let (stored, lastFeed) = try await database.write { db in
             // Records the models could not decode are tried again by this pull's first batch.
-            for name in names { try SyncStateStore(table: name).retryUndecodableRecords(db) }
+            for name in names { try ParkedRecords(table: name).retryUndecodableRecords(db) }
             let row = try position.row(db)
             return (row?.cursor.map(SyncCursor.init(rawValue:)), row?.feed)
         }

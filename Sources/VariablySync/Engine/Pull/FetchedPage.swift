@@ -15,7 +15,7 @@ struct FetchedPage<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
     /// conditional on one; `nil` otherwise.
     var versions: [String?]?
     /// The server's JSON of the skipped records that have an id, to park until the model decodes them.
-    var skippedRecords: [SyncStateStore.ParkedRecord] = []
+    var skippedRecords: [ParkedRecords.ParkedRecord] = []
     /// The form of each date that follows the server, as the page's first record writes it.
     var serverDates: [String: ServerDateFormat] = [:]
 }
@@ -97,7 +97,7 @@ extension FetchedPage {
     /// The server's JSON of the `skipped` records that have an id, to park as undecodable.
     ///
     /// - Complexity: One more walk over the page's bytes, only for a page with skipped records.
-    static func parkable(_ skipped: [SkippedRecord<Model.ID>], in records: Data) -> [SyncStateStore.ParkedRecord] {
+    static func parkable(_ skipped: [SkippedRecord<Model.ID>], in records: Data) -> [ParkedRecords.ParkedRecord] {
         guard !skipped.isEmpty, let body = try? JSONBody(records), let elements = try? body.elements(of: body.root)
         else {
             return []
@@ -105,7 +105,7 @@ extension FetchedPage {
         return skipped.compactMap { record in
             guard let id = record.id, record.index < elements.count, let text = try? SyncTable<Model>.text(of: id)
             else { return nil }
-            return SyncStateStore.ParkedRecord(
+            return ParkedRecords.ParkedRecord(
                 recordID: text, record: body.data(elements[record.index]), version: nil, problem: "\(record.error)")
         }
     }

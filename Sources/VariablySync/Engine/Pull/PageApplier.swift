@@ -48,8 +48,8 @@ struct PageApplier<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wh
             deletions = deletedKeys.filter { !pending.contains($0) }
         }
         // A newer copy (or the deletion) of a record set aside for its parent replaces the one set aside.
-        if try state.parkedRecordCount(db) > 0 {
-            try state.forgetParkedRecords(withKeys: upsertKeys + deletions, db)
+        if try state.parked.parkedRecordCount(db) > 0 {
+            try state.parked.forgetParkedRecords(withKeys: upsertKeys + deletions, db)
         }
         if let versionPrefix, let upsertVersions {
             try state.setVersions(

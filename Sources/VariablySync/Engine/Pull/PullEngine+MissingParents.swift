@@ -69,7 +69,7 @@ extension PullEngine {
 
     /// The parents that waiting parked records reference and the cache does not have.
     private static func missingParents(among tables: [any EngineTable], _ db: Database) throws -> [MissingParent] {
-        let parked = try SyncStateStore.tablesWithParkedRecords(db)
+        let parked = try ParkedRecords.tablesWithParkedRecords(db)
         var missing: [MissingParent] = []
         for table in tables where parked.contains(table.name) {
             for reference in table.references {

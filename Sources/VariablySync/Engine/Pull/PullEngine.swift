@@ -56,7 +56,7 @@ struct PullEngine: Sendable {
             let parking = excluded
             do {
                 let outcomes = try await database.write { db in
-                    let parked = try SyncStateStore.tablesWithParkedRecords(db)
+                    let parked = try ParkedRecords.tablesWithParkedRecords(db)
                     var members: [(table: any EngineTable, batch: any TableBatching)] = []
                     var applied: [[SQLValue]] = []
                     // Parents first, each table's batch made once the tables before it are written, so
@@ -76,9 +76,9 @@ struct PullEngine: Sendable {
                     // Records parked for a parent of their own table (a reply before the comment it
                     // replies to), or of a table written after theirs (a cycle), whose parent this batch
                     // brought: applied in the same transaction, until none is left ready.
-                    let hadParked = try SyncStateStore.tablesWithParkedRecords(db)
+                    let hadParked = try ParkedRecords.tablesWithParkedRecords(db)
                     // Each pass applies at least one parked record or ends: at most one a record.
-                    for _ in 0...(try SyncStateStore.parkedRecordCount(db)) {
+                    for _ in 0...(try ParkedRecords.parkedRecordCount(db)) {
                         var isDone = true
                         for table in tables where hadParked.contains(table.name) {
                             let batch = try table.makePages().makeBatch(hasParked: true, db)
@@ -142,7 +142,7 @@ struct PullEngine: Sendable {
         var settled: [any BatchOutcome] = []
         for child in tables {
             for reference in child.references where reference.parentTable == table {
-                let count = try SyncStateStore(table: child.name).settleParkedRecords(
+                let count = try ParkedRecords(table: child.name).settleParkedRecords(
                     referencing: reference, deletedKeys: keys, db)
                 if count > 0 { settled.append(SettledOrphans(table: child, rule: reference.onDelete, count: count)) }
             }
@@ -195,7 +195,7 @@ struct PullEngine: Sendable {
         let state = SyncStateStore(table: table.name)
         let primaryKeyColumn = try primaryKeyColumn(of: table.name, db)
         for key in keys {
-            found[table.name, default: [:]][key] = try state.referenceValues(
+            found[table.name, default: [:]][key] = try state.parked.referenceValues(
                 of: key, primaryKeyColumn: primaryKeyColumn, references: table.references, db)
         }
         try state.withCapturePaused(db) {

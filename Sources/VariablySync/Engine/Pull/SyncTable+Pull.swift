@@ -21,7 +21,7 @@ extension SyncTable {
         let name = self.name
         // Records the model could not decode are tried again by this pull's first batch.
         let cursor = try await database.write { db in
-            try state.retryUndecodableRecords(db)
+            try state.parked.retryUndecodableRecords(db)
             return fromStart ? nil : try state.cursor(db)
         }
         tally.update { $0.cursor = cursor }
@@ -68,8 +68,9 @@ extension SyncTable {
         let state = self.state
         let (waiting, undecodable) = try await database.read { db in
             try (
-                state.parkedRecordCount(in: .waiting, db) + state.parkedRecordCount(in: .parentDeleted, db),
-                state.parkedRecordCount(in: .undecodable, db)
+                state.parked.parkedRecordCount(in: .waiting, db)
+                    + state.parked.parkedRecordCount(in: .parentDeleted, db),
+                state.parked.parkedRecordCount(in: .undecodable, db)
             )
         }
         tally.update { report in

@@ -71,7 +71,7 @@ where Model.ID: Codable & Sendable {
     private let pulled: Int
     private let skipped: [SkippedRecord<Model.ID>]
     /// The server's JSON of the skipped records, parked as undecodable.
-    private let undecodable: [SyncStateStore.ParkedRecord]
+    private let undecodable: [ParkedRecords.ParkedRecord]
     /// The parked records this batch took (ready and decodable), by id: forgotten when applied, parked
     /// again when still orphaned.
     private let takenParked: [String]
@@ -114,11 +114,11 @@ where Model.ID: Codable & Sendable {
         takenRecords = ready.records
         emptied = ready.emptied
         // A record the model still cannot decode stays parked as it was, undecodable.
-        try applier.state.park(ready.undecodable, state: .undecodable, db)
+        try applier.state.parked.park(ready.undecodable, state: .undecodable, db)
         try collect(pages, after: ready)
         // The latest page's forms of the server's dates: pushes write the model's dates the same way.
         let serverDates = pages.reduce(into: [String: ServerDateFormat]()) { $0.merge($1.serverDates) { $1 } }
-        try applier.state.noteServerDateFormats(serverDates, db)
+        try applier.state.serverDates.noteServerDateFormats(serverDates, db)
     }
 
     /// The table's parked records whose parents are here now, decoded.
@@ -132,7 +132,7 @@ where Model.ID: Codable & Sendable {
         /// The columns to empty after writing, by key.
         var emptied: [SQLValue: [String]] = [:]
         /// The ready records the model still cannot decode.
-        var undecodable: [SyncStateStore.ParkedRecord] = []
+        var undecodable: [ParkedRecords.ParkedRecord] = []
     }
 
     /// Reads and decodes the table's parked records whose parents are here now.
@@ -141,7 +141,7 @@ where Model.ID: Codable & Sendable {
     ) throws -> ReadyParked {
         let decoder = KeySetJSONDecoder(source: .remote)
         var ready = ReadyParked()
-        for record in try applier.state.readyParkedRecords(references: primaryKey.references, db) {
+        for record in try applier.state.parked.readyParkedRecords(references: primaryKey.references, db) {
             let model: Model
             do {
                 model = try decoder.decode(Model.self, from: record.record)
@@ -227,8 +227,8 @@ where Model.ID: Codable & Sendable {
     func applySaves(excluding excluded: [SQLValue: String?], parkingCachedRows: Bool, _ db: Database) throws
         -> [SQLValue]
     {
-        for recordID in takenParked { try applier.state.forgetParkedRecord(recordID, db) }
-        try applier.state.park(undecodable, state: .undecodable, db)
+        for recordID in takenParked { try applier.state.parked.forgetParkedRecord(recordID, db) }
+        try applier.state.parked.park(undecodable, state: .undecodable, db)
         let written: [SQLValue]
         if excluded.isEmpty {
             counts = try applier.apply(
@@ -237,7 +237,7 @@ where Model.ID: Codable & Sendable {
             written = saveKeys
         } else {
             var kept: (keys: [SQLValue], models: [Model], versions: [String?]) = ([], [], [])
-            var parked: [SyncStateStore.ParkedRecord] = []
+            var parked: [ParkedRecords.ParkedRecord] = []
             var parkedKeys = Set<SQLValue>()
             let encoder = KeySetJSONEncoder(source: .remote)
             // A record parked is kept as the server sent it, every key and digit of it.
@@ -247,7 +247,7 @@ where Model.ID: Codable & Sendable {
                 if let parents = excluded[key] {
                     let model = saveModels[index]
                     parked.append(
-                        SyncStateStore.ParkedRecord(
+                        ParkedRecords.ParkedRecord(
                             recordID: try SyncTable<Model>.text(of: model.id),
                             record: try serverJSON[key] ?? encoder.encode(model),
                             version: version, parents: parents, emptied: emptied[key] ?? []))
@@ -265,7 +265,7 @@ where Model.ID: Codable & Sendable {
                 for model in try db.fetch(Model.self, primaryKeys: cached) {
                     let key = try primaryKey.sqlValue(of: model.id)
                     parked.append(
-                        SyncStateStore.ParkedRecord(
+                        ParkedRecords.ParkedRecord(
                             recordID: try SyncTable<Model>.text(of: model.id), record: try encoder.encode(model),
                             version: nil, parents: excluded[key] ?? nil))
                 }
@@ -273,7 +273,7 @@ where Model.ID: Codable & Sendable {
             }
             counts = try applier.apply(
                 kept.models, keys: kept.keys, versions: versioned ? kept.versions : nil, deletedKeys: [], db)
-            try applier.state.park(parked, db)
+            try applier.state.parked.park(parked, db)
             parkedCount = parked.count
             written = kept.keys
         }

@@ -17,7 +17,7 @@ extension TablePush {
         let state = table.state
         let ids = changes.filter { !$0.isNew }.compactMap { sent[$0.idempotencyKey]?.recordID }
         guard !ids.isEmpty else { return changes }
-        let rows = try await table.database.read { try state.preEditRows(of: ids, $0) }
+        let rows = try await table.database.read { try state.preEditRows.preEditRows(of: ids, $0) }
         guard !rows.isEmpty else { return changes }
         let primaryKey = table.primaryKey
         let entries = table.pulledEntries

@@ -132,8 +132,8 @@ extension TablePush {
             // Should that deletion lose its own conflict, the record comes back: the server's
             // copy waits for it, and a newer copy (the deletion's effect there) replaces it.
             if !dangling.isEmpty, let serverJSON {
-                try state.park(
-                    [SyncStateStore.ParkedRecord(recordID: change.recordID, record: serverJSON, version: nil)], db)
+                try state.parked.park(
+                    [ParkedRecords.ParkedRecord(recordID: change.recordID, record: serverJSON, version: nil)], db)
             }
             return isRemoved ? .unresolved : .keptServer
         }

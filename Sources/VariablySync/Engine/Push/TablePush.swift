@@ -243,12 +243,12 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             let cached = try db.fetch(Model.self, primaryKeys: upsertKeys)
             // Dates go in the form the server writes them in, as its latest page showed.
             let serverDates =
-                observesDates && !upsertKeys.isEmpty ? try state.serverDateFormats(db) : ServerDateFormats()
+                observesDates && !upsertKeys.isEmpty ? try state.serverDates.serverDateFormats(db) : ServerDateFormats()
             guard cached.count < upsertKeys.count else { return (cached, [SQLValue: Data](), serverDates) }
             // A row out of the cache may be parked with the values it had here (its parent deleted on
             // the server, which keeps it): its edit still goes, from that copy.
             let missing = Set(upsertKeys).subtracting(try cached.map { try primaryKey.sqlValue(of: $0.id) })
-            return (cached, try state.parkedRecords(withKeys: Array(missing), db), serverDates)
+            return (cached, try state.parked.parkedRecords(withKeys: Array(missing), db), serverDates)
         }
         let recordEncoder = KeySetJSONEncoder(source: .remote, userInfo: [.serverDateFormats: serverDates])
         var records: [SQLValue: Model] = [:]

@@ -1,9 +1,7 @@
 import Foundation
 import VariablySQLite
 
-// MARK: - Parked server records
-
-/// Server records the pull could not apply yet, kept as the server's JSON with their version in
+/// One table's parked server records: server records the pull could not apply yet, kept as the server's JSON with their version in
 /// `variably_parked_records`, in the transaction whose cursor passed them, so that no record is lost
 /// because the cursor moved on:
 /// - **waiting**: a record they reference is not in the cache (a reply served before the comment it
@@ -14,7 +12,10 @@ import VariablySQLite
 ///   restricts deletions (`ReferenceAction.restrict`): kept, reported, never shown without the parent.
 /// - **undecodable**: the model could not decode it; tried again on every later sync, so a model fixed
 ///   in an app update gets it.
-extension SyncStateStore {
+struct ParkedRecords: Sendable {
+    /// The table whose records are parked.
+    let table: String
+
     /// A parked record: its id (JSON text), its JSON in the remote key set, its version as the server
     /// sent it, the values of its reference columns (a JSON object, `nil` when not known yet), and
     /// the reference columns its parents' deletions emptied.
@@ -224,7 +225,7 @@ extension SyncStateStore {
     }
 }
 
-extension SyncStateStore.ParkedRecord {
+extension ParkedRecords.ParkedRecord {
     /// The parked record that a row of `variably_parked_records` holds, as the pull applies it again.
     init(row: ParkedRecordRow) {
         self.init(

@@ -1,9 +1,7 @@
 import Foundation
 import VariablySQLite
 
-// MARK: - The pulled row before the first queued edit
-
-/// A record cached before its source declared record versions (a `versionField` with a concurrency
+/// One table's pulled rows as they were before their first queued edit. A record cached before its source declared record versions (a `versionField` with a concurrency
 /// check) has no version kept: its edit cannot say which version of the server's record it was made
 /// on. Rather than inventing one (the server's current version would overwrite an edit another client
 /// made since; the local column's value may have lost digits), the capture keeps the row as it was
@@ -14,7 +12,10 @@ import VariablySQLite
 /// The row is kept only when the record has no version (neither pulled nor acknowledged) and no
 /// change queued yet; a change completed, discarded or rebased on a version leaves it stale, and the
 /// next first edit replaces it.
-extension SyncStateStore {
+struct PreEditRows: Sendable {
+    /// The table whose rows are kept.
+    let table: String
+
     /// The statements (for a trigger) that keep `row` (`OLD`) of the record with id `recordID` (an SQL
     /// expression giving the id's JSON text), when it has no version kept and no change queued.
     ///

@@ -2,9 +2,12 @@ import Foundation
 import VariablyCodable
 import VariablySQLite
 
-// MARK: - The server's date forms
+/// The forms one table's dates take on the server, as its pages showed them
+/// (`variably_server_date_formats`): pushes write the table's dates the same way.
+struct ServerDateFormatStore: Sendable {
+    /// The table whose dates are kept.
+    let table: String
 
-extension SyncStateStore {
     /// The form the server writes each date field of the table in, by the field's remote path: empty
     /// before the first page that carried one.
     func serverDateFormats(_ db: Database) throws -> ServerDateFormats {

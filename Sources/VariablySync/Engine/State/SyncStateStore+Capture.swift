@@ -74,7 +74,7 @@ extension SyncStateStore {
             var body = ""
             if keepsPreEditRows, trigger.change != .insert {
                 // The row as it was: `OLD` for an update too (under its new key, should the key change).
-                body = keepPreEditRowSQL(recordID: recordID, row: "OLD", columns: columns) + "; "
+                body = preEditRows.keepPreEditRowSQL(recordID: recordID, row: "OLD", columns: columns) + "; "
             }
             body += enqueueSQL(
                 recordID: recordID, change: trigger.change,

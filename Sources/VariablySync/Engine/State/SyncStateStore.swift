@@ -10,6 +10,13 @@ struct SyncStateStore: Sendable {
     let table: String
 
     /// Creates the tables, or brings them up to date by the named steps of ``SyncStateSchema``.
+    /// The table's parked server records.
+    var parked: ParkedRecords { ParkedRecords(table: table) }
+    /// The table's rows as they were before their first queued edit.
+    var preEditRows: PreEditRows { PreEditRows(table: table) }
+    /// The forms the server writes the table's dates in.
+    var serverDates: ServerDateFormatStore { ServerDateFormatStore(table: table) }
+
     static func createOrUpgrade(_ db: Database) throws {
         try SyncStateSchema.createOrUpgrade(db)
         db.runAtWriteBoundaries(stampTransactionGroupSQL)
@@ -167,7 +174,7 @@ struct SyncStateStore: Sendable {
         try db.execute(
             sql: #"DELETE FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
             arguments: [table, recordID])
-        try dropPreEditRow(of: recordID, db)
+        try preEditRows.dropPreEditRow(of: recordID, db)
     }
 
     /// Marks changes as sent, before the push that carries them: from then on the server may have
@@ -237,7 +244,7 @@ struct SyncStateStore: Sendable {
                 arguments: [version.rawValue, table, change.recordID])
         }
         // The newer change of a record still without a version keeps comparing with the row pulled.
-        if !isReplaced || version != nil { try dropPreEditRow(of: change.recordID, db) }
+        if !isReplaced || version != nil { try preEditRows.dropPreEditRow(of: change.recordID, db) }
     }
 
     /// Keeps a conflicting change queued, based on the server's `version` now, under a new key.
@@ -250,6 +257,6 @@ struct SyncStateStore: Sendable {
                 WHERE "idempotency_key" = ?
                 """#,
             arguments: [version.rawValue, operation.rawValue, UUID().uuidString, change.idempotencyKey])
-        try dropPreEditRow(of: change.recordID, db)
+        try preEditRows.dropPreEditRow(of: change.recordID, db)
     }
 }

@@ -9,7 +9,7 @@ import VariablySQLite
 @Suite(.timeLimit(.minutes(2)))
 struct PreEditRowTests {
     private func keptRows(_ notes: Repository<LockedNote>) async throws -> [String: [String: SQLValue]] {
-        try await notes.database.read { try SyncStateStore(table: "locked_notes").preEditRows(of: ["1", "2"], $0) }
+        try await notes.database.read { try PreEditRows(table: "locked_notes").preEditRows(of: ["1", "2"], $0) }
     }
 
     @Test func onlyTheFirstEditOfARecordWithoutAVersionKeepsItsRow() async throws {

@@ -110,7 +110,7 @@ import VariablySyncTesting
         let (versions, parked) = try await fixture.database.read { db in
             try (
                 SyncStateStore(table: "posts").recordVersions(db),
-                SyncStateStore(table: "comments").parkedRecords(in: .waiting, db)
+                ParkedRecords(table: "comments").parkedRecords(in: .waiting, db)
             )
         }
         #expect(versions.count == 6)
@@ -133,7 +133,7 @@ import VariablySyncTesting
         #expect(await fixture.commentServer.record(id: 200) == nil)
         // Comment 999's parent came: it left the parked records for the cache.
         #expect(try await fixture.comments.fetch(id: 999)?.postID == 77)
-        let parked = try await fixture.database.read { try SyncStateStore.parkedRecordCount($0) }
+        let parked = try await fixture.database.read { try ParkedRecords.parkedRecordCount($0) }
         #expect(parked == 0)
         // The refused change still waits for the app; nothing else is left.
         #expect(try await fixture.users.unsentChanges().map(\.recordID) == ["1"])
