@@ -26,12 +26,12 @@ extension HTTPRemoteSource {
     func baseVersion(
         of change: RemoteChange<Model.ID>, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> BaseVersion {
-        let current = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
+        let current = try await exchange.send(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
         if [404, 410].contains(current.head.status) {
             if case .delete = change.operation { return .settled(.accepted(version: Self.absentRecordVersion)) }
             return .settled(.conflict(serverRecord: nil, version: Self.absentRecordVersion))
         }
-        let answer = try Self.successBody(current)
+        let answer = try HTTPExchange.successBody(current)
         let body = Self.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
         let version = Self.recordVersion(of: current, endpoints: endpoints)
         if let preEdit = change.preEditRecord {
@@ -91,32 +91,6 @@ extension HTTPRemoteSource {
         }
     }
 
-    /// The open-time mistake in how `endpoints` send a version with
-    /// ``HTTPRecordEndpoints/Concurrency/versionInBody``, named after `modelType`; `nil` when there is none.
-    static func versionDeclarationError(_ endpoints: HTTPRecordEndpoints, modelType: String) -> DeclarationError? {
-        func invalid(_ setting: String, _ requirement: String, fix: String) -> DeclarationError {
-            DeclarationError(.invalidSetting(setting, requirement: requirement), modelType: modelType, fix: fix)
-        }
-        if case .versionInBody = endpoints.concurrency, endpoints.versionField == nil {
-            return invalid(
-                "HTTPRecordEndpoints.concurrency", "a versionField with .versionInBody, to send on updates and deletes",
-                fix: "declare versionField (e.g. \"lock_version\") and, for deletes, deleteVersion: "
-                    + ".query(\"lock_version\") or .body")
-        }
-        guard let deleteVersion = endpoints.deleteVersion else { return nil }
-        if !endpoints.concurrency.isInBody {
-            return invalid(
-                "HTTPRecordEndpoints.deleteVersion",
-                "concurrency: .versionInBody (If-Match carries a delete's version)",
-                fix: "remove deleteVersion, or declare concurrency: .versionInBody")
-        }
-        if case .query(let name) = deleteVersion, name.isEmpty || !HTTPRequestHead.isSafeHeaderText(name) {
-            return invalid(
-                "HTTPRecordEndpoints.deleteVersion", "a query parameter with a name, without a line break or NUL",
-                fix: "name the parameter the server reads the version from, e.g. .query(\"lock_version\")")
-        }
-        return nil
-    }
 }
 
 extension HTTPRemoteSource: ClientReferencingSource {

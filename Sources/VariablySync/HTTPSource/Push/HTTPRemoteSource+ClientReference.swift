@@ -28,7 +28,7 @@ extension HTTPRemoteSource {
         var request = makeRecordRequest(url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
         try setWriteBody(of: &request, record: record, change: nil, isCreate: false, endpoints: endpoints)
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
-        let response = try await exchange(request)
+        let response = try await exchange.send(request)
         var updated = change
         updated.isNew = false
         let outcome = try await outcome(
@@ -46,11 +46,11 @@ extension HTTPRemoteSource {
     func adoptCreate(
         _ change: RemoteChange<Model.ID>, record: Data, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
-        let response = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
+        let response = try await exchange.send(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
         // No such record; `400`: an id the server would never assign (a provisional one), which it
         // cannot have.
         if [400, 404, 410].contains(response.head.status) { return nil }
-        let answer = try Self.successBody(response)
+        let answer = try HTTPExchange.successBody(response)
         let found = Self.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
         let version = Self.recordVersion(of: response, endpoints: endpoints)
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
@@ -97,9 +97,10 @@ extension HTTPRemoteSource {
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
         let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
-        let response = try await exchange(makeRecordRequest(url: recordURL, method: "DELETE", endpoints: endpoints))
+        let response = try await exchange.send(
+            makeRecordRequest(url: recordURL, method: "DELETE", endpoints: endpoints))
         // Gone already is what a deletion wants; any other failure throws, and the deletion stays queued.
-        if ![404, 410].contains(response.head.status) { _ = try Self.successBody(response) }
+        if ![404, 410].contains(response.head.status) { _ = try HTTPExchange.successBody(response) }
         return .accepted(version: Self.absentRecordVersion)
     }
 
@@ -122,9 +123,9 @@ extension HTTPRemoteSource {
             if case .perRecord(let endpoints) = api.push {
                 makeRecordRequest(url: url, method: "GET", endpoints: endpoints)
             } else {
-                makeRequest(url: url, method: "GET")
+                exchange.request(url: url, method: "GET")
             }
-        let answer = try Self.successBody(await exchange(request))
+        let answer = try HTTPExchange.successBody(await exchange.send(request))
         guard let list = try? JSONBody(answer) else {
             throw RemoteSourceError.invalidResponse("the look-up of a create by \(reference.query) did not answer JSON")
         }

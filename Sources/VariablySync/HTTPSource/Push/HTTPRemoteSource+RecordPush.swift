@@ -26,9 +26,9 @@ extension HTTPRemoteSource {
         }
         let url = try Self.url(
             of: id, in: Self.collectionURL(baseURL, endpoints), trailingSlash: endpoints.trailingSlash)
-        let response = try await exchange(makeRecordRequest(url: url, method: "GET", endpoints: endpoints))
+        let response = try await exchange.send(makeRecordRequest(url: url, method: "GET", endpoints: endpoints))
         if [404, 410].contains(response.head.status) { return nil }
-        let body = try Self.successBody(response)
+        let body = try HTTPExchange.successBody(response)
         return Self.answerRecord(body, at: endpoints.writes.answerRecordPath) ?? body
     }
 
@@ -41,7 +41,7 @@ extension HTTPRemoteSource {
         case .settled(let outcome, let record):
             return (outcome, record)
         case .send(let request, let isCreate, let recordURL):
-            let response = try await exchange(request)
+            let response = try await exchange.send(request)
             return try await finishRecord(
                 change, answeredWith: response, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
         }
@@ -122,7 +122,7 @@ extension HTTPRemoteSource {
     /// The outcome of `change` from the server's answer to its request, and for an accepted create the
     /// record the server stored.
     func finishRecord(
-        _ change: RemoteChange<Model.ID>, answeredWith response: Response, isCreate: Bool, recordURL: URL,
+        _ change: RemoteChange<Model.ID>, answeredWith response: HTTPExchange.Response, isCreate: Bool, recordURL: URL,
         endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?) {
         let collection = try Self.collectionURL(baseURL, endpoints)
@@ -192,7 +192,7 @@ extension HTTPRemoteSource {
     }
 
     func outcome(
-        of response: Response, for change: RemoteChange<Model.ID>, isCreate: Bool, recordURL: URL,
+        of response: HTTPExchange.Response, for change: RemoteChange<Model.ID>, isCreate: Bool, recordURL: URL,
         endpoints: HTTPRecordEndpoints
     ) async throws -> PushOutcome {
         let status = response.head.status
@@ -200,13 +200,13 @@ extension HTTPRemoteSource {
         switch status {
         case 200...299:
             return .accepted(version: Self.recordVersion(of: response, endpoints: endpoints))
-        case let status where status != 401 && refusesCredentials(status):
+        case let status where status != 401 && exchange.refusesCredentials(status):
             // A status the API declares a refusal of the credentials (403): the push stops, nothing settled.
             throw RemoteSourceError.httpStatus(status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
         case 404 where !isCreate, 410 where !isCreate:
             // Deleted on the server: what a delete wanted; for an update, a conflict with the deletion.
             // Unless the server answers bad credentials so: the declared check tells.
-            try await verifyCredentials(before: "\(isDelete ? "a delete" : "an update") answered \(status)")
+            try await exchange.verifyCredentials(before: "\(isDelete ? "a delete" : "an update") answered \(status)")
             return isDelete
                 ? .accepted(version: Self.absentRecordVersion)
                 : .conflict(serverRecord: nil, version: Self.absentRecordVersion)
@@ -217,24 +217,25 @@ extension HTTPRemoteSource {
             // the server's record; a conflict settled with an error object would never settle.
             let answered = Self.answerRecord(response.body, at: place)
             if (try? KeySetJSONDecoder(source: .remote).decode(Model.self, from: answered ?? Data())) == nil {
-                current = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
+                current = try await exchange.send(
+                    makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
                 if [404, 410].contains(current.head.status) {
                     return .conflict(serverRecord: nil, version: Self.absentRecordVersion)
                 }
-                _ = try Self.successBody(current)
+                _ = try HTTPExchange.successBody(current)
             }
             return .conflict(
                 serverRecord: Self.answerRecord(current.body, at: place) ?? current.body,
                 version: Self.recordVersion(of: current, endpoints: endpoints))
         case 401, 408, 429, 500...599:
-            _ = try Self.successBody(response)  // throws: transient, rate limited, or unauthorized
+            _ = try HTTPExchange.successBody(response)  // throws: transient, rate limited, or unauthorized
             throw RemoteSourceError.httpStatus(status, body: "")
         default:
             // Anything else is a refusal the library cannot act on (a redirect it may not follow, 400,
             // 403, 415, 422, a create answered 404): the change is kept, held with the answer. A create
             // refused with 400 or 404 may be bad credentials in disguise: the declared check tells.
             if isCreate, status == 400 || status == 404 {
-                try await verifyCredentials(before: "a create answered \(status)")
+                try await exchange.verifyCredentials(before: "a create answered \(status)")
             }
             return .rejected(
                 reason: FailedChange<Model.ID>.reason(
@@ -244,7 +245,9 @@ extension HTTPRemoteSource {
     }
 
     /// The report of a refusal: the status, the redirect target, and the start of the body.
-    private static func refusal(_ response: Response, for change: RemoteChange<Model.ID>, isCreate: Bool) -> String {
+    private static func refusal(_ response: HTTPExchange.Response, for change: RemoteChange<Model.ID>, isCreate: Bool)
+        -> String
+    {
         let status = response.head.status
         var text = "HTTP \(status)"
         if (300...399).contains(status) {
@@ -275,7 +278,7 @@ extension HTTPRemoteSource {
 
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
     /// field of the record at the declared answer path, as JSON text after ``recordVersionPrefix``.
-    static func recordVersion(of response: Response, endpoints: HTTPRecordEndpoints) -> SyncCursor {
+    static func recordVersion(of response: HTTPExchange.Response, endpoints: HTTPRecordEndpoints) -> SyncCursor {
         let concurrency = endpoints.concurrency
         let tag = response.head.headers["etag"].map { JSONValue.string($0).jsonString() }
         let record = answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? response.body
