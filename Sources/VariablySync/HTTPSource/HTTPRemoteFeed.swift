@@ -131,7 +131,7 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
         // With no table in the answer, a name no table has: the paging alone says where to go on.
         var last: RemotePage<JSONValue>?
         for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
-            let page = try shape.naming(table ?? "\u{0}").page(
+            let page = try HTTPPullReader(shape: Self.shape(shape, naming: table ?? "\u{0}")).page(
                 parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit,
                 idType: JSONValue.self)
             if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
@@ -145,18 +145,16 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     public var feedIdentifier: String {
         api.pull.path.isEmpty ? baseURL.absoluteString : baseURL.absoluteString + " " + api.pull.path
     }
-}
 
-extension HTTPPullShape {
-    /// This shape with `{table}` in its records and deletions paths replaced by `table`.
-    func naming(_ table: String) -> HTTPPullShape {
-        var shape = self
+    /// `shape` with `{table}` in its records and deletions paths replaced by `table`.
+    static func shape(_ shape: HTTPPullShape, naming table: String) -> HTTPPullShape {
+        var named = shape
         func replaced(_ path: DataPath) -> DataPath {
-            DataPath(path.keys.map { $0 == HTTPRemoteFeed.placeholder ? table : $0 })
+            DataPath(path.keys.map { $0 == placeholder ? table : $0 })
         }
-        shape.records = replaced(records)
-        shape.recordsMayBeAbsent = true
-        if case .ids(let path) = deletions { shape.deletions = .ids(at: replaced(path)) }
-        return shape
+        named.records = replaced(shape.records)
+        named.recordsMayBeAbsent = true
+        if case .ids(let path) = shape.deletions { named.deletions = .ids(at: replaced(path)) }
+        return named
     }
 }

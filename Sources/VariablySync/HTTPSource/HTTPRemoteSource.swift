@@ -146,7 +146,8 @@ where Model.ID: Codable & Sendable {
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
         let response = try await exchange.send(exchange.request(url: url, method: "GET"))
-        if response.head.status == 404, let end = try shape.endOfPull(after: state, idType: Model.ID.self) {
+        let reader = HTTPPullReader(shape: shape)
+        if response.head.status == 404, let end = try reader.endOfPull(after: state, idType: Model.ID.self) {
             return end
         }
         if let cursor, HTTPExchange.isUnknownCursor(status: response.head.status, body: response.body) {
@@ -157,7 +158,7 @@ where Model.ID: Codable & Sendable {
                 response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
         }
         let body = try HTTPExchange.successBody(response)
-        return try shape.page(
+        return try reader.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
             idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
     }
