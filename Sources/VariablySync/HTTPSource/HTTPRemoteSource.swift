@@ -180,19 +180,10 @@ where Model.ID: Codable & Sendable {
         case .none:
             throw RemoteSourceError.unavailable("this API is pull-only: \(changes.count) change(s) stay queued")
         case .perRecord(let endpoints):
-            return try await pushRecords(changes, to: endpoints)
+            return try await recordPusher.pushRecords(changes, to: endpoints)
         case .changesEnvelope(let path):
-            var request = exchange.request(
-                url: path.isEmpty ? baseURL : baseURL.appendingPathComponent(path), method: "POST")
-            request.body = try Self.pushBody(changes)
-            request.headers.append(("Content-Type", "application/json"))
-            let outcomes = try Self.outcomes(from: try HTTPExchange.successBody(await exchange.send(request)))
-            return try changes.map { change in
-                guard let outcome = outcomes[change.idempotencyKey] else {
-                    throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
-                }
-                return PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome)
-            }
+            let url = path.isEmpty ? baseURL : baseURL.appendingPathComponent(path)
+            return try await HTTPChangesEnvelope<Model.ID>(url: url, exchange: exchange).push(changes)
         }
     }
 

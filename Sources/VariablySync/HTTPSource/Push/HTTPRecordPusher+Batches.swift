@@ -3,7 +3,7 @@ import VariablyCodable
 
 // MARK: - Writes in batches
 
-extension HTTPRemoteSource {
+extension HTTPRecordPusher {
     /// Pushes `changes` through `batch`, up to its ``HTTPBatchEndpoint/maximumRequests`` writes a
     /// request. A change that needs a look-up before its write (a create or a deletion in doubt, a
     /// conditional write with no version kept) goes on its own, as without batches. A batch the server
@@ -58,9 +58,9 @@ extension HTTPRemoteSource {
     private func isBatchable(_ change: RemoteChange<Model.ID>, endpoints: HTTPRecordEndpoints) -> Bool {
         guard !change.mayHaveBeenApplied, change.preEditRecord == nil else { return false }
         guard endpoints.versionField != nil, endpoints.concurrency != .none else { return true }
-        let isAbsent = change.baseCursor == Self.absentRecordVersion
+        let isAbsent = change.baseCursor == Requests.absentRecordVersion
         if case .upsert = change.operation, change.isNew || isAbsent { return true }
-        let kept = change.baseCursor.map { $0.rawValue.hasPrefix(Self.recordVersionPrefix) } ?? false
+        let kept = change.baseCursor.map { $0.rawValue.hasPrefix(Requests.recordVersionPrefix) } ?? false
         return kept || isAbsent
     }
 

@@ -3,7 +3,7 @@ import VariablyCodable
 
 // MARK: - Bodies and answers in the declared write shape
 
-extension HTTPRemoteSource {
+extension HTTPRecordRequests {
     /// A request to the per-record endpoints that accepts the media type declared for `method`.
     func makeRecordRequest(url: URL, method: String, endpoints: HTTPRecordEndpoints) -> HTTPRequestHead {
         exchange.request(url: url, method: method, accept: endpoints.writes.mediaType.of(method))
@@ -34,7 +34,7 @@ extension HTTPRemoteSource {
         guard let json = try? JSONBody(record), json.bytes.first == UInt8(ascii: "{") else { return record }
         let shape = endpoints.writes
         let version = endpoints.versionField.map { DataPath(dotted: $0).keys }
-        let id = api.pull.idPath.keys
+        let id = idPath.keys
         var removed = Set(endpoints.readOnlyFields.map { DataPath(dotted: $0).keys })
         if endpoints.concurrency.isInBody, let version { removed.remove(version) }
         if !isCreate, shape.updatesCarryID { removed.remove(id) }
@@ -97,5 +97,4 @@ extension HTTPRemoteSource {
         }
         return fields
     }
-
 }
