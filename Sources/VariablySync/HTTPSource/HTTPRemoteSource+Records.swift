@@ -59,11 +59,14 @@ extension HTTPRemoteSource: RecordVersionedSource {
         return endpoints.versionField
     }
 
+    /// The version field of per-record endpoints that send `If-Match`, whose deletions carry the
+    /// version the client last saw.
     package var deletionVersionField: String? {
         guard case .perRecord(let endpoints) = api.push, case .ifMatch = endpoints.concurrency else { return nil }
         return endpoints.versionField
     }
 
+    /// The mark of a record's version in a change's base (``HTTPRecordRequests/recordVersionPrefix``).
     package var deletionBasePrefix: String { Requests.recordVersionPrefix }
 }
 

@@ -96,7 +96,7 @@ struct HTTPExchange: Sendable {
         let status = response.head.status
         guard [301, 302, 303, 307, 308].contains(status), let location = response.head.headers["location"],
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-            HTTPPullShape.origin(of: target) == HTTPPullShape.origin(of: request.url)
+            HTTPRequestHead.origin(of: target) == HTTPRequestHead.origin(of: request.url)
         else { return nil }
         let isRead = request.method == "GET" || request.method == "HEAD"
         guard isRead || status == 307 || status == 308 else { return nil }

@@ -106,3 +106,11 @@ extension HTTPRecordEndpoints {
         return nil
     }
 }
+
+extension HTTPRecordEndpoints.Concurrency {
+    /// Whether the version travels in the record's body.
+    var isInBody: Bool {
+        if case .versionInBody = self { return true }
+        return false
+    }
+}

@@ -188,11 +188,3 @@ where Model.ID: Codable & Sendable {
         return url
     }
 }
-
-extension HTTPRecordEndpoints.Concurrency {
-    /// Whether the version travels in the record's body.
-    var isInBody: Bool {
-        if case .versionInBody = self { return true }
-        return false
-    }
-}

@@ -13,7 +13,7 @@ extension HTTPPullShape {
             // The request hook and the headers (tokens, API keys) go with every request: a page link to
             // another origin would hand them to a host the app never named, and one from https to http
             // would send them in clear text.
-            guard Self.origin(of: url) == Self.origin(of: base) else {
+            guard HTTPRequestHead.origin(of: url) == HTTPRequestHead.origin(of: base) else {
                 throw RemoteSourceError.invalidResponse(
                     "the next page's URL \"\(next.prefix(200))\" is not on the origin of \(base.absoluteString.prefix(200)) "
                         + "(scheme, host and port): the source's credentials are sent only there")
@@ -49,14 +49,6 @@ extension HTTPPullShape {
             throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
         }
         return url
-    }
-
-    /// The origin of `url` (https://www.rfc-editor.org/rfc/rfc6454#section-4): its scheme and host,
-    /// lowercased, and its port, the scheme's default when none is written.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     /// A digest of a record's bytes, stored in the cursor: the same on every run.
