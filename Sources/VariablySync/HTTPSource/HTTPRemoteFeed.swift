@@ -24,8 +24,12 @@ public import VariablyHTTP
 /// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL);
 /// ``HTTPPullShape/ChangedSince`` filters are per table and do not apply to a feed.
 public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
-    /// The requests' exchange.
-    let source: HTTPRemoteSource<FeedRequests>
+    /// The URL the pull path is appended to.
+    let baseURL: URL
+    /// The feed's shape: its pull names each table's records with ``placeholder``.
+    let api: HTTPAPI
+    /// What sends each request: the headers, the hook, the deadline, redirects, the size limit.
+    let exchange: HTTPExchange
     /// The path of the object whose keys are the tables, and the key paths after the placeholder.
     let tablesPath: DataPath
 
@@ -56,17 +60,26 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
         let keys = api.pull.records.keys
         let placeholder = keys.firstIndex(of: Self.placeholder)
         tablesPath = DataPath(Array(keys[..<(placeholder ?? keys.startIndex)]))
-        source = HTTPRemoteSource(
+        self.baseURL = baseURL
+        self.api = api
+        var exchange = HTTPExchange(
             baseURL: baseURL, api: api, headers: headers, timeout: timeout, transport: transport,
             maximumResponseSize: maximumResponseSize, prepare: prepare)
+        exchange.declarationError = Self.declarationError(of: exchange, api: api)
+        self.exchange = exchange
     }
 
     /// The placeholder of a table's name in the pull shape's paths.
     static var placeholder: String { "{table}" }
 
     /// The first mistake in the feed's shape or settings, or `nil`.
-    package var declarationError: DeclarationError? {
-        let pull = source.api.pull
+    package var declarationError: DeclarationError? { exchange.declarationError }
+
+    /// The first mistake in `api` as a feed's shape, in the settings of `exchange`, or in `api` as any
+    /// source's shape, named after the feed. A feed decodes no model: the fields its API names are
+    /// checked as those of records keyed by their id alone.
+    static func declarationError(of exchange: HTTPExchange, api: HTTPAPI) -> DeclarationError? {
+        let pull = api.pull
         guard pull.records.keys.filter({ $0 == Self.placeholder }).count == 1 else {
             return DeclarationError(
                 .feedRecordsPathWithoutTable("\(pull.records)"), modelType: "HTTPRemoteFeed",
@@ -76,7 +89,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
             return DeclarationError(
                 .feedWithChangedSince, modelType: "HTTPRemoteFeed", fix: "declare no changedSince filter")
         }
-        return source.declarationError(modelType: "HTTPRemoteFeed")
+        return exchange.settingsError(modelType: "HTTPRemoteFeed")
+            ?? api.declarationError(modelType: "HTTPRemoteFeed", remoteKeys: [DataPath(["id"])])
     }
 
     /// Asks for the page after `cursor` and reads each table's records and deletions.
@@ -89,15 +103,14 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     ///   shape; `DeclarationError` for a mistake in the feed's declaration.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
         try checkDeclaration()
-        let shape = source.api.pull
+        let shape = api.pull
         let state = try HTTPPullState(cursor: cursor, shape: shape)
-        let url = try shape.url(base: source.baseURL, state: state, limit: limit)
-        let response = try await source.exchange(source.makeRequest(url: url, method: "GET"))
-        if let cursor, HTTPRemoteSource<FeedRequests>.isUnknownCursor(status: response.head.status, body: response.body)
-        {
+        let url = try shape.url(base: baseURL, state: state, limit: limit)
+        let response = try await exchange.send(exchange.request(url: url, method: "GET"))
+        if let cursor, HTTPExchange.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
-        let body = try HTTPRemoteSource<FeedRequests>.successBody(response)
+        let body = try HTTPExchange.successBody(response)
         let tables: [String]
         let parsed: JSONBody
         do {
@@ -118,7 +131,7 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
         // With no table in the answer, a name no table has: the paging alone says where to go on.
         var last: RemotePage<JSONValue>?
         for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
-            let page = try shape.naming(table ?? "\u{0}").page(
+            let page = try HTTPPullReader(shape: Self.shape(shape, naming: table ?? "\u{0}")).page(
                 parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit,
                 idType: JSONValue.self)
             if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
@@ -129,33 +142,19 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     }
 
     /// The base URL and the pull path, as an ``HTTPRemoteSource`` names its feed.
-    public var feedIdentifier: String { source.feedIdentifier }
-}
+    public var feedIdentifier: String {
+        api.pull.path.isEmpty ? baseURL.absoluteString : baseURL.absoluteString + " " + api.pull.path
+    }
 
-extension HTTPPullShape {
-    /// This shape with `{table}` in its records and deletions paths replaced by `table`.
-    func naming(_ table: String) -> HTTPPullShape {
-        var shape = self
+    /// `shape` with `{table}` in its records and deletions paths replaced by `table`.
+    static func shape(_ shape: HTTPPullShape, naming table: String) -> HTTPPullShape {
+        var named = shape
         func replaced(_ path: DataPath) -> DataPath {
-            DataPath(path.keys.map { $0 == HTTPRemoteFeed.placeholder ? table : $0 })
+            DataPath(path.keys.map { $0 == placeholder ? table : $0 })
         }
-        shape.records = replaced(records)
-        shape.recordsMayBeAbsent = true
-        if case .ids(let path) = deletions { shape.deletions = .ids(at: replaced(path)) }
-        return shape
-    }
-}
-
-/// The record type of an ``HTTPRemoteFeed``'s exchange: a feed's pages hold records of several models,
-/// which the store's repositories decode themselves, so the exchange never decodes one of these.
-struct FeedRequests: VariablyCodable, Identifiable, Sendable {
-    var id: Int64
-
-    init(from container: DecodingContainer<FeedRequests>) throws {
-        id = try container.decode(\.id)
-    }
-
-    static let keySets = KeySets<FeedRequests>(defaultSource: .remote) {
-        KeySet(.remote) { Key(\.id, "id") }
+        named.records = replaced(shape.records)
+        named.recordsMayBeAbsent = true
+        if case .ids(let path) = shape.deletions { named.deletions = .ids(at: replaced(path)) }
+        return named
     }
 }

@@ -31,7 +31,7 @@ extension HTTPRemoteSource {
         let ids = try Self.ids(in: page.records, idKey: shape.idKey) + page.deletedIDs
         // An empty listing may be a refusal of the credentials in disguise: it would remove every row.
         if cursor == nil, ids.isEmpty, !page.hasMore {
-            try await verifyCredentials(before: "an empty id listing")
+            try await exchange.verifyCredentials(before: "an empty id listing")
         }
         return RemoteIDPage(ids: ids, nextCursor: page.nextCursor, hasMore: page.hasMore)
     }

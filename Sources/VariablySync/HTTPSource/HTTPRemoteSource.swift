@@ -70,16 +70,17 @@ where Model.ID: Codable & Sendable {
     package let baseURL: URL
     /// The API's shape: where pulls find records and cursors, how pushes are sent.
     package let api: HTTPAPI
+    /// What sends each request: the headers, the hook, the deadline, redirects, the size limit.
+    let exchange: HTTPExchange
+
     /// The per-request hook, if any.
-    package let prepare: RequestHook?
-    /// Headers sent with every request, e.g. `Authorization`.
-    package let headers: [String: String]
+    package var prepare: RequestHook? { exchange.prepare }
     /// How long one request may take, from connecting to the last byte of the answer.
-    package let timeout: TimeInterval
+    package var timeout: TimeInterval { exchange.timeout }
     /// The largest answer accepted, in bytes; a larger one throws ``RemoteSourceError/responseTooLarge(limit:)``.
-    package let maximumResponseSize: Int
+    package var maximumResponseSize: Int { exchange.maximumResponseSize }
     /// What sends the requests.
-    package let transport: any HTTPTransport
+    package var transport: any HTTPTransport { exchange.transport }
 
     /// Creates a source for the endpoints under `baseURL`.
     ///
@@ -113,11 +114,11 @@ where Model.ID: Codable & Sendable {
     ) {
         self.baseURL = baseURL
         self.api = api
-        self.prepare = prepare
-        self.headers = headers
-        self.timeout = timeout
-        self.transport = transport
-        self.maximumResponseSize = maximumResponseSize
+        var exchange = HTTPExchange(
+            baseURL: baseURL, api: api, headers: headers, timeout: timeout, transport: transport,
+            maximumResponseSize: maximumResponseSize, prepare: prepare)
+        exchange.declarationError = Self.declarationError(of: exchange, api: api)
+        self.exchange = exchange
     }
 
     // MARK: - RemoteSource
@@ -135,7 +136,7 @@ where Model.ID: Codable & Sendable {
         let page = try await page(of: api.pull, after: cursor, limit: limit)
         // An empty list at the start of a pull may be a refusal of the credentials in disguise.
         if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
-            try await verifyCredentials(before: "an empty list")
+            try await exchange.verifyCredentials(before: "an empty list")
         }
         return page
     }
@@ -144,19 +145,20 @@ where Model.ID: Codable & Sendable {
     func page(of shape: HTTPPullShape, after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
         let state = try HTTPPullState(cursor: cursor, shape: shape)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
-        let response = try await exchange(makeRequest(url: url, method: "GET"))
-        if response.head.status == 404, let end = try shape.endOfPull(after: state, idType: Model.ID.self) {
+        let response = try await exchange.send(exchange.request(url: url, method: "GET"))
+        let reader = HTTPPullReader(shape: shape)
+        if response.head.status == 404, let end = try reader.endOfPull(after: state, idType: Model.ID.self) {
             return end
         }
-        if let cursor, Self.isUnknownCursor(status: response.head.status, body: response.body) {
+        if let cursor, HTTPExchange.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
-        if response.head.status != 401, refusesCredentials(response.head.status) {
+        if response.head.status != 401, exchange.refusesCredentials(response.head.status) {
             throw RemoteSourceError.httpStatus(
                 response.head.status, body: String(decoding: response.body.prefix(200), as: UTF8.self))
         }
-        let body = try Self.successBody(response)
-        return try shape.page(
+        let body = try HTTPExchange.successBody(response)
+        return try reader.page(
             body: body, link: response.head.headers["link"], from: url, state: state, limit: limit,
             idType: Model.ID.self, decodeID: RecordIDDecoder<Model>().id(from:))
     }
@@ -178,19 +180,10 @@ where Model.ID: Codable & Sendable {
         case .none:
             throw RemoteSourceError.unavailable("this API is pull-only: \(changes.count) change(s) stay queued")
         case .perRecord(let endpoints):
-            return try await pushRecords(changes, to: endpoints)
+            return try await recordPusher.pushRecords(changes, to: endpoints)
         case .changesEnvelope(let path):
-            var request = makeRequest(
-                url: path.isEmpty ? baseURL : baseURL.appendingPathComponent(path), method: "POST")
-            request.body = try Self.pushBody(changes)
-            request.headers.append(("Content-Type", "application/json"))
-            let outcomes = try Self.outcomes(from: try Self.successBody(await exchange(request)))
-            return try changes.map { change in
-                guard let outcome = outcomes[change.idempotencyKey] else {
-                    throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
-                }
-                return PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome)
-            }
+            let url = path.isEmpty ? baseURL : baseURL.appendingPathComponent(path)
+            return try await HTTPChangesEnvelope<Model.ID>(url: url, exchange: exchange).push(changes)
         }
     }
 
@@ -210,18 +203,5 @@ where Model.ID: Codable & Sendable {
     /// server starts over when it is pointed at another.
     public var feedIdentifier: String {
         api.pull.path.isEmpty ? baseURL.absoluteString : baseURL.absoluteString + " " + api.pull.path
-    }
-
-    // MARK: - Internals
-
-    /// A request with the source's headers; `Accept: accept` unless they set an `Accept` of their own.
-    /// By default a read accepts the media type the per-record endpoints declare for `GET`
-    /// (`application/json` unless their write shape names another).
-    func makeRequest(url: URL, method: String, accept: String? = nil) -> HTTPRequestHead {
-        let accept = accept ?? (api.push.perRecordEndpoints?.writes.mediaType.get ?? "application/json")
-        var fields = headers.keys.contains { $0.lowercased() == "accept" } ? [:] : ["Accept": accept]
-        fields.merge(headers) { _, user in user }
-        return HTTPRequestHead(
-            method: method, url: url, headers: fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, body: nil)
     }
 }

@@ -8,20 +8,20 @@ import Testing
 /// that a failure in one record's request never sends an answered record again.
 @Suite(.timeLimit(.minutes(3)))
 struct HTTPRecordPushRulesTests {
-    private typealias Source = HTTPRemoteSource<User>
+    private typealias Exchange = HTTPExchange
 
     private func request(_ method: String, _ url: String = "http://127.0.0.1:8000/api/users/2") -> HTTPRequestHead {
         HTTPRequestHead(
             method: method, url: URL(string: url)!, headers: [], body: method == "GET" ? nil : Data("{}".utf8))
     }
 
-    private func answer(_ status: Int, location: String?) -> Source.Response {
+    private func answer(_ status: Int, location: String?) -> Exchange.Response {
         (HTTPResponseHead(status: status, headers: location.map { ["location": $0] } ?? [:]), Data())
     }
 
     @Test(arguments: [301, 302, 303, 307, 308])
     func readsFollowEveryRedirectOnTheirOrigin(status: Int) throws {
-        let next = try #require(Source.redirect(of: request("GET"), by: answer(status, location: "/api/users/2/")))
+        let next = try #require(Exchange.redirect(of: request("GET"), by: answer(status, location: "/api/users/2/")))
         #expect(next.url.absoluteString == "http://127.0.0.1:8000/api/users/2/")
         #expect(next.method == "GET")
     }
@@ -31,10 +31,11 @@ struct HTTPRecordPushRulesTests {
     @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
     func writesFollowOnlyRedirectsThatKeepTheirMethod(method: String) throws {
         for status in [301, 302, 303] {
-            #expect(Source.redirect(of: request(method), by: answer(status, location: "/api/users/2/")) == nil)
+            #expect(Exchange.redirect(of: request(method), by: answer(status, location: "/api/users/2/")) == nil)
         }
         for status in [307, 308] {
-            let next = try #require(Source.redirect(of: request(method), by: answer(status, location: "/api/users/2/")))
+            let next = try #require(
+                Exchange.redirect(of: request(method), by: answer(status, location: "/api/users/2/")))
             #expect(next.method == method)
             #expect(next.body == Data("{}".utf8))
         }
@@ -42,12 +43,14 @@ struct HTTPRecordPushRulesTests {
 
     @Test func noRedirectLeavesTheOriginOrFollowsWithoutALocation() {
         #expect(
-            Source.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/users/2/")) == nil)
-        #expect(
-            Source.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/users/2/")) == nil
+            Exchange.redirect(of: request("GET"), by: answer(301, location: "http://elsewhere.example/users/2/")) == nil
         )
-        #expect(Source.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
-        #expect(Source.redirect(of: request("GET"), by: answer(304, location: "/api/users/2/")) == nil)
+        #expect(
+            Exchange.redirect(of: request("GET"), by: answer(301, location: "https://127.0.0.1:8000/api/users/2/"))
+                == nil
+        )
+        #expect(Exchange.redirect(of: request("GET"), by: answer(301, location: nil)) == nil)
+        #expect(Exchange.redirect(of: request("GET"), by: answer(304, location: "/api/users/2/")) == nil)
     }
 
     /// Three creates pushed at once, two of them answered 500 at first: the answered one is settled

@@ -104,7 +104,7 @@ private final class CannedServer: HTTPTransport {
                 pull: HTTPPullShape(path: "notes", records: "results", paging: .page(parameter: "page")),
                 push: .perRecord(endpoints)),
             transport: server)
-        let outcome = try await source.deleteCreated(
+        let outcome = try await source.recordPusher.deleteCreated(
             Data(#"{"id": "-1", "title": "a", "client_id": "c-1"}"#.utf8), reference: .init(field: "title"),
             in: Self.baseURL.appendingPathComponent("notes"), endpoints: endpoints)
         guard case .accepted = outcome else {

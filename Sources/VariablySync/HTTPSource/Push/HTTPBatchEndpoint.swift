@@ -80,15 +80,6 @@ extension HTTPRecordEndpoints {
 // MARK: - The batch's body and answer
 
 extension HTTPBatchEndpoint {
-    /// One write of a batch, as its own request would be sent.
-    struct Write {
-        var method: String
-        /// The URL's path and query, from the server's root (`/api/collections/users/records/abc`).
-        var url: String
-        var headers: [(name: String, value: String)]
-        var body: Data?
-    }
-
     /// What the server answered to a batch.
     enum Answer {
         /// Every write applied: each one's status and body, in the order sent.
@@ -98,11 +89,14 @@ extension HTTPBatchEndpoint {
         case rolledBack(failedIndex: Int?, status: Int, body: Data)
     }
 
-    /// The body of a batch of `writes`.
-    func body(of writes: [Write]) throws -> Data {
+    /// The body of a batch of `writes`, each the request it would be sent as on its own: its method,
+    /// its URL's path and query from the server's root (`/api/collections/users/records/abc`), its
+    /// headers and its body.
+    func body(of writes: [HTTPRequestHead]) throws -> Data {
         var requests: [[String: Any]] = []
         for write in writes {
-            var request: [String: Any] = ["method": write.method, "url": write.url]
+            let url = write.url.path + (write.url.query.map { "?" + $0 } ?? "")
+            var request: [String: Any] = ["method": write.method, "url": url]
             if let body = write.body {
                 request["body"] = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
             }

@@ -25,7 +25,7 @@ import Testing
         throws -> RemotePage<String>
     {
         let body = #"{"data": ["# + records.joined(separator: ", ") + #"], "links": {"next": null}}"#
-        return try shape.page(
+        return try HTTPPullReader(shape: shape).page(
             body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: String.self)
     }
 

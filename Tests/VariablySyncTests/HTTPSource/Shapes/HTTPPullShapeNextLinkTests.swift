@@ -83,14 +83,14 @@ import Testing
             changedSince: .updatedSince(parameter: "updated_since", field: "updated_at"), limitParameter: "per_page")
         let base = URL(string: "http://127.0.0.1:1")!
         let link = #"<http://127.0.0.1:1/posts?updated_since=100&per_page=10&page=2>; rel="next""#
-        let first = try shape.page(
+        let first = try HTTPPullReader(shape: shape).page(
             body: Data(#"[{"id": 1, "updated_at": 100}, {"id": 2, "updated_at": 101}]"#.utf8), link: link,
             from: base, state: HTTPPullState(), limit: 10, idType: Int.self)
         let moved = try HTTPPullState(cursor: first.nextCursor, shape: shape)
         #expect(moved.next == nil)
         #expect(try shape.url(base: base, state: moved, limit: 10).query == "updated_since=101&per_page=10")
 
-        let shared = try shape.page(
+        let shared = try HTTPPullReader(shape: shape).page(
             body: Data(#"[{"id": 3, "updated_at": 101}, {"id": 4, "updated_at": 101}]"#.utf8), link: link,
             from: base, state: moved, limit: 10, idType: Int.self)
         let turned = try HTTPPullState(cursor: shared.nextCursor, shape: shape)
@@ -102,7 +102,7 @@ import Testing
     @Test func withoutChangedSinceLinksAreFollowedAsGiven() throws {
         let shape = HTTPPullShape(path: "posts", paging: .nextLink, limitParameter: "per_page")
         let link = #"<http://127.0.0.1:1/posts?per_page=10&page=2>; rel="next""#
-        let page = try shape.page(
+        let page = try HTTPPullReader(shape: shape).page(
             body: Data(#"[{"id": 1, "updated_at": 100}]"#.utf8), link: link, from: URL(string: "http://127.0.0.1:1")!,
             state: HTTPPullState(), limit: 10, idType: Int.self)
         #expect(try HTTPPullState(cursor: page.nextCursor, shape: shape).next?.hasSuffix("page=2") == true)

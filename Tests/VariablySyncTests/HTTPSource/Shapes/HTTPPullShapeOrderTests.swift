@@ -11,7 +11,8 @@ import Testing
     private func page(
         _ body: String, shape: HTTPPullShape, from state: HTTPPullState = HTTPPullState(), limit: Int = 10
     ) throws -> RemotePage<Int64> {
-        try shape.page(body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: limit, idType: Int64.self)
+        try HTTPPullReader(shape: shape).page(
+            body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: limit, idType: Int64.self)
     }
 
     private func message(_ error: any Error) -> String { "\(error)" }

@@ -21,7 +21,8 @@ import Testing
     }
 
     private func page(_ body: String, from state: HTTPPullState = HTTPPullState()) throws -> RemotePage<Int64> {
-        try shape.page(body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
+        try HTTPPullReader(shape: shape).page(
+            body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
     }
 
     @Test func numericTimestampsSharedAtTheBoundaryAreSkippedOnceSeen() throws {

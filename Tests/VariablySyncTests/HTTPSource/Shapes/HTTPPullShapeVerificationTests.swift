@@ -158,11 +158,11 @@ import Testing
             changedSince: .updatedSince(parameter: "modified_since", field: "modified"), limitParameter: "perPage")
         let page = #"{"totalItems": 1, "items": [{"id": 1, "updated": "2026-11-27 12:00:00.000Z"}]}"#
         #expect(throws: RemoteSourceError.self) {
-            try shape.page(
+            try HTTPPullReader(shape: shape).page(
                 body: Data(page.utf8), link: nil, from: URL(string: "http://127.0.0.1:1/")!, state: HTTPPullState(),
                 limit: 10, idType: Int.self)
         }
-        let empty = try shape.page(
+        let empty = try HTTPPullReader(shape: shape).page(
             body: Data(#"{"totalItems": 0, "items": []}"#.utf8), link: nil, from: URL(string: "http://127.0.0.1:1/")!,
             state: HTTPPullState(), limit: 10, idType: Int.self)
         #expect(!empty.hasMore)

@@ -20,7 +20,8 @@ import Testing
     private func page(_ shape: HTTPPullShape, _ body: String, from state: HTTPPullState = HTTPPullState()) throws
         -> RemotePage<Int64>
     {
-        try shape.page(body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
+        try HTTPPullReader(shape: shape).page(
+            body: Data(body.utf8), link: nil, from: pageURL, state: state, limit: 10, idType: Int64.self)
     }
 
     @Test func fixedQueryParametersComeFirstSortedByName() throws {
@@ -38,11 +39,11 @@ import Testing
         let undeclared = HTTPPullShape(records: "results", paging: .page(parameter: "page"))
         var second = HTTPPullState()
         second.page = 2
-        let end = try #require(try declared.endOfPull(after: second, idType: Int64.self))
+        let end = try #require(try HTTPPullReader(shape: declared).endOfPull(after: second, idType: Int64.self))
         #expect(!end.hasMore)
         #expect(String(decoding: end.records, as: UTF8.self) == "[]")
-        #expect(try declared.endOfPull(after: HTTPPullState(), idType: Int64.self) == nil)
-        #expect(try undeclared.endOfPull(after: second, idType: Int64.self) == nil)
+        #expect(try HTTPPullReader(shape: declared).endOfPull(after: HTTPPullState(), idType: Int64.self) == nil)
+        #expect(try HTTPPullReader(shape: undeclared).endOfPull(after: second, idType: Int64.self) == nil)
     }
 
     /// The boundary moved back is written as the server writes its values: a server comparing text

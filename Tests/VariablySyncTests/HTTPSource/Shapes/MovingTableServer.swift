@@ -183,7 +183,7 @@ struct MovingTableClient {
             let url = try shape.url(base: base, state: state, limit: pageSize)
             asked.append(url)
             let answer = server.answer(url)
-            let page = try shape.page(
+            let page = try HTTPPullReader(shape: shape).page(
                 body: answer.body, link: answer.link, from: url, state: state, limit: pageSize, idType: Int.self)
             if page.isCheck { checks += 1 }
             for element in try JSONSerialization.jsonObject(with: page.records) as? [[String: Any]] ?? [] {

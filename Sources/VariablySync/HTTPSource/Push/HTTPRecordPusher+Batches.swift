@@ -3,7 +3,7 @@ import VariablyCodable
 
 // MARK: - Writes in batches
 
-extension HTTPRemoteSource {
+extension HTTPRecordPusher {
     /// Pushes `changes` through `batch`, up to its ``HTTPBatchEndpoint/maximumRequests`` writes a
     /// request. A change that needs a look-up before its write (a create or a deletion in doubt, a
     /// conditional write with no version kept) goes on its own, as without batches. A batch the server
@@ -58,9 +58,9 @@ extension HTTPRemoteSource {
     private func isBatchable(_ change: RemoteChange<Model.ID>, endpoints: HTTPRecordEndpoints) -> Bool {
         guard !change.mayHaveBeenApplied, change.preEditRecord == nil else { return false }
         guard endpoints.versionField != nil, endpoints.concurrency != .none else { return true }
-        let isAbsent = change.baseCursor == Self.absentRecordVersion
+        let isAbsent = change.baseCursor == Requests.absentRecordVersion
         if case .upsert = change.operation, change.isNew || isAbsent { return true }
-        let kept = change.baseCursor.map { $0.rawValue.hasPrefix(Self.recordVersionPrefix) } ?? false
+        let kept = change.baseCursor.map { $0.rawValue.hasPrefix(Requests.recordVersionPrefix) } ?? false
         return kept || isAbsent
     }
 
@@ -69,30 +69,24 @@ extension HTTPRemoteSource {
     private func sendBatch(
         _ changes: [RemoteChange<Model.ID>], to endpoints: HTTPRecordEndpoints, through batch: HTTPBatchEndpoint
     ) async throws -> [PushResult<Model.ID>] {
-        var writes: [HTTPBatchEndpoint.Write] = []
         var prepared: [(request: HTTPRequestHead, isCreate: Bool, recordURL: URL)] = []
         for change in changes {
             guard case .send(let request, let isCreate, let recordURL) = try await prepareRecord(change, to: endpoints)
             else {
                 throw RemoteSourceError.invalidResponse("change \(change.idempotencyKey) needed a look-up in a batch")
             }
-            let query = request.url.query.map { "?" + $0 } ?? ""
-            writes.append(
-                HTTPBatchEndpoint.Write(
-                    method: request.method, url: request.url.path + query, headers: request.headers, body: request.body)
-            )
             prepared.append((request, isCreate, recordURL))
         }
         let url = batch.path.isEmpty ? baseURL : baseURL.appendingPathComponent(batch.path)
-        var request = makeRequest(url: url, method: "POST", accept: "application/json")
-        request.body = try batch.body(of: writes)
+        var request = exchange.request(url: url, method: "POST", accept: "application/json")
+        request.body = try batch.body(of: prepared.map(\.request))
         request.headers.append(("Content-Type", "application/json"))
-        let response = try await exchange(request)
+        let response = try await exchange.send(request)
         switch try batch.answer(status: response.head.status, body: response.body, count: changes.count) {
         case .applied(let answers):
             var results: [PushResult<Model.ID>] = []
             for (index, change) in changes.enumerated() {
-                let answer: Response = (
+                let answer: HTTPExchange.Response = (
                     HTTPResponseHead(status: answers[index].status, headers: [:]), answers[index].body
                 )
                 let (outcome, record) = try await finishRecord(
@@ -104,14 +98,14 @@ extension HTTPRemoteSource {
             }
             return results
         case .rolledBack(_, let status, _) where [401, 408, 429].contains(status) || status >= 500:
-            _ = try Self.successBody(response)  // throws: transient, rate limited, or unauthorized
+            _ = try HTTPExchange.successBody(response)  // throws: transient, rate limited, or unauthorized
             throw RemoteSourceError.httpStatus(status, body: "")
         case .rolledBack:
             // Nothing of the batch was applied: each change on its own gets its own outcome.
             var results: [PushResult<Model.ID>] = []
             for (index, change) in changes.enumerated() {
                 do {
-                    let answer = try await exchange(prepared[index].request)
+                    let answer = try await exchange.send(prepared[index].request)
                     let (outcome, record) = try await finishRecord(
                         change, answeredWith: answer, isCreate: prepared[index].isCreate,
                         recordURL: prepared[index].recordURL, endpoints: endpoints)

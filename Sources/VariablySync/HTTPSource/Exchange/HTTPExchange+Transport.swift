@@ -3,14 +3,11 @@ import VariablyHTTP
 
 // MARK: - Transport
 
-extension HTTPRemoteSource {
-    /// A status with the headers (names in lower case), and the body.
-    typealias Response = (head: HTTPResponseHead, body: Data)
-
+extension HTTPExchange {
     /// Sends `request` through `transport` within one deadline for the whole request (`timeout`,
     /// however slowly the server trickles: the package's transports time it themselves, an app's
     /// transport is raced against it), and reads the body within `maximumResponseSize` as it arrives.
-    func send(_ request: HTTPRequestHead) async throws -> Response {
+    func transmit(_ request: HTTPRequestHead) async throws -> Response {
         let outgoing = HTTPTransportRequest(
             method: request.method, url: request.url, headers: request.headers, body: request.body, timeout: timeout,
             maximumResponseSize: maximumResponseSize)
@@ -30,7 +27,7 @@ extension HTTPRemoteSource {
         }
         // The package's transports time the whole request on timers of their own (a dispatch timer,
         // libcurl's): an answer that arrived in time is read whole even when Swift's cooperative pool is
-        // slow to run this task. An app's transport gets the source's deadline.
+        // slow to run this task. An app's transport gets the exchange's deadline.
         if transport is any SelfTimedHTTPTransport { return try await exchange() }
         return try await Self.withDeadline(timeout, summary: request.summary, exchange)
     }
@@ -78,28 +75,5 @@ extension HTTPRemoteSource {
             guard let first = try await group.next() else { throw CancellationError() }
             return first
         }
-    }
-
-    /// The body of a 2xx answer; any other status as a ``RemoteSourceError``.
-    static func successBody(_ response: Response) throws -> Data {
-        let status = response.head.status
-        guard (200...299).contains(status) else {
-            let body = String(decoding: response.body.prefix(4096), as: UTF8.self)
-            if status == 429 || status == 503,
-                let delay = response.head.headers["retry-after"].flatMap({ HTTPRetryAfter.delay($0) })
-            {
-                throw RemoteSourceError.rateLimited(status: status, retryAfter: delay, body: body)
-            }
-            throw RemoteSourceError.httpStatus(status, body: body)
-        }
-        return response.body
-    }
-
-    /// Whether a pull's answer says the server does not know the cursor: 410 Gone, or 400, 404 or 422
-    /// with a body that mentions the cursor (`{"error": "invalid_cursor"}`, `unknown cursor`, ...).
-    static func isUnknownCursor(status: Int, body: Data) -> Bool {
-        if status == 410 { return true }
-        guard [400, 404, 422].contains(status) else { return false }
-        return String(decoding: body.prefix(4096), as: UTF8.self).lowercased().contains("cursor")
     }
 }

@@ -3,10 +3,10 @@ import VariablyCodable
 
 // MARK: - Bodies and answers in the declared write shape
 
-extension HTTPRemoteSource {
+extension HTTPRecordRequests {
     /// A request to the per-record endpoints that accepts the media type declared for `method`.
     func makeRecordRequest(url: URL, method: String, endpoints: HTTPRecordEndpoints) -> HTTPRequestHead {
-        makeRequest(url: url, method: method, accept: endpoints.writes.mediaType.of(method))
+        exchange.request(url: url, method: method, accept: endpoints.writes.mediaType.of(method))
     }
 
     /// Gives `request` the write body of `record` and its declared `Content-Type`.
@@ -34,7 +34,7 @@ extension HTTPRemoteSource {
         guard let json = try? JSONBody(record), json.bytes.first == UInt8(ascii: "{") else { return record }
         let shape = endpoints.writes
         let version = endpoints.versionField.map { DataPath(dotted: $0).keys }
-        let id = api.pull.idPath.keys
+        let id = idPath.keys
         var removed = Set(endpoints.readOnlyFields.map { DataPath(dotted: $0).keys })
         if endpoints.concurrency.isInBody, let version { removed.remove(version) }
         if !isCreate, shape.updatesCarryID { removed.remove(id) }
@@ -96,39 +96,5 @@ extension HTTPRemoteSource {
             if let field, !fields.contains(field) { fields.append(field) }
         }
         return fields
-    }
-
-    /// The first path of the write declaration (`readOnlyFields`, and `versionField` when the body
-    /// carries the version) that misses the model's remote key set, or an unsafe media type, named
-    /// after `modelType`. A path misses when it is nested and no property is at it or inside it
-    /// (`attributes.updatd_at`), or when its name is a property's at another path (`updated_at` for a
-    /// model keyed `attributes.updated_at`); a top-level field of the server's own that the model does
-    /// not map (`deleted`) is accepted.
-    func writeDeclarationError(_ endpoints: HTTPRecordEndpoints, modelType: String) -> DeclarationError? {
-        let paths = Model.keySets[.remote]?.entries.flatMap { $0.key.alternatives.map(\.keys) } ?? []
-        var declared = endpoints.readOnlyFields.sorted().map { ("HTTPRecordEndpoints.readOnlyFields", $0) }
-        if endpoints.concurrency.isInBody, let version = endpoints.versionField {
-            declared.append(("HTTPRecordEndpoints.versionField", version))
-        }
-        for (setting, field) in declared {
-            let keys = DataPath(dotted: field).keys
-            // Carried when a property is at the path or inside it (`attributes` holds `attributes.name`).
-            if paths.contains(where: { $0.starts(with: keys) }) { continue }
-            let elsewhere = paths.first { $0.last == keys.last }
-            guard keys.count > 1 || elsewhere != nil else { continue }
-            let named =
-                elsewhere.map { "\"\($0.joined(separator: "."))\"" } ?? "a path such as \"attributes.updated_at\""
-            return DeclarationError(
-                .invalidSetting(setting, requirement: "a path the model's remote key set has"), modelType: modelType,
-                fix: "name \"\(field)\" as the remote key set does (\(named)), or remove it")
-        }
-        let media = endpoints.writes.mediaType
-        for type in [media.post, media.put, media.patch, media.delete, media.get]
-        where type.isEmpty || !HTTPRequestHead.isSafeHeaderText(type) {
-            return DeclarationError(
-                .invalidSetting("HTTPWriteShape.mediaType", requirement: "a media type without a line break or NUL"),
-                modelType: modelType, fix: "declare a media type such as \"application/vnd.api+json\"")
-        }
-        return nil
     }
 }

@@ -38,4 +38,12 @@ struct HTTPRequestHead: Sendable {
         }
         return encoded
     }
+
+    /// The origin of `url` (https://www.rfc-editor.org/rfc/rfc6454#section-4): its scheme and host,
+    /// lowercased, and its port, the scheme's default when none is written.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+    }
 }

@@ -3,7 +3,7 @@ import VariablyCodable
 
 // MARK: - Creates in doubt, found by their client reference or their own id
 
-extension HTTPRemoteSource {
+extension HTTPRecordPusher {
     /// A create in doubt that the server has (found by its client reference): the record as this device
     /// has it now is sent as an update of the server's record (it may have been edited since the first
     /// request), and the answer is the create's, with the server's record and id. `nil` when the server
@@ -16,7 +16,7 @@ extension HTTPRemoteSource {
         guard let found = try await createdRecord(record, reference: reference, in: collection) else { return nil }
         // Created, then deleted by another client: the create's record is gone from the server.
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
-            return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+            return (.conflict(serverRecord: nil, version: Requests.absentRecordVersion), nil)
         }
         guard let body = try? JSONBody(found), let idRange = try body.range(at: api.pull.idPath, in: body.root),
             let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
@@ -24,17 +24,18 @@ extension HTTPRemoteSource {
             throw RemoteSourceError.invalidResponse(
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
-        let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
-        var request = makeRecordRequest(url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
-        try setWriteBody(of: &request, record: record, change: nil, isCreate: false, endpoints: endpoints)
+        let recordURL = try Requests.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
+        var request = requests.makeRecordRequest(
+            url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
+        try requests.setWriteBody(of: &request, record: record, change: nil, isCreate: false, endpoints: endpoints)
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
-        let response = try await exchange(request)
+        let response = try await exchange.send(request)
         var updated = change
         updated.isNew = false
         let outcome = try await outcome(
             of: response, for: updated, isCreate: false, recordURL: recordURL, endpoints: endpoints)
         guard case .accepted = outcome else { return (outcome, nil) }
-        return (outcome, Self.answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? found)
+        return (outcome, Requests.answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? found)
     }
 
     /// A create in doubt whose id this device chose (PocketBase, a `PUT` of a new record): the id is its
@@ -46,15 +47,16 @@ extension HTTPRemoteSource {
     func adoptCreate(
         _ change: RemoteChange<Model.ID>, record: Data, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
-        let response = try await exchange(makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
+        let response = try await exchange.send(
+            requests.makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
         // No such record; `400`: an id the server would never assign (a provisional one), which it
         // cannot have.
         if [400, 404, 410].contains(response.head.status) { return nil }
-        let answer = try Self.successBody(response)
-        let found = Self.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
-        let version = Self.recordVersion(of: response, endpoints: endpoints)
+        let answer = try HTTPExchange.successBody(response)
+        let found = Requests.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
+        let version = Requests.recordVersion(of: response, endpoints: endpoints)
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
-            return (.conflict(serverRecord: nil, version: Self.absentRecordVersion), nil)
+            return (.conflict(serverRecord: nil, version: Requests.absentRecordVersion), nil)
         }
         // The server's own stamps (its version, its write time) differ from what any create sent.
         let stamps = [endpoints.versionField, api.pull.changedSince?.field].compactMap { $0 }
@@ -89,18 +91,19 @@ extension HTTPRemoteSource {
     ) async throws -> PushOutcome {
         guard let found = try await createdRecord(created, reference: reference, in: collection),
             let body = try? JSONBody(found), try !api.pull.isDeletion(body.root, in: body)
-        else { return .accepted(version: Self.absentRecordVersion) }
+        else { return .accepted(version: Requests.absentRecordVersion) }
         guard let idRange = try body.range(at: api.pull.idPath, in: body.root),
             let id = try? RecordIDDecoder<Model>().id(from: body.data(idRange))
         else {
             throw RemoteSourceError.invalidResponse(
                 "the record found by \(reference.query) has no \"\(api.pull.idKey)\"")
         }
-        let recordURL = try Self.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
-        let response = try await exchange(makeRecordRequest(url: recordURL, method: "DELETE", endpoints: endpoints))
+        let recordURL = try Requests.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
+        let response = try await exchange.send(
+            requests.makeRecordRequest(url: recordURL, method: "DELETE", endpoints: endpoints))
         // Gone already is what a deletion wants; any other failure throws, and the deletion stays queued.
-        if ![404, 410].contains(response.head.status) { _ = try Self.successBody(response) }
-        return .accepted(version: Self.absentRecordVersion)
+        if ![404, 410].contains(response.head.status) { _ = try HTTPExchange.successBody(response) }
+        return .accepted(version: Requests.absentRecordVersion)
     }
 
     /// The record the server holds with the client reference of `record`, looked up in the collection
@@ -120,11 +123,11 @@ extension HTTPRemoteSource {
         guard let url = components.url else { return nil }
         let request =
             if case .perRecord(let endpoints) = api.push {
-                makeRecordRequest(url: url, method: "GET", endpoints: endpoints)
+                requests.makeRecordRequest(url: url, method: "GET", endpoints: endpoints)
             } else {
-                makeRequest(url: url, method: "GET")
+                exchange.request(url: url, method: "GET")
             }
-        let answer = try Self.successBody(await exchange(request))
+        let answer = try HTTPExchange.successBody(await exchange.send(request))
         guard let list = try? JSONBody(answer) else {
             throw RemoteSourceError.invalidResponse("the look-up of a create by \(reference.query) did not answer JSON")
         }

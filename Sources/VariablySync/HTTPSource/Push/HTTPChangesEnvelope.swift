@@ -1,9 +1,31 @@
 import Foundation
 import VariablyCodable
 
-// MARK: - Envelopes
+/// A push through the package's changes envelope (``HTTPPushShape/changesEnvelope(path:)``, see
+/// ``HTTPRemoteSource``): every change in one `POST`, answered with one result per change, matched back
+/// by idempotency key.
+struct HTTPChangesEnvelope<ID: Encodable & Hashable & Sendable>: Sendable {
+    /// Where the envelope is posted: `{baseURL}/{path}`.
+    let url: URL
+    /// What sends the request.
+    let exchange: HTTPExchange
 
-extension HTTPRemoteSource {
+    /// Sends `changes` in one request; each change's outcome is the result with its idempotency key.
+    ///
+    /// - Throws: ``RemoteSourceError`` for a failure, a bad status, or an answer missing a change.
+    func push(_ changes: [RemoteChange<ID>]) async throws -> [PushResult<ID>] {
+        var request = exchange.request(url: url, method: "POST")
+        request.body = try Self.body(changes)
+        request.headers.append(("Content-Type", "application/json"))
+        let outcomes = try Self.outcomes(from: try HTTPExchange.successBody(await exchange.send(request)))
+        return try changes.map { change in
+            guard let outcome = outcomes[change.idempotencyKey] else {
+                throw RemoteSourceError.invalidResponse("no result for change \(change.idempotencyKey)")
+            }
+            return PushResult(idempotencyKey: change.idempotencyKey, id: change.id, outcome: outcome)
+        }
+    }
+
     private struct PushEnvelope: Decodable {
         var results: [Result]
 
@@ -22,7 +44,7 @@ extension HTTPRemoteSource {
 
     /// One change of a push, without its record.
     private struct ChangeFields: Encodable {
-        var change: RemoteChange<Model.ID>
+        var change: RemoteChange<ID>
 
         enum CodingKeys: String, CodingKey {
             case idempotencyKey = "idempotency_key"
@@ -44,9 +66,9 @@ extension HTTPRemoteSource {
         }
     }
 
-    /// A push's body: `{"changes": [...]}`, each upserted record spliced in as the bytes the repository
+    /// The body of `changes`: `{"changes": [...]}`, each upserted record spliced in as the bytes the repository
     /// encoded, never re-serialized (numbers and strings reach the server exactly as written).
-    static func pushBody(_ changes: [RemoteChange<Model.ID>]) throws -> Data {
+    static func body(_ changes: [RemoteChange<ID>]) throws -> Data {
         let encoder = JSONEncoder()
         var body = Data(#"{"changes":["#.utf8)
         for (index, change) in changes.enumerated() {

@@ -149,10 +149,10 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         // repeat, not a change.
         if let since, value == since || lookBack > .zero, let id, seen.contains(id) { return true }
         if !isRepeat, let current = largest, let order = HTTPPullShape.order(value, current), order < 0 {
-            throw shape.outOfOrder(value, of: element, in: body, after: current, id: atLargest.first, url: pageURL)
+            throw outOfOrder(value, of: element, after: current, id: atLargest.first)
         }
         if !isRepeat, let asked = askedSince, let order = HTTPPullShape.order(value, asked), order < 0 {
-            throw shape.outOfOrder(value, of: element, in: body, after: asked, id: nil, url: pageURL)
+            throw outOfOrder(value, of: element, after: asked, id: nil)
         }
         if let current = largest, let order = HTTPPullShape.order(value, current) {
             if order > 0 {
@@ -166,5 +166,24 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
             isAtLargest = Set(atLargest)
         }
         return false
+    }
+
+    /// The error for a record whose `changedSince` value comes before one the pull has passed: it names
+    /// the endpoint, both records and the fix.
+    private func outOfOrder(_ value: JSONValue, of element: Range<Int>, after earlier: JSONValue, id: String?)
+        -> RemoteSourceError
+    {
+        let field = shape.changedSince?.field ?? "?"
+        let recordID = (try? body.range(at: idPath, in: element)).flatMap { $0 }.map {
+            String(decoding: body.data($0), as: UTF8.self)
+        }
+        let earlierRecord =
+            id.map { "record \($0.split(separator: "#").first.map(String.init) ?? $0) " } ?? "the value asked for, "
+        return RemoteSourceError.invalidResponse(
+            "\(pageURL.path) serves records out of the declared order of \"\(field)\": record \(recordID ?? "?") "
+                + "(\(value.jsonString().prefix(40))) came after \(earlierRecord)(\(earlier.jsonString().prefix(40))). The server "
+                + "ignores the ordering or the \(field) filter the pull asks for, and writes made during a pull would be "
+                + "missed. Make it sort by \(field), then id (Django REST Framework: OrderingFilter in filter_backends "
+                + "with ordering_fields = [\"\(field)\", \"id\"]); see docs/http.md, \"Servers you do not control\"")
     }
 }

@@ -3,7 +3,7 @@ import VariablyCodable
 
 // MARK: - Requests in windows
 
-extension HTTPRemoteSource {
+extension HTTPRecordPusher {
     /// One request per change, `maximumConcurrentRequests` at a time (the queue holds one change per
     /// record, so each record's changes stay in order). When a request fails (a transient error, a
     /// timeout) after others were answered, ``PartialPush`` carries the answered ones, so that the
@@ -78,23 +78,5 @@ extension HTTPRemoteSource {
         let answered = results.compactMap { $0 }
         if answered.isEmpty { throw failure }
         throw PartialPush(results: answered, error: failure)
-    }
-}
-
-// MARK: - Results as they arrive
-
-extension HTTPRemoteSource: ResultStreamingSource {
-    /// Pushes `changes`, handing each per-record result to `onResult` as its answer arrives; the
-    /// package's envelope is answered as a whole.
-    package func push(
-        _ changes: [RemoteChange<Model.ID>],
-        willSend: @escaping @Sendable ([RemoteChange<Model.ID>]) async throws -> Void,
-        onResult: @escaping @Sendable (PushResult<Model.ID>) async -> Void
-    ) async throws -> [PushResult<Model.ID>] {
-        guard case .perRecord(let endpoints) = api.push else {
-            try await willSend(changes)
-            return try await push(changes)
-        }
-        return try await pushRecords(changes, to: endpoints, willSend: willSend, onResult: onResult)
     }
 }

@@ -1,55 +1,15 @@
 import Foundation
 import VariablyCodable
 
-// MARK: - Requests and pages
-
-extension HTTPPullShape {
-    /// The URL of the page that `state` points at.
-    func url(base: URL, state: HTTPPullState, limit: Int) throws -> URL {
-        if let next = state.next {
-            guard let url = URL(string: next, relativeTo: base)?.absoluteURL, url.scheme != nil else {
-                throw RemoteSourceError.invalidResponse("the next page's URL \"\(next.prefix(200))\" is not a URL")
-            }
-            // The request hook and the headers (tokens, API keys) go with every request: a page link to
-            // another origin would hand them to a host the app never named, and one from https to http
-            // would send them in clear text.
-            guard Self.origin(of: url) == Self.origin(of: base) else {
-                throw RemoteSourceError.invalidResponse(
-                    "the next page's URL \"\(next.prefix(200))\" is not on the origin of \(base.absoluteString.prefix(200)) "
-                        + "(scheme, host and port): the source's credentials are sent only there")
-            }
-            return url
-        }
-        var parameters = query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        switch paging {
-        case .token(let parameter, _): if let token = state.token { parameters.append((parameter, token)) }
-        case .page(let parameter, let first): parameters.append((parameter, String(state.page ?? first)))
-        case .offset(let parameter): parameters.append((parameter, String(state.offset ?? 0)))
-        case .nextLink, .nextURL: break
-        }
-        if let changedSince, let since = state.since {
-            let value = try JSONValue(parsing: since)
-            let lookBack = changedSince.lookBack
-            let asked =
-                lookBack > .zero && state.isPagingBySince != true ? try Self.value(value, lookingBack: lookBack) : value
-            if let text = JSONBody.text(of: asked) { parameters.append(try changedSince.queryItem(for: text)) }
-        }
-        if let limitParameter { parameters.append((limitParameter, String(limit))) }
-        let collection = path.isEmpty ? base : base.appendingPathComponent(path)
-        guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else {
-            throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
-        }
-        let encoded = parameters.map {
-            HTTPRequestHead.percentEncodedQueryValue($0.0) + "=" + HTTPRequestHead.percentEncodedQueryValue($0.1)
-        }
-        let existing = components.percentEncodedQuery.map { [$0] } ?? []
-        components.percentEncodedQuery =
-            (existing + encoded).isEmpty ? nil : (existing + encoded).joined(separator: "&")
-        guard let url = components.url else {
-            throw RemoteSourceError.invalidResponse("cannot build a URL from \(base)")
-        }
-        return url
-    }
+/// Reads the pages of a pull as an ``HTTPPullShape`` declares them: each page's records and deletions
+/// (record by record, through an ``HTTPPageReader``), and the state of the request after it — the
+/// paging's next page, "has more" as declared or inferred, the check of a page shorter than asked, the
+/// move to a new `changedSince` boundary; at the end of a pull, the declared fields verified and the
+/// state the next sync starts from. ``HTTPRemoteSource`` reads its pulls and id listings with one,
+/// ``HTTPRemoteFeed`` each table of its pages.
+struct HTTPPullReader: Sendable {
+    /// The shape of the pull.
+    let shape: HTTPPullShape
 
     /// Reads one page: the records (tombstones and records already pulled at the `changedSince`
     /// boundary left out, as the server's bytes), the deletions, and the cursor of what comes next.
@@ -93,17 +53,17 @@ extension HTTPPullShape {
         decodeID: @escaping (Data) throws -> ID
     ) throws -> RemotePage<ID> {
         let elements: [Range<Int>]
-        let recordsRange = try body.range(at: records)
+        let recordsRange = try body.range(at: shape.records)
         if let recordsRange, let found = try body.elements(of: recordsRange) {
             elements = found
-        } else if recordsMayBeAbsent, recordsRange == nil {
+        } else if shape.recordsMayBeAbsent, recordsRange == nil {
             elements = []
         } else {
-            throw RemoteSourceError.invalidResponse("the pull response has no records array at \(records)")
+            throw RemoteSourceError.invalidResponse("the pull response has no records array at \(shape.records)")
         }
         var reader = try HTTPPageReader<ID>(
-            shape: self, body: body, records: recordsRange, state: state, pageURL: pageURL, decodeID: decodeID)
-        if case .ids(let path) = deletions, let range = try body.range(at: path) {
+            shape: shape, body: body, records: recordsRange, state: state, pageURL: pageURL, decodeID: decodeID)
+        if case .ids(let path) = shape.deletions, let range = try body.range(at: path) {
             try reader.readDeletedIDs(in: range, at: path)
         }
         for element in elements { try reader.read(element) }
@@ -112,7 +72,7 @@ extension HTTPPullShape {
             reader.changed
             ? body.array(of: reader.kept) : recordsRange.map { body.data($0) } ?? body.array(of: reader.kept)
         var page = RemotePage(
-            records: recordsData, deletedIDs: reader.deleted, nextCursor: next.cursor(shape: self), hasMore: more)
+            records: recordsData, deletedIDs: reader.deleted, nextCursor: next.cursor(shape: shape), hasMore: more)
         // The request that only confirmed the end after a shorter page.
         page.isCheck = state.checkedPageSize != nil && reader.newRecords == 0
         return page
@@ -131,7 +91,7 @@ extension HTTPPullShape {
         // Whether `more` says only that the page was full: then a shorter page may be a cap, not the end.
         var inferredFromSize = false
         let served = state.servedPageSize ?? limit
-        switch paging {
+        switch shape.paging {
         case .token(_, let path):
             let token = try page.body.text(at: path)
             more = token != nil && count > 0
@@ -155,13 +115,15 @@ extension HTTPPullShape {
         // the repository's check of a cursor that does not advance.
         let newCount = page.isRepeat ? 0 : count
         next.received = (state.received ?? 0) + newCount
-        if let hasMore {
-            let number: Int? = if case .page(_, let first) = paging { state.page ?? first } else { nil }
+        if let hasMore = shape.hasMore {
+            let number: Int? = if case .page(_, let first) = shape.paging { state.page ?? first } else { nil }
             more = try hasMore.more(in: page.body, page: number, received: next.received ?? count)
             inferredFromSize = false
         }
         checkShortPage(&next, more: &more, newRecords: page.newRecords, count: count, isInferred: inferredFromSize)
-        if more, let largest = page.largest, let changedSince, Self.pagesBySince(paging, after: state) {
+        if more, let largest = page.largest, let changedSince = shape.changedSince,
+            Self.pagesBySince(shape.paging, after: state)
+        {
             // A next link is the server's own count of its pages: turning the page by it counts on no size.
             let turnsByLink = next.next != nil
             try moveBoundary(
@@ -169,12 +131,12 @@ extension HTTPPullShape {
                 changedSince)
         }
         var recent = page.recent
-        if let lookBack = changedSince?.lookBack, lookBack > .zero {
-            recent = Self.window(recent, after: page.largest, lookBack: lookBack)
+        if let lookBack = shape.changedSince?.lookBack, lookBack > .zero {
+            recent = HTTPPullShape.window(recent, after: page.largest, lookBack: lookBack)
         }
         if more {
             next.lastPage = page.pageDigest
-            next.largest = try page.largest.map(Self.text(of:))
+            next.largest = try page.largest.map(HTTPPullShape.text(of:))
             next.atLargest = page.atLargest.isEmpty ? nil : page.atLargest
             next.recent = recent.isEmpty ? nil : recent
             next.pulled = (state.pulled ?? 0) + newCount
@@ -223,12 +185,12 @@ extension HTTPPullShape {
     /// look-back, if it was asked with one): the next page number or offset, or the next link.
     private func moveBoundary(
         _ next: inout HTTPPullState, to largest: JSONValue, atLargest: [String], after state: HTTPPullState,
-        isFull: Bool, _ changedSince: ChangedSince
+        isFull: Bool, _ changedSince: HTTPPullShape.ChangedSince
     ) throws {
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let lookedBack = changedSince.lookBack > .zero && state.isPagingBySince != true
-        let asked = try since.map { lookedBack ? try Self.value($0, lookingBack: changedSince.lookBack) : $0 }
-        if let asked, Self.order(largest, asked) ?? 1 <= 0 {
+        let asked = try since.map { lookedBack ? try HTTPPullShape.value($0, lookingBack: changedSince.lookBack) : $0 }
+        if let asked, HTTPPullShape.order(largest, asked) ?? 1 <= 0 {
             next.seen = Array(Set(state.seen ?? []).union(atLargest)).sorted()
             if next.checkedPageSize != nil {
                 // A shorter page, all at the value asked: the check asks the same page again, where a
@@ -245,7 +207,7 @@ extension HTTPPullShape {
             }
             return
         }
-        next.since = try Self.text(of: largest)
+        next.since = try HTTPPullShape.text(of: largest)
         next.seen = atLargest
         next.page = nil
         next.offset = nil
@@ -257,9 +219,9 @@ extension HTTPPullShape {
     /// Throws when no record of a whole non-empty pull carried a declared field.
     private func verifyDeclaredFields(carried: Set<String>, pulled: Int, example: String?) throws {
         guard pulled > 0 else { return }
-        for field in declaredFields where !carried.contains(field.name) {
+        for field in shape.declaredFields where !carried.contains(field.name) {
             throw RemoteSourceError.declaredFieldMissing(
-                field: field.name, role: field.role, endpoint: path.isEmpty ? "/" : path, record: example,
+                field: field.name, role: field.role, endpoint: shape.path.isEmpty ? "/" : shape.path, record: example,
                 fix: field.fix)
         }
     }
@@ -271,11 +233,11 @@ extension HTTPPullShape {
         recent: [HTTPPullState.RecentRecord]
     ) throws -> HTTPPullState {
         var caughtUp = HTTPPullState()
-        if case .token = paging { caughtUp.token = token }
-        guard let lookBack = changedSince?.lookBack else { return caughtUp }
+        if case .token = shape.paging { caughtUp.token = token }
+        guard let lookBack = shape.changedSince?.lookBack else { return caughtUp }
         let since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         let seen = Set(state.seen ?? [])
-        caughtUp.since = try largest.map(Self.text(of:)) ?? state.since
+        caughtUp.since = try largest.map(HTTPPullShape.text(of:)) ?? state.since
         caughtUp.seen =
             largest == nil ? state.seen : (largest == since ? Array(seen.union(atLargest)).sorted() : atLargest)
         if lookBack > .zero {
@@ -286,11 +248,11 @@ extension HTTPPullShape {
         return caughtUp
     }
 
-    /// The end of a pull that a `404` for a page after the first ended (``endsOnNotFound``); `nil` when
+    /// The end of a pull that a `404` for a page after the first ended (``HTTPPullShape/endsOnNotFound``); `nil` when
     /// the pull is on its first page, where a `404` is an error.
     func endOfPull<ID: Hashable & Sendable>(after state: HTTPPullState, idType: ID.Type) throws -> RemotePage<ID>? {
         let isPastFirstPage: Bool
-        switch paging {
+        switch shape.paging {
         case .page: isPastFirstPage = state.page != nil
         case .offset: isPastFirstPage = (state.offset ?? 0) > 0
         case .nextLink, .nextURL: isPastFirstPage = state.next != nil
@@ -298,38 +260,22 @@ extension HTTPPullShape {
         }
         // A request made to check that a shorter page was the last is answered 404 by servers that number
         // their pages (Django REST Framework's "Invalid page."): the list had ended.
-        guard (endsOnNotFound && isPastFirstPage) || state.checkedPageSize != nil else { return nil }
+        guard (shape.endsOnNotFound && isPastFirstPage) || state.checkedPageSize != nil else { return nil }
         let largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         let next = try caughtUp(
             after: state, token: state.token, largest: largest, atLargest: state.atLargest ?? [],
             recent: state.recent ?? [])
         return RemotePage(
-            records: Data("[]".utf8), deletedIDs: [], nextCursor: next.cursor(shape: self), hasMore: false)
+            records: Data("[]".utf8), deletedIDs: [], nextCursor: next.cursor(shape: shape), hasMore: false)
     }
 
     /// A next-page URL as an absolute URL: a relative one (`?page=2`, `/users?page=2`) is relative to the
     /// page it came with (https://www.rfc-editor.org/rfc/rfc8288#section-3.2,
     /// https://www.rfc-editor.org/rfc/rfc3986#section-5), not to the base URL. Text that is no URL stays
-    /// as it is, for ``url(base:state:limit:)`` to reject.
+    /// as it is, for ``HTTPPullShape/url(base:state:limit:)`` to reject.
     private static func resolve(_ target: String, against pageURL: URL) -> String {
         URL(string: target, relativeTo: pageURL)?.absoluteString ?? target
     }
-
-    /// The origin of `url` (https://www.rfc-editor.org/rfc/rfc6454#section-4): its scheme and host,
-    /// lowercased, and its port, the scheme's default when none is written.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-    }
-
-    /// A digest of a record's bytes, stored in the cursor: the same on every run.
-    static func digest(of bytes: ArraySlice<UInt8>) -> String {
-        bytes.withUnsafeBytes(StableDigest.hex(of:))
-    }
-
-    /// `value` as compact JSON text.
-    static func text(of value: JSONValue) throws -> String { value.jsonString() }
 
     /// Whether the request after `state`'s page, with `changedSince`, asks from the last value received
     /// rather than as the paging says: always for page numbers, offsets and next links that count them;
@@ -338,57 +284,11 @@ extension HTTPPullShape {
     /// (Django REST Framework's recipe, PocketBase): followed, such links would miss a record deleted
     /// during the pull after it was received, its tombstone behind the boundary the pull ends with.
     /// Tokens are followed as given.
-    static func pagesBySince(_ paging: Paging, after state: HTTPPullState) -> Bool {
+    static func pagesBySince(_ paging: HTTPPullShape.Paging, after state: HTTPPullState) -> Bool {
         switch paging {
         case .page, .offset, .nextLink(.pageNumbers), .nextURL(_, .pageNumbers): true
         case .nextLink(.keyset), .nextURL(_, .keyset): state.since == nil
         case .token: false
-        }
-    }
-
-    /// The error for a record whose `changedSince` value comes before one the pull has passed: it names
-    /// the endpoint, both records and the fix.
-    func outOfOrder(
-        _ value: JSONValue, of element: Range<Int>, in body: JSONBody, after earlier: JSONValue, id: String?, url: URL
-    )
-        -> RemoteSourceError
-    {
-        let field = changedSince?.field ?? "?"
-        let recordID = (try? body.range(at: idPath, in: element)).flatMap { $0 }.map {
-            String(decoding: body.data($0), as: UTF8.self)
-        }
-        let earlierRecord =
-            id.map { "record \($0.split(separator: "#").first.map(String.init) ?? $0) " } ?? "the value asked for, "
-        return RemoteSourceError.invalidResponse(
-            "\(url.path) serves records out of the declared order of \"\(field)\": record \(recordID ?? "?") "
-                + "(\(value.jsonString().prefix(40))) came after \(earlierRecord)(\(earlier.jsonString().prefix(40))). The server "
-                + "ignores the ordering or the \(field) filter the pull asks for, and writes made during a pull would be "
-                + "missed. Make it sort by \(field), then id (Django REST Framework: OrderingFilter in filter_backends "
-                + "with ordering_fields = [\"\(field)\", \"id\"]); see docs/http.md, \"Servers you do not control\"")
-    }
-
-    /// The order of two `changedSince` values: numbers by value, strings by their text (ISO 8601 in one
-    /// format sorts as text); `nil` for values that do not compare.
-    static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
-        switch (a, b) {
-        case (.string(let x), .string(let y)):
-            // Timestamps by their instant: `…:37:02Z` is before `…:37:02.5Z`, though not as text.
-            if x != y, let first = timestamp(x), let second = timestamp(y) {
-                return first == second ? 0 : (first < second ? -1 : 1)
-            }
-            return x == y ? 0 : (x < y ? -1 : 1)
-        default:
-            guard let x = number(a), let y = number(b) else { return nil }
-            return x == y ? 0 : (x < y ? -1 : 1)
-        }
-    }
-
-    private static func number(_ value: JSONValue) -> Double? {
-        switch value {
-        case .int(let number): Double(number)
-        case .double(let number): number
-        case .bigNumber(let text): Double(text)
-        default: nil
         }
     }
 }
