@@ -47,9 +47,9 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
     print(
         "  pushed: \(pushed.for(User.self)?.pushed ?? 0) user(s), \(pushed.for(Post.self)?.pushed ?? 0) post(s), "
             + "\(pushed.for(Comment.self)?.pushed ?? 0) comment(s), parents first")
-    for refusal in pushed.for(User.self)?.rejected ?? [] { print("  refused user \(refusal)") }
-    for held in (pushed.for(Post.self)?.held ?? []).map({ "post \($0)" })
-        + (pushed.for(Comment.self)?.held ?? []).map({ "comment \($0)" })
+    for refusal in pushed.for(User.self)?.failed ?? [] { print("  refused user \(refusal)") }
+    for held in (pushed.for(Post.self)?.waitingForParent ?? []).map({ "post \($0)" })
+        + (pushed.for(Comment.self)?.waitingForParent ?? []).map({ "comment \($0)" })
     {
         print("  held \(held)")
     }

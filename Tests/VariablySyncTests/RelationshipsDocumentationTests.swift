@@ -97,7 +97,7 @@ import VariablySyncTesting
             let comments = try Repository<Comment>(database: database, remote: commentsRemote)
             let store = try SyncStore(comments, posts, users)   // any order: the references give it
             let report = try await store.sync()
-            print(report.for(Post.self)?.held ?? [])
+            print(report.for(Post.self)?.waitingForParent ?? [])
             #expect(report.for(Comment.self)?.inserted == 2)
 
             let bob = User(id: 8, userName: "bob")
@@ -128,6 +128,6 @@ import VariablySyncTesting
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
         let store = try SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
-        print(report.for(Post.self)?.waitingForParents ?? 0)
+        print(report.for(Post.self)?.parked ?? 0)
     }
 }

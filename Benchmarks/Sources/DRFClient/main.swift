@@ -58,7 +58,7 @@ try await repository.save(edited)
 let pushStart = Date().timeIntervalSince1970
 let push = try await repository.sync()
 let pushEnd = Date().timeIntervalSince1970
-guard push.pushed == edited.count, push.rejected.isEmpty, push.conflicts.isEmpty else {
+guard push.pushed == edited.count, push.failed.isEmpty, push.conflicts.isEmpty else {
     FileHandle.standardError.write(Data("the push sync: \(push)\n".utf8))
     exit(1)
 }

@@ -134,7 +134,7 @@ struct PushConcurrency {
             let start = DispatchTime.now().uptimeNanoseconds
             let report = try runBlocking { try await repository.sync() }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            guard report.pushed == count, report.rejected.isEmpty, report.conflicts.isEmpty else {
+            guard report.pushed == count, report.failed.isEmpty, report.conflicts.isEmpty else {
                 throw BenchmarkError("pushed \(report.pushed) of \(count) changes: \(report)")
             }
             return seconds

@@ -138,7 +138,7 @@ private final class RealisticPushCell {
     func sync() throws -> Int {
         let (repository, expected) = (repository, users.count)
         let report = try runBlocking { try await repository.sync() }
-        guard report.pushed == expected, report.rejected.isEmpty, report.conflicts.isEmpty else {
+        guard report.pushed == expected, report.failed.isEmpty, report.conflicts.isEmpty else {
             throw BenchmarkError("pushed \(report.pushed) of \(expected) edits: \(report)")
         }
         return report.pushed

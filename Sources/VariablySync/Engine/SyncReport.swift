@@ -25,15 +25,15 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     public var pushed = 0
     /// Local changes the server refused, with its reasons; they stay queued, not sent again, until the
     /// app retries, reverts or discards them (``Repository/failedChanges()``).
-    public var rejected: [RejectedChange<ID>] = []
+    public var failed: [ReportedChange<ID>] = []
     /// Local changes not sent because a record they reference (`SQLiteTable` references) has not
     /// reached the server: its create was refused (the reason quotes the refusal) or is still queued.
     /// They stay queued and go once the parent's create is accepted.
-    public var held: [RejectedChange<ID>] = []
+    public var waitingForParent: [ReportedChange<ID>] = []
     /// Local changes the server answered with a failure (`5xx`) after every retry: they stay queued
     /// with the error and are sent again by a later sync, after a wait that grows with each failing
     /// sync (15 s, doubling, at most 15 minutes); the other changes and the pull went on.
-    public var deferred: [RejectedChange<ID>] = []
+    public var retrying: [ReportedChange<ID>] = []
     /// Conflicts met while pushing and how each was settled.
     public var conflicts: [ConflictReport<ID>] = []
     /// Server records that did not decode and were not applied.
@@ -43,12 +43,13 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// Pulled records parked because a record they reference is not in the cache yet (a reply served
     /// before the comment it replies to, a post whose user comes from a later page): kept in the
     /// database with the server's JSON, never shown without their parent, and applied by the batch the
-    /// parent arrives in. After a pull, the table's parked records still waiting.
-    public var waitingForParents = 0
+    /// parent arrives in, or settled by the reference's rule when the server has no such parent. After a
+    /// pull, the table's records still parked for a parent.
+    public var parked = 0
     /// Records parked for a parent that the server turned out to have deleted, settled by the
     /// reference's rule, by rule: ``ReferenceAction/cascade`` dropped them, ``ReferenceAction/setNull``
     /// applied them with the reference emptied, ``ReferenceAction/restrict`` keeps them parked (counted
-    /// in ``waitingForParents`` too).
+    /// in ``parked`` too).
     ///
     /// ```swift
     /// let dropped = report.settledOrphans[.cascade, default: 0]
@@ -95,10 +96,10 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         var text = "pulled \(pulled) in \(pages) page\(pages == 1 ? "" : "s") "
         text += "(\(inserted) inserted, \(updated) updated, \(deleted) deleted), pushed \(pushed)"
-        if !rejected.isEmpty { text += ", \(rejected.count) rejected" }
-        if !deferred.isEmpty { text += ", \(deferred.count) deferred" }
-        if !held.isEmpty { text += ", \(held.count) held" }
-        if waitingForParents > 0 { text += ", \(waitingForParents) waiting for their parents" }
+        if !failed.isEmpty { text += ", \(failed.count) failed" }
+        if !retrying.isEmpty { text += ", \(retrying.count) retrying" }
+        if !waitingForParent.isEmpty { text += ", \(waitingForParent.count) waiting for a parent" }
+        if parked > 0 { text += ", \(parked) parked" }
         if let dropped = settledOrphans[.cascade], dropped > 0 { text += ", \(dropped) dropped with their parents" }
         if undecodable > 0 { text += ", \(undecodable) kept undecodable" }
         if listedIDs > 0 { text += ", \(listedIDs) ids listed" }
@@ -140,11 +141,12 @@ public struct SkippedRecord<ID: Hashable & Sendable>: Error, Sendable, CustomStr
     }
 }
 
-/// A local change the server refused.
-public struct RejectedChange<ID: Hashable & Sendable>: Sendable, CustomStringConvertible {
+/// A local change a sync reports with why it has not reached the server: refused by it (a *failed*
+/// change, waiting for the app), *waiting for its parent*'s create, or *retrying* after a backoff.
+public struct ReportedChange<ID: Hashable & Sendable>: Sendable, CustomStringConvertible {
     /// The record's id.
     public let id: ID
-    /// The server's reason.
+    /// Why it has not reached the server: the server's answer, or the parent it waits for.
     public let reason: String
 
     /// `42: <the server's reason>`.
@@ -194,3 +196,39 @@ extension String {
         self = "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 }
+
+// MARK: - Former names
+
+extension SyncReport {
+    /// The local changes the server refused: ``failed``.
+    @available(*, deprecated, renamed: "failed")
+    public var rejected: [ReportedChange<ID>] {
+        get { failed }
+        set { failed = newValue }
+    }
+
+    /// The local changes waiting for a parent's create: ``waitingForParent``.
+    @available(*, deprecated, renamed: "waitingForParent")
+    public var held: [ReportedChange<ID>] {
+        get { waitingForParent }
+        set { waitingForParent = newValue }
+    }
+
+    /// The local changes retried after a backoff: ``retrying``.
+    @available(*, deprecated, renamed: "retrying")
+    public var deferred: [ReportedChange<ID>] {
+        get { retrying }
+        set { retrying = newValue }
+    }
+
+    /// The pulled records parked for a parent: ``parked``.
+    @available(*, deprecated, renamed: "parked")
+    public var waitingForParents: Int {
+        get { parked }
+        set { parked = newValue }
+    }
+}
+
+/// A local change a sync reports with why it has not reached the server: ``ReportedChange``.
+@available(*, deprecated, renamed: "ReportedChange")
+public typealias RejectedChange = ReportedChange

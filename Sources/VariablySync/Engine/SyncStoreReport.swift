@@ -52,13 +52,13 @@ extension SyncReport {
         updated += later.updated
         deleted += later.deleted
         pushed += later.pushed
-        rejected += later.rejected
-        deferred += later.deferred
-        if replacingWaiting { held = later.held }
+        failed += later.failed
+        retrying += later.retrying
+        if replacingWaiting { waitingForParent = later.waitingForParent }
         conflicts += later.conflicts
         skipped += later.skipped
         keptLocal += later.keptLocal
-        waitingForParents = later.waitingForParents
+        parked = later.parked
         settledOrphans.merge(later.settledOrphans, uniquingKeysWith: +)
         undecodable = later.undecodable
         retries += later.retries

@@ -97,7 +97,7 @@ struct RepositoryIdentityTests {
         member.level = -1
         try await repository.save(member)
         let report = try await repository.sync()
-        #expect(report.rejected.map(\.id) == ["m-1"])
+        #expect(report.failed.map(\.id) == ["m-1"])
     }
 
     @Test func skippedRecordsAreReportedWithTheirPrimaryKeys() async throws {

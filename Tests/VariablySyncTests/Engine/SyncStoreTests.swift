@@ -85,18 +85,20 @@ import VariablySyncTesting
             try db.upsert(Comment(id: 300, postID: 30, body: "held too"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(User.self)?.rejected.map(\.reason) == ["this name is refused"])
-        let held = try #require(report.for(Post.self)?.held.first)
+        #expect(report.for(User.self)?.failed.map(\.reason) == ["this name is refused"])
+        let held = try #require(report.for(Post.self)?.waitingForParent.first)
         #expect(held.id == 30)
-        #expect(held.reason == "held: it references users 3, which the server refused: this name is refused")
-        #expect(report.for(Comment.self)?.held.map(\.id) == [300])
+        #expect(
+            held.reason
+                == "waiting for its parent: it references users 3, which the server refused: this name is refused")
+        #expect(report.for(Comment.self)?.waitingForParent.map(\.id) == [300])
         #expect(await fixture.log.entries == ["users save 3"])
         #expect(try await fixture.posts.fetch(id: 30) != nil)
         #expect(try await fixture.comments.pendingChangeCount() == 1)
 
         try await fixture.users.save(User(id: 3, userName: "fixed"))
         let fixed = try await fixture.store.sync()
-        #expect(fixed.for(Post.self)?.held.isEmpty == true)
+        #expect(fixed.for(Post.self)?.waitingForParent.isEmpty == true)
         #expect(await fixture.log.entries == ["users save 3", "users save 3", "posts save 30", "comments save 300"])
         #expect(await fixture.commentServer.record(id: 300)?.body == "held too")
     }
@@ -163,7 +165,7 @@ import VariablySyncTesting
         let report = try await store.sync()
         #expect(try await posts.fetch(id: 70)?.authorID == 7)
         #expect(try await users.fetch(id: 7)?.userName == "late")
-        #expect(report.for(Post.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.parked == 0)
         try await expectNoBrokenReferences(database)
         // Synced alone, a child whose parent the server does not have (a server without foreign keys)
         // is parked, unseen, and the cursor moves on; the look-up of its parent answers "none", and the
@@ -171,7 +173,7 @@ import VariablySyncTesting
         _ = try await postServer.upsert(Post(id: 71, authorID: 8, title: "orphan on the server"))
         _ = try await postServer.upsert(Post(id: 72, authorID: 1, title: "after the orphan"))
         let alone = try await posts.sync()
-        #expect(alone.waitingForParents == 0)
+        #expect(alone.parked == 0)
         #expect(try await posts.fetch(id: 71) == nil)
         #expect(try await posts.fetch(id: 72)?.title == "after the orphan")
         try await expectNoBrokenReferences(database)
@@ -217,8 +219,8 @@ import VariablySyncTesting
         #expect(report.for(User.self)?.inserted == Int(1 + newAuthors))
         #expect(report.for(Post.self)?.inserted == Int(1 + newAuthors))
         #expect(report.for(Comment.self)?.inserted == Int(1 + newAuthors))
-        #expect(report.for(Comment.self)?.waitingForParents == 0)
-        #expect(report.for(Post.self)?.waitingForParents == 0)
+        #expect(report.for(Comment.self)?.parked == 0)
+        #expect(report.for(Post.self)?.parked == 0)
         try await expectNoBrokenReferences(database)
     }
 
@@ -238,7 +240,7 @@ import VariablySyncTesting
         let comments = try Repository<Comment>(database: database, remote: commentsRemote)
         let store = try SyncStore(comments, posts, users)  // any order: the references give it
         let report = try await store.sync()
-        print(report.for(Post.self)?.held ?? [])
+        print(report.for(Post.self)?.waitingForParent ?? [])
 
         #expect(report.for(Comment.self)?.inserted == 1)
         #expect(try await comments.fetch(id: 100)?.postID == 10)
@@ -254,8 +256,8 @@ import VariablySyncTesting
         }
         let report = try await fixture.store.sync()
         #expect(await fixture.log.entries == ["users save 5", "posts save 50", "users save 5"])
-        #expect(report.for(User.self)?.held.isEmpty == true)
-        #expect(report.for(Post.self)?.held.isEmpty == true)
+        #expect(report.for(User.self)?.waitingForParent.isEmpty == true)
+        #expect(report.for(Post.self)?.waitingForParent.isEmpty == true)
         #expect(await fixture.userServer.record(id: 5)?.favoritePostID == 50)
         #expect(await fixture.postServer.record(id: 50)?.authorID == 5)
         #expect(try await fixture.users.pendingChangeCount() == 0)
@@ -334,7 +336,7 @@ import VariablySyncTesting
         }
         let report = try await fixture.comments.sync()
         #expect(report.pushed == 3)
-        #expect(report.held.isEmpty)
+        #expect(report.waitingForParent.isEmpty)
         #expect(await fixture.log.entries == ["comments save 400", "comments save 401", "comments save 402"])
     }
 
@@ -348,8 +350,10 @@ import VariablySyncTesting
         try await fixture.posts.save(Post(id: 50, authorID: user.id, title: "by a new user"))
         // Synced alone, the post waits for its user.
         let alone = try await fixture.posts.sync()
-        #expect(alone.held.map(\.id) == [50])
-        #expect(alone.held.first?.reason == "held: it references users -1, which the server does not have yet")
+        #expect(alone.waitingForParent.map(\.id) == [50])
+        #expect(
+            alone.waitingForParent.first?.reason
+                == "waiting for its parent: it references users -1, which the server does not have yet")
 
         try await fixture.store.sync()
         #expect(await fixture.postServer.record(id: 50)?.authorID == 500)

@@ -83,8 +83,8 @@ struct HTTPRemoteFeedTests {
         let feed = HTTPRemoteFeed(baseURL: apiURL, api: .changeFeed)
         let store = try SyncStore(comments, posts, users, feed: feed)
         let report = try await store.sync()
-        print(report.for(Post.self)?.waitingForParents ?? 0)
-        #expect(report.for(Post.self)?.waitingForParents == 0)
+        print(report.for(Post.self)?.parked ?? 0)
+        #expect(report.for(Post.self)?.parked == 0)
         #expect(try await posts.fetch(id: 70)?.authorID == 7)
     }
 
@@ -120,12 +120,12 @@ struct HTTPRemoteFeedTests {
         try await fixture.server.write(
             "comments", id: 500, record: ["id": 500, "post_id": 50, "body": "earlier"])
         let first = try await fixture.store.sync()
-        #expect(first.for(Post.self)?.waitingForParents == 1)
-        #expect(first.for(Comment.self)?.waitingForParents == 1)
+        #expect(first.for(Post.self)?.parked == 1)
+        #expect(first.for(Comment.self)?.parked == 1)
         #expect(try await fixture.posts.count() == 0)
         try await fixture.server.write("users", id: 5, record: User.remoteObject(id: 5, userName: "late"))
         let second = try await fixture.store.sync()
-        #expect(second.for(Post.self)?.waitingForParents == 0)
+        #expect(second.for(Post.self)?.parked == 0)
         #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
         #expect(try await fixture.comments.fetch(id: 500)?.body == "earlier")
         #expect(try await fixture.orphans() == 0)
@@ -159,9 +159,9 @@ struct HTTPRemoteFeedTests {
             try db.upsert(Comment(id: 300, postID: 30, body: "held too"))
         }
         let report = try await fixture.store.sync()
-        #expect(report.for(User.self)?.rejected.map(\.reason) == ["this name is refused"])
-        #expect(report.for(Post.self)?.held.map(\.id) == [30])
-        #expect(report.for(Comment.self)?.held.map(\.id) == [300])
+        #expect(report.for(User.self)?.failed.map(\.reason) == ["this name is refused"])
+        #expect(report.for(Post.self)?.waitingForParent.map(\.id) == [30])
+        #expect(report.for(Comment.self)?.waitingForParent.map(\.id) == [300])
         #expect(try await fixture.server.rows("posts").isEmpty)
         #expect(try await fixture.posts.fetch(id: 30) != nil)
 

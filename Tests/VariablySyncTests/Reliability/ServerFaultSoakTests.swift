@@ -81,7 +81,7 @@ struct ReliabilityServerFaultSoakTests {
                     reportedSkips.formUnion(report.skipped.compactMap(\.id))
                     reportedConflicts.formUnion(report.conflicts.map(\.id))
                     figures.retries += report.retries
-                    #expect(report.rejected.isEmpty, "\(context): \(report.rejected)")
+                    #expect(report.failed.isEmpty, "\(context): \(report.failed)")
                     return failed
                 } catch let error as RemoteSourceError {
                     #expect(!error.isTransient && mode.interruptions, "\(context): \(error)")

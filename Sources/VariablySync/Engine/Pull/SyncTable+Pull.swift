@@ -74,7 +74,7 @@ extension SyncTable {
             )
         }
         tally.update { report in
-            report.waitingForParents = waiting
+            report.parked = waiting
             report.undecodable = undecodable
         }
     }

@@ -328,7 +328,7 @@ where Model.ID: Codable & Sendable {
         report.deleted = counts.deleted
         report.keptLocal = counts.keptLocal
         report.skipped = skipped
-        report.waitingForParents = parkedCount
+        report.parked = parkedCount
         return TableOutcome(report: report, tally: tally)
     }
 }

@@ -20,7 +20,7 @@ extension TablePush {
     /// for another round.
     func merge(_ settled: SettledPush, into report: inout SyncReport<Model.ID>) -> Bool {
         report.pushed += settled.accepted
-        report.rejected += settled.rejected
+        report.failed += settled.rejected
         report.conflicts += settled.conflicts
         report.skipped += settled.skipped
         table.broadcaster.yield(
@@ -126,7 +126,7 @@ extension TablePush {
     struct SettledPush: Sendable {
         var accepted = 0
         var conflicts: [ConflictReport<Model.ID>] = []
-        var rejected: [RejectedChange<Model.ID>] = []
+        var rejected: [ReportedChange<Model.ID>] = []
         var skipped: [SkippedRecord<Model.ID>] = []
         /// Whether a change stays queued for another round.
         var rebased = false

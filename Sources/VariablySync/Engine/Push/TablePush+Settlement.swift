@@ -31,7 +31,7 @@ extension TablePush {
                 // Never dropped: held with the server's answer until the app decides.
                 try state.markFailed(change, failure: reason, db)
                 settled.rejected.append(
-                    RejectedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
+                    ReportedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
             case .conflict(let serverJSON, let version)
             where RemoteChange<Model.ID>.record(
                 serverJSON, holds: change.sentRecord,
@@ -61,7 +61,7 @@ extension TablePush {
                         + "\(Model.self), so the id it assigned is unknown; retrying may create it twice"
                     try state.markFailed(change, failure: reason, db)
                     settled.rejected.append(
-                        RejectedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
+                        ReportedChange(id: result.id, reason: FailedChange<Model.ID>.unpacked(reason).reason))
                     return
                 }
                 created = server

@@ -35,7 +35,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             let plan = try await planPushRound(
                 operations: operations, throughGroup: throughGroup, resolvingDoubt: !hasResolvedDoubt)
             hasResolvedDoubt = true
-            report.held = plan.held
+            report.waitingForParent = plan.held
             guard !plan.queue.isEmpty else { return }
             let pushedBefore = report.pushed
             var rebased = false
@@ -71,7 +71,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         /// Whether any queued change waits for its parent.
         var hasHeldChanges: Bool
         /// The changes waiting for their parents that this round does not send, for the report.
-        var held: [RejectedChange<Model.ID>]
+        var held: [ReportedChange<Model.ID>]
     }
 
     /// Reads the queue for one round and picks what it sends.
@@ -114,7 +114,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         let sending = Set(queue.map(\.recordID))
         let waiting = try held.filter { !sending.contains($0.key) }
             .sorted { $0.key < $1.key }.map {
-                RejectedChange(id: try SyncTable<Model>.id(fromText: $0.key), reason: $0.value.reason)
+                ReportedChange(id: try SyncTable<Model>.id(fromText: $0.key), reason: $0.value.reason)
             }
         return PushRound(
             queue: queue, withoutReferences: withoutReferences, isResolvingDoubt: isResolvingDoubt,
@@ -220,7 +220,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             try await database.write {
                 try state.deferRetry(of: waiting.map(\.idempotencyKey), error: reason, $0)
             }
-            report.deferred += waiting.map { RejectedChange(id: $0.id, reason: reason) }
+            report.retrying += waiting.map { ReportedChange(id: $0.id, reason: reason) }
             return ([], [])
         }
     }

@@ -38,7 +38,8 @@ extension SyncStateStore {
                 var hold =
                     held[child]
                     ?? Hold(
-                        reason: "held: it references \(reference.parentTable) \(parent), which the server "
+                        reason:
+                            "waiting for its parent: it references \(reference.parentTable) \(parent), which the server "
                             + (failure.map { "refused: \($0)" } ?? "does not have yet"))
                 if reference.isOptional {
                     hold.optionalColumns.insert(reference.column)

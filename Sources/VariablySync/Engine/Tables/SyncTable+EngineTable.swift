@@ -52,7 +52,7 @@ extension SyncTable: EngineTable {
         var report = SyncReport<Model.ID>()
         defer { tally.add(report, replacingWaiting: operations.contains(.upsert)) }
         try await TablePush(table: self).pushPendingChanges(into: &report, operations: operations, throughGroup: group)
-        return (report.pushed, report.held.count)
+        return (report.pushed, report.waitingForParent.count)
     }
 
     func noteSettledOrphans(_ count: Int, by rule: ReferenceAction) {

@@ -108,15 +108,15 @@ import VariablySyncTesting
         _ = try await fixture.postServer.upsert(Post(id: 50, authorID: 5, title: "early"))
         _ = try await fixture.commentServer.upsert(Comment(id: 500, postID: 50, body: "earlier still"))
         let first = try await fixture.store.sync()
-        #expect(first.for(Post.self)?.waitingForParents == 1)
-        #expect(first.for(Comment.self)?.waitingForParents == 1)
+        #expect(first.for(Post.self)?.parked == 1)
+        #expect(first.for(Comment.self)?.parked == 1)
         #expect(try await fixture.posts.fetch(id: 50) == nil)
         #expect(try await fixture.comments.fetch(id: 500) == nil)
         #expect(try await fixture.orphans() == 0)
 
         _ = try await fixture.userServer.upsert(User(id: 5, userName: "late"))
         let second = try await fixture.store.sync()
-        #expect(second.for(Post.self)?.waitingForParents == 0)
+        #expect(second.for(Post.self)?.parked == 0)
         #expect(try await fixture.posts.fetch(id: 50)?.title == "early")
         #expect(try await fixture.comments.fetch(id: 500)?.body == "earlier still")
         #expect(try await fixture.orphans() == 0)
@@ -130,12 +130,12 @@ import VariablySyncTesting
         let first = try await fixture.store.sync().for(Post.self)
         // Its author is on no page and not on the server either: looked up, the post is settled by the
         // reference's rule (`.cascade`), and the report says so.
-        #expect(first?.waitingForParents == 0)
+        #expect(first?.parked == 0)
         #expect(first?.settledOrphans[.cascade] == 1)
         await fixture.postServer.delete(id: 70)
         _ = try await fixture.userServer.upsert(User(id: 7, userName: "seven"))
         let report = try await fixture.store.sync()
-        #expect(report.for(Post.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.parked == 0)
         #expect(try await fixture.posts.fetch(id: 70) == nil)
         #expect(try await fixture.users.fetch(id: 7) != nil)
     }
@@ -167,7 +167,7 @@ import VariablySyncTesting
         #expect(looks > 0)
         #expect(try await fixture.posts.count() == 80)
         #expect(try await fixture.comments.count() == 80)
-        #expect(report.for(Post.self)?.waitingForParents == 0)
+        #expect(report.for(Post.self)?.parked == 0)
         #expect(try await fixture.orphans() == 0)
     }
 

@@ -12,7 +12,7 @@ struct DiscardFailedChangeTests {
         let notes = try server.repository(LockVersionServer.api(), database: try SQLiteDatabase.inMemory())
         try await notes.sync()
         try await notes.save([LockedNote(id: 1, title: ""), LockedNote(id: 2, title: "")])
-        #expect(Set(try await notes.sync().rejected.map(\.id)) == [1, 2])
+        #expect(Set(try await notes.sync().failed.map(\.id)) == [1, 2])
         server.edit(1, title: "edited there")
         server.remove(2)
 

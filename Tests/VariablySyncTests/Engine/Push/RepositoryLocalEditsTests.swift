@@ -231,7 +231,7 @@ private actor LosingFirstResponse: RemoteSource {
         user.email = "nowhere"
         try await repository.save(user)
         let report = try await repository.sync()
-        #expect(report.rejected.map(\.reason) == ["email must contain @"])
+        #expect(report.failed.map(\.reason) == ["email must contain @"])
         #expect(report.pushed == 0)
         // Kept, held: not pushed again, not lost.
         await #expect(try repository.pendingChangeCount() == 1)
@@ -240,7 +240,7 @@ private actor LosingFirstResponse: RemoteSource {
         #expect(failed.first?.operation == .save)
         #expect(failed.first?.reason == "email must contain @")
         let quiet = try await repository.sync()
-        #expect(quiet.rejected.isEmpty)
+        #expect(quiet.failed.isEmpty)
         #expect(await server.record(id: 3)?.email == "user2@example.com")
         await #expect(try repository.fetch(id: user.id)?.email == "nowhere")
 
@@ -264,11 +264,11 @@ private actor LosingFirstResponse: RemoteSource {
         var third = User.sample(3)
         third.email = "three"
         try await repository.save([first, second, third])
-        #expect(try await repository.sync().rejected.count == 3)
+        #expect(try await repository.sync().failed.count == 3)
 
         // Retry: sent again as it is, refused again, still held.
         try await repository.retry(failedChangeOf: first.id)
-        #expect(try await repository.sync().rejected.map(\.id) == [first.id])
+        #expect(try await repository.sync().failed.map(\.id) == [first.id])
         // Revert: the server's copy comes back, the change is gone.
         try await repository.revert(failedChangeOf: second.id)
         await #expect(try repository.fetch(id: second.id)?.email == server.record(id: second.id)?.email)

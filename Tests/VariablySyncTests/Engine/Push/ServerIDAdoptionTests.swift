@@ -80,7 +80,7 @@ struct FailingPushesRemote: RemoteSource {
         _ = try await commentServer.upsert(Comment(id: 500, postID: 10, body: "mine"))
         _ = try await commentServer.upsert(Comment(id: 501, postID: 10, replyTo: 500, body: "a reply"))
         let first = try await store.sync()
-        #expect(first.for(Comment.self)?.deferred.count == 1)
+        #expect(first.for(Comment.self)?.retrying.count == 1)
         #expect(try await comments.fetch(id: 501)?.replyTo == 500)
 
         // The create goes, is numbered 500, and takes the cached copy's place: the reply keeps it.

@@ -64,8 +64,8 @@ struct FailingRecordsRemote: RemoteSource {
 
         let report = try await repository.sync()
         #expect(report.pushed == 1)
-        #expect(report.deferred.map(\.id) == [first.id])
-        #expect(report.deferred.first?.reason.contains("500") == true)
+        #expect(report.retrying.map(\.id) == [first.id])
+        #expect(report.retrying.first?.reason.contains("500") == true)
         #expect(report.pulled == 2)  // the pull went on: the server's new record, and the accepted edit
         #expect(try await repository.fetch(id: User.sample(40).id) != nil)
         #expect(await server.record(id: second.id)?.nickname == "accepted")
@@ -79,7 +79,7 @@ struct FailingRecordsRemote: RemoteSource {
         #expect(error.contains("500"))
         #expect(after > Date())
         // Before its retry time, a sync leaves it waiting; the server fixed and the time come, it goes.
-        #expect(try await repository.sync().deferred.isEmpty)
+        #expect(try await repository.sync().retrying.isEmpty)
         #expect(await server.record(id: first.id)?.nickname != "fails on the server")
         await failing.set([])
         try await repository.database.write {
@@ -99,7 +99,7 @@ struct FailingRecordsRemote: RemoteSource {
         var first = User.sample(1)
         first.nickname = "fails on the server"
         try await repository.save(first)
-        #expect(try await repository.sync().deferred.map(\.id) == [first.id])
+        #expect(try await repository.sync().retrying.map(\.id) == [first.id])
         await failing.set([])
         // Still in its backoff: a sync leaves it.
         #expect(try await repository.sync().pushed == 0)

@@ -88,7 +88,7 @@ struct DRFExactlyOnceTests {
         _ = try await createAcceptedButUnanswered(server, comments, store, clientID: clientID)
 
         let report = try await comments.sync()
-        #expect(report.rejected.count == 1)
+        #expect(report.failed.count == 1)
         #expect(try server.state().comments.filter { $0.client_id != nil }.count == 1)
         guard case .refused(let reason)? = try await comments.unsentChanges().first?.status else {
             Issue.record("the create sent again should be refused and wait for the app")

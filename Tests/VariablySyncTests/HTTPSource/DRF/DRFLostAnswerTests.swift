@@ -40,7 +40,7 @@ struct DRFLostAnswerTests {
         _ = try await comments.create { Comment(id: $0, postID: 1, body: "written offline", clientID: clientID) }
 
         let report = try await comments.sync()
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(report.retries >= 1)
         let state = try server.state()
         #expect(state.comments.filter { $0.client_id?.lowercased() == clientID.uuidString.lowercased() }.count == 1)

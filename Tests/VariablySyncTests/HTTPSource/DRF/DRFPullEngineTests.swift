@@ -63,7 +63,7 @@ struct DRFPullEngineTests {
         }
         let device = try Device(server)
         let report = try await device.store.sync()
-        #expect(report.for(Comment.self)?.waitingForParents == 0)
+        #expect(report.for(Comment.self)?.parked == 0)
         try await device.expectMirrors(server)
     }
 

@@ -58,8 +58,8 @@ struct DRFRelatedModelsTests {
         let authorID = author.id
         _ = try await posts.create { Post(id: $0, authorID: authorID, title: "waits") }
         let report = try await store.sync()
-        #expect(report.for(User.self)?.rejected.first?.reason.hasPrefix("HTTP 400") == true)
-        let held = try #require(report.for(Post.self)?.held.first)
+        #expect(report.for(User.self)?.failed.first?.reason.hasPrefix("HTTP 400") == true)
+        let held = try #require(report.for(Post.self)?.waitingForParent.first)
         #expect(held.reason.contains("which the server refused: HTTP 400"))
         #expect(try server.state().posts.isEmpty)
         #expect(
@@ -149,7 +149,7 @@ struct DRFRelatedModelsTests {
         try await users.delete(id: first.id)
         _ = try await users.create { User(id: $0, userName: "bob") }
         let report = try await store.sync()
-        #expect(report.for(User.self)?.rejected.isEmpty == true)
+        #expect(report.for(User.self)?.failed.isEmpty == true)
         #expect(report.for(User.self)?.pushed == 2)
         let state = try server.state()
         #expect(state.users.filter { !$0.deleted }.map(\.user_name) == ["bob"])

@@ -89,7 +89,7 @@ struct DRFSyncTests {
         let report = try await repository.sync()
         #expect(report.pushed == 3)
         #expect(report.conflicts.isEmpty)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(try await cached(repository) == server.liveContents())
         #expect(try server.liveContents().contains { $0.userName == "from another client" })
         #expect(try server.liveContents().contains { $0.userName == "fromthedevice" })
@@ -115,7 +115,7 @@ struct DRFSyncTests {
         try server.clearLog()
         let report = try await repository.sync()
         #expect(report.pushed == 1)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
 
         let stored = try #require(try server.state().users.first { $0.id == 2 })
         #expect(stored.user_name == "edited here")
@@ -228,7 +228,7 @@ struct DRFSyncTests {
 
         #expect(user.id == -2)
         #expect(report.pushed == 1)
-        #expect(report.rejected.map(\.id) == [refused.id])
+        #expect(report.failed.map(\.id) == [refused.id])
         // Reverted: a record the server never had leaves the cache.
         #expect(try await users.fetch(id: refused.id) == nil)
         #expect(try await cached(users) == server.liveContents())
@@ -315,8 +315,8 @@ struct DRFSyncTests {
         user.userName = "forbidden"
         try await repository.save(user)
         let report = try await repository.sync()
-        #expect(report.rejected.map(\.id) == [1])
-        #expect(report.rejected.first?.reason.hasPrefix("HTTP 400") == true)
+        #expect(report.failed.map(\.id) == [1])
+        #expect(report.failed.first?.reason.hasPrefix("HTTP 400") == true)
         #expect(try server.state().users.first { $0.id == 1 }?.user_name == "user1")
         #expect(try await repository.fetch(id: 1)?.userName == "forbidden")
         #expect(try await repository.failedChanges().map(\.id) == [1])
@@ -342,7 +342,7 @@ struct DRFSyncTests {
         try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.pushed == 0)
-        let reason = try #require(report.rejected.first?.reason)
+        let reason = try #require(report.failed.first?.reason)
         #expect(reason.hasPrefix("HTTP 301 (a redirect to /api/page/users/2/"))
         #expect(try server.state().users.first { $0.id == 2 }?.user_name == "user2")
         #expect(try await repository.fetch(id: 2)?.userName == "edited here")

@@ -98,7 +98,7 @@ struct PocketBaseBatchTests {
         #expect(await tally.count("POST /api/batch") == 1)
         #expect(await tally.count("POST /api/collections/users/records") == 10)
         #expect(report.pushed == 9)
-        #expect(report.rejected.count == 1)
+        #expect(report.failed.count == 1)
         #expect(try await repository.failedChanges().count == 1)
         #expect(try await onServer(server).count == 9)
     }

@@ -143,7 +143,7 @@ struct PocketBaseSyncTests {
         try await server.update("users", id: ids[1], fields: ["email_address": "edited@there.example"])
         let report = try await repository.sync()
         #expect(report.pushed == 2)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(report.conflicts.isEmpty)
 
         let stored = try await server.users()
@@ -168,16 +168,16 @@ struct PocketBaseSyncTests {
         try await repository.save(PocketBaseUser(id: "device000000001", userName: "offline", age: 7))
         let report = try await repository.sync()
         #expect(report.pushed == 1)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(try await onServer(server).map(\.id) == ["device000000001"])
         #expect(try await repository.fetch(id: "device000000001")?.updated != nil)
 
         let other = try makeRepository(server, credential: Credential(server.token))
         try await other.save(PocketBaseUser(id: "device000000001", userName: "twin"))
         let refused = try await other.sync()
-        #expect(refused.rejected.map(\.id) == ["device000000001"])
-        #expect(refused.rejected.first?.reason.hasPrefix("HTTP 400") == true)
-        #expect(refused.rejected.first?.reason.contains("validation_not_unique") == true)
+        #expect(refused.failed.map(\.id) == ["device000000001"])
+        #expect(refused.failed.first?.reason.hasPrefix("HTTP 400") == true)
+        #expect(refused.failed.first?.reason.contains("validation_not_unique") == true)
         #expect(try await onServer(server).map(\.userName) == ["offline"])
 
         // Reverting the refused create reads the server's record of that id: the cache takes it, not
@@ -197,7 +197,7 @@ struct PocketBaseSyncTests {
         let user = try await repository.create { PocketBaseUser(id: $0, userName: "made here", age: 5) }
         let report = try await repository.sync()
         #expect(report.pushed == 1)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(try await onServer(server).map(\.id) == [user.id])
         #expect(try await cached(repository) == onServer(server))
     }
@@ -215,7 +215,7 @@ struct PocketBaseSyncTests {
 
         try await repository.save(PocketBaseUser(id: "device000000002", userName: "sent once", age: 3))
         let report = try await repository.sync()
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(report.conflicts.isEmpty)
         #expect(report.pushed == 1)
         #expect(report.retries >= 1)
@@ -246,7 +246,7 @@ struct PocketBaseSyncTests {
         try await repository.save(user)
         let report = try await repository.sync()
         #expect(report.conflicts.isEmpty)
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(try await onServer(server).map(\.userName) == ["edited while in doubt"])
         #expect(try await cached(repository) == onServer(server))
         #expect(try await repository.pendingChangeCount() == 0)
@@ -268,7 +268,7 @@ struct PocketBaseSyncTests {
             transport: LosingFirstWriteTransport(base: HTTPTransports.platformDefault, method: "POST"))
         try await second.save(PocketBaseUser(id: "device000000003", userName: "second", age: 2))
         let report = try await second.sync()
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(report.retries >= 1)
         #expect(report.conflicts.map(\.id) == ["device000000003"])
         #expect(try await onServer(server).map(\.userName) == ["first"])

@@ -74,7 +74,7 @@ private final class RecordingServer: HTTPTransport {
         var edited = Self.user
         edited.age = 31
         try await users.save(edited)
-        #expect(try await users.sync().rejected.isEmpty)
+        #expect(try await users.sync().failed.isEmpty)
         // Only `profile.age`: not `profile.score`, which did not change.
         #expect(server.body(of: "PATCH") == Self.json(#"{"profile": {"age": 31}}"#))
     }
@@ -89,7 +89,7 @@ private final class RecordingServer: HTTPTransport {
         var edited = Self.user
         edited.userName = "anna"
         try await users.save(edited)
-        #expect(try await users.sync().rejected.isEmpty)
+        #expect(try await users.sync().failed.isEmpty)
         #expect(server.body(of: "PATCH") == Self.json(#"{"user_name": "anna"}"#))
     }
 
@@ -103,7 +103,7 @@ private final class RecordingServer: HTTPTransport {
         var edited = Self.user
         edited.userName = "anna"
         try await users.save(edited)
-        #expect(try await users.sync().rejected.isEmpty)
+        #expect(try await users.sync().failed.isEmpty)
         let put = try #require(server.requests.first { $0.method == "PUT" })
         // The version pulled at `profile.age` is the `If-Match` of the update.
         #expect(put.headers.contains { $0.name == "If-Match" && $0.value == "\"30\"" })
@@ -133,7 +133,7 @@ private final class RecordingServer: HTTPTransport {
         var edited = Self.user
         edited.nickname = "an"
         try await users.save(edited)
-        #expect(try await users.sync().rejected.isEmpty)
+        #expect(try await users.sync().failed.isEmpty)
         let patch = try #require(server.requests.first { $0.method == "PATCH" })
         #expect(patch.headers.contains { $0.name == "Content-Type" && $0.value == "application/merge-patch+json" })
         #expect(patch.headers.contains { $0.name == "Accept" && $0.value == "application/merge-patch+json" })

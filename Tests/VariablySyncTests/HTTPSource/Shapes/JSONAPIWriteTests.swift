@@ -68,7 +68,7 @@ struct JSONAPIWriteTests {
 
         let draft = try await articles.create { Article(id: $0, title: "Hello", body: "First", authorID: "7") }
         let first = try await articles.sync()
-        #expect(first.rejected.isEmpty)
+        #expect(first.failed.isEmpty)
         // The id the server assigned, read at `data.id` of its answer, replaces the provisional one.
         #expect(try await articles.fetch(id: draft.id) == nil)
         #expect(try await articles.fetch(id: "1") == Article(id: "1", title: "Hello", body: "First", authorID: "7"))
@@ -88,7 +88,7 @@ struct JSONAPIWriteTests {
         edited.title = "Hello again"
         try await articles.save(edited)
         let second = try await articles.sync()
-        #expect(second.rejected.isEmpty)
+        #expect(second.failed.isEmpty)
         requests = try server.state().requests
         let patch = try #require(requests.first { $0.method == "PATCH" })
         #expect(patch.path == "/articles/1")
@@ -103,7 +103,7 @@ struct JSONAPIWriteTests {
         #expect((stored["attributes"] as? NSDictionary)?["version"] as? Int == 2)
 
         try await articles.delete(id: "1")
-        #expect(try await articles.sync().rejected.isEmpty)
+        #expect(try await articles.sync().failed.isEmpty)
         let state = try server.state()
         #expect(state.articles.isEmpty)
         let delete = try #require(state.requests.first { $0.method == "DELETE" })
@@ -118,7 +118,7 @@ struct JSONAPIWriteTests {
         let server = try await JSONAPIWriteServer()
         let articles = try Self.articles(server)
         _ = try await articles.create { Article(id: $0, title: "Alone", body: "", authorID: nil) }
-        #expect(try await articles.sync().rejected.isEmpty)
+        #expect(try await articles.sync().failed.isEmpty)
         let post = try #require(try server.state().requests.first { $0.method == "POST" })
         #expect(
             post.json
@@ -128,10 +128,10 @@ struct JSONAPIWriteTests {
         #expect(article.authorID == nil)
         article.authorID = "7"
         try await articles.save(article)
-        #expect(try await articles.sync().rejected.isEmpty)
+        #expect(try await articles.sync().failed.isEmpty)
         article.authorID = nil
         try await articles.save(article)
-        #expect(try await articles.sync().rejected.isEmpty)
+        #expect(try await articles.sync().failed.isEmpty)
         let patches = try server.state().requests.filter { $0.method == "PATCH" }
         #expect(patches.count == 2)
         #expect(
@@ -148,14 +148,14 @@ struct JSONAPIWriteTests {
         let articles = try Self.articles(server)
         let draft = try await articles.create { Article(id: $0, title: " ", body: "", authorID: nil) }
         let report = try await articles.sync()
-        #expect(report.rejected.map(\.id) == [draft.id])
+        #expect(report.failed.map(\.id) == [draft.id])
         let failure = try #require(try await articles.failedChanges().first)
         #expect(failure.fields == ["attributes.title"])
         #expect(failure.keyPaths.count == 1)
         #expect(failure.keyPaths.first.map { $0 == \Article.title as AnyKeyPath } == true)
         #expect(failure.reason.hasPrefix("HTTP 422"))
         #expect(failure.reason.contains("title must not be blank"))
-        #expect(report.rejected.first?.reason == failure.reason)
+        #expect(report.failed.first?.reason == failure.reason)
     }
 
     @Test func aCreateAnsweredNoContentKeepsTheRecordAsSent() async throws {
@@ -165,7 +165,7 @@ struct JSONAPIWriteTests {
             Article(id: $0, title: "Mine", body: "id chosen here", authorID: "3")
         }
         let report = try await articles.sync()
-        #expect(report.rejected.isEmpty)
+        #expect(report.failed.isEmpty)
         #expect(try await articles.unsentChanges().isEmpty)
         #expect(try await articles.fetch(id: created.id) == created)
         let state = try server.state()
