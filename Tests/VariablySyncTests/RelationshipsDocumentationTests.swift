@@ -96,6 +96,8 @@ import VariablySyncTesting
             let posts = try Repository<Post>(database: database, remote: postsRemote)
             let comments = try Repository<Comment>(database: database, remote: commentsRemote)
             let store = try SyncStore(comments, posts, users)   // any order: the references give it
+            let progress = store.progressUpdates()
+            Task { for await event in progress { print(event) } }   // .started, .pushed, .applied, … .finished once
             let report = try await store.sync()
             print(report.for(Post.self)?.waitingForParent ?? [])
             #expect(report.for(Comment.self)?.inserted == 2)

@@ -179,6 +179,39 @@ import VariablySyncTesting
         try await expectNoBrokenReferences(database)
     }
 
+    /// A store's sync of three tables is one run: its stream says `.started` once and `.finished` once,
+    /// last, with the pushes and batches between; each repository's own stream tells its table's part
+    /// once too, not once per step.
+    @Test func aStoreSyncIsOneRunWithOneProgressStream() async throws {
+        let fixture = try await Fixture()
+        try await fixture.posts.save(Post(id: 11, authorID: 1, title: "second"))
+        let storeEvents = EventLog<SyncStoreProgress>()
+        let postEvents = EventLog<SyncProgress<Int64>>()
+        let storeStream = fixture.store.progressUpdates()
+        let postStream = fixture.posts.progressUpdates()
+        let storeTask = Task { for await event in storeStream { await storeEvents.append(event) } }
+        let postTask = Task { for await event in postStream { await postEvents.append(event) } }
+        let report = try await fixture.store.sync()
+        try await Task.sleep(for: .milliseconds(100))
+        storeTask.cancel()
+        postTask.cancel()
+        let events = await storeEvents.events
+        #expect(events.filter { if case .started = $0 { true } else { false } }.count == 1)
+        #expect(events.filter { if case .finished = $0 { true } else { false } }.count == 1)
+        guard case .started(let pending)? = events.first, case .finished(let finished)? = events.last else {
+            Issue.record("the stream did not start with .started and end with .finished: \(events)")
+            return
+        }
+        #expect(pending == 1)
+        #expect(finished.for(Post.self)?.pushed == 1)
+        #expect(report.for(Post.self)?.pushed == 1)
+        #expect(events.contains { if case .pushed("posts", 1, 0) = $0 { true } else { false } })
+        let posts = await postEvents.events
+        #expect(posts.filter { if case .started = $0 { true } else { false } }.count == 1)
+        #expect(posts.filter { if case .finished = $0 { true } else { false } }.count == 1)
+        #expect(await fixture.store.lastReport?.for(Post.self)?.pushed == 1)
+    }
+
     /// Another client writes new authors, their posts and comments on them while this device's first
     /// store sync runs, after the users and posts were pulled: each comment is parked, its post looked
     /// up, parked in turn for its new author, whose look-up brings the whole chain in the same sync. More
@@ -373,4 +406,11 @@ actor Once {
         defer { isUsed = true }
         return !isUsed
     }
+}
+
+/// Events of a progress stream, in order.
+actor EventLog<Event: Sendable> {
+    private(set) var events: [Event] = []
+
+    func append(_ event: Event) { events.append(event) }
 }
