@@ -101,7 +101,7 @@ public enum PushOutcome: Sendable, Equatable {
     /// Applied; the record's new version on the server.
     case accepted(version: SyncCursor)
     /// Refused, and retrying the same change will not help (validation, permissions, a request the
-    /// server does not take). The change stays queued, held until the app retries, reverts or discards
+    /// server does not take). The change stays queued, a failed change, until the app retries, reverts or discards
     /// it (see `Repository.failedChanges()`): a refusal never loses a local change.
     case rejected(reason: String)
     /// The record changed on the server after the change's base: its current JSON (`nil` when the

@@ -50,13 +50,8 @@ extension Repository where Model.ID == String {
     /// - Returns: The record as written.
     /// - Throws: `DeclarationError` when the source's ``NewRecordIDs`` cannot make an id, `SQLiteError`, an encoding error, or what `make` throws; then nothing is written.
     public nonisolated func create(_ make: @escaping @Sendable (String) throws -> Model) async throws -> Model {
-        let form = table.remote.newRecordIDs
-        if let problem = form.problem {
-            throw DeclarationError(
-                .invalidSetting("\(type(of: table.remote)).newRecordIDs", requirement: "a form that can make ids"),
-                model: Model.self, fix: "declare new ids with \(problem)")
-        }
         let table = self.table
+        let form = try table.newRecordIDs()
         return try await database.write { db in
             let id = try table.newID(in: form, db)
             return try SyncTable<Model>.insertCreated(make(id), id: id, db)

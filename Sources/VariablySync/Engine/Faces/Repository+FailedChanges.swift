@@ -5,9 +5,9 @@ import VariablySQLite
 // MARK: - Changes the server refused
 
 extension Repository {
-    /// The local changes the server refused, oldest first. Each stays queued, held, with the server's
+    /// The local changes the server refused, oldest first. Each stays queued with the server's
     /// answer, until the app retries, reverts or discards it; a new edit of the record retries it too.
-    /// ``SyncReport/rejected`` lists the ones a sync met.
+    /// ``SyncReport/failed`` lists the ones a sync met.
     ///
     /// ```swift
     /// let refused = try await repository.failedChanges()
@@ -16,19 +16,8 @@ extension Repository {
     ///
     /// - Throws: `SQLiteError`.
     public nonisolated func failedChanges() async throws -> [FailedChange<Model.ID>] {
-        let state = table.state
-        let failed = try await database.read { try state.failed($0) }
-        let remoteKeys = Model.keySets[.remote]
-        return try failed.map { change, stored in
-            let (reason, fields) = FailedChange<Model.ID>.unpacked(stored)
-            let keyPaths = fields.compactMap { field in
-                remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
-            }
-            return FailedChange(
-                id: try SyncTable<Model>.id(fromText: change.recordID),
-                operation: change.operation == .delete ? .delete : .save,
-                isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
-        }
+        let table = self.table
+        return try await database.read { try table.failedChanges($0) }
     }
 
     /// Pushes a refused change again with the next sync, as it is now (fix the record first with

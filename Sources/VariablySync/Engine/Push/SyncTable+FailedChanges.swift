@@ -5,6 +5,21 @@ import VariablySQLite
 // MARK: - Changes the server refused, given up
 
 extension SyncTable {
+    /// The table's failed changes, oldest first (see ``Repository/failedChanges()``), inside a read
+    /// transaction.
+    func failedChanges(_ db: Database) throws -> [FailedChange<Model.ID>] {
+        let remoteKeys = Model.keySets[.remote]
+        return try state.failed(db).map { change, stored in
+            let (reason, fields) = FailedChange<Model.ID>.unpacked(stored)
+            let keyPaths = fields.compactMap { field in
+                remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
+            }
+            return FailedChange(
+                id: try Self.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
+                isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
+        }
+    }
+
     /// Puts the server's copy of the record with `id` back in the cache and forgets its queued change
     /// (see ``Repository/revert(failedChangeOf:)``).
     func revertFailedChange(of id: Model.ID) async throws {

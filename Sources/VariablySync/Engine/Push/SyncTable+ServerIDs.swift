@@ -27,6 +27,19 @@ extension SyncTable where Model.ID: FixedWidthInteger & SignedInteger {
 // MARK: - Records the device names
 
 extension SyncTable where Model.ID == String {
+    /// The form of the ids this device makes, as the source declares it.
+    ///
+    /// - Throws: `DeclarationError` when the form cannot make an id.
+    func newRecordIDs() throws(DeclarationError) -> NewRecordIDs {
+        let form = remote.newRecordIDs
+        if let problem = form.problem {
+            throw DeclarationError(
+                .invalidSetting("\(type(of: remote)).newRecordIDs", requirement: "a form that can make ids"),
+                model: Model.self, fix: "declare new ids with \(problem)")
+        }
+        return form
+    }
+
     /// A new id in `form`, unused in the cache and the queue.
     func newID(in form: NewRecordIDs, _ db: Database) throws -> String {
         var generator = SystemRandomNumberGenerator()

@@ -14,7 +14,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
     /// A change of a record that references a record the server does not have yet (created here, its
     /// create not accepted) is held: it goes once that create is accepted, in the same sync when it
     /// comes first (a self-reference, or a parent table pushed before), and is reported in
-    /// ``SyncReport/held`` otherwise, with the parent's refusal when there is one.
+    /// ``SyncReport/waitingForParent`` otherwise, with the parent's refusal when there is one.
     ///
     /// Changes go in the order of the local transactions that made them (see `SyncStateStore`'s
     /// transaction groups).

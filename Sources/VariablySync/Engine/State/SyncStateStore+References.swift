@@ -3,7 +3,7 @@ import VariablySQLite
 
 // MARK: - Records that reference others
 
-/// The queue's side of references between tables (`SQLiteTable` references): changes held until the
+/// The queue's side of references between tables (`SQLiteTable` references): changes waiting until the
 /// records they reference reach the server, records created empty to break a cycle, orphans, and the
 /// server's ids replacing provisional ones.
 extension SyncStateStore {

@@ -21,7 +21,7 @@
 ///
 /// No local change leaves the queue unless the server accepted it or the app decided: an answer the
 /// library cannot classify (a redirect it may not follow, `400`, `403`, `415`, `422`, a create answered
-/// `404`) keeps the change, held with the server's answer (see `Repository.failedChanges()`, whose
+/// `404`) keeps the change, failed, with the server's answer (see `Repository.failedChanges()`, whose
 /// `fields` name the fields a JSON:API error's `source.pointer` points at). `401`,
 /// `408`, `429` and `5xx` are retried. Every request carries the change's `Idempotency-Key` header, so
 /// that a server can recognize a retried `POST`.
