@@ -104,7 +104,7 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
         unprepared database: SQLiteDatabase, remote: some RemoteSource<Model>, configuration: SyncConfiguration<Model>
     ) throws(DeclarationError) {
         table = try SyncTable(database: database, remote: remote, configuration: configuration)
-        database.tableRegistry.register(table, ownedBy: self)
+        database.tableRegistry.register(self)
     }
 
     // MARK: - Queries
@@ -228,4 +228,8 @@ public actor Repository<Model: SQLiteStorable & Identifiable & Sendable> where M
     public nonisolated func progressUpdates() -> AsyncStream<SyncProgress<Model.ID>> {
         table.broadcaster.makeStream()
     }
+}
+
+extension Repository: EngineTableOwner {
+    nonisolated var engineTable: any EngineTable { table }
 }

@@ -14,26 +14,27 @@ import VariablySQLite
 ///
 /// `@unchecked Sendable`: `entries` is only read or written while `lock` is held.
 final class TableRegistry: @unchecked Sendable {
+    /// An owner's table, held through the owner alone: the table holds the database, whose
+    /// attachments hold the registry, so a table held here would keep the database alive for good.
     private struct Entry {
-        weak var owner: AnyObject?
-        let table: any EngineTable
+        weak var owner: (any EngineTableOwner)?
     }
 
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
     private let runs = RunQueue()
 
-    /// Registers `table` for as long as `owner` lives; a table of the same name registered before
-    /// gives way.
-    func register(_ table: any EngineTable, ownedBy owner: AnyObject) {
-        lock.withLock { entries[table.name] = Entry(owner: owner, table: table) }
+    /// Registers `owner`'s table for as long as `owner` lives; a table of the same name registered
+    /// before gives way.
+    func register(_ owner: any EngineTableOwner) {
+        lock.withLock { entries[owner.engineTable.name] = Entry(owner: owner) }
     }
 
     /// The registered tables whose owners live, each after the tables it references.
     var tables: [any EngineTable] {
         let live = lock.withLock {
             entries = entries.filter { $0.value.owner != nil }
-            return entries.values.map(\.table).sorted { $0.name < $1.name }
+            return entries.values.compactMap { $0.owner?.engineTable }.sorted { $0.name < $1.name }
         }
         return EngineTables.ordered(live)
     }
@@ -60,6 +61,12 @@ final class TableRegistry: @unchecked Sendable {
             throw error
         }
     }
+}
+
+/// What owns a synced table and decides its lifetime: a ``Repository``.
+protocol EngineTableOwner: AnyObject, Sendable {
+    /// The table it owns.
+    var engineTable: any EngineTable { get }
 }
 
 /// The tables running now, and the runs waiting for them.

@@ -20,21 +20,6 @@ struct PagesOnlyRemote<Model: VariablyCodable & Identifiable & Sendable>: Remote
     var feedIdentifier: String { "pages only \(Model.self)" }
 }
 
-/// A source whose one page is the bytes given, then nothing.
-private struct BytesRemote: RemoteSource {
-    typealias Model = Comment
-    let records: Data
-
-    func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Int64> {
-        guard cursor == nil else {
-            return RemotePage(records: Data("[]".utf8), deletedIDs: [], nextCursor: "1", hasMore: false)
-        }
-        return RemotePage(records: records, deletedIDs: [], nextCursor: "1", hasMore: false)
-    }
-
-    func push(_ changes: [RemoteChange<Int64>]) async throws -> [PushResult<Int64>] { [] }
-}
-
 /// How a batch treats a record it parks while it also applies parked records whose parents it
 /// brought: the newest copy stays parked, and the cached row it replaces stays until then.
 @Suite struct PullEngineParkingTests {
@@ -53,7 +38,8 @@ private struct BytesRemote: RemoteSource {
         let served = #"{"id": 900, "post_id": 10, "reply_to": 901, "body": "early", "extra": {"kept": [1, 2.50]}}"#
         let comments = try Repository(
             database: database,
-            remote: BytesRemote(records: Data("[\(served), {\"id\": 902, \"post_id\": 10, \"body\": \"x\"}]".utf8)))
+            remote: OnePageSource<Comment>(
+                records: Data("[\(served), {\"id\": 902, \"post_id\": 10, \"body\": \"x\"}]".utf8)))
         try await SyncStore(comments, posts, users).sync()
         #expect(try await comments.fetch(id: 900) == nil)
         let stored = try await database.read { db in
