@@ -47,8 +47,8 @@ public struct SyncReport<ID: Hashable & Sendable>: Sendable, CustomStringConvert
     /// pull, the table's records still parked for a parent.
     public var parked = 0
     /// Records parked for a parent that the server turned out to have deleted, settled by the
-    /// reference's rule, by rule: ``ReferenceAction/cascade`` dropped them, ``ReferenceAction/setNull``
-    /// applied them with the reference emptied, ``ReferenceAction/restrict`` keeps them parked (counted
+    /// reference's rule, by rule: `ReferenceAction.cascade` dropped them, `ReferenceAction.setNull`
+    /// applied them with the reference emptied, `ReferenceAction.restrict` keeps them parked (counted
     /// in ``parked`` too).
     ///
     /// ```swift
