@@ -27,7 +27,7 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
     print("  comments: \(first.for(Comment.self).map { "\($0)" } ?? "-")")
 
     // Offline: a post by user 42 with two comments, and a post by a new user the server will refuse
-    // (its email has no @): that post and its comment are held, not sent, not lost.
+    // (its email has no @): that post and its comment wait for their parent, not sent, not lost.
     let nextPost =
         try await (posts.fetch(sortedBy: [SortDescriptor(\.id, order: .reverse)], limit: 1).first?.id ?? 0) + 1
     let nextComment =
@@ -48,10 +48,10 @@ func syncPostsAndComments(users: Repository<User>, userServer: SimulatedServer<U
         "  pushed: \(pushed.for(User.self)?.pushed ?? 0) user(s), \(pushed.for(Post.self)?.pushed ?? 0) post(s), "
             + "\(pushed.for(Comment.self)?.pushed ?? 0) comment(s), parents first")
     for refusal in pushed.for(User.self)?.failed ?? [] { print("  refused user \(refusal)") }
-    for held in (pushed.for(Post.self)?.waitingForParent ?? []).map({ "post \($0)" })
+    for waiting in (pushed.for(Post.self)?.waitingForParent ?? []).map({ "post \($0)" })
         + (pushed.for(Comment.self)?.waitingForParent ?? []).map({ "comment \($0)" })
     {
-        print("  held \(held)")
+        print("  \(waiting)")
     }
     print("  the server has post \(nextPost): \(await postServer.record(id: nextPost) != nil)")
 

@@ -103,7 +103,7 @@ do {
     print("  \(grouped(matching)) of \(grouped(total)) cached users match")
 
     // 6. Related models: posts and comments, synced with the users as one graph.
-    step(6, "Posts and comments beside the users: pushed parents first, a refused author holds its post")
+    step(6, "Posts and comments beside the users: pushed parents first, a refused author's post waits for it")
     try await syncPostsAndComments(users: repository, userServer: server, needsResync: needsResync)
 
     let elapsed = started.duration(to: clock.now)
