@@ -78,11 +78,8 @@ extension Repository {
         let (report, error) = await table.run(step)
         // What happened before a failure (pages applied, conflicts settled) stays true: keep it.
         lastReport = report
-        if let error {
-            table.broadcaster.yield(.failed("\(error)", partialReport: report))
-            throw error
-        }
-        table.broadcaster.yield(.finished(report))
+        table.announceEnd(of: report, error)
+        if let error { throw error }
         return report
     }
 }

@@ -38,7 +38,12 @@ extension SyncTable: EngineTable {
             report.duration = duration
             report.isComplete = error == nil
         }
-        let report = tally.value
+        announceEnd(of: tally.value, error)
+    }
+
+    /// Announces the end of a run on the table's progress stream: `.finished(report)`, or `.failed`
+    /// with what was done before `error`.
+    func announceEnd(of report: SyncReport<Model.ID>, _ error: (any Error)?) {
         if let error {
             broadcaster.yield(.failed("\(error)", partialReport: report))
         } else {
