@@ -11,14 +11,19 @@ public struct SyncStoreReport: Sendable, CustomStringConvertible {
     /// Requests to the store's ``RemoteChangeFeed`` retried after transient failures; 0 for a store that
     /// pulls each repository's own source (each report counts its own).
     public let feedRetries: Int
+    /// Requests to the store's ``RemoteChangeFeed`` that checked whether a page shorter than asked
+    /// ended the feed (a server may cap its pages without saying so; at most one a sync), as
+    /// ``SyncReport/checkRequests`` counts a table's own.
+    public let feedCheckRequests: Int
 
     init(
         reports: [ObjectIdentifier: any AnyTableReport], tables: [(table: String, model: ObjectIdentifier)],
-        feedRetries: Int = 0
+        feedRetries: Int = 0, feedCheckRequests: Int = 0
     ) {
         self.reports = reports
         self.tables = tables
         self.feedRetries = feedRetries
+        self.feedCheckRequests = feedCheckRequests
     }
 
     /// The report of `model`'s repository, or `nil` when the store has none.

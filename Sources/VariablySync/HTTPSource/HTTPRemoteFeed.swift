@@ -21,8 +21,11 @@ public import VariablyHTTP
 ///
 /// Requests go through the same exchange as an ``HTTPRemoteSource``'s, over the same transport: the
 /// deadline, the response size limit, compression, redirects, the request hook and its `401` retry. A table the store does not
-/// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL);
-/// ``HTTPPullShape/ChangedSince`` filters are per table and do not apply to a feed.
+/// have is ignored. Cursors are the paging's own (a token, a page number, an offset or a next URL),
+/// counted over the whole answer: an offset moves by every table's records, and a page is shorter
+/// than asked, or past declared totals, by all of them together. A declared field (a deletion marker)
+/// is verified table by table. ``HTTPPullShape/ChangedSince`` filters are per table and do not apply
+/// to a feed.
 public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     /// The URL the pull path is appended to.
     let baseURL: URL
@@ -110,35 +113,29 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
         if let cursor, HTTPExchange.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
+        let reader = HTTPPullReader(shape: shape)
+        if response.head.status == 404, let end = try reader.endOfPull(after: state, idType: JSONValue.self) {
+            // The check of a shorter page, or a page after the last, answered "no such page": the feed ended.
+            return RemoteFeedPage(tables: [:], nextCursor: end.nextCursor, hasMore: false)
+        }
         let body = try HTTPExchange.successBody(response)
-        let tables: [String]
-        let parsed: JSONBody
         do {
-            parsed = try JSONBody(body)
+            let parsed = try JSONBody(body)
             guard let range = try parsed.range(at: tablesPath), let members = try parsed.members(of: range) else {
                 throw RemoteSourceError.invalidResponse("the feed's answer has no object of tables at \(tablesPath)")
             }
-            tables = try members.map { member in
+            let tables = try members.map { member in
                 guard case .string(let name) = try parsed.value(member.key) else {
                     throw RemoteSourceError.invalidResponse("a table name at \(tablesPath) is not text")
                 }
                 return name
             }
+            return try reader.feedPage(
+                parsed: parsed, tables: tables, link: response.head.headers["link"], from: url, state: state,
+                limit: limit)
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the feed's answer is not JSON: \(error)")
         }
-        var changes: [String: RemoteFeedChanges] = [:]
-        // With no table in the answer, a name no table has: the paging alone says where to go on.
-        var last: RemotePage<JSONValue>?
-        for table in tables.isEmpty ? [nil] : tables.map(Optional.some) {
-            let page = try HTTPPullReader(shape: Self.shape(shape, naming: table ?? "\u{0}")).page(
-                parsed: parsed, link: response.head.headers["link"], from: url, state: state, limit: limit,
-                idType: JSONValue.self)
-            if let table { changes[table] = RemoteFeedChanges(records: page.records, deletedIDs: page.deletedIDs) }
-            last = page
-        }
-        guard let last else { throw RemoteSourceError.invalidResponse("the feed's answer could not be read") }
-        return RemoteFeedPage(tables: changes, nextCursor: last.nextCursor, hasMore: last.hasMore)
     }
 
     /// The base URL and the pull path, as an ``HTTPRemoteSource`` names its feed.

@@ -49,6 +49,9 @@ public struct RemoteFeedPage: Sendable {
     public var nextCursor: SyncCursor
     /// Whether more changes follow this page.
     public var hasMore: Bool
+    /// Whether the page was asked to check that a shorter one before it ended the feed (a server may
+    /// cap its pages without saying so): counted in ``SyncReport/checkRequests``.
+    package var isCheck = false
 
     /// A page of these changes.
     ///

@@ -30,7 +30,10 @@ extension SyncStore {
     ///   - fromStart: Whether the feed is pulled from its beginning (a resync), whatever the stored
     ///     cursor.
     ///   - retries: Counts the feed's requests retried after transient failures.
-    func pullFeed(_ feed: any RemoteChangeFeed, fromStart: Bool, retries: RunCounter) async throws {
+    ///   - checks: Counts the requests that checked whether a page shorter than asked ended the feed.
+    func pullFeed(_ feed: any RemoteChangeFeed, fromStart: Bool, retries: RunCounter, checks: RunCounter)
+        async throws
+    {
         let position = feedState
         let tables = members.map(\.table)
         let names = tables.map(\.name)
@@ -66,6 +69,7 @@ extension SyncStore {
             }
         } applied: { batch in
             total += batch.recordCount
+            checks.add(batch.checkRequests)
             broadcaster.yield(.applied(table: nil, records: batch.recordCount, totalRecords: total))
         }
     }

@@ -18,18 +18,19 @@ extension SyncStore {
         let clock = ContinuousClock()
         let start = clock.now
         let tables = members.map(\.table)
-        let feedRetries = RunCounter()
+        let (feedRetries, feedChecks) = (RunCounter(), RunCounter())
         let (report, error) = try await database.tableRegistry.withRun(of: tables.map(\.name)) {
             var error: (any Error)?
             do {
-                try await self.runSteps(of: step, over: tables, feedRetries: feedRetries)
+                try await self.runSteps(of: step, over: tables, feedRetries: feedRetries, feedChecks: feedChecks)
             } catch let failure {
                 error = failure
             }
             for table in tables { table.endRun(error, duration: start.duration(to: clock.now)) }
             let report = SyncStoreReport(
                 reports: Dictionary(tables.map { ($0.model, $0.runReport) }) { first, _ in first },
-                tables: tables.map { ($0.name, $0.model) }, feedRetries: feedRetries.value)
+                tables: tables.map { ($0.name, $0.model) }, feedRetries: feedRetries.value,
+                feedCheckRequests: feedChecks.value)
             return (report, error)
         }
         lastReport = report
@@ -42,7 +43,9 @@ extension SyncStore {
     }
 
     /// The steps of one run: every table's run begun, the push, then the pull or the listing.
-    private func runSteps(of step: RunStep, over tables: [any EngineTable], feedRetries: RunCounter) async throws {
+    private func runSteps(
+        of step: RunStep, over tables: [any EngineTable], feedRetries: RunCounter, feedChecks: RunCounter
+    ) async throws {
         var pending = 0
         for table in tables { pending += try await table.beginRun() }
         broadcaster.yield(.started(pendingChanges: pending))
@@ -54,7 +57,7 @@ extension SyncStore {
         let fromStart = step.isResync
         let deletions = step.deletions
         if let feed {
-            try await pullFeed(feed, fromStart: fromStart, retries: feedRetries)
+            try await pullFeed(feed, fromStart: fromStart, retries: feedRetries, checks: feedChecks)
             let engine = database.tableRegistry.engine(over: tables, on: database)
             try await engine.settleMissingParents()
             for table in tables { try await table.countParkedRecords() }

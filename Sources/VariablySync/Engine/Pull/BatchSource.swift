@@ -96,6 +96,7 @@ struct FeedBatchSource: BatchSource {
                 batch.parts[table.name] = pages
             }
             batch.pageCount += 1
+            batch.checkRequests += page.isCheck ? 1 : 0
             batch.nextCursor = page.nextCursor
             batch.hasMore = page.hasMore
             guard page.hasMore, batch.recordCount < records else { return batch }

@@ -67,7 +67,11 @@ struct HTTPPullReader: Sendable {
             try reader.readDeletedIDs(in: range, at: path)
         }
         for element in elements { try reader.read(element) }
-        let (next, more) = try nextState(after: reader, count: elements.count, link: link, limit: limit)
+        let (next, more) = try nextState(after: reader.outline(count: elements.count), link: link, limit: limit)
+        if !more {
+            try verifyDeclaredFields(
+                carried: reader.carried, pulled: (state.pulled ?? 0) + elements.count, example: reader.firstRecord)
+        }
         let recordsData =
             reader.changed
             ? body.array(of: reader.kept) : recordsRange.map { body.data($0) } ?? body.array(of: reader.kept)
@@ -80,12 +84,11 @@ struct HTTPPullReader: Sendable {
 
     /// The state of the request after a page, and whether there is one: the paging's next page, "has
     /// more" as declared or inferred, the check of a page shorter than asked, the move to a new boundary
-    /// when paging by `changedSince`; at the end of the pull, the declared fields verified and the state
-    /// of the next sync.
-    private func nextState<ID>(after page: HTTPPageReader<ID>, count: Int, link: String?, limit: Int) throws
-        -> (HTTPPullState, more: Bool)
-    {
+    /// when paging by `changedSince`; at the end of the pull, the state of the next sync (the caller
+    /// verifies the declared fields, per table for a feed).
+    func nextState(after page: HTTPPageOutline, link: String?, limit: Int) throws -> (HTTPPullState, more: Bool) {
         let state = page.state
+        let count = page.count
         var next = state
         var more: Bool
         // Whether `more` says only that the page was full: then a shorter page may be a cap, not the end.
@@ -144,7 +147,6 @@ struct HTTPPullReader: Sendable {
             next.firstRecord = page.firstRecord
             return (next, true)
         }
-        try verifyDeclaredFields(carried: page.carried, pulled: (state.pulled ?? 0) + count, example: page.firstRecord)
         let caughtUp = try caughtUp(
             after: state, token: next.token, largest: page.largest, atLargest: page.atLargest, recent: recent)
         return (caughtUp, false)
@@ -216,13 +218,15 @@ struct HTTPPullReader: Sendable {
         next.isPagingBySince = true
     }
 
-    /// Throws when no record of a whole non-empty pull carried a declared field.
-    private func verifyDeclaredFields(carried: Set<String>, pulled: Int, example: String?) throws {
+    /// Throws when no record of a whole non-empty pull carried a declared field; `table` names a
+    /// feed's table in the error.
+    func verifyDeclaredFields(carried: Set<String>, pulled: Int, example: String?, table: String? = nil) throws {
         guard pulled > 0 else { return }
+        let path = shape.path.isEmpty ? "/" : shape.path
         for field in shape.declaredFields where !carried.contains(field.name) {
             throw RemoteSourceError.declaredFieldMissing(
-                field: field.name, role: field.role, endpoint: shape.path.isEmpty ? "/" : shape.path, record: example,
-                fix: field.fix)
+                field: field.name, role: field.role, endpoint: table.map { "\(path) (table \($0))" } ?? path,
+                record: example, fix: field.fix)
         }
     }
 

@@ -48,6 +48,17 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     /// During a pull: a digest of the last page's records, to tell a page served again (a proxy's
     /// repeat) from records out of order.
     var lastPage: String?
+    /// During a feed's pull: what each table's records showed so far, for the declared fields
+    /// verified table by table at its end. (The paging fields above count the whole answer.)
+    var feedTables: [String: FeedTable]?
+
+    /// What a feed's pull learned of one table: the records received, the declared fields some of them
+    /// carried, and the first one's id (JSON text), to name in errors.
+    struct FeedTable: Codable, Equatable, Sendable {
+        var pulled = 0
+        var carried: [String]?
+        var firstRecord: String?
+    }
 
     /// The state a cursor holds; a fresh state for no cursor. A bare token (the package's envelope, or a
     /// token API without `changedSince`) is the cursor's text itself.
