@@ -61,15 +61,15 @@ extension SimulatedServer {
 
     func apply(_ change: RemoteChange<Model.ID>) -> PushOutcome {
         let row = feed.rows[change.id]
-        if let base = change.baseCursor {
+        if let base = change.baseVersion {
             guard let baseVersion = Int64(base.rawValue) else {
-                return .rejected(reason: "unknown base cursor \"\(base)\"")
+                return .rejected(reason: "unknown base version \"\(base)\"")
             }
             let ownWrite =
                 !faults.ignoresIdempotencyKeys && (lastWriterKey[change.id].map(change.supersedes.contains) ?? false)
             if let row, row.version > baseVersion, !ownWrite {
                 statistics.conflicts += 1
-                return .conflict(serverRecord: served(row.json), version: SyncCursor(rawValue: String(row.version)))
+                return .conflict(serverRecord: served(row.json), version: RecordVersion(rawValue: String(row.version)))
             }
         }
         switch change.operation {
@@ -91,12 +91,12 @@ extension SimulatedServer {
             }
         case .delete:
             guard row?.isLive == true else {
-                return .accepted(version: SyncCursor(rawValue: String(row?.version ?? feed.clock)))
+                return .accepted(version: RecordVersion(rawValue: String(row?.version ?? feed.clock)))
             }
             tombstone(change.id)
         }
         lastWriterKey[change.id] = change.idempotencyKey
-        return .accepted(version: latestCursor)
+        return .accepted(version: RecordVersion(latestCursor))
     }
 
     /// The record with every value but its id replaced by `[]`.

@@ -120,7 +120,7 @@ import VariablyTestSupport
         let server = try SimulatedServer(records: User.samples(10), seed: 8) { user in
             user.email.contains("@") ? nil : "email must contain @"
         }
-        let base = await server.latestCursor
+        let base = RecordVersion(await server.latestCursor)
         var edited = User.sample(0)
         edited.userName = "edited"
         var invalid = User.sample(1)
@@ -128,9 +128,10 @@ import VariablyTestSupport
         try await server.update(id: 3) { $0.age = 70 }  // another client, after `base`
         let encoder = JSONEncoder(source: .remote)
         let results = try await server.push([
-            RemoteChange(idempotencyKey: "a", id: 1, operation: .upsert(try encoder.encode(edited)), baseCursor: base),
-            RemoteChange(idempotencyKey: "b", id: 2, operation: .upsert(try encoder.encode(invalid)), baseCursor: base),
-            RemoteChange(idempotencyKey: "c", id: 3, operation: .delete, baseCursor: base),
+            RemoteChange(idempotencyKey: "a", id: 1, operation: .upsert(try encoder.encode(edited)), baseVersion: base),
+            RemoteChange(
+                idempotencyKey: "b", id: 2, operation: .upsert(try encoder.encode(invalid)), baseVersion: base),
+            RemoteChange(idempotencyKey: "c", id: 3, operation: .delete, baseVersion: base),
         ])
         #expect(results.map(\.idempotencyKey) == ["a", "b", "c"])
         #expect(results[0].outcome == .accepted(version: "12"))
@@ -145,7 +146,7 @@ import VariablyTestSupport
         #expect(await server.record(id: 3) != nil)
 
         let forced = try await server.push([
-            RemoteChange(idempotencyKey: "d", id: 3, operation: .delete, baseCursor: version)
+            RemoteChange(idempotencyKey: "d", id: 3, operation: .delete, baseVersion: version)
         ])
         #expect(forced[0].outcome == .accepted(version: "13"))
         #expect(await server.record(id: 3) == nil)
@@ -157,7 +158,7 @@ import VariablyTestSupport
         user.age = 50
         let change = RemoteChange(
             idempotencyKey: "same", id: user.id, operation: .upsert(try JSONEncoder().encode(user, source: .remote)),
-            baseCursor: nil)
+            baseVersion: nil)
         let first = try await server.push([change])
         let second = try await server.push([change])
         #expect(first[0].outcome == second[0].outcome)

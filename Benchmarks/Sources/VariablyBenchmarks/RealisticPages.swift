@@ -137,7 +137,7 @@ struct RealisticInProcessSource: RemoteSource {
             let (answer, version) = RealisticUser.patchAnswer(target: "/users/\(change.id)/", body: record)
             return PushResult(
                 idempotencyKey: change.idempotencyKey, id: change.id,
-                outcome: .accepted(version: SyncCursor(rawValue: version)), serverRecord: answer)
+                outcome: .accepted(version: RecordVersion(rawValue: version)), serverRecord: answer)
         }
     }
 }

@@ -13,7 +13,7 @@ package protocol RecordVersionedSource {
     /// The top-level key of the version in the source's records (`"version"`), if deletions carry it.
     var deletionVersionField: String? { get }
 
-    /// The text that a change's ``RemoteChange/baseCursor`` starts with, followed by the version as
+    /// The text that a change's ``RemoteChange/baseVersion`` starts with, followed by the version as
     /// JSON text (`4`, `"a1b2"`), for the source to read back when it pushes the deletion.
     var deletionBasePrefix: String { get }
 }

@@ -6,7 +6,7 @@ public import VariablyCodable
 /// ```swift
 /// let change = RemoteChange(
 ///     idempotencyKey: UUID().uuidString, id: user.id,
-///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseCursor: cursor)
+///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseVersion: version)
 /// ```
 public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// What the change does.
@@ -24,8 +24,9 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// What the change does.
     public var operation: Operation
     /// The server state the change was made against: the server reports a conflict if the record
-    /// changed after this cursor (or version). `nil` overwrites unconditionally.
-    public var baseCursor: SyncCursor?
+    /// changed after this version (the record's own, or the cursor of the pull it came with, for a
+    /// server whose versions are its change positions). `nil` overwrites unconditionally.
+    public var baseVersion: RecordVersion?
     /// Idempotency keys of earlier changes to the same record that this one replaces and that may have
     /// reached the server without their outcome reaching the client (a lost response, a crash). A
     /// record whose last write came from one of them is the client's own write, not a conflict.
@@ -45,7 +46,7 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// objects.
     ///
     /// ```swift
-    /// var change = RemoteChange(idempotencyKey: key, id: 7, operation: .upsert(json), baseCursor: nil)
+    /// var change = RemoteChange(idempotencyKey: key, id: 7, operation: .upsert(json), baseVersion: nil)
     /// change.changedPaths = ["attributes.name"]
     /// ```
     public var changedPaths: Set<DataPath>?
@@ -70,21 +71,42 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     ///   - idempotencyKey: Unique per change, kept across retries.
     ///   - id: The record's id.
     ///   - operation: Upsert with the record's JSON, or delete.
-    ///   - baseCursor: The server state the change is based on; `nil` to overwrite.
+    ///   - baseVersion: The server state the change is based on; `nil` to overwrite.
     ///   - supersedes: Keys of earlier changes to the record that this one replaces.
     ///   - isNew: Whether the server has never accepted the record.
     ///   - changedKeys: The top-level keys that changed; `nil` for the whole record.
     public init(
-        idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?, supersedes: [String] = [],
-        isNew: Bool = false, changedKeys: Set<String>? = nil
+        idempotencyKey: String, id: ID, operation: Operation, baseVersion: RecordVersion?,
+        supersedes: [String] = [], isNew: Bool = false, changedKeys: Set<String>? = nil
     ) {
         self.idempotencyKey = idempotencyKey
         self.id = id
         self.operation = operation
-        self.baseCursor = baseCursor
+        self.baseVersion = baseVersion
         self.supersedes = supersedes
         self.isNew = isNew
         self.changedKeys = changedKeys
+    }
+}
+
+extension RemoteChange {
+    /// The server state the change was made against, as a cursor: ``baseVersion``'s text.
+    @available(*, deprecated, renamed: "baseVersion", message: "a record's version is a RecordVersion")
+    public var baseCursor: SyncCursor? {
+        get { baseVersion.map { SyncCursor(rawValue: $0.rawValue) } }
+        set { baseVersion = newValue.map(RecordVersion.init(_:)) }
+    }
+
+    /// Creates a change based on a cursor.
+    @available(*, deprecated, message: "use init(idempotencyKey:id:operation:baseVersion:…) with RecordVersion(cursor)")
+    public init(
+        idempotencyKey: String, id: ID, operation: Operation, baseCursor: SyncCursor?, supersedes: [String] = [],
+        isNew: Bool = false, changedKeys: Set<String>? = nil
+    ) {
+        self.init(
+            idempotencyKey: idempotencyKey, id: id, operation: operation,
+            baseVersion: baseCursor.map(RecordVersion.init(_:)), supersedes: supersedes, isNew: isNew,
+            changedKeys: changedKeys)
     }
 }
 
@@ -99,14 +121,33 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
 /// ```
 public enum PushOutcome: Sendable, Equatable {
     /// Applied; the record's new version on the server.
-    case accepted(version: SyncCursor)
+    case accepted(version: RecordVersion)
     /// Refused, and retrying the same change will not help (validation, permissions, a request the
     /// server does not take). The change stays queued, a failed change, until the app retries, reverts or discards
     /// it (see `Repository.failedChanges()`): a refusal never loses a local change.
     case rejected(reason: String)
     /// The record changed on the server after the change's base: its current JSON (`nil` when the
     /// server deleted it) and version. Push again with that version as base to overwrite it.
-    case conflict(serverRecord: Data?, version: SyncCursor)
+    case conflict(serverRecord: Data?, version: RecordVersion)
+}
+
+extension PushOutcome {
+    /// Applied at a version given as a cursor.
+    @available(
+        *, deprecated, message: "a record's version is a RecordVersion: .accepted(version: RecordVersion(cursor))"
+    )
+    @_disfavoredOverload
+    public static func accepted(version: SyncCursor) -> PushOutcome { .accepted(version: RecordVersion(version)) }
+
+    /// A conflict at a version given as a cursor.
+    @available(
+        *, deprecated,
+        message: "a record's version is a RecordVersion: .conflict(serverRecord:version: RecordVersion(cursor))"
+    )
+    @_disfavoredOverload
+    public static func conflict(serverRecord: Data?, version: SyncCursor) -> PushOutcome {
+        .conflict(serverRecord: serverRecord, version: RecordVersion(version))
+    }
 }
 
 /// The outcome of one pushed change, with the change's id and idempotency key.

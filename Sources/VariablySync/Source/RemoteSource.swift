@@ -42,7 +42,7 @@ public protocol RemoteSource<Model>: Sendable {
     /// ```swift
     /// let change = RemoteChange(
     ///     idempotencyKey: UUID().uuidString, id: user.id,
-    ///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseCursor: cursor)
+    ///     operation: .upsert(try JSONEncoder().encode(user, source: .remote)), baseVersion: version)
     /// let results = try await remote.push([change])
     /// if case .conflict(let serverRecord, let version) = results[0].outcome { ... }
     /// ```

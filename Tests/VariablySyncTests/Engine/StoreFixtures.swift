@@ -69,7 +69,7 @@ struct LoggingRemote<Model: VariablyCodable & Identifiable & Sendable>: RemoteSo
             }
             let (data, id) = try await numbering.assign(json)
             let applied = try await server.push([
-                RemoteChange(idempotencyKey: change.idempotencyKey, id: id, operation: .upsert(data), baseCursor: nil)
+                RemoteChange(idempotencyKey: change.idempotencyKey, id: id, operation: .upsert(data), baseVersion: nil)
             ])
             results.append(
                 PushResult(

@@ -8,12 +8,13 @@ import VariablyTestSupport
 /// These tests need `python3` (it ships with the toolchain's Debian images; `apt-get install python3`).
 @Suite(.timeLimit(.minutes(3)), .enabled(if: PythonScriptProcess.python != nil, "python3 is not installed"))
 struct HTTPRemoteSourceTests {
-    private func upserts(_ users: [User], base: SyncCursor? = nil, prefix: String = "k") throws -> [RemoteChange<Int64>]
-    {
+    private func upserts(_ users: [User], base: RecordVersion? = nil, prefix: String = "k") throws -> [RemoteChange<
+        Int64
+    >] {
         try users.map {
             RemoteChange(
                 idempotencyKey: "\(prefix)\($0.id)", id: $0.id,
-                operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: base)
+                operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseVersion: base)
         }
     }
 
@@ -22,7 +23,7 @@ struct HTTPRemoteSourceTests {
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         let pushed = try await remote.push(try upserts(User.samples(25)))
-        #expect(pushed.map(\.outcome) == (1...25).map { .accepted(version: SyncCursor(rawValue: String($0))) })
+        #expect(pushed.map(\.outcome) == (1...25).map { .accepted(version: RecordVersion(rawValue: String($0))) })
 
         var cursor: SyncCursor?
         var users: [User] = []
@@ -44,7 +45,9 @@ struct HTTPRemoteSourceTests {
         defer { server.stop() }
         let remote = HTTPRemoteSource<User>(baseURL: server.baseURL, timeout: 10)
         _ = try await remote.push(try upserts(User.samples(3)))
-        let base: SyncCursor = "3"
+        let cursor: SyncCursor = "3"
+        // The simulated server's versions are its change positions.
+        let base = RecordVersion(cursor)
         var edited = User.sample(0)
         edited.age = 77
         _ = try await remote.push(try upserts([edited], prefix: "other"))  // another client, version 4
@@ -58,8 +61,8 @@ struct HTTPRemoteSourceTests {
                 + [
                     RemoteChange(
                         idempotencyKey: "bad", id: 2,
-                        operation: .upsert(try JSONSerialization.data(withJSONObject: invalid)), baseCursor: base),
-                    RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base),
+                        operation: .upsert(try JSONSerialization.data(withJSONObject: invalid)), baseVersion: base),
+                    RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseVersion: base),
                 ])
         guard case .conflict(let record?, let version) = results[0].outcome else {
             Issue.record("expected a conflict, got \(results[0].outcome)")
@@ -71,11 +74,11 @@ struct HTTPRemoteSourceTests {
         #expect(results[2].outcome == .accepted(version: "5"))
 
         let replay = try await remote.push([
-            RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseCursor: base)
+            RemoteChange(idempotencyKey: "del", id: 3, operation: .delete, baseVersion: base)
         ])
         #expect(replay[0].outcome == .accepted(version: "5"))
 
-        let page = try await remote.pull(after: base, limit: 100)
+        let page = try await remote.pull(after: cursor, limit: 100)
         #expect(page.deletedIDs == [3])
         #expect(try JSONDecoder(source: .remote).decode([User].self, from: page.records).map(\.age) == [77])
     }
@@ -114,7 +117,7 @@ struct HTTPRepositoryTests {
             try User.samples(35).map {
                 RemoteChange(
                     idempotencyKey: "seed\($0.id)", id: $0.id,
-                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
+                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseVersion: nil)
             })
         #expect(seeded.count == 35)
 
@@ -149,10 +152,10 @@ struct HTTPRepositoryTests {
             try users.map {
                 RemoteChange(
                     idempotencyKey: "seed\($0.id)", id: $0.id,
-                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseCursor: nil)
+                    operation: .upsert(try JSONEncoder().encode($0, source: .remote)), baseVersion: nil)
             })
         #expect(seeded.count == 120)
-        _ = try await remote.push([RemoteChange(idempotencyKey: "gone", id: 7, operation: .delete, baseCursor: nil)])
+        _ = try await remote.push([RemoteChange(idempotencyKey: "gone", id: 7, operation: .delete, baseVersion: nil)])
         users.removeAll { $0.id == 7 }
 
         let repository = try Repository(

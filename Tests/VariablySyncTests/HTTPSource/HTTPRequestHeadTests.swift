@@ -24,8 +24,8 @@ import UserSyncModels
     @Test func pushedRecordsAreSplicedInAsTheirBytes() throws {
         let record = #"{"id": 7, "score": 1.10, "big": 123456789012345678901234567890, "name": "a\u0301"}"#
         let body = try HTTPChangesEnvelope<User.ID>.body([
-            RemoteChange(idempotencyKey: "k1", id: 7, operation: .upsert(Data(record.utf8)), baseCursor: "3"),
-            RemoteChange(idempotencyKey: "k2", id: 8, operation: .delete, baseCursor: nil, supersedes: ["k0"]),
+            RemoteChange(idempotencyKey: "k1", id: 7, operation: .upsert(Data(record.utf8)), baseVersion: "3"),
+            RemoteChange(idempotencyKey: "k2", id: 8, operation: .delete, baseVersion: nil, supersedes: ["k0"]),
         ])
         let text = String(decoding: body, as: UTF8.self)
         #expect(text.contains(#","record":"# + record + "}"))
@@ -37,7 +37,7 @@ import UserSyncModels
         #expect(changes[1]["supersedes"] as? [String] == ["k0"])
         #expect(throws: EncodingError.self) {
             try HTTPChangesEnvelope<User.ID>.body([
-                RemoteChange(idempotencyKey: "k", id: 1, operation: .upsert(Data("[1]".utf8)), baseCursor: nil)
+                RemoteChange(idempotencyKey: "k", id: 1, operation: .upsert(Data("[1]".utf8)), baseVersion: nil)
             ])
         }
     }

@@ -69,7 +69,7 @@ enum ReliabilityCrash {
                     RemoteChange<Int64>(
                         idempotencyKey: change["key"] as! String, id: Int64(change["id"] as! Int),
                         operation: (change["json"] as? String).map { .upsert(Data(base64Encoded: $0)!) } ?? .delete,
-                        baseCursor: (change["base"] as? String).map { SyncCursor(rawValue: $0) })
+                        baseVersion: (change["base"] as? String).map { RecordVersion(rawValue: $0) })
                 }
                 let results = try await server.push(changes)
                 for (change, result) in zip(changes, results) {
@@ -147,7 +147,7 @@ actor ReliabilityJournalingRemote: RemoteSource {
         let entry: [[String: Any]] = changes.map { change in
             var object: [String: Any] = ["key": change.idempotencyKey, "id": Int(change.id)]
             if case .upsert(let json) = change.operation { object["json"] = json.base64EncodedString() }
-            if let base = change.baseCursor { object["base"] = base.rawValue }
+            if let base = change.baseVersion { object["base"] = base.rawValue }
             return object
         }
         try journal.append(["push": entry])

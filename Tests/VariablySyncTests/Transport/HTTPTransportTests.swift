@@ -146,7 +146,7 @@ struct HTTPTransportTests {
     func writeFollowsA307WithItsBodyButNotA302(transport: HostileTransport) async throws {
         let change = RemoteChange<Int64>(
             idempotencyKey: "k1", id: 1,
-            operation: .upsert(try JSONEncoder().encode(User.sample(1), source: .remote)), baseCursor: nil)
+            operation: .upsert(try JSONEncoder().encode(User.sample(1), source: .remote)), baseVersion: nil)
         let kept = try await transport.server(["redirect-307", "push-ok"])
         defer { kept.stop() }
         let results = try await transport.source(kept).push([change])

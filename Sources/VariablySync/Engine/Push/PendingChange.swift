@@ -12,7 +12,8 @@ struct PendingChange: Sendable {
     let recordID: String
     let operation: Operation
     let idempotencyKey: String
-    let baseCursor: SyncCursor?
+    /// The version the change is based on: the record's, or the cursor of the pull it was queued after.
+    let baseVersion: RecordVersion?
     /// Keys this change replaced after they had been sent: their outcome may never have arrived.
     let supersededKeys: [String]
     /// Whether the server has never accepted the record: it was inserted locally and not pushed yet

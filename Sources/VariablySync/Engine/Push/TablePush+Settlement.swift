@@ -49,7 +49,7 @@ extension TablePush {
 
         /// Completes an accepted change; a create adopts the id the server assigned.
         func accept(
-            _ result: PushResult<Model.ID>, of change: PendingChange, version: SyncCursor,
+            _ result: PushResult<Model.ID>, of change: PendingChange, version: RecordVersion,
             into settled: inout SettledPush, _ db: Database
         ) throws {
             var created: Model?
@@ -85,7 +85,7 @@ extension TablePush {
         /// server's version, or a merge.
         func resolveConflict(
             _ result: PushResult<Model.ID>, at index: Int, of change: PendingChange, serverJSON: Data?,
-            version: SyncCursor, into settled: inout SettledPush, _ db: Database
+            version: RecordVersion, into settled: inout SettledPush, _ db: Database
         ) throws {
             let server: Model?
             do {

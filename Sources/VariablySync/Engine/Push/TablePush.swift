@@ -288,7 +288,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             }
             let changedKeys = change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }
             var remoteChange = RemoteChange(
-                idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseCursor: change.baseCursor,
+                idempotencyKey: change.idempotencyKey, id: id, operation: operation, baseVersion: change.baseVersion,
                 supersedes: change.supersededKeys, isNew: change.isNew, changedKeys: changedKeys)
             remoteChange.changedPaths = change.changedColumns.map { primaryKey.leafPaths(ofColumns: $0, in: .remote) }
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied

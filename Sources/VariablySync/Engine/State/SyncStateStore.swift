@@ -222,7 +222,7 @@ struct SyncStateStore: Sendable {
     /// Removes a pushed change. If the record was edited again meanwhile (the key changed), the newer
     /// change stays queued, rebased on `version` so that it does not conflict with its own predecessor.
     /// An accepted `version` is remembered until the pull catches up, as the base of the next edit.
-    func complete(_ change: PendingChange, version: SyncCursor?, _ db: Database) throws {
+    func complete(_ change: PendingChange, version: RecordVersion?, _ db: Database) throws {
         if let version {
             try db.execute(
                 sql: #"""
@@ -248,7 +248,7 @@ struct SyncStateStore: Sendable {
     }
 
     /// Keeps a conflicting change queued, based on the server's `version` now, under a new key.
-    func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: SyncCursor, _ db: Database)
+    func rebase(_ change: PendingChange, operation: PendingChange.Operation, on version: RecordVersion, _ db: Database)
         throws
     {
         try db.execute(

@@ -32,7 +32,7 @@ struct HTTPChangesEnvelope<ID: Encodable & Hashable & Sendable>: Sendable {
         struct Result: Decodable {
             var idempotencyKey: String
             var status: String
-            var version: SyncCursor?
+            var version: RecordVersion?
             var reason: String?
 
             enum CodingKeys: String, CodingKey {
@@ -49,7 +49,7 @@ struct HTTPChangesEnvelope<ID: Encodable & Hashable & Sendable>: Sendable {
         enum CodingKeys: String, CodingKey {
             case idempotencyKey = "idempotency_key"
             case id, operation
-            case baseCursor = "base_cursor"
+            case baseVersion = "base_cursor"
             case supersedes
         }
 
@@ -61,7 +61,7 @@ struct HTTPChangesEnvelope<ID: Encodable & Hashable & Sendable>: Sendable {
             case .upsert: try container.encode("upsert", forKey: .operation)
             case .delete: try container.encode("delete", forKey: .operation)
             }
-            try container.encode(change.baseCursor, forKey: .baseCursor)
+            try container.encode(change.baseVersion, forKey: .baseVersion)
             try container.encode(change.supersedes, forKey: .supersedes)
         }
     }

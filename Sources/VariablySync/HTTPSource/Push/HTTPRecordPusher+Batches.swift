@@ -58,9 +58,9 @@ extension HTTPRecordPusher {
     private func isBatchable(_ change: RemoteChange<Model.ID>, endpoints: HTTPRecordEndpoints) -> Bool {
         guard !change.mayHaveBeenApplied, change.preEditRecord == nil else { return false }
         guard endpoints.versionField != nil, endpoints.concurrency != .none else { return true }
-        let isAbsent = change.baseCursor == Requests.absentRecordVersion
+        let isAbsent = change.baseVersion == Requests.absentRecordVersion
         if case .upsert = change.operation, change.isNew || isAbsent { return true }
-        let kept = change.baseCursor.map { $0.rawValue.hasPrefix(Requests.recordVersionPrefix) } ?? false
+        let kept = change.baseVersion.map { $0.rawValue.hasPrefix(Requests.recordVersionPrefix) } ?? false
         return kept || isAbsent
     }
 

@@ -75,7 +75,7 @@ extension HTTPRecordPusher {
             update.mayHaveBeenApplied = false
             update.changedKeys = nil
             update.changedPaths = nil
-            update.baseCursor = version
+            update.baseVersion = version
             let (outcome, _) = try await pushRecord(update, to: endpoints)
             return (outcome, nil)
         }

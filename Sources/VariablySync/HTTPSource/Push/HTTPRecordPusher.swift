@@ -52,15 +52,15 @@ where Model.ID: Codable & Sendable {
         // The version this change is based on, as the server sent it: pulled, or from an accepted push.
         // A record with no version kept compares its pre-edit row instead (a deletion's base read from
         // the local row is not the server's: see `baseVersion(of:at:endpoints:)`).
-        let acknowledged = change.baseCursor.flatMap { cursor -> String? in
-            guard change.preEditRecord == nil, cursor.rawValue.hasPrefix(Requests.recordVersionPrefix) else {
+        let acknowledged = change.baseVersion.flatMap { base -> String? in
+            guard change.preEditRecord == nil, base.rawValue.hasPrefix(Requests.recordVersionPrefix) else {
                 return nil
             }
-            let text = String(cursor.rawValue.dropFirst(Requests.recordVersionPrefix.count))
+            let text = String(base.rawValue.dropFirst(Requests.recordVersionPrefix.count))
             return text.isEmpty || text == "null" ? nil : text
         }
         // The server answered that it has no such record (a conflict with its deletion, kept local).
-        let isAbsent = change.baseCursor == Requests.absentRecordVersion
+        let isAbsent = change.baseVersion == Requests.absentRecordVersion
         var request: HTTPRequestHead
         var isCreate = false
         switch change.operation {

@@ -18,7 +18,7 @@ where Model.ID: Codable & Sendable {
 
     /// The version of a record the server does not have (answered `404` or `410`): the next upsert of
     /// it creates it again, whatever version its JSON still carries.
-    static var absentRecordVersion: SyncCursor { SyncCursor(rawValue: recordVersionPrefix + "null") }
+    static var absentRecordVersion: RecordVersion { RecordVersion(rawValue: recordVersionPrefix + "null") }
 
     /// The request that creates or updates a record: its method, its body (the fields the endpoints
     /// send, the version where the body carries it, in the declared write shape) and its headers.
@@ -129,13 +129,13 @@ where Model.ID: Codable & Sendable {
 
     /// The record's version in an answer: its entity tag (preferred with `If-Match`) or the version
     /// field of the record at the declared answer path, as JSON text after ``recordVersionPrefix``.
-    static func recordVersion(of response: HTTPExchange.Response, endpoints: HTTPRecordEndpoints) -> SyncCursor {
+    static func recordVersion(of response: HTTPExchange.Response, endpoints: HTTPRecordEndpoints) -> RecordVersion {
         let concurrency = endpoints.concurrency
         let tag = response.head.headers["etag"].map { JSONValue.string($0).jsonString() }
         let record = answerRecord(response.body, at: endpoints.writes.answerRecordPath) ?? response.body
         let own = endpoints.versionField.flatMap { try? versionJSON(in: record, field: $0) }
         let version: String? = if case .ifMatch = concurrency { tag ?? own } else { own ?? tag }
-        return SyncCursor(rawValue: recordVersionPrefix + (version ?? ""))
+        return RecordVersion(rawValue: recordVersionPrefix + (version ?? ""))
     }
 
     /// The JSON text at the path `field` (dotted, as in key sets) in a record's JSON; `nil` when absent

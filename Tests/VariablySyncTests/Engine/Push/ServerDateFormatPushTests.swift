@@ -118,7 +118,7 @@ actor DatedRecordsSource: RemoteSource {
         for change in changes { if case .upsert(let json) = change.operation { pushedRecords.append(json) } }
         return changes.map {
             PushResult(
-                idempotencyKey: $0.idempotencyKey, id: $0.id, outcome: .accepted(version: SyncCursor(rawValue: "2")))
+                idempotencyKey: $0.idempotencyKey, id: $0.id, outcome: .accepted(version: RecordVersion(rawValue: "2")))
         }
     }
 }

@@ -167,7 +167,7 @@ where Model.ID: Codable & Sendable {
         try await server.push(
             changes.map { change in
                 var change = change
-                if change.baseCursor?.rawValue.hasPrefix(deletionBasePrefix) == true { change.baseCursor = nil }
+                if change.baseVersion?.rawValue.hasPrefix(deletionBasePrefix) == true { change.baseVersion = nil }
                 return change
             })
     }

@@ -16,8 +16,9 @@ struct QueuedChangeRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
     var operation: String
     /// The key the server recognises the change by; a new one whenever the change is replaced.
     var idempotencyKey: String
-    /// The position or record version the change is based on, `nil` before the first pull.
-    var baseCursor: String?
+    /// The record version (or the position) the change is based on, `nil` before the first pull; its
+    /// column keeps the name caches have been written with.
+    var baseVersion: String?
     /// When the change was first queued.
     var createdAt: Date
     /// Whether it was sent and its answer never arrived.
@@ -47,7 +48,7 @@ struct QueuedChangeRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
         recordID = try container.decode(\.recordID)
         operation = try container.decode(\.operation)
         idempotencyKey = try container.decode(\.idempotencyKey)
-        baseCursor = try container.decode(\.baseCursor)
+        baseVersion = try container.decode(\.baseVersion)
         createdAt = try container.decode(\.createdAt)
         isSent = try container.decode(\.isSent)
         supersededKeys = try container.decode(\.supersededKeys, default: [])
@@ -68,7 +69,7 @@ struct QueuedChangeRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
             Key(\.recordID, "record_id")
             Key(\.operation, "operation")
             Key(\.idempotencyKey, "idempotency_key")
-            Key(\.baseCursor, "base_cursor")
+            Key(\.baseVersion, "base_cursor")
             Key(\.createdAt, "created_at")
             Key(\.isSent, "sent")
             Key(\.supersededKeys, "superseded_keys")
@@ -97,7 +98,7 @@ struct QueuedChangeRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
         guard let operation = PendingChange.Operation(rawValue: operation) else { return nil }
         var change = PendingChange(
             sequence: sequence, recordID: recordID, operation: operation, idempotencyKey: idempotencyKey,
-            baseCursor: baseCursor.map(SyncCursor.init(rawValue:)), supersededKeys: supersededKeys, isNew: isNew,
+            baseVersion: baseVersion.map(RecordVersion.init(rawValue:)), supersededKeys: supersededKeys, isNew: isNew,
             changedColumns: changedColumns)
         change.wasSent = isSent
         change.createdRecord = createdRecord
