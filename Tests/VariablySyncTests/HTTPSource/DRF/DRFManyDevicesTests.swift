@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import UserSyncModels
 import VariablySQLite
@@ -8,9 +9,11 @@ import VariablySyncTesting
 /// Several devices, one real Django REST Framework with foreign keys: each device creates (with a
 /// client reference), edits, deletes and replies to comments offline; another client edits and
 /// soft-deletes comments and whole posts (keeping their comments); syncs run in random order and
-/// are killed at random moments (their task cancelled mid-push or mid-pull). After the runs every
-/// device holds the server's live comments, the server holds each created comment once, nothing is
-/// left unsent and no reference is broken.
+/// are killed at random moments (their task cancelled mid-push or mid-pull). Midway, one device turns
+/// concurrency on for its existing cache (`If-Match` on `updated_at`), and the server's token expires
+/// now and then (each device refreshes it on the `401`). After the runs every device holds the
+/// server's live comments, the server holds each created comment once, every edit and deletion
+/// reached it or was reported as a conflict, nothing is left unsent and no reference is broken.
 ///
 /// `VARIABLY_DRF_DEVICE_RUNS=500 swift test --filter DRFManyDevicesTests` runs more seeds on one server.
 // One test at a time: it starts its own Django, which takes a core for a second or more.
@@ -24,15 +27,77 @@ struct DRFManyDevicesTests {
     static let firstSeed: UInt64 =
         ProcessInfo.processInfo.environment["VARIABLY_DRF_DEVICE_FIRST_SEED"].flatMap(UInt64.init) ?? 0
 
-    /// One device: its own database, the three repositories and their store.
+    /// One device: its own database and credentials, the three repositories and their store.
     struct Device {
         let comments: Repository<Comment>
         let store: SyncStore
         let database: SQLiteDatabase
+        let credentials: Credentials
+        /// Whether its comments are pushed with `If-Match`.
+        let isVersioned: Bool
 
-        init(_ server: DRFServer) throws {
-            database = try SQLiteDatabase.inMemory()
-            (comments, store) = try DRFExactlyOnceTests.comments(server, on: database, clientReference: true)
+        init(
+            _ server: DRFServer, credentials: Credentials, versioned: Bool = false, database: SQLiteDatabase? = nil
+        ) throws {
+            self.database = try database ?? SQLiteDatabase.inMemory()
+            self.credentials = credentials
+            isVersioned = versioned
+            let hook: HTTPRemoteSource<Comment>.RequestHook = { request, attempt in
+                if attempt.isRetryAfterUnauthorized { credentials.refresh(ifStill: attempt.rejectedAuthorization) }
+                request.setValue(credentials.authorization, forHTTPHeaderField: "Authorization")
+            }
+            func source<Model: SQLiteStorable & Identifiable & Sendable>(_: Model.Type, _ api: HTTPAPI)
+                -> HTTPRemoteSource<Model>
+            {
+                HTTPRemoteSource<Model>(baseURL: server.baseURL, api: api, timeout: 10) { request, attempt in
+                    try await hook(&request, attempt)
+                }
+            }
+            let users = try Repository(
+                database: self.database, remote: source(User.self, DRFServer.graphAPI("users")),
+                configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+            let posts = try Repository(
+                database: self.database, remote: source(Post.self, DRFServer.graphAPI("posts")),
+                configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+            comments = try Repository(
+                database: self.database, remote: source(Comment.self, Self.commentsAPI(versioned: versioned)),
+                configuration: SyncConfiguration(retryPolicy: quickRetries))
+            store = try SyncStore(comments, posts, users)
+        }
+
+        /// The comments' API; `versioned`, with `If-Match` on `updated_at`, as the server's mixin takes it.
+        static func commentsAPI(versioned: Bool) -> HTTPAPI {
+            let api = DRFExactlyOnceTests.commentsAPI(clientReference: true)
+            guard versioned else { return api }
+            return HTTPAPI(
+                pull: api.pull,
+                push: .perRecord(
+                    HTTPRecordEndpoints(
+                        path: "graph/comments", trailingSlash: true, update: .patch, body: .changedFields,
+                        readOnlyFields: ["id", "updated_at", "deleted"], versionField: "updated_at",
+                        concurrency: .ifMatch, clientReference: .init(field: "client_id"))))
+        }
+    }
+
+    /// A device's token, and the one its auth server would issue now: refreshed on a `401`, once
+    /// however many requests meet the expired one.
+    final class Credentials: Sendable {
+        private let tokens: Mutex<(inUse: String, issued: String, refreshes: Int)>
+
+        init(token: String) { tokens = Mutex((token, token, 0)) }
+
+        var authorization: String { "Token \(tokens.withLock { $0.inUse })" }
+        var refreshes: Int { tokens.withLock { $0.refreshes } }
+
+        /// The server's token changed (it expired and a new one was issued).
+        func issue(_ token: String) { tokens.withLock { $0.issued = token } }
+
+        func refresh(ifStill rejected: String?) {
+            tokens.withLock { tokens in
+                guard rejected == nil || rejected == "Token \(tokens.inUse)" else { return }
+                tokens.inUse = tokens.issued
+                tokens.refreshes += 1
+            }
         }
     }
 
@@ -49,11 +114,16 @@ struct DRFManyDevicesTests {
         var unsent = 0
         var killedSyncs = 0
         var failedSyncs = 0
+        var conflicts = 0
+        var tokensExpired = 0
+        var refreshes = 0
+        var lookUps = 0
 
         var line: String {
             "[reliability] DRF devices: \(runs) run(s), \(killedSyncs) syncs killed, \(failedSyncs) failed, "
                 + "\(duplicates) duplicates, \(lost) lost, \(lostEdits) of \(editsChecked) edits lost, \(lostDeletions) deletions lost, \(orphans) orphans, "
-                + "\(diverged) diverged, \(unsent) left unsent"
+                + "\(diverged) diverged, \(unsent) left unsent; \(conflicts) conflicts reported, "
+                + "\(tokensExpired) tokens expired (\(refreshes) refreshes), \(lookUps) look-ups by client reference"
         }
     }
 
@@ -79,21 +149,41 @@ struct DRFManyDevicesTests {
     /// One run on posts of its own, so that runs on one server do not meet.
     private func run(seed: UInt64, on server: DRFServer, into tally: inout Tally) async throws {
         var random = SeededRandomNumberGenerator(seed: seed)
+        // This run's requests only: what reached the server, and the look-ups, are counted per run.
+        _ = try server.clearLog()
         let postIDs = (Int64(1)...3).map { Int64(seed) * 10 + $0 + 100 }
         for id in postIDs {
             try server.graph("posts", "create", fields: ["id": id, "author_id": 1, "title": "post \(id)"])
         }
-        let devices = try (0..<3).map { _ in try Device(server) }
+        var devices = try (0..<3).map { _ in try Device(server, credentials: Credentials(token: server.token)) }
+        // The server's token now, which expires during the run; every device starts with it.
+        var token = server.token
+        for device in devices { device.credentials.issue(token) }
         var created: [UUID] = []
         var deletedHere: Set<UUID> = []
         // Each device's last edit of each comment (by client reference, or by id for the server's own),
-        // which the server must have received unless the comment went first.
-        var lastEdits: [Int: [String: String]] = [:]
+        // which the server must have received unless the comment went first or a conflict was reported.
+        var lastEdits: [Int: [String: (body: String, id: Int64)]] = [:]
         var editCount = 0
         var deletedIDs: Set<Int64> = []
+        // The local deletions of each comment id, to forget when the server won a conflict over them.
+        var deletedClientIDs: [Int64: UUID] = [:]
         for device in devices { try await device.store.sync() }
 
-        for _ in 0..<5 {
+        for round in 0..<5 {
+            if round == 2 {
+                // One device turns concurrency on for the cache it has: its queued changes stay.
+                let old = devices[0]
+                devices[0] = try Device(server, credentials: old.credentials, versioned: true, database: old.database)
+                Self.trace("device 0 turns If-Match on")
+            }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                try server.rotateToken()
+                token = try server.currentToken()
+                for device in devices { device.credentials.issue(token) }
+                tally.tokensExpired += 1
+                Self.trace("the token expires")
+            }
             for (deviceIndex, device) in devices.enumerated() {
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
                     let cached = try await device.comments.fetch().filter { postIDs.contains($0.postID) }
@@ -126,14 +216,17 @@ struct DRFManyDevicesTests {
                             )
                             lastEdits[deviceIndex, default: [:]][
                                 comment.clientID?.uuidString.lowercased() ?? "id \(comment.id)"] =
-                                comment.body
+                                (comment.body, comment.id)
                         }
                     default:
                         if let comment = cached.randomElement(using: &random) {
                             try await device.comments.delete(id: comment.id)
                             Self.trace(
                                 "device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
-                            if let clientID = comment.clientID { deletedHere.insert(clientID) }
+                            if let clientID = comment.clientID {
+                                deletedHere.insert(clientID)
+                                deletedClientIDs[comment.id] = clientID
+                            }
                             if comment.id > 0 { deletedIDs.insert(comment.id) }
                         }
                     }
@@ -170,9 +263,20 @@ struct DRFManyDevicesTests {
                     Self.trace("device \(index): its sync is cancelled")
                     tally.killedSyncs += 1
                 }
-                do { _ = try await task.value } catch is CancellationError {} catch {
+                var report: SyncStoreReport?
+                do { report = try await task.value } catch is CancellationError {} catch {
                     tally.failedSyncs += 1
                     print("sync failed (seed \(seed)): \(error)")
+                }
+                // A killed sync's report says what it settled before it stopped.
+                if report == nil { report = await device.store.lastReport }
+                // The server won these: the device's edit or deletion of them is reported, not lost.
+                for conflict in report?.for(Comment.self)?.conflicts ?? [] {
+                    tally.conflicts += 1
+                    lastEdits[index] = lastEdits[index]?.filter { $0.value.id != conflict.id }
+                    deletedIDs.remove(conflict.id)
+                    if let clientID = deletedClientIDs[conflict.id] { deletedHere.remove(clientID) }
+                    Self.trace("device \(index) reports a conflict over \(conflict.id)")
                 }
             }
         }
@@ -200,7 +304,7 @@ struct DRFManyDevicesTests {
         // A device's last edit of a comment still live on the server reached it (in a create or an update),
         // whatever the server's copy says now: another client may have written after it.
         let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
-        for (key, comment) in lastEdits.values.flatMap({ $0 }) {
+        for (key, (comment, _)) in lastEdits.values.flatMap({ $0 }) {
             let server = mine.first { key == ($0.client_id?.lowercased() ?? "id \($0.id)") || key == "id \($0.id)" }
             guard let server, !server.deleted, livePosts.contains(server.post_id) else { continue }
             tally.editsChecked += 1
@@ -249,6 +353,8 @@ struct DRFManyDevicesTests {
             if !unsent.isEmpty { print("unsent (seed \(seed)):", unsent) }
             tally.unsent += unsent.count
         }
+        tally.lookUps += state.requests.filter { $0.method == "GET" && $0.path.contains("client_id=") }.count
+        tally.refreshes += devices.map(\.credentials.refreshes).reduce(0, +)
         tally.runs += 1
     }
 

@@ -292,7 +292,9 @@ extension DRFServer {
         class PagedPosts(PostViewSet):
             pagination_class = NumberedPages
 
-        class PagedComments(CommentViewSet):
+        class PagedComments(IfMatchMixin, CommentViewSet):
+            """With the `If-Match` mixin, for a client that turns concurrency on; without the header, the last
+            write wins, as the stock view does."""
             pagination_class = NumberedPages
 
         class UnorderedComments(PagedComments):
@@ -378,7 +380,10 @@ extension DRFServer {
                     "token": TOKEN}
 
         def control(command):
+            global TOKEN
             operation = command["op"]
+            if operation == "token":   # the token alone, without the state
+                return {"requests": [], "token": TOKEN}
             # Another client's writes to users, as model fields ("user_name", "nick_name", "age", ...).
             if operation == "create":
                 for fields in command["users"]:
@@ -408,6 +413,9 @@ extension DRFServer {
                     if command["action"] == "soft_delete":
                         row.deleted = True
                     row.save()
+            elif operation == "rotate_token":   # the token expires: requests with it are answered 401
+                Token.objects.filter(key=TOKEN).delete()
+                TOKEN = Token.objects.create(user=auth_models.User.objects.get(username="tester")).key
             elif operation == "clear_log":
                 with log_lock:
                     request_log.clear()

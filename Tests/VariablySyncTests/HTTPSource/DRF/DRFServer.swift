@@ -282,6 +282,17 @@ final class DRFServer {
         return try self.command(command)
     }
 
+    /// The token the server accepts now: ``token`` until ``rotateToken()``.
+    func currentToken() throws -> String {
+        try Self.decode(Self.send(["op": "token"], to: server)).token
+    }
+
+    /// Replaces the server's token with a new one, as when a token expires: requests that carry the old
+    /// one are answered `401`, and ``currentToken()`` gives the new one.
+    func rotateToken() throws {
+        _ = try command(["op": "rotate_token"])
+    }
+
     /// Empties the request log.
     @discardableResult
     func clearLog() throws -> State {
