@@ -155,10 +155,10 @@ struct DRFManyDevicesTests {
         for id in postIDs {
             try server.graph("posts", "create", fields: ["id": id, "author_id": 1, "title": "post \(id)"])
         }
-        var devices = try (0..<3).map { _ in try Device(server, credentials: Credentials(token: server.token)) }
-        // The server's token now, which expires during the run; every device starts with it.
-        var token = server.token
-        for device in devices { device.credentials.issue(token) }
+        // The server's token now (an earlier run may have seen it expire), which may expire during this
+        // run; every device starts with it.
+        var token = try server.currentToken()
+        var devices = try (0..<3).map { _ in try Device(server, credentials: Credentials(token: token)) }
         var created: [UUID] = []
         var deletedHere: Set<UUID> = []
         // Each device's last edit of each comment (by client reference, or by id for the server's own),
@@ -169,6 +169,16 @@ struct DRFManyDevicesTests {
         // The local deletions of each comment id, to forget when the server won a conflict over them.
         var deletedClientIDs: [Int64: UUID] = [:]
         for device in devices { try await device.store.sync() }
+        // The server won these: the device's edit or deletion of them is reported, not lost.
+        func noteConflicts(_ report: SyncStoreReport?, of index: Int) {
+            for conflict in report?.for(Comment.self)?.conflicts ?? [] {
+                tally.conflicts += 1
+                lastEdits[index] = lastEdits[index]?.filter { $0.value.id != conflict.id }
+                deletedIDs.remove(conflict.id)
+                if let clientID = deletedClientIDs[conflict.id] { deletedHere.remove(clientID) }
+                Self.trace("device \(index) reports a conflict over \(conflict.id)")
+            }
+        }
 
         for round in 0..<5 {
             if round == 2 {
@@ -270,21 +280,15 @@ struct DRFManyDevicesTests {
                 }
                 // A killed sync's report says what it settled before it stopped.
                 if report == nil { report = await device.store.lastReport }
-                // The server won these: the device's edit or deletion of them is reported, not lost.
-                for conflict in report?.for(Comment.self)?.conflicts ?? [] {
-                    tally.conflicts += 1
-                    lastEdits[index] = lastEdits[index]?.filter { $0.value.id != conflict.id }
-                    deletedIDs.remove(conflict.id)
-                    if let clientID = deletedClientIDs[conflict.id] { deletedHere.remove(clientID) }
-                    Self.trace("device \(index) reports a conflict over \(conflict.id)")
-                }
+                noteConflicts(report, of: index)
             }
         }
 
         // Every device syncs until nothing is left to send, twice over so that each sees the others.
         for round in 0..<3 {
-            for device in devices {
-                do { try await device.store.sync() } catch {
+            for (index, device) in devices.enumerated() {
+                do { noteConflicts(try await device.store.sync(), of: index) } catch {
+                    noteConflicts(await device.store.lastReport, of: index)
                     if round == 2 { print("last sync failed (seed \(seed)): \(error)") }
                 }
             }
