@@ -160,22 +160,20 @@ struct DRFManyDevicesTests {
         var token = try server.currentToken()
         var devices = try (0..<3).map { _ in try Device(server, credentials: Credentials(token: token)) }
         var created: [UUID] = []
-        var deletedHere: Set<UUID> = []
         // Each device's last edit of each comment (by client reference, or by id for the server's own),
         // which the server must have received unless the comment went first or a conflict was reported.
         var lastEdits: [Int: [String: (body: String, id: Int64)]] = [:]
         var editCount = 0
-        var deletedIDs: Set<Int64> = []
-        // The local deletions of each comment id, to forget when the server won a conflict over them.
-        var deletedClientIDs: [Int64: UUID] = [:]
+        // Each device's deletions: the comment's id there (provisional ids are the device's own) and its
+        // client reference, forgotten when the server won a conflict over them.
+        var deletions: [Int: [Int64: UUID?]] = [:]
         for device in devices { try await device.store.sync() }
         // The server won these: the device's edit or deletion of them is reported, not lost.
         func noteConflicts(_ report: SyncStoreReport?, of index: Int) {
             for conflict in report?.for(Comment.self)?.conflicts ?? [] {
                 tally.conflicts += 1
                 lastEdits[index] = lastEdits[index]?.filter { $0.value.id != conflict.id }
-                deletedIDs.remove(conflict.id)
-                if let clientID = deletedClientIDs[conflict.id] { deletedHere.remove(clientID) }
+                deletions[index]?[conflict.id] = nil
                 Self.trace("device \(index) reports a conflict over \(conflict.id)")
             }
         }
@@ -233,11 +231,7 @@ struct DRFManyDevicesTests {
                             try await device.comments.delete(id: comment.id)
                             Self.trace(
                                 "device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
-                            if let clientID = comment.clientID {
-                                deletedHere.insert(clientID)
-                                deletedClientIDs[comment.id] = clientID
-                            }
-                            if comment.id > 0 { deletedIDs.insert(comment.id) }
+                            deletions[deviceIndex, default: [:]][comment.id] = comment.clientID
                         }
                     }
                 }
@@ -294,6 +288,8 @@ struct DRFManyDevicesTests {
             }
         }
         let state = try server.state()
+        let deletedHere = Set(deletions.values.flatMap { $0.values.compactMap { $0 } })
+        let deletedIDs = Set(deletions.values.flatMap { $0.keys.filter { $0 > 0 } })
         let livePosts = Set(state.posts.filter { !$0.deleted }.map(\.id))
         let mine = state.comments.filter { postIDs.contains($0.post_id) }
         let byClient = Dictionary(grouping: mine.compactMap(\.client_id)) { $0.lowercased() }
@@ -301,10 +297,11 @@ struct DRFManyDevicesTests {
         // A create of this run is lost when the server never got it, unless a device deleted it or its
         // post went before it was sent.
         let present = Set(byClient.keys)
-        tally.lost +=
-            created.filter { clientID in
-                !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
-            }.count
+        let lost = created.filter { clientID in
+            !present.contains(clientID.uuidString.lowercased()) && !deletedHere.contains(clientID)
+        }
+        tally.lost += lost.count
+        for clientID in lost { print("create lost (seed \(seed)): \(clientID)") }
         // A device's last edit of a comment still live on the server reached it (in a create or an update),
         // whatever the server's copy says now: another client may have written after it.
         let sent = state.requests.filter { $0.method != "GET" && (200..<300).contains($0.status) }.compactMap(\.body)
