@@ -164,16 +164,17 @@ struct DRFManyDevicesTests {
         // which the server must have received unless the comment went first or a conflict was reported.
         var lastEdits: [Int: [String: (body: String, id: Int64)]] = [:]
         var editCount = 0
-        // Each device's deletions: the comment's id there (provisional ids are the device's own) and its
-        // client reference, forgotten when the server won a conflict over them.
-        var deletions: [Int: [Int64: UUID?]] = [:]
+        // Each device's deletions, by client reference (or by id, for the server's own comments), with
+        // the comment's id there (a provisional id is the device's own, and used again once its record
+        // is gone), forgotten when the server won a conflict over that id.
+        var deletions: [Int: [String: Int64]] = [:]
         for device in devices { try await device.store.sync() }
         // The server won these: the device's edit or deletion of them is reported, not lost.
         func noteConflicts(_ report: SyncStoreReport?, of index: Int) {
             for conflict in report?.for(Comment.self)?.conflicts ?? [] {
                 tally.conflicts += 1
                 lastEdits[index] = lastEdits[index]?.filter { $0.value.id != conflict.id }
-                deletions[index]?[conflict.id] = nil
+                deletions[index] = deletions[index]?.filter { $0.value != conflict.id }
                 Self.trace("device \(index) reports a conflict over \(conflict.id)")
             }
         }
@@ -231,7 +232,8 @@ struct DRFManyDevicesTests {
                             try await device.comments.delete(id: comment.id)
                             Self.trace(
                                 "device \(deviceIndex) deletes \(comment.id) (\(comment.clientID?.uuidString ?? "-"))")
-                            deletions[deviceIndex, default: [:]][comment.id] = comment.clientID
+                            deletions[deviceIndex, default: [:]][
+                                comment.clientID?.uuidString ?? "id \(comment.id)"] = comment.id
                         }
                     }
                 }
@@ -288,8 +290,8 @@ struct DRFManyDevicesTests {
             }
         }
         let state = try server.state()
-        let deletedHere = Set(deletions.values.flatMap { $0.values.compactMap { $0 } })
-        let deletedIDs = Set(deletions.values.flatMap { $0.keys.filter { $0 > 0 } })
+        let deletedHere = Set(deletions.values.flatMap { $0.keys.compactMap(UUID.init(uuidString:)) })
+        let deletedIDs = Set(deletions.values.flatMap { $0.values.filter { $0 > 0 } })
         let livePosts = Set(state.posts.filter { !$0.deleted }.map(\.id))
         let mine = state.comments.filter { postIDs.contains($0.post_id) }
         let byClient = Dictionary(grouping: mine.compactMap(\.client_id)) { $0.lowercased() }
