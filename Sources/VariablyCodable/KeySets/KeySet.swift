@@ -48,6 +48,9 @@ public final class KeySet<Model>: Sendable {
     /// By entry, whether it has options: the others take the plain path even where some entry has
     /// options (every `Date` of the remote source has its default strategy).
     @usableFromInline let entryHasOptions: [Bool]
+    /// By entry, its date strategy when that is its only option (every remote `Date` by default): such
+    /// a value is read without copying its whole entry.
+    let entryDatesAlone: [DateCodingStrategy?]
 
     /// Declares the keys of one source.
     ///
@@ -116,6 +119,7 @@ public final class KeySet<Model>: Sendable {
         identities = entries.map { ObjectIdentifier($0.keyPath) }
         coders = entries.map(\.coder)
         entryHasOptions = entries.map { !$0.options.isEmpty }
+        entryDatesAlone = entries.map { $0.options.hasOnlyDates ? $0.options.dates : nil }
         hasEntryOptions = entryHasOptions.contains(true)
     }
 

@@ -27,6 +27,19 @@ extension DecodingContainer {
     func decodeApplyingOptions<Value: Decodable>(_ type: Value.Type, entry index: Int, isRequired: Bool) throws
         -> Value?
     {
+        // A `Date` with a strategy and nothing else (every remote date by default): read at once, without
+        // copying its entry, the decoder's options, the value's path or a cast through `Any`, which cost
+        // more than the date.
+        if Value.self == Date.self, let dates = keySet.entryDatesAlone[index], backend.contains(entry: index) {
+            do {
+                guard let date = try decodeDate(with: dates, entry: index, path: { valuePath(ofEntry: index) }) else {
+                    return isRequired ? try decodePlainly(Value.self, entry: index, isRequired: true) : nil
+                }
+                return unsafeBitCast(date, to: Value.self)
+            } catch {
+                throw wrap(error, entry: index)
+            }
+        }
         let entry = keySet.entries[index]
         do {
             // Without key options, this is a lenient retry asked for by the decoder (see `recover`).
@@ -328,6 +341,11 @@ extension DecodingContainer {
     /// The coding path of the entry's value (its first alternative).
     private func valuePath(of entry: KeyEntry<Model>) -> [any CodingKey] {
         codingPath + entry.paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
+    }
+
+    /// ``valuePath(of:)`` of entry `index`, read only when an error needs it.
+    private func valuePath(ofEntry index: Int) -> [any CodingKey] {
+        codingPath + keySet.entries[index].paths[0].components.keys.map { AnyCodingKey($0) as any CodingKey }
     }
 
     /// A transform's output as the property's type; `nil` when a transform of the whole optional
