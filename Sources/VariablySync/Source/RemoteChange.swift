@@ -183,19 +183,47 @@ public struct PushResult<ID: Hashable & Sendable>: Sendable {
 
 extension RemoteChange {
     /// Whether the server's record `server` holds the values of `sent` (both JSON objects in remote
-    /// keys) under `keys`, or under every key of `sent` when `keys` is `nil`: a change the server
-    /// already applied, or a create in doubt found on the server. `false` when nothing is compared.
-    static func record(_ server: Data?, holds sent: Data?, keys: Set<String>?) -> Bool {
+    /// keys) at `paths` (written as in key sets: `attributes.name`), or at every leaf of `sent` when
+    /// `paths` is `nil`: a change the server already applied, or a create in doubt found on the
+    /// server. Members the server adds around them (its own stamps inside `attributes`) do not count.
+    /// `false` when nothing is compared.
+    static func record(_ server: Data?, holds sent: Data?, paths: Set<DataPath>?) -> Bool {
         guard let server, let sent,
             let serverObject = try? JSONSerialization.jsonObject(with: server) as? [String: Any],
             let sentObject = try? JSONSerialization.jsonObject(with: sent) as? [String: Any]
         else { return false }
-        let compared = keys.map { Array($0) } ?? Array(sentObject.keys)
-        guard !compared.isEmpty else { return false }
-        return compared.allSatisfy { key in
-            let value = sentObject[key] as? NSObject ?? NSNull()
-            let serverValue = serverObject[key] as? NSObject ?? NSNull()
-            return value.isEqual(serverValue)
+        // Each path's leaves: an object sent is held when the server's holds each of its members.
+        let roots = paths.map { $0.map(\.keys) } ?? (sentObject.isEmpty ? [] : [[]])
+        let compared = roots.flatMap { root -> [[String]] in
+            guard let nested = value(at: root, in: sentObject) as? [String: Any], !nested.isEmpty else { return [root] }
+            return leafPaths(of: nested, under: root)
         }
+        guard !compared.isEmpty else { return false }
+        return compared.allSatisfy { path in
+            let sentValue = value(at: path, in: sentObject) as? NSObject ?? NSNull()
+            let serverValue = value(at: path, in: serverObject) as? NSObject ?? NSNull()
+            return sentValue.isEqual(serverValue)
+        }
+    }
+
+    /// The paths of every value of `object` that is not itself an object (an empty object counts as
+    /// a value).
+    private static func leafPaths(of object: [String: Any], under prefix: [String] = []) -> [[String]] {
+        object.flatMap { key, value -> [[String]] in
+            if let nested = value as? [String: Any], !nested.isEmpty {
+                return leafPaths(of: nested, under: prefix + [key])
+            }
+            return [prefix + [key]]
+        }
+    }
+
+    /// The value at `path` in `object`; `nil` where a member is missing or not an object.
+    private static func value(at path: [String], in object: [String: Any]) -> Any? {
+        var current: Any? = object
+        for key in path {
+            guard let members = current as? [String: Any] else { return nil }
+            current = members[key]
+        }
+        return current
     }
 }

@@ -35,7 +35,7 @@ extension TablePush {
             case .conflict(let serverJSON, let version)
             where RemoteChange<Model.ID>.record(
                 serverJSON, holds: change.sentRecord,
-                keys: change.changedColumns.map { primaryKey.topLevelKeys(ofColumns: $0, in: .remote) }):
+                paths: change.changedColumns.map { primaryKey.leafPaths(ofColumns: $0, in: .remote) }):
                 // The server's copy already holds what this change sends: its own write, applied
                 // before an answer was lost (the server ignores idempotency keys), or the same
                 // values written by another client. No conflict: nothing here differs.

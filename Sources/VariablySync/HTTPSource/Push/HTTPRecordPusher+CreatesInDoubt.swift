@@ -64,7 +64,7 @@ extension HTTPRecordPusher {
         func holds(_ record: Data) throws -> Bool {
             guard let json = try? JSONBody(record) else { return false }
             let sent = Data(try HTTPWriteBody(json, json.root).keeping(only: nil, removing: removed).bytes)
-            return RemoteChange<Model.ID>.record(found, holds: sent, keys: nil)
+            return RemoteChange<Model.ID>.record(found, holds: sent, paths: nil)
         }
         if try holds(record) { return (.accepted(version: version), found) }
         // The record as the lost create sent it, edited here since: the server holds this device's own
