@@ -35,14 +35,30 @@ extension HTTPExchange {
     /// or delete answered `404`, a create answered `400`, an empty first page), sends the API's declared
     /// check request (see ``HTTPCredentialsCheck``); nothing without one.
     ///
+    /// A check that passes only once the request hook has refreshed the credentials (its first attempt
+    /// refused) says the answer was given to credentials the server no longer accepts: that answer is
+    /// not believed, and the request is made again with the fresh ones (a transient error, which the
+    /// sync retries at once).
+    ///
     /// - Parameter answer: What is about to be believed, for the error (`PATCH … answered 404`).
-    /// - Throws: ``RemoteSourceError/httpStatus(_:body:)`` with the check's status when it fails:
-    ///   nothing of the answer is settled.
+    /// - Throws: ``RemoteSourceError/httpStatus(_:body:)`` with the check's status when it fails, and
+    ///   ``RemoteSourceError/transient(_:)`` when it passed on fresh credentials only: nothing of the
+    ///   answer is settled either way.
     func verifyCredentials(before answer: String) async throws {
         guard let check = credentials, let path = check.path else { return }
         let url = path.isEmpty ? baseURL : baseURL.appendingPathComponent(path)
-        let response = try await send(request(url: url, method: check.method))
-        guard !(200...299).contains(response.head.status) else { return }
+        let first = try await prepared(request(url: url, method: check.method), retrying: nil)
+        let response = try await transmit(first)
+        if (200...299).contains(response.head.status) { return }
+        if refusesCredentials(response.head.status), prepare != nil {
+            let refreshed = try await transmit(prepared(request(url: url, method: check.method), retrying: first))
+            if (200...299).contains(refreshed.head.status) {
+                throw RemoteSourceError.transient(
+                    "\(answer) came with credentials the server no longer accepts (the credentials check "
+                        + "\(check.method) \(url.path) answered \(response.head.status), then passed once the request hook "
+                        + "refreshed them): asked again")
+            }
+        }
         throw RemoteSourceError.httpStatus(
             refusesCredentials(response.head.status) ? response.head.status : 401,
             body: "the credentials check \(check.method) \(url.path) answered \(response.head.status), so \(answer) "

@@ -10,16 +10,24 @@ extension HTTPExchange {
     /// Sends `request` once through the hook, and once more, prepared again, when the answer refuses the
     /// credentials (`401`, or a status the API declares so) and there is a hook to refresh them.
     func authorizedSend(_ request: HTTPRequestHead) async throws -> Response {
-        guard let prepare else { return try await transmit(request) }
-        let first = try await Self.prepared(
-            request, by: prepare, attempt: HTTPRequestAttempt(isRetryAfterUnauthorized: false))
+        guard prepare != nil else { return try await transmit(request) }
+        let first = try await prepared(request, retrying: nil)
         let response = try await transmit(first)
         guard refusesCredentials(response.head.status) else { return response }
-        let rejected = first.headers.first { $0.name.lowercased() == "authorization" }?.value
-        return try await transmit(
-            Self.prepared(
-                request, by: prepare,
-                attempt: HTTPRequestAttempt(isRetryAfterUnauthorized: true, rejectedAuthorization: rejected)))
+        return try await transmit(prepared(request, retrying: first))
+    }
+
+    /// `request` as the hook leaves it for a first attempt (`retrying` `nil`), or for the attempt after
+    /// a refusal of `retrying`'s credentials; as it is without a hook.
+    func prepared(_ request: HTTPRequestHead, retrying rejected: HTTPRequestHead?) async throws -> HTTPRequestHead {
+        guard let prepare else { return request }
+        let attempt =
+            rejected.map { rejected in
+                HTTPRequestAttempt(
+                    isRetryAfterUnauthorized: true,
+                    rejectedAuthorization: rejected.headers.first { $0.name.lowercased() == "authorization" }?.value)
+            } ?? HTTPRequestAttempt(isRetryAfterUnauthorized: false)
+        return try await Self.prepared(request, by: prepare, attempt: attempt)
     }
 
     /// `request` as the hook leaves it, through a `URLRequest`.
