@@ -95,16 +95,23 @@ extension PocketBaseServer {
                 limitParameter: "perPage", query: ["fields": "id", "sort": "id"]))
     }
 
-    /// A device's comments, posts and users on `database`, and the store of the three.
-    func graph(on database: SQLiteDatabase, transport: any HTTPTransport = HTTPTransports.platformDefault) throws
-        -> (comments: Repository<PocketBaseComment>, store: SyncStore)
-    {
+    /// A device's comments, posts and users on `database`, and the store of the three; `authorize`, a
+    /// request hook that sets the token (and refreshes it), in place of the member's token as a header.
+    func graph(
+        on database: SQLiteDatabase, transport: any HTTPTransport = HTTPTransports.platformDefault,
+        authorize: HTTPRemoteSource<PocketBaseComment>.RequestHook? = nil
+    ) throws -> (comments: Repository<PocketBaseComment>, store: SyncStore) {
         func remote<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ collection: String)
             -> HTTPRemoteSource<Model>
         where Model.ID: Codable & Sendable {
-            HTTPRemoteSource<Model>(
-                baseURL: baseURL, api: Self.graphAPI(collection), headers: ["Authorization": token], timeout: 30,
-                transport: transport)
+            guard let authorize else {
+                return HTTPRemoteSource<Model>(
+                    baseURL: baseURL, api: Self.graphAPI(collection), headers: ["Authorization": token], timeout: 30,
+                    transport: transport)
+            }
+            return HTTPRemoteSource<Model>(
+                baseURL: baseURL, api: Self.graphAPI(collection), timeout: 30, transport: transport,
+                prepare: authorize)
         }
         let users = try Repository(
             database: database, remote: remote(PocketBaseUser.self, "users"),

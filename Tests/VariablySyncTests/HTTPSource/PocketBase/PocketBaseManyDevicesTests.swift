@@ -24,15 +24,39 @@ struct PocketBaseManyDevicesTests {
     static let firstSeed: UInt64 =
         ProcessInfo.processInfo.environment["VARIABLY_PB_DEVICE_FIRST_SEED"].flatMap(UInt64.init) ?? 0
 
-    /// One device: its own database, its comments and the store of the three tables.
+    /// One device: its own database and token, its comments and the store of the three tables.
     struct Device {
         let comments: Repository<PocketBaseComment>
         let store: SyncStore
         let database: SQLiteDatabase
+        let credentials: Credentials
 
         init(_ server: PocketBaseServer) throws {
             database = try SQLiteDatabase.inMemory()
-            (comments, store) = try server.graph(on: database)
+            let credentials = Credentials(baseURL: server.baseURL, token: server.token)
+            self.credentials = credentials
+            (comments, store) = try server.graph(on: database) { request, attempt in
+                if attempt.isRetryAfterUnauthorized {
+                    try await credentials.refresh(ifStill: attempt.rejectedAuthorization)
+                }
+                request.setValue(await credentials.token, forHTTPHeaderField: "Authorization")
+            }
+        }
+    }
+
+    /// A device's member token, signed in again when PocketBase refuses it (its credentials check
+    /// answers `401`), once however many requests meet the expired one.
+    actor Credentials {
+        let baseURL: URL
+        private(set) var token: String
+        private(set) var refreshes = 0
+
+        init(baseURL: URL, token: String) { (self.baseURL, self.token) = (baseURL, token) }
+
+        func refresh(ifStill rejected: String?) async throws {
+            guard rejected == nil || rejected == token else { return }
+            token = try await PocketBaseServer.signInMember(at: baseURL)
+            refreshes += 1
         }
     }
 
@@ -50,12 +74,14 @@ struct PocketBaseManyDevicesTests {
         var unsent = 0
         var cancelledSyncs = 0
         var failedSyncs = 0
+        var tokensExpired = 0
+        var refreshes = 0
 
         var line: String {
             "[reliability] PocketBase devices: \(runs) run(s), \(cancelledSyncs) syncs cancelled, \(failedSyncs) failed, "
                 + "\(creates) creates, \(duplicates) duplicates, \(lost) lost, \(refused) refused for a parent gone, "
                 + "\(lostEdits) of \(editsChecked) edits lost, \(lostDeletions) deletions lost, \(diverged) diverged, "
-                + "\(unsent) left unsent"
+                + "\(unsent) left unsent; \(tokensExpired) tokens expired (\(refreshes) refreshes)"
         }
     }
 
@@ -113,6 +139,11 @@ struct PocketBaseManyDevicesTests {
         for device in devices { try await device.store.sync() }
 
         for round in 0..<5 {
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                // Every device's token stops being accepted; each signs in again on the check's 401.
+                try await server.expireMemberTokens()
+                tally.tokensExpired += 1
+            }
             for (deviceIndex, device) in devices.enumerated() {
                 for step in 0..<Int.random(in: 1...3, using: &random) {
                     let cached = try await device.comments.fetch().filter { posts.contains($0.postID) }
@@ -165,6 +196,7 @@ struct PocketBaseManyDevicesTests {
         }
         intents.contested = Set(writers.filter { $0.value.count > 1 }.keys)
         intents.reverted = try await settle(devices, seed: seed, into: &tally)
+        for device in devices { tally.refreshes += await device.credentials.refreshes }
         try await check(devices, against: server, posts: posts, intents: intents, seed: seed, into: &tally)
     }
 

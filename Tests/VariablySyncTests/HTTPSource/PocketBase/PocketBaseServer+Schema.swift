@@ -47,6 +47,20 @@ extension PocketBaseServer {
     /// The most requests one `POST /api/batch` may carry, as the settings say.
     static let batchLimit = 50
 
+    /// A fresh token of the member, signed in again, as an app does once its token is refused.
+    static func signInMember(at baseURL: URL) async throws -> String {
+        try await signIn(baseURL, collection: "members", email: memberEmail, password: memberPassword)
+    }
+
+    /// Every member token made so far stops being accepted, as when tokens expire: the members' token
+    /// secret changes. PocketBase then reads them as no token at all (a guest's empty lists, `404`s).
+    func expireMemberTokens() async throws {
+        let secret = (0..<5).map { _ in UUID().uuidString.replacingOccurrences(of: "-", with: "") }.joined()
+        try await Self.call(
+            baseURL, "PATCH", "api/collections/members", token: superuserToken,
+            body: ["authToken": ["secret": secret]])
+    }
+
     /// `POST api/collections/<collection>/auth-with-password`'s token.
     private static func signIn(_ baseURL: URL, collection: String, email: String, password: String) async throws
         -> String
