@@ -37,20 +37,8 @@ public struct RecordVersion: RawRepresentable, Hashable, Sendable, Codable, Cust
         rawValue = value
     }
 
-    /// Decodes a version from a JSON string.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
+    // Coded as a JSON string: the standard library's coding of a `RawRepresentable` over `String`.
 
-    /// Encodes the version as a JSON string.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// The version's text, cut after 120 characters.
-    public var description: String {
-        guard rawValue.count > 120 else { return rawValue }
-        return String(rawValue.prefix(120)) + "… (\(rawValue.count) characters)"
-    }
+    /// The version's text, cut after 120 characters, as a cursor's is.
+    public var description: String { SyncCursor.shortened(rawValue) }
 }

@@ -35,8 +35,12 @@ public struct SyncCursor: RawRepresentable, Hashable, Sendable, Codable, CustomS
 
     /// The cursor's text, cut after 120 characters (a cursor can hold a whole pull state; an error
     /// message should not): `{"since":"2026-…"}`, or `eyJwIjoi… (36,112 characters)`.
-    public var description: String {
-        guard rawValue.count > 120 else { return rawValue }
-        return String(rawValue.prefix(120)) + "… (\(rawValue.count) characters)"
+    public var description: String { Self.shortened(rawValue) }
+
+    /// `text` cut after 120 characters, with its length: what an error message shows of a server's
+    /// opaque text.
+    static func shortened(_ text: String) -> String {
+        guard text.count > 120 else { return text }
+        return String(text.prefix(120)) + "… (\(text.count) characters)"
     }
 }
