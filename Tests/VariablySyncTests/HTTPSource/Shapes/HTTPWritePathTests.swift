@@ -66,6 +66,23 @@ private final class RecordingServer: HTTPTransport {
         try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary
     }
 
+    /// An optional set back to `nil` is a change like any other: the `PATCH` of changed fields says so
+    /// with `null`, not by leaving the member out (which a server reads as "unchanged").
+    @Test func anOptionalClearedIsPatchedAsNull() async throws {
+        var named = Self.user
+        named.nickname = "annie"
+        let server = RecordingServer(user: try JSONEncoder().encode(named, source: .remote))
+        let users = try Self.users(
+            HTTPRecordEndpoints(path: "users", update: .patch, body: .changedFields), server: server)
+        _ = try await users.sync()
+        var cleared = try #require(try await users.fetch(id: 1))
+        #expect(cleared.nickname == "annie")
+        cleared.nickname = nil
+        try await users.save(cleared)
+        #expect(try await users.sync().failed.isEmpty)
+        #expect(server.body(of: "PATCH") == Self.json(#"{"nick_name": null}"#))
+    }
+
     @Test func aPatchOfOneNestedPropertySendsThatLeafInsideItsObject() async throws {
         let server = RecordingServer(user: try JSONEncoder().encode(Self.user, source: .remote))
         let users = try Self.users(
