@@ -134,8 +134,12 @@ where Model.ID: Codable & Sendable {
     ///   shape; `DeclarationError`, before anything is sent, for a mistake in the source's declaration.
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
         let page = try await page(of: api.pull, after: cursor, limit: limit)
-        // An empty list at the start of a pull may be a refusal of the credentials in disguise.
-        if cursor == nil, !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2 {
+        // A pull that brought nothing at all may be a refusal of the credentials in disguise (a server
+        // that lists nothing to a token it no longer accepts): a first sync would end empty, a later one
+        // "complete" without the server's changes.
+        if !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2, exchange.credentials?.path != nil,
+            (try HTTPPullState(cursor: cursor, shape: api.pull).pulled ?? 0) == 0
+        {
             try await exchange.verifyCredentials(before: "an empty list")
         }
         return page

@@ -44,6 +44,19 @@ import VariablySync
         #expect(report.pushed == 1)
     }
 
+    /// A later sync is no different: a pull that brings nothing is checked too, so an expired token's
+    /// empty list is never a "complete" sync that missed the server's changes.
+    @Test func aLaterPullAnsweredEmptyForAStaleTokenIsAskedAgain() async throws {
+        let server = GuestReadingServer([LockedNote(id: 1, title: "first")])
+        let notes = try Self.notes(server, database: .inMemory())
+        try await notes.sync()
+        server.add(LockedNote(id: 2, title: "written there"))
+        server.expireToken()
+        let report = try await notes.sync()
+        #expect(report.pulled >= 1)
+        #expect(try await notes.fetch(id: 2)?.title == "written there")
+    }
+
     @Test func aFirstPageAnsweredEmptyForAStaleTokenIsAskedAgain() async throws {
         let server = GuestReadingServer([LockedNote(id: 1, title: "first"), LockedNote(id: 2, title: "second")])
         let notes = try Self.notes(server, database: .inMemory())
@@ -74,6 +87,8 @@ final class GuestReadingServer: HTTPTransport {
     var deviceToken: String { state.withLock { $0.deviceToken } }
     /// The device signs in again: it gets the server's current token.
     func deviceRefreshes() { state.withLock { $0.deviceToken = $0.serverToken } }
+    /// Another client's write.
+    func add(_ note: LockedNote) { state.withLock { $0.notes[note.id] = note } }
     /// The token expires: the server issues another.
     func expireToken() { state.withLock { $0.serverToken += "+" } }
 

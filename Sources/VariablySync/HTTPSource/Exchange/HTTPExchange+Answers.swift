@@ -32,7 +32,7 @@ extension HTTPExchange {
     }
 
     /// Before an answer that could be a refusal of the credentials in disguise is settled (an update
-    /// or delete answered `404`, a create answered `400`, an empty first page), sends the API's declared
+    /// or delete answered `404`, a create answered `400`, a pull that brought nothing), sends the API's declared
     /// check request (see ``HTTPCredentialsCheck``); nothing without one.
     ///
     /// A check that passes only once the request hook has refreshed the credentials (its first attempt

@@ -4,7 +4,7 @@
 /// (`200` with no items), answers an update or delete `404` and a create `400`, exactly as for a record
 /// that is not there. Read as such, an edit would be settled as a server deletion. With a check
 /// declared, before a `404` or `410` is settled as a deletion, a create's `400` or `404` as a failed
-/// change, or an empty first page is believed, the source sends the check request: anything but a
+/// change, or a pull that brought nothing is believed, the source sends the check request: anything but a
 /// success stops the push or pull with the credentials error, and nothing is settled. Statuses listed
 /// in `refusedStatuses` (`401` always) stop a push the same way, and run the request hook's refresh.
 ///

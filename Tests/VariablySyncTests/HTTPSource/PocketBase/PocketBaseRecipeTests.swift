@@ -217,8 +217,9 @@ struct PocketBaseRecipeTests {
     // MARK: - Deletions and tokens
 
     /// PocketBase deletes for good and lists no tombstone: `resync()` removes the users it no longer
-    /// lists. With a token PocketBase cannot verify, it lists no users at all: a sync pulls nothing, and
-    /// a `resync()` refuses to empty the table and removes nothing.
+    /// lists. With a token PocketBase cannot verify, it lists no users at all: a sync stops with the
+    /// credentials check's `401` rather than end "complete" on that empty list, and a `resync()` refuses
+    /// to empty the table and removes nothing.
     @Test func aResyncRemovesDeletionsButNeverEmptiesTheCache() async throws {
         let server = try await PocketBaseServer.start()
         defer { server.stop() }
@@ -237,8 +238,12 @@ struct PocketBaseRecipeTests {
 
         let before = try await cached(repository)
         requests.current = server.invalidToken
-        let pull = try await repository.sync()
-        #expect(pull.pulled == 0)
+        do {
+            try await repository.sync()
+            Issue.record("a sync under a bad token ended complete on an empty list")
+        } catch RemoteSourceError.httpStatus(let status, _) {
+            #expect(status == 401)
+        }
         #expect(try await cached(repository) == before)
         // The recipe's credentials check tells the empty list for what it is: the resync stops with
         // the credentials error before anything is removed.
