@@ -119,6 +119,22 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
             return RemoteFeedPage(tables: [:], nextCursor: end.nextCursor, hasMore: false)
         }
         let body = try HTTPExchange.successBody(response)
+        let page = try feedPage(
+            of: body, reader: reader, link: response.head.headers["link"], url: url, state: state, limit: limit)
+        // A pull that brought nothing at all may be a refusal of the credentials in disguise, as for a
+        // table's own source (see `HTTPRemoteSource.pull(after:limit:)`).
+        if !page.hasMore, (state.pulled ?? 0) == 0, exchange.credentials?.path != nil,
+            page.tables.values.allSatisfy({ $0.deletedIDs.isEmpty && $0.records.count <= 2 })
+        {
+            try await exchange.verifyCredentials(before: "an empty feed")
+        }
+        return page
+    }
+
+    /// The tables of the feed's answer `body`, each read by `reader`.
+    private func feedPage(
+        of body: Data, reader: HTTPPullReader, link: String?, url: URL, state: HTTPPullState, limit: Int
+    ) throws -> RemoteFeedPage {
         do {
             let parsed = try JSONBody(body)
             guard let range = try parsed.range(at: tablesPath), let members = try parsed.members(of: range) else {
@@ -131,8 +147,7 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
                 return name
             }
             return try reader.feedPage(
-                parsed: parsed, tables: tables, link: response.head.headers["link"], from: url, state: state,
-                limit: limit)
+                parsed: parsed, tables: tables, link: link, from: url, state: state, limit: limit)
         } catch let error as JSONBodyError {
             throw RemoteSourceError.invalidResponse("the feed's answer is not JSON: \(error)")
         }

@@ -95,46 +95,28 @@ import VariablySync
     }
 }
 
-/// An in-process feed at `GET /changes`: entries in order, sliced by `offset`/`limit` or
-/// `page`/`limit`, at most `cap` a page whatever is asked; every table of `tableOrder` listed in each
-/// answer, an empty `records` where a page has none of it.
-final class PagedFeedServer: HTTPTransport {
-    struct Entry: Sendable {
-        var table: String
-        var json: String
-    }
-
-    static let baseURL = URL(string: "http://127.0.0.1:9/api/")!
-    let entries: [Entry]
-    let tableOrder: [String]
-    let cap: Int
-    private let asked = Mutex<[(offset: Int?, page: Int?)]>([])
-
-    init(_ entries: [Entry], tableOrder: [String], cap: Int = .max) {
-        (self.entries, self.tableOrder, self.cap) = (entries, tableOrder, cap)
-    }
-
-    var offsetsAsked: [Int] { asked.withLock { $0.compactMap(\.offset) } }
-    var pagesAsked: [Int] { asked.withLock { $0.compactMap(\.page) } }
-
-    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
-        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        func number(_ name: String) -> Int? { items.first { $0.name == name }?.value.flatMap { Int($0) } }
-        let limit = min(number("limit") ?? 100, cap)
-        let (offset, page) = (number("offset"), number("page"))
-        asked.withLock { $0.append((offset, page)) }
-        let start = offset ?? ((page ?? 1) - 1) * limit
-        let slice = entries.dropFirst(start).prefix(limit)
-        let tables = tableOrder.map { table in
-            let records = slice.filter { $0.table == table }.map(\.json).joined(separator: ",")
-            return "\"\(table)\":{\"records\":[\(records)]}"
+/// A feed whose server lists nothing to a token it no longer accepts (as PocketBase does): with a
+/// declared credentials check, the empty feed is an error, never a "complete" sync that missed it.
+@Suite struct HTTPRemoteFeedCredentialsTests {
+    @Test func anEmptyFeedForARefusedTokenStopsTheSync() async throws {
+        let server = PagedFeedServer(
+            HTTPRemoteFeedPagingTests.usersThenPosts(count: 2), tableOrder: ["users", "posts"])
+        server.refusesToken()
+        let database = try SQLiteDatabase.inMemory()
+        let base = PagedFeedServer.baseURL
+        let users = try Repository(
+            database: database,
+            remote: HTTPRemoteSource<User>(baseURL: base.appendingPathComponent("users"), transport: server))
+        let api = HTTPAPI(
+            pull: HTTPPullShape(
+                path: "changes", records: "tables.{table}.records", paging: .offset(parameter: "offset")),
+            push: .none, credentials: HTTPCredentialsCheck(method: "POST", path: "auth-refresh"))
+        let store = try SyncStore(users, feed: HTTPRemoteFeed(baseURL: base, api: api, transport: server))
+        do {
+            _ = try await store.sync()
+            Issue.record("an empty feed under a refused token ended complete")
+        } catch RemoteSourceError.httpStatus(let status, _) {
+            #expect(status == 401)
         }
-        let body = Data("{\"tables\":{\(tables.joined(separator: ","))},\"count\":\(entries.count)}".utf8)
-        return HTTPTransportResponse(
-            status: request.url.path.hasSuffix("/changes") ? 200 : 404, headers: ["content-type": "application/json"],
-            body: AsyncThrowingStream { continuation in
-                continuation.yield(body)
-                continuation.finish()
-            })
     }
 }
