@@ -153,15 +153,22 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         }
         var rebased = false
         var unanswered = changes
-        while !unanswered.isEmpty {
-            let results: [PushResult<Model.ID>]
-            (results, unanswered) = try await send(
-                unanswered, settlingOnArrival: settleOnArrival, arrived: arrived, into: &report)
-            let settledOnArrival = arrived.keys
-            rebased =
-                try await applyPushResults(
-                    results.filter { !settledOnArrival.contains($0.idempotencyKey) }, for: sent,
-                    withoutReferences: emptied, isLastRound: isLastRound, into: &report) || rebased
+        do {
+            while !unanswered.isEmpty {
+                let results: [PushResult<Model.ID>]
+                (results, unanswered) = try await send(
+                    unanswered, settlingOnArrival: settleOnArrival, arrived: arrived, into: &report)
+                let settledOnArrival = arrived.keys
+                rebased =
+                    try await applyPushResults(
+                        results.filter { !settledOnArrival.contains($0.idempotencyKey) }, for: sent,
+                        withoutReferences: emptied, isLastRound: isLastRound, into: &report) || rebased
+            }
+        } catch {
+            // A push cut short (cancelled, failed) still reports what its committed answers settled: a
+            // conflict the server won is the app's to hear, whatever stopped the rest.
+            for settled in arrived.take() { _ = merge(settled, into: &report) }
+            throw error
         }
         for settled in arrived.take() { rebased = merge(settled, into: &report) || rebased }
         return rebased
