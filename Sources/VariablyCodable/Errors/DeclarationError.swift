@@ -54,6 +54,9 @@ public struct DeclarationError: Error, Hashable, Sendable, CustomStringConvertib
 
         /// The table's primary key is not of the model's `Identifiable.ID` type.
         case primaryKeyIsNotID(idType: String)
+        /// A synced table's primary key is stored as `REAL` or `BLOB`: ids are kept as exact JSON text,
+        /// which only integers and text have.
+        case unsyncablePrimaryKey(sqlType: String)
         /// A property is not a declared reference to the parent model's table.
         case undeclaredReference(parentTable: String)
         /// A setting is out of its range, e.g. a page size of 0.
@@ -134,6 +137,7 @@ extension DeclarationError.Reason {
     private var repositorySummary: String {
         switch self {
         case .primaryKeyIsNotID(let idType): "the primary key is not of type \(idType), the model's Identifiable.ID"
+        case .unsyncablePrimaryKey(let sqlType): "a synced table's primary key is stored as \(sqlType)"
         case .undeclaredReference(let table): "the property is not a declared reference to the table \"\(table)\""
         case .invalidSetting(let name, let requirement): "\(name) must be \(requirement)"
         case .unsafeHeader(let name):

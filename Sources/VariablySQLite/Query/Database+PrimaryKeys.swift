@@ -36,6 +36,22 @@ package struct PrimaryKey<Model: SQLiteStorable>: Sendable {
         try mapping.primaryKeyValue(id)
     }
 
+    /// The id that the primary key column stores as `value`, read as the column reads it.
+    ///
+    /// ```swift
+    /// let id = try PrimaryKey<User>().id(stored: .integer(42), as: Int64.self)   // 42
+    /// ```
+    ///
+    /// - Throws: A decoding error if `value` is not an `ID` as the column stores one.
+    package func id<ID: Decodable>(stored value: SQLValue, as type: ID.Type) throws -> ID {
+        try ColumnValueCoding.decode(ID.self, from: value, kind: mapping.columns[mapping.primaryKeyEntry].kind)
+    }
+
+    /// The SQL type the primary key column is declared with: `INTEGER`, `REAL`, `TEXT` or `BLOB`.
+    package var columnSQLType: String {
+        mapping.columns[mapping.primaryKeyEntry].kind.sqlType
+    }
+
     /// `ids` as the primary key column stores them, in order, with the table's mapping looked up once.
     ///
     /// - Throws: An encoding error if an id does not fit the column.

@@ -33,7 +33,7 @@ extension Repository {
     /// - Throws: `SQLiteError`, `EncodingError` for an id with no JSON form.
     public nonisolated func retry(failedChangeOf id: Model.ID) async throws {
         let state = table.state
-        let recordID = try SyncTable<Model>.text(of: id)
+        let recordID = try table.primaryKey.storedID(of: id)
         try await database.write { try state.clearFailure(of: recordID, $0) }
     }
 
@@ -51,7 +51,7 @@ extension Repository {
     ///   error naming the record, `SQLiteError`, `EncodingError` for an id with no JSON form.
     public nonisolated func discard(failedChangeOf id: Model.ID) async throws {
         let state = table.state
-        let recordID = try SyncTable<Model>.text(of: id)
+        let recordID = try table.primaryKey.storedID(of: id)
         do {
             try await revert(failedChangeOf: id)
         } catch RemoteSourceError.unavailable {

@@ -98,15 +98,16 @@ extension FetchedPage {
     ///
     /// - Complexity: One more walk over the page's bytes, only for a page with skipped records.
     static func parkable(_ skipped: [SkippedRecord<Model.ID>], in records: Data) -> [ParkedRecords.ParkedRecord] {
-        guard !skipped.isEmpty, let body = try? JSONBody(records), let elements = try? body.elements(of: body.root)
+        guard !skipped.isEmpty, let primaryKey = try? PrimaryKey<Model>(), let body = try? JSONBody(records),
+            let elements = try? body.elements(of: body.root)
         else {
             return []
         }
         return skipped.compactMap { record in
-            guard let id = record.id, record.index < elements.count, let text = try? SyncTable<Model>.text(of: id)
+            guard let id = record.id, record.index < elements.count, let storedID = try? primaryKey.storedID(of: id)
             else { return nil }
             return ParkedRecords.ParkedRecord(
-                recordID: text, record: body.data(elements[record.index]), version: nil, problem: "\(record.error)")
+                recordID: storedID, record: body.data(elements[record.index]), version: nil, problem: "\(record.error)")
         }
     }
 }

@@ -8,8 +8,8 @@ extension PullEngine {
     private struct MissingParent: Sendable, Hashable {
         /// The parent's table.
         let table: String
-        /// Its id as JSON text (`7`, `"a1"`), as the parent's source names it.
-        let idText: String
+        /// Its id, as the sync state keeps the parent table's ids.
+        let id: StoredRecordID
         /// Its key as the children's column holds it.
         let key: SQLValue
     }
@@ -43,7 +43,7 @@ extension PullEngine {
                 guard let table = tables.first(where: { $0.name == parent.table }) else { continue }
                 let current: Data?
                 do {
-                    current = try await table.lookUp(idText: parent.idText)
+                    current = try await table.lookUp(parent.id)
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
@@ -84,7 +84,8 @@ extension PullEngine {
                     arguments: [table.name])
                 for row in rows {
                     guard let idText = row.text("id_text"), let key = row["key"] else { continue }
-                    missing.append(MissingParent(table: reference.parentTable, idText: idText, key: key))
+                    missing.append(
+                        MissingParent(table: reference.parentTable, id: StoredRecordID(rawValue: idText), key: key))
                 }
             }
         }

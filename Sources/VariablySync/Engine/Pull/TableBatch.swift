@@ -74,7 +74,7 @@ where Model.ID: Codable & Sendable {
     private let undecodable: [ParkedRecords.ParkedRecord]
     /// The parked records this batch took (ready and decodable), by id: forgotten when applied, parked
     /// again when still orphaned.
-    private let takenParked: [String]
+    private let takenParked: [StoredRecordID]
     /// The columns to empty after writing, by key: parked records whose parents the server deleted
     /// through an `ON DELETE SET NULL` reference.
     private let emptied: [SQLValue: [String]]
@@ -126,7 +126,7 @@ where Model.ID: Codable & Sendable {
         var models: [Model] = []
         var versions: [String?] = []
         /// The ids of the parked records taken.
-        var taken: [String] = []
+        var taken: [StoredRecordID] = []
         /// The server's JSON of the parked records taken, by key.
         var records: [SQLValue: Data] = [:]
         /// The columns to empty after writing, by key.
@@ -248,7 +248,7 @@ where Model.ID: Codable & Sendable {
                     let model = saveModels[index]
                     parked.append(
                         ParkedRecords.ParkedRecord(
-                            recordID: try SyncTable<Model>.text(of: model.id),
+                            recordID: try primaryKey.storedID(of: model.id),
                             record: try serverJSON[key] ?? encoder.encode(model),
                             version: version, parents: parents, emptied: emptied[key] ?? []))
                     parkedKeys.insert(key)
@@ -266,7 +266,7 @@ where Model.ID: Codable & Sendable {
                     let key = try primaryKey.sqlValue(of: model.id)
                     parked.append(
                         ParkedRecords.ParkedRecord(
-                            recordID: try SyncTable<Model>.text(of: model.id), record: try encoder.encode(model),
+                            recordID: try primaryKey.storedID(of: model.id), record: try encoder.encode(model),
                             version: nil, parents: excluded[key] ?? nil))
                 }
                 _ = try applier.state.withCapturePaused(db) { try db.delete(Model.self, primaryKeys: cached) }

@@ -8,8 +8,8 @@ struct PendingChange: Sendable {
     }
 
     let sequence: Int64
-    /// The record's id as JSON text (`42`, `"A1B2..."`), so that any `Codable` id fits one column.
-    let recordID: String
+    /// The record's id, as the sync state keeps it for every model in one column.
+    let recordID: StoredRecordID
     let operation: Operation
     let idempotencyKey: String
     /// The version the change is based on: the record's, or the cursor of the pull it was queued after.

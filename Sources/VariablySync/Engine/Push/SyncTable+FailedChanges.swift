@@ -15,7 +15,7 @@ extension SyncTable {
                 remoteKeys?.entries.first { $0.key.alternatives.contains(field) }?.keyPath
             }
             return FailedChange(
-                id: try Self.id(fromText: change.recordID), operation: change.operation == .delete ? .delete : .save,
+                id: try primaryKey.id(of: change.recordID), operation: change.operation == .delete ? .delete : .save,
                 isNew: change.isNew, reason: reason, fields: fields, keyPaths: keyPaths)
         }
     }
@@ -24,7 +24,7 @@ extension SyncTable {
     /// (see ``Repository/revert(failedChangeOf:)``).
     func revertFailedChange(of id: Model.ID) async throws {
         let state = self.state
-        let recordID = try Self.text(of: id)
+        let recordID = try primaryKey.storedID(of: id)
         guard let change = try await database.read({ try state.change(of: recordID, $0) }) else { return }
         let json = change.isNew ? try await serverCopyOfCreate(id: id) : try await remote.currentRecord(id: id)
         let server = try json.map { try KeySetJSONDecoder(source: .remote).decode(Model.self, from: $0) }

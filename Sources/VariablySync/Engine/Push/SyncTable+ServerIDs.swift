@@ -48,7 +48,7 @@ extension SyncTable where Model.ID == String {
         while try db.fetch(Model.self, id: id) != nil
             || db.fetchValue(
                 sql: #"SELECT 1 FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
-                arguments: [primaryKey.table, Self.text(of: id)]) != nil
+                arguments: [primaryKey.table, StoredRecordID(rawValue: StoredRecordID.quoted(id))]) != nil
         {
             id = form.make(using: &generator)
         }
@@ -74,22 +74,20 @@ extension SyncTable {
     /// the server assigned another one) replaces the provisional one in the row and in the queue, and
     /// its pulled columns are written unless the record was edited again meanwhile.
     ///
-    /// - Parameter recordID: The provisional id, as the queue keeps it (JSON text).
+    /// - Parameter recordID: The provisional id, as the queue keeps it.
     /// - Returns: The record's id as the queue keeps it now.
     @discardableResult
     static func adopt(
-        _ server: Model, createdAs recordID: String, state: SyncStateStore, primaryKey: PrimaryKey<Model>,
+        _ server: Model, createdAs recordID: StoredRecordID, state: SyncStateStore, primaryKey: PrimaryKey<Model>,
         pulledEntries: [Int], _ db: Database
-    ) throws -> String {
-        guard let oldKey = SyncStateStore.primaryKey(fromQueueText: recordID) else { return recordID }
+    ) throws -> StoredRecordID {
+        guard let oldKey = recordID.key else { return recordID }
         let newKey = try primaryKey.sqlValue(of: server.id)
         return try state.withCapturePaused(db) {
             var newRecordID = recordID
             if newKey != oldKey {
-                guard case .text(let text)? = try db.fetchValue(sql: "SELECT json_quote(?)", arguments: [newKey]) else {
-                    return recordID
-                }
-                newRecordID = text
+                guard let serverID = StoredRecordID(key: newKey) else { return recordID }
+                newRecordID = serverID
                 // A pull (or a parent's look-up) may have stored the server's row before this answer: the
                 // server's id names one record, so that row gives way. Its children move to the provisional
                 // row first: deleted with them, its `ON DELETE` rules would empty or delete them, inside
@@ -142,10 +140,10 @@ extension SyncTable {
     /// first change, so an edit of the created row after the copy's edit still counts as older).
     ///
     /// - Parameters:
-    ///   - copyID: The copy's id as the queue keeps it (JSON text).
+    ///   - copyID: The copy's id as the queue keeps it.
     ///   - recordID: The created row's provisional id, as the queue keeps it.
     static func editedColumns(
-        ofCopy key: SQLValue, copyID: String, createdAs recordID: String, state: SyncStateStore,
+        ofCopy key: SQLValue, copyID: StoredRecordID, createdAs recordID: StoredRecordID, state: SyncStateStore,
         primaryKey: PrimaryKey<Model>, _ db: Database
     ) throws -> (columns: [String], values: [SQLValue]) {
         guard let edit = try state.change(of: copyID, db), edit.operation == .upsert else { return ([], []) }

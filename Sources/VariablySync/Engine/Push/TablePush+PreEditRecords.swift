@@ -49,13 +49,15 @@ extension TablePush {
     /// written to the cached row first (capture paused), so that a create sent again after a kill carries
     /// the same reference and its look-up finds the first one. The JSON as it is when the source declares
     /// no client reference, the record has one, or the model cannot take one from its remote JSON.
-    func fillingClientReference(of json: Data, recordID: String, encoder: KeySetJSONEncoder) async throws -> Data {
+    func fillingClientReference(of json: Data, recordID: StoredRecordID, encoder: KeySetJSONEncoder) async throws
+        -> Data
+    {
         guard let field = (table.remote as? any ClientReferencingSource)?.clientReferenceField,
             var object = try? JSONSerialization.jsonObject(with: json) as? [String: Any]
         else { return json }
         let current = object[field]
         guard current == nil || current is NSNull || (current as? String)?.isEmpty == true,
-            let key = SyncStateStore.primaryKey(fromQueueText: recordID),
+            let key = recordID.key,
             let column = table.primaryKey.quotedColumn(forTopLevelKey: field, in: .remote)
         else { return json }
         object[field] = UUID().uuidString

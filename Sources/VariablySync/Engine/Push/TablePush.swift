@@ -113,8 +113,8 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         }
         let sending = Set(queue.map(\.recordID))
         let waiting = try held.filter { !sending.contains($0.key) }
-            .sorted { $0.key < $1.key }.map {
-                ReportedChange(id: try SyncTable<Model>.id(fromText: $0.key), reason: $0.value.reason)
+            .sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                ReportedChange(id: try primaryKey.id(of: $0.key), reason: $0.value.reason)
             }
         return PushRound(
             queue: queue, withoutReferences: withoutReferences, isResolvingDoubt: isResolvingDoubt,
@@ -242,7 +242,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
     ) async throws -> (changes: [RemoteChange<Model.ID>], sent: [String: PendingChange], vanished: [Model.ID]) {
         let primaryKey = table.primaryKey
         let upsertKeys = batch.compactMap {
-            $0.operation == .upsert ? SyncStateStore.primaryKey(fromQueueText: $0.recordID) : nil
+            $0.operation == .upsert ? $0.recordID.key : nil
         }
         let state = table.state
         let observesDates = !table.dateObserver.isEmpty
@@ -265,13 +265,13 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         var sent: [String: PendingChange] = [:]
         var vanished: [PendingChange] = []
         for change in batch {
-            let id = try SyncTable<Model>.id(fromText: change.recordID)
+            let id = try primaryKey.id(of: change.recordID)
             let operation: RemoteChange<Model.ID>.Operation
             switch change.operation {
             case .delete:
                 operation = .delete
             case .upsert:
-                let key = SyncStateStore.primaryKey(fromQueueText: change.recordID)
+                let key = change.recordID.key
                 var json: Data
                 if let key, let model = records[key] {
                     json = try recordEncoder.encode(model)
@@ -314,7 +314,7 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             }
         }
         let compared = try await withPreEditRecords(changes, sent: sent)
-        return (compared, sent, try vanished.map { try SyncTable<Model>.id(fromText: $0.recordID) })
+        return (compared, sent, try vanished.map { try primaryKey.id(of: $0.recordID) })
     }
 
     /// A push is answered with one result per change sent, for exactly those changes: anything else

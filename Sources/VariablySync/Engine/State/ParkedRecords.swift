@@ -16,11 +16,11 @@ struct ParkedRecords: Sendable {
     /// The table whose records are parked.
     let table: String
 
-    /// A parked record: its id (JSON text), its JSON in the remote key set, its version as the server
+    /// A parked record: its id, its JSON in the remote key set, its version as the server
     /// sent it, the values of its reference columns (a JSON object, `nil` when not known yet), and
     /// the reference columns its parents' deletions emptied.
     struct ParkedRecord: Sendable {
-        let recordID: String
+        let recordID: StoredRecordID
         let record: Data
         let version: String?
         var parents: String? = nil
@@ -123,8 +123,8 @@ struct ParkedRecords: Sendable {
         return records
     }
 
-    /// Forgets the parked record with `recordID` (JSON text).
-    func forgetParkedRecord(_ recordID: String, _ db: Database) throws {
+    /// Forgets the parked record with `recordID`.
+    func forgetParkedRecord(_ recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"DELETE FROM "variably_parked_records" WHERE "table_name" = ? AND "record_id" = ?"#,
             arguments: [table, recordID])

@@ -38,12 +38,12 @@ struct PreEditRows: Sendable {
             """
     }
 
-    /// The kept pre-edit rows of the records with ids `recordIDs` (JSON text), by id: each a row's values
+    /// The kept pre-edit rows of the records with ids `recordIDs`, by id: each a row's values
     /// by column name. Records with none are absent.
     ///
     /// - Complexity: One indexed query per 500 ids.
-    func preEditRows(of recordIDs: [String], _ db: Database) throws -> [String: [String: SQLValue]] {
-        var rows: [String: [String: SQLValue]] = [:]
+    func preEditRows(of recordIDs: [StoredRecordID], _ db: Database) throws -> [StoredRecordID: [String: SQLValue]] {
+        var rows: [StoredRecordID: [String: SQLValue]] = [:]
         var start = 0
         while start < recordIDs.count {
             let chunk = Array(recordIDs[start..<min(start + 500, recordIDs.count)])
@@ -54,10 +54,11 @@ struct PreEditRows: Sendable {
                     SELECT "record_id", "column_name", "value" FROM "variably_pre_edit_rows"
                     WHERE "table_name" = ? AND "record_id" IN (\#(placeholders))
                     """#,
-                arguments: StatementArguments(([table] + chunk).map { $0 as any SQLValueConvertible }))
+                arguments: StatementArguments(
+                    [table as any SQLValueConvertible] + chunk.map { $0 as any SQLValueConvertible }))
             for row in found {
                 guard let id = row.text("record_id"), let column = row.text("column_name") else { continue }
-                rows[id, default: [:]][column] = row["value"]
+                rows[StoredRecordID(rawValue: id), default: [:]][column] = row["value"]
             }
         }
         return rows
@@ -65,7 +66,7 @@ struct PreEditRows: Sendable {
 
     /// Forgets the pre-edit row of the record with id `recordID`: its change completed, discarded, or
     /// based on a version now.
-    func dropPreEditRow(of recordID: String, _ db: Database) throws {
+    func dropPreEditRow(of recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"DELETE FROM "variably_pre_edit_rows" WHERE "table_name" = ? AND "record_id" = ?"#,
             arguments: [table, recordID])

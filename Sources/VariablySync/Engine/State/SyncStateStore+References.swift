@@ -8,7 +8,7 @@ import VariablySQLite
 /// server's ids replacing provisional ones.
 extension SyncStateStore {
     /// The queued creates and updates of this table's records that reference a record the server does
-    /// not have yet (queued as new in its own table, this one included), by record id (JSON text),
+    /// not have yet (queued as new in its own table, this one included), by record id,
     /// each with why: the parent's refusal, or that it waits for it.
     ///
     /// - Parameters:
@@ -16,9 +16,11 @@ extension SyncStateStore {
     ///   - references: This table's declared references.
     /// - Complexity: Two indexed look-ups per queued change and reference
     ///   (https://www.sqlite.org/json1.html#jex reads the queued id back as the key's value).
-    func heldChanges(primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> [String: Hold] {
+    func heldChanges(primaryKeyColumn: String, references: [TableReference], _ db: Database) throws -> [StoredRecordID:
+        Hold]
+    {
         guard !references.isEmpty else { return [:] }
-        var held: [String: Hold] = [:]
+        var held: [StoredRecordID: Hold] = [:]
         for reference in references {
             let rows = try db.fetch(
                 sql: #"""
@@ -33,7 +35,8 @@ extension SyncStateStore {
                     """#,
                 arguments: [reference.parentTable, table])
             for row in rows {
-                guard let child = row.text("child"), let parent = row.text("parent") else { continue }
+                guard let child = row.text("child").map(StoredRecordID.init(rawValue:)), let parent = row.text("parent")
+                else { continue }
                 let failure = row.text("failure")
                 var hold =
                     held[child]
@@ -104,7 +107,7 @@ extension SyncStateStore {
 
     /// Queues a record again as an update of its whole content: it was created on the server with
     /// some references empty (a cycle), which the update now fills.
-    func requeueWhole(_ recordID: String, _ db: Database) throws {
+    func requeueWhole(_ recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"""
                 INSERT INTO "variably_pending_changes"
@@ -117,8 +120,8 @@ extension SyncStateStore {
             arguments: [table, recordID, table, recordID])
     }
 
-    /// Bases the queued change of `recordID` (JSON text) on the version of its last accepted push.
-    func rebaseOnAcknowledged(_ recordID: String, _ db: Database) throws {
+    /// Bases the queued change of `recordID` on the version of its last accepted push.
+    func rebaseOnAcknowledged(_ recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"""
                 UPDATE "variably_pending_changes" SET "base_cursor" = coalesce(
@@ -128,10 +131,10 @@ extension SyncStateStore {
             arguments: [table, recordID, table, recordID])
     }
 
-    /// Renames a record in the queue and its acknowledgements: the server assigned `newID` (JSON text)
+    /// Renames a record in the queue and its acknowledgements: the server assigned `newID`
     /// to the record created here as `oldID`. A change still queued for it is an update now, since the
     /// server has the record.
-    func rewriteRecordID(from oldID: String, to newID: String, _ db: Database) throws {
+    func rewriteRecordID(from oldID: StoredRecordID, to newID: StoredRecordID, _ db: Database) throws {
         // A change queued under the server's id already (an edit of a pulled copy, should the server's
         // record have been pulled first) becomes the one change of the record: the row holds this
         // device's values, and a push reads the row, so one change of the whole record says it all.

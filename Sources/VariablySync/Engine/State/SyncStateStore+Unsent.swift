@@ -5,7 +5,7 @@ import VariablySQLite
 
 extension SyncStateStore {
     /// This table's queued changes as ``UnsentChange``s, `held` telling those waiting for a parent.
-    func unsent(held: [String: Hold], _ db: Database) throws -> [UnsentChange] {
+    func unsent(held: [StoredRecordID: Hold], _ db: Database) throws -> [UnsentChange] {
         let now = Date()
         return try queuedRows(where: "1", db).map { row in
             let status: UnsentChange.Status
@@ -21,7 +21,7 @@ extension SyncStateStore {
                 status = .queued
             }
             return UnsentChange(
-                table: table, recordID: row.recordID, isDeletion: row.operation == "delete", isNew: row.isNew,
+                table: table, recordID: row.recordID.rawValue, isDeletion: row.operation == "delete", isNew: row.isNew,
                 status: status)
         }
     }

@@ -72,10 +72,10 @@ struct SyncStateStore: Sendable {
     }
 
     /// This table's record versions, as pulled (`variably_record_versions`) or as accepted for a push
-    /// the pull has not caught up with (`variably_acknowledged_changes`), by record id (JSON text).
+    /// the pull has not caught up with (`variably_acknowledged_changes`), by record id.
     ///
     /// - Complexity: O(v) in the table's versions.
-    func recordVersions(acknowledged: Bool = false, _ db: Database) throws -> [String: String] {
+    func recordVersions(acknowledged: Bool = false, _ db: Database) throws -> [StoredRecordID: String] {
         let source = acknowledged ? "variably_acknowledged_changes" : "variably_record_versions"
         let rows = try db.fetch(
             RecordVersionRow.self,
@@ -121,9 +121,9 @@ struct SyncStateStore: Sendable {
         }
     }
 
-    /// The queued change of the record with `recordID` (its JSON text), failed or not.
-    func change(of recordID: String, _ db: Database) throws -> PendingChange? {
-        try changes(where: #""record_id" = ?"#, arguments: [.text(recordID)], db).first
+    /// The queued change of the record with `recordID`, failed or not.
+    func change(of recordID: StoredRecordID, _ db: Database) throws -> PendingChange? {
+        try changes(where: #""record_id" = ?"#, arguments: [recordID.sqlValue], db).first
     }
 
     private func changes(where condition: String, arguments: [SQLValue] = [], _ db: Database) throws -> [PendingChange]
@@ -157,7 +157,7 @@ struct SyncStateStore: Sendable {
     /// Makes a change the app retries pushable with the next sync: a failed one under a new key, and
     /// one retrying after repeated `5xx` answers at once, its backoff ended (under its key: the server
     /// may have applied it).
-    func clearFailure(of recordID: String, _ db: Database) throws {
+    func clearFailure(of recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"""
                 UPDATE "variably_pending_changes" SET
@@ -170,7 +170,7 @@ struct SyncStateStore: Sendable {
     }
 
     /// Removes the queued change of a record, whatever its state: the app decided.
-    func discard(recordID: String, _ db: Database) throws {
+    func discard(recordID: StoredRecordID, _ db: Database) throws {
         try db.execute(
             sql: #"DELETE FROM "variably_pending_changes" WHERE "table_name" = ? AND "record_id" = ?"#,
             arguments: [table, recordID])
@@ -207,16 +207,7 @@ struct SyncStateStore: Sendable {
     func pendingPrimaryKeys(_ db: Database) throws -> Set<SQLValue> {
         let rows = try db.fetch(
             sql: #"SELECT "record_id" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
-        return Set(rows.compactMap { $0.text("record_id").flatMap(Self.primaryKey(fromQueueText:)) })
-    }
-
-    /// A queued record id (the primary key's JSON text, as `json_quote` writes it) as the key's SQL value.
-    static func primaryKey(fromQueueText text: String) -> SQLValue? {
-        if text.hasPrefix("\"") {
-            return (try? JSONDecoder().decode(String.self, from: Data(text.utf8))).map(SQLValue.text)
-        }
-        if let integer = Int64(text) { return .integer(integer) }
-        return Double(text).map(SQLValue.real)
+        return Set(rows.compactMap { $0.text("record_id").flatMap { StoredRecordID(rawValue: $0).key } })
     }
 
     /// Removes a pushed change. If the record was edited again meanwhile (the key changed), the newer

@@ -22,9 +22,9 @@ protocol EngineTable: Sendable {
     func makePages() -> any TablePages
     /// The pages of `records` (a JSON array the server sent for this table), decoded off the writer.
     func pages(ofRecords records: Data) throws -> any TablePages
-    /// The server's current JSON of the record whose id is the JSON text given, or `nil` when the server
-    /// answers that it has no such record.
-    func lookUp(idText: String) async throws -> Data?
+    /// The server's current JSON of the record with `id`, or `nil` when the server answers that it has
+    /// no such record.
+    func lookUp(_ id: StoredRecordID) async throws -> Data?
 
     /// Starts the table's part of a run: forgets the last run's report, announces `.started` on the
     /// table's progress stream.

@@ -21,8 +21,8 @@ extension SyncTable: EngineTable {
             ])
     }
 
-    func lookUp(idText: String) async throws -> Data? {
-        try await remote.currentRecord(id: try Self.id(fromText: idText))
+    func lookUp(_ id: StoredRecordID) async throws -> Data? {
+        try await remote.currentRecord(id: try primaryKey.id(of: id))
     }
 
     func beginRun() async throws -> Int {

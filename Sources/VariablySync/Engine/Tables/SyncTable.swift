@@ -88,6 +88,13 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
                 .primaryKeyIsNotID(idType: "\(Model.ID.self)"), model: Model.self, keyPath: primaryKey.keyPath,
                 fix: "declare `SQLiteTable(_:primaryKey:)` with the property that `id` returns")
         }
+        // The sync state keeps ids as their exact JSON text, which a floating-point or bytes key has not.
+        let sqlType = primaryKey.columnSQLType
+        guard sqlType == "INTEGER" || sqlType == "TEXT" else {
+            throw DeclarationError(
+                .unsyncablePrimaryKey(sqlType: sqlType), model: Model.self, keyPath: primaryKey.keyPath,
+                fix: "give the model an id stored as an integer or text (Int64, String, UUID, or a raw value of one)")
+        }
         // The remote key set reads every page: a key it dropped, or a modifier left out, would lose a value.
         for problem in Model.keySets.problems where problem.source == .remote {
             switch problem.kind {
@@ -121,21 +128,6 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
     /// How this table applies pulled records.
     var pageApplier: PageApplier<Model> {
         PageApplier(state: state, pulledEntries: pulledEntries, versionPrefix: recordVersions?.prefix)
-    }
-
-    // MARK: - Ids in the queue
-
-    /// An id as the queue of local changes keeps it: the primary key's JSON text (`42`, `"E621E1F8-..."`).
-    static func id(fromText text: String) throws -> Model.ID {
-        try JSONDecoder().decode(Model.ID.self, from: Data(text.utf8))
-    }
-
-    /// An id as the queue keeps it: its JSON text, as SQLite's `json_quote` writes the stored key.
-    static func text(of id: Model.ID) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        let data = try encoder.encode([id])
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 }
 

@@ -9,7 +9,9 @@ import VariablySQLite
 @Suite(.timeLimit(.minutes(2)))
 struct PreEditRowTests {
     private func keptRows(_ notes: Repository<LockedNote>) async throws -> [String: [String: SQLValue]] {
-        try await notes.database.read { try PreEditRows(table: "locked_notes").preEditRows(of: ["1", "2"], $0) }
+        let ids = ["1", "2"].map(StoredRecordID.init(rawValue:))
+        let rows = try await notes.database.read { try PreEditRows(table: "locked_notes").preEditRows(of: ids, $0) }
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.key.rawValue, $0.value) })
     }
 
     @Test func onlyTheFirstEditOfARecordWithoutAVersionKeepsItsRow() async throws {

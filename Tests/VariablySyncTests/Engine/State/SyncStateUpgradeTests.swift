@@ -114,8 +114,8 @@ import VariablySyncTesting
             )
         }
         #expect(versions.count == 6)
-        #expect(versions["10"] == #"v:"2023-11-14T22:14:20.000Z""#)
-        #expect(parked.map(\.recordID) == ["999"])
+        #expect(versions[StoredRecordID(rawValue: "10")] == #"v:"2023-11-14T22:14:20.000Z""#)
+        #expect(parked.map(\.recordID.rawValue) == ["999"])
         #expect(parked.first?.parents == #"{"post_id":77}"#)
     }
 

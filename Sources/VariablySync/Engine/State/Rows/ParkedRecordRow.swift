@@ -8,8 +8,8 @@ import VariablySQLite
 struct ParkedRecordRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
     /// The model table.
     var tableName: String
-    /// The record's id as JSON text.
-    var recordID: String
+    /// The record's id, as the sync state keeps it.
+    var recordID: StoredRecordID
     /// The record as the server sent it, in the remote key set.
     var record: Data
     /// Its version as the server sent it.

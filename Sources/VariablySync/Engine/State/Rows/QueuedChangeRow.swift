@@ -10,8 +10,8 @@ struct QueuedChangeRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
     var sequence: Int64
     /// The model table the record belongs to.
     var tableName: String
-    /// The record's id as JSON text (`42`, `"A1B2..."`).
-    var recordID: String
+    /// The record's id, as the sync state keeps it.
+    var recordID: StoredRecordID
     /// `upsert` or `delete`.
     var operation: String
     /// The key the server recognises the change by; a new one whenever the change is replaced.

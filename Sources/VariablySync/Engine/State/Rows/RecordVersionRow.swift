@@ -10,8 +10,8 @@ import VariablySQLite
 struct RecordVersionRow: VariablyCodable, SQLiteStorable, Sendable, Equatable {
     /// The model table.
     var tableName: String
-    /// The record's id as JSON text.
-    var recordID: String
+    /// The record's id, as the sync state keeps it.
+    var recordID: StoredRecordID
     /// The version, as the base of a change carries it.
     var version: String
 
