@@ -37,6 +37,11 @@ extension HTTPRecordEndpoints {
                 fix: "declare the server's limit of writes per batch (PocketBase: its batch.maxRequests setting, 50 "
                     + "by default)")
         }
+        let lookUps = [("clientReference.lookUp", clientReference?.lookUp), ("lookingUpChosenIDs", chosenIDLookUp)]
+        for (setting, lookUp) in lookUps {
+            guard let lookUp, let problem = lookUp.problem else { continue }
+            return invalid("HTTPRecordEndpoints.\(setting)", problem.requirement, fix: problem.fix)
+        }
         if let problem = newIDs.problem {
             return invalid(
                 "HTTPRecordEndpoints.newIDs", "a length of at least 1 and 2 or more distinct characters",

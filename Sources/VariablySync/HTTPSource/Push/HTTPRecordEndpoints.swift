@@ -92,6 +92,9 @@ public struct HTTPRecordEndpoints: Sendable {
     package var batch: HTTPBatchEndpoint? = nil
     /// Where a delete sends the version with ``Concurrency/versionInBody``; `nil` for ``DeleteVersion/body``.
     package var deleteVersion: DeleteVersion?
+    /// How creates in doubt whose ids the device chose are found many at a time
+    /// (``lookingUpChosenIDs(_:)``); `nil`: one `GET {path}/{id}` each.
+    package var chosenIDLookUp: HTTPLookUp? = nil
 
     /// A unique value the client gives each record it creates and the server stores with a unique
     /// constraint (a UUID property, the common pattern): a create whose answer was lost (a kill, a
@@ -107,6 +110,9 @@ public struct HTTPRecordEndpoints: Sendable {
         public var field: String
         /// The query parameter that filters the collection by it.
         public var query: String
+        /// How the collection is asked for records by it: one value a request (``HTTPLookUp/parameter(_:)``
+        /// with ``query``), or the creates in doubt many at a time.
+        public var lookUp: HTTPLookUp
 
         /// A client reference at `field`, looked up with the query parameter `query` (`field` when `nil`).
         ///
@@ -117,6 +123,23 @@ public struct HTTPRecordEndpoints: Sendable {
         public init(field: String, query: String? = nil) {
             self.field = field
             self.query = query ?? field
+            self.lookUp = .parameter(query ?? field)
+        }
+
+        /// A client reference at `field`, the creates in doubt looked up as `lookUp` asks.
+        ///
+        /// ```swift
+        /// // Django REST Framework with django-filter: GET /comments/?client_id__in=6f96...,1b4e...
+        /// HTTPRecordEndpoints.ClientReference(field: "client_id", lookUp: .list(parameter: "client_id__in"))
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - field: The path of the reference in the record's JSON, written as in key sets.
+        ///   - lookUp: How the collection is asked for records by their references.
+        public init(field: String, lookUp: HTTPLookUp) {
+            self.field = field
+            self.query = lookUp.parameterName
+            self.lookUp = lookUp
         }
     }
 

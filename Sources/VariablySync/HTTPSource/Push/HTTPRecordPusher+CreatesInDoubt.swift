@@ -47,14 +47,22 @@ extension HTTPRecordPusher {
     func adoptCreate(
         _ change: RemoteChange<Model.ID>, record: Data, at recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
-        let response = try await exchange.send(
-            requests.makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
-        // No such record; `400`: an id the server would never assign (a provisional one), which it
-        // cannot have.
-        if [400, 404, 410].contains(response.head.status) { return nil }
-        let answer = try HTTPExchange.successBody(response)
-        let found = Requests.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
-        let version = Requests.recordVersion(of: response, endpoints: endpoints)
+        let found: Data
+        let version: RecordVersion
+        if let id = Self.text(at: api.pull.idPath, in: record), let listed = createsFound.byID[id] {
+            // Found (or proven absent) with the other creates in doubt, by one request.
+            guard let listed else { return nil }
+            (found, version) = (listed, Requests.recordVersion(ofListed: listed, endpoints: endpoints))
+        } else {
+            let response = try await exchange.send(
+                requests.makeRecordRequest(url: recordURL, method: "GET", endpoints: endpoints))
+            // No such record; `400`: an id the server would never assign (a provisional one), which it
+            // cannot have.
+            if [400, 404, 410].contains(response.head.status) { return nil }
+            let answer = try HTTPExchange.successBody(response)
+            found = Requests.answerRecord(answer, at: endpoints.writes.answerRecordPath) ?? answer
+            version = Requests.recordVersion(of: response, endpoints: endpoints)
+        }
         if let body = try? JSONBody(found), try api.pull.isDeletion(body.root, in: body) {
             return (.conflict(serverRecord: nil, version: Requests.absentRecordVersion), nil)
         }
@@ -116,6 +124,8 @@ extension HTTPRecordPusher {
             let value = try? body.value(range), value != .null, let text = JSONBody.text(of: value),
             var components = URLComponents(url: collection, resolvingAgainstBaseURL: false)
         else { return nil }
+        // Found (or proven absent) with the other creates in doubt, by one request.
+        if let listed = createsFound.byReference[text.lowercased()] { return listed }
         let query =
             HTTPRequestHead.percentEncodedQueryValue(reference.query) + "="
             + HTTPRequestHead.percentEncodedQueryValue(text)
@@ -145,5 +155,141 @@ extension HTTPRecordPusher {
             }
         }
         return nil
+    }
+}
+
+// MARK: - Creates in doubt, found many at a time
+
+extension HTTPRecordPusher {
+    /// Creates in doubt found before their changes are pushed, by look-ups of many at once
+    /// (``HTTPLookUp``): by their client reference's text (lowercased: a UUID may come back in another
+    /// case), or by the text of the id the device chose. A value mapped to `nil` is proven absent; a
+    /// value not mapped is looked up alone.
+    struct CreatesFound: Sendable {
+        var byReference: [String: Data?] = [:]
+        var byID: [String: Data?] = [:]
+    }
+
+    /// This pusher with the creates in doubt among `changes` looked up many at a time, where the
+    /// endpoints declare a look-up that takes many values; unchanged otherwise.
+    ///
+    /// - Throws: The look-up's error (a transport failure, a `5xx` after its retries), as a single
+    ///   look-up's would stop the push.
+    func findingCreatesInDoubt(_ changes: [RemoteChange<Model.ID>], endpoints: HTTPRecordEndpoints) async throws
+        -> Self
+    {
+        let inDoubt = changes.filter { $0.isNew && $0.mayHaveBeenApplied }
+        guard !inDoubt.isEmpty else { return self }
+        var pusher = self
+        let collection = try Requests.collectionURL(baseURL, endpoints)
+        if let reference = endpoints.clientReference, reference.lookUp.takesMany {
+            let field = DataPath(dotted: reference.field)
+            let values = inDoubt.compactMap { change -> String? in
+                let record: Data? =
+                    switch change.operation {
+                    case .upsert(let record): record
+                    case .delete: change.createdRecord
+                    }
+                return record.flatMap { Self.text(at: field, in: $0) }
+            }
+            pusher.createsFound.byReference = try await listed(
+                values, field: field, lookUp: reference.lookUp, ignoringCase: true, in: collection, endpoints: endpoints
+            )
+        }
+        // A list answer carries no entity tag: with `If-Match` and no version field, each goes alone.
+        if let lookUp = endpoints.chosenIDLookUp, lookUp.takesMany,
+            endpoints.concurrency == .none || endpoints.versionField != nil
+        {
+            let values = inDoubt.compactMap { change -> String? in
+                guard case .upsert(let record) = change.operation else { return nil }
+                return Self.text(at: api.pull.idPath, in: record)
+            }
+            pusher.createsFound.byID = try await listed(
+                values, field: api.pull.idPath, lookUp: lookUp, ignoringCase: false, in: collection,
+                endpoints: endpoints)
+        }
+        return pusher
+    }
+
+    /// The records the collection holds with `field` equal to one of `values`, asked `lookUp.maximum`
+    /// values a request: each value found maps to its record, each value an answer proves absent (a
+    /// whole answer) to `nil`. Values that cannot go in a list or an expression, and every value once
+    /// the server refuses the request (`400`, `404`, `422`), are left out, to be looked up alone.
+    private func listed(
+        _ values: [String], field: DataPath, lookUp: HTTPLookUp, ignoringCase: Bool, in collection: URL,
+        endpoints: HTTPRecordEndpoints
+    ) async throws -> [String: Data?] {
+        func key(_ text: String) -> String { ignoringCase ? text.lowercased() : text }
+        let plain = Array(Set(values.filter(HTTPLookUp.isPlain))).sorted()
+        var found: [String: Data?] = [:]
+        var start = 0
+        while start < plain.count {
+            let chunk = Array(plain[start..<min(start + lookUp.maximum, plain.count)])
+            start += chunk.count
+            guard var components = URLComponents(url: collection, resolvingAgainstBaseURL: false) else { break }
+            let query = lookUp.queryItem(for: chunk)
+            components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + query } ?? query
+            guard let url = components.url else { break }
+            let response = try await exchange.send(
+                requests.makeRecordRequest(url: url, method: "GET", endpoints: endpoints))
+            // The server does not know the filter: each create is looked up alone.
+            if [400, 404, 422].contains(response.head.status) { return found }
+            let answer = try HTTPExchange.successBody(response)
+            guard let list = try? JSONBody(answer) else {
+                throw RemoteSourceError.invalidResponse(
+                    "the look-up of creates by \(lookUp.parameterName) did not answer JSON")
+            }
+            let array = list.bytes.first == UInt8(ascii: "[") ? list.root : try list.range(at: api.pull.records)
+            guard let array, let elements = try list.elements(of: array) else {
+                throw RemoteSourceError.invalidResponse(
+                    "the look-up of creates by \(lookUp.parameterName) answered no records array at "
+                        + "\(api.pull.records)")
+            }
+            var records: [String: Data] = [:]
+            for element in elements {
+                guard let range = try list.range(at: field, in: element),
+                    let text = JSONBody.text(of: try list.value(range))
+                else { continue }
+                records[key(text)] = list.data(element)
+            }
+            let isWhole = try isWholeAnswer(list, count: elements.count, link: response.head.headers["link"])
+            for value in chunk {
+                if let record = records[key(value)] {
+                    found[key(value)] = .some(record)
+                } else if isWhole {
+                    found[key(value)] = .some(nil)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether a look-up's answer holds every record it matched: it is empty, or the API's pull shape
+    /// tells that no page follows (a declared ``HTTPPullShape/HasMore``, a `null` next URL, no next
+    /// link). Pages by number, offset or token say nothing of a cap the server applies, so their
+    /// answers prove no absence.
+    private func isWholeAnswer(_ body: JSONBody, count: Int, link: String?) throws -> Bool {
+        if count == 0 { return true }
+        if body.bytes.first == UInt8(ascii: "[") { return false }
+        let shape = api.pull
+        if let hasMore = shape.hasMore {
+            let page: Int? = if case .page(_, let first) = shape.paging { first } else { nil }
+            return try !hasMore.more(in: body, page: page, received: count)
+        }
+        switch shape.paging {
+        case .nextURL(let path, _): return try body.text(at: path) == nil
+        case .nextLink: return link.flatMap(HTTPLinkHeader.next(in:)) == nil
+        case .token, .page, .offset: return false
+        }
+    }
+
+    /// The text of the value at `path` in a record's JSON (a string's content, a number's digits);
+    /// `nil` when absent or `null`.
+    static func text(at path: DataPath, in record: Data) -> String? {
+        guard let body = try? JSONBody(record), let range = try? body.range(at: path),
+            let value = try? body.value(range),
+            value != .null
+        else { return nil }
+        return JSONBody.text(of: value)
     }
 }

@@ -14,10 +14,13 @@ extension HTTPRecordPusher {
         willSend: (@Sendable ([RemoteChange<Model.ID>]) async throws -> Void)? = nil,
         onResult: (@Sendable (PushResult<Model.ID>) async -> Void)? = nil
     ) async throws -> [PushResult<Model.ID>] {
+        // The creates in doubt found first, many at a time where the endpoints declare how.
+        let pusher = try await findingCreatesInDoubt(changes, endpoints: endpoints)
         if let batch = endpoints.batch {
             var alone = endpoints
             alone.batch = nil
-            return try await pushInBatches(changes, to: alone, through: batch, willSend: willSend, onResult: onResult)
+            return try await pusher.pushInBatches(
+                changes, to: alone, through: batch, willSend: willSend, onResult: onResult)
         }
         var results = [PushResult<Model.ID>?](repeating: nil, count: changes.count)
         var failure: (any Error)?
@@ -46,7 +49,7 @@ extension HTTPRecordPusher {
                     let change = changes[index]
                     do {
                         try Task.checkCancellation()
-                        let (outcome, record) = try await pushRecord(change, to: endpoints)
+                        let (outcome, record) = try await pusher.pushRecord(change, to: endpoints)
                         return (
                             index,
                             .success(

@@ -15,6 +15,8 @@ where Model.ID: Codable & Sendable {
     let api: HTTPAPI
     /// What sends each request.
     let exchange: HTTPExchange
+    /// The creates in doubt found before the push, many at a time (``findingCreatesInDoubt(_:endpoints:)``).
+    var createsFound = CreatesFound()
 
     /// The builder of the endpoints' requests.
     var requests: Requests { Requests(exchange: exchange, idPath: api.pull.idPath) }
@@ -119,8 +121,11 @@ where Model.ID: Codable & Sendable {
             of: response, for: change, isCreate: isCreate, recordURL: recordURL, endpoints: endpoints)
         // A create in doubt that the server refused (its unique client reference taken) may have been
         // applied by the first request, still in progress when the look-up above ran: look again.
+        // The look-up asks again: what was found before the push is older than the refusal.
+        var askingAgain = self
+        askingAgain.createsFound = CreatesFound()
         if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, case .upsert(let record) = change.operation,
-            let adopted = try await adoptCreateInDoubt(
+            let adopted = try await askingAgain.adoptCreateInDoubt(
                 change, record: record, collection: collection, recordURL: recordURL, endpoints: endpoints)
         {
             return adopted

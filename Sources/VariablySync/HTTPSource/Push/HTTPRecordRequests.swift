@@ -138,6 +138,13 @@ where Model.ID: Codable & Sendable {
         return RecordVersion(rawValue: recordVersionPrefix + (version ?? ""))
     }
 
+    /// The version of a record the server listed (an answer to a look-up of many): its version field's
+    /// value, with no entity tag to read.
+    static func recordVersion(ofListed record: Data, endpoints: HTTPRecordEndpoints) -> RecordVersion {
+        let own = endpoints.versionField.flatMap { try? versionJSON(in: record, field: $0) }
+        return RecordVersion(rawValue: recordVersionPrefix + (own ?? ""))
+    }
+
     /// The JSON text at the path `field` (dotted, as in key sets) in a record's JSON; `nil` when absent
     /// or `null`.
     private static func versionJSON(in record: Data, field: String) throws -> String? {

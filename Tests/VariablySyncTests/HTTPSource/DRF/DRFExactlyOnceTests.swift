@@ -12,26 +12,32 @@ import VariablySync
 // time limit): each starts its own Django, which takes a core for a second or more.
 @Suite(.serialized, .timeLimit(.minutes(15)), .enabled(if: DRFServer.isAvailable, DRFServer.unavailableReason))
 struct DRFExactlyOnceTests {
-    /// The comments' API with a client reference, or without one.
-    static func commentsAPI(clientReference: Bool) -> HTTPAPI {
-        let graph = DRFServer.graphAPI("comments")
+    /// The comments' API with a client reference, or without one; `manyAtOnce`: creates in doubt looked up
+    /// many a request (`?client_id__in=`), the answers' `count` telling whether they are whole.
+    static func commentsAPI(clientReference: Bool, manyAtOnce: Bool = false) -> HTTPAPI {
+        var pull = DRFServer.graphAPI("comments").pull
+        var reference = HTTPRecordEndpoints.ClientReference(field: "client_id")
+        if manyAtOnce {
+            pull.hasMore = .totalItems(at: "count")
+            reference = .init(field: "client_id", lookUp: .list(parameter: "client_id__in"))
+        }
         return HTTPAPI(
-            pull: graph.pull,
+            pull: pull,
             push: .perRecord(
                 HTTPRecordEndpoints(
                     path: "graph/comments", trailingSlash: true, update: .patch, body: .changedFields,
                     readOnlyFields: ["id", "updated_at", "deleted"],
-                    clientReference: clientReference ? .init(field: "client_id") : nil)))
+                    clientReference: clientReference ? reference : nil)))
     }
 
     /// The comments' repository, with the users' and posts' beside it on `database`, and their store.
     static func comments(
-        _ server: DRFServer, on database: SQLiteDatabase, clientReference: Bool
+        _ server: DRFServer, on database: SQLiteDatabase, clientReference: Bool, manyAtOnce: Bool = false
     ) throws -> (Repository<Comment>, SyncStore) {
         let users = try server.makeGraphRepository(User.self, "users", database: database)
         let posts = try server.makeGraphRepository(Post.self, "posts", database: database)
         let remote = HTTPRemoteSource<Comment>(
-            baseURL: server.baseURL, api: commentsAPI(clientReference: clientReference),
+            baseURL: server.baseURL, api: commentsAPI(clientReference: clientReference, manyAtOnce: manyAtOnce),
             headers: ["Authorization": "Token \(server.token)"], timeout: 10)
         let comments = try Repository(
             database: database, remote: remote, configuration: SyncConfiguration(retryPolicy: quickRetries))
@@ -74,6 +80,42 @@ struct DRFExactlyOnceTests {
         #expect(state.requests.contains { $0.method == "GET" && $0.path.contains("client_id=") })
         // The server's id replaced the provisional one; nothing is left to send.
         #expect(try await comments.fetch().map(\.id) == [500])
+        #expect(try await comments.unsentChanges().isEmpty)
+    }
+
+    /// Creates in doubt, two of three applied by the server before their answers were lost, are found by
+    /// one request (`?client_id__in=a,b,c`), not one each: the two adopted, the third created, none twice.
+    @Test func createsInDoubtAreLookedUpManyInOneRequest() async throws {
+        let server = try await DRFServer.start()
+        defer { server.stop() }
+        let database = try SQLiteDatabase.inMemory()
+        let (comments, store) = try Self.comments(server, on: database, clientReference: true, manyAtOnce: true)
+        try server.graph("users", "create", fields: ["id": 1, "user_name": "ada"])
+        try server.graph("posts", "create", fields: ["id": 1, "author_id": 1, "title": "kept"])
+        try await store.sync()
+        let clientIDs = [UUID(), UUID(), UUID()]
+        for (index, clientID) in clientIDs.enumerated() {
+            _ = try await comments.create { Comment(id: $0, postID: 1, body: "offline \(index)", clientID: clientID) }
+        }
+        for (index, clientID) in clientIDs.prefix(2).enumerated() {
+            try server.graph(
+                "comments", "create",
+                fields: ["id": 500 + index, "post_id": 1, "body": "offline \(index)", "client_id": clientID.uuidString])
+        }
+        try await comments.database.write { try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#) }
+        try server.clearLog()
+
+        let report = try await comments.sync()
+        #expect(report.pushed == 3)
+        let state = try server.state()
+        let lookUps = state.requests.filter { $0.method == "GET" && $0.path.contains("client_id") }
+        #expect(lookUps.count == 1)
+        #expect(lookUps.allSatisfy { $0.path.contains("client_id__in=") })
+        #expect(state.requests.filter { $0.method == "POST" }.count == 1)
+        for clientID in clientIDs {
+            #expect(state.comments.filter { $0.client_id?.lowercased() == clientID.uuidString.lowercased() }.count == 1)
+        }
+        #expect(try await comments.fetch().map(\.id).sorted().prefix(2) == [500, 501])
         #expect(try await comments.unsentChanges().isEmpty)
     }
 

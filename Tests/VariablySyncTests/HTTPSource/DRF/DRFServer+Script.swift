@@ -253,6 +253,10 @@ extension DRFServer {
                 client_id = self.request.query_params.get("client_id")
                 if self.action == "list" and client_id:
                     return Comment.objects.filter(client_id=client_id).order_by("id")
+                # Many at once, as django-filter's `in` lookup reads them: comma-separated.
+                client_ids = self.request.query_params.get("client_id__in")
+                if self.action == "list" and client_ids:
+                    return Comment.objects.filter(client_id__in=client_ids.split(",")).order_by("id")
                 return changed_since(self, Comment.objects.all())
 
             def perform_destroy(self, instance):
