@@ -4,7 +4,8 @@ extension DRFServer {
     /// The Python script: `server.py LIFETIME [PYTHON]`, re-executed with `PYTHON` if the python3 that
     /// started it cannot import Django; a Django project configured in-process (settings, an app
     /// module in memory, `migrate --run-syncdb` into an SQLite file in the script's folder), served by
-    /// `wsgiref` on an ephemeral port. Prints its port, then answers one line per command.
+    /// `wsgiref` on an ephemeral port. Prints its port, then answers one line per command. It runs after
+    /// ``DjangoProcess/serving``, which defines `RequestLog`, `serve` and `answer_commands`.
     static let script = #"""
         try:
             import django
@@ -13,9 +14,7 @@ extension DRFServer {
                 raise
             os.execv(sys.argv[2], [sys.argv[2], sys.argv[0], sys.argv[1]])
 
-        import datetime, json, signal, types
-        from socketserver import ThreadingMixIn
-        from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+        import datetime, signal, types
 
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
         exit_after(float(sys.argv[1]), "drf")
@@ -327,28 +326,6 @@ extension DRFServer {
             path("api/graph/", include(graph.urls)),
         ]
 
-        # The request log.
-
-        log_lock = threading.Lock()
-        request_log = []
-
-        class RequestLog:
-            """Middleware, outermost: every request and the status it was answered with (redirects included)."""
-            def __init__(self, get_response):
-                self.get_response = get_response
-
-            def __call__(self, request):
-                # Read before the view: Django keeps the bytes and hands the view a copy of them.
-                body = request.body.decode("utf-8", "replace") if request.method != "GET" else None
-                response = self.get_response(request)
-                entry = {"method": request.method, "path": request.get_full_path(), "status": response.status_code,
-                         "ifMatch": request.headers.get("If-Match"), "contentType": request.headers.get("Content-Type"),
-                         "idempotencyKey": request.headers.get("Idempotency-Key"),
-                         "authorization": request.headers.get("Authorization"), "body": body}
-                with log_lock:
-                    request_log.append(entry)
-                return response
-
         # Start: tables, a user and its token, the server; then the commands, until stdin closes.
 
         call_command("migrate", run_syncdb=True, verbosity=0, interactive=False)
@@ -356,23 +333,7 @@ extension DRFServer {
         from rest_framework.authtoken.models import Token
         TOKEN = Token.objects.create(user=auth_models.User.objects.create_user("tester", password="tester")).key
 
-        class Server(ThreadingMixIn, WSGIServer):
-            daemon_threads = True
-
-        class QuietHandler(WSGIRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def get_environ(self):
-                environ = super().get_environ()
-                if self.headers.get("Content-Type") is None:
-                    environ.pop("CONTENT_TYPE", None)   # wsgiref would say text/plain
-                return environ
-
-        server = make_server("127.0.0.1", 0, get_wsgi_application(), server_class=Server, handler_class=QuietHandler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        protocol.write("%d\n" % server.server_address[1])
-        protocol.flush()
+        serve(get_wsgi_application(), protocol)
 
         def state():
             with log_lock:
@@ -427,15 +388,6 @@ extension DRFServer {
                 raise ValueError("unknown op %r" % operation)
             return state()
 
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            try:
-                answer = control(json.loads(line))
-            except Exception as error:
-                answer = {"error": "%s: %s" % (type(error).__name__, error), "requests": [], "token": ""}
-            protocol.write(json.dumps(answer) + "\n")
-            protocol.flush()
-        os._exit(0)
+        answer_commands(control, protocol)
         """#
 }

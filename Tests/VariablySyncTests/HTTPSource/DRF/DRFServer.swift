@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 import UserSyncModels
-import VariablyTestSupport
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A real, unmodified Django REST Framework backend on 127.0.0.1, for tests against the API shapes DRF
 /// users actually have: Django and DRF configured in-process by a python3 script, an SQLite file in the
@@ -64,37 +59,13 @@ final class DRFServer {
     let baseURL: URL
     /// The one token the server accepts, as `Authorization: Token <token>`.
     let token: String
-    private let server: PythonScriptProcess
+    private let server: DjangoProcess
 
-    /// A python3 that imports Django and DRF: the tests' own (``PythonScriptProcess/python``) if it does,
-    /// else the first on `PATH` that does (e.g. pyenv's, where `pip install` put them); `nil` if none.
-    /// ``PythonScriptProcess`` starts the script with its own python3, which re-executes the script
-    /// with this one when it lacks Django.
-    static let python: String? = {
-        let onPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
-        var seen: Set<String> = []
-        let candidates = ([PythonScriptProcess.python].compactMap { $0 } + onPath).filter {
-            FileManager.default.isExecutableFile(atPath: $0)
-                && seen.insert(URL(fileURLWithPath: $0).resolvingSymlinksInPath().path).inserted
-        }
-        return candidates.first(where: importsDRF)
-    }()
+    /// A python3 that imports Django and DRF (see ``DjangoProcess/python(importing:)``); `nil` if none.
+    static let python = DjangoProcess.python(importing: "django, rest_framework")
 
     /// Whether tests can start the server: a python3 imports Django and DRF (see ``python``).
     static let isAvailable = python != nil
-
-    /// Whether `python` runs `import django, rest_framework` without an error.
-    private static func importsDRF(_ python: String) -> Bool {
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        defer { if null >= 0 { close(null) } }
-        let silent: Int32? = null >= 0 ? null : nil
-        guard
-            let child = try? ChildProcess(
-                executable: python, arguments: ["-c", "import django, rest_framework"],
-                standardOutput: silent, standardError: silent)
-        else { return false }
-        return child.waitForExit(timeout: .seconds(60)) == .exited(0)
-    }
 
     /// Why suites that need the server are skipped when ``isAvailable`` is false: a `Testing.Comment` (its
     /// `rawValue` is the text), so that it goes straight into
@@ -103,18 +74,7 @@ final class DRFServer {
         "Django REST Framework is not installed: python3 -m pip install django djangorestframework"
 
     /// One request as the server saw it, and how it answered.
-    struct Request: Decodable {
-        var method: String
-        /// The path with its query as sent, e.g. `/api/page/users/?page=2&page_size=10`.
-        var path: String
-        var status: Int
-        var ifMatch: String?
-        var contentType: String?
-        var idempotencyKey: String?
-        var authorization: String?
-        /// The body of a write, as text.
-        var body: String?
-    }
+    typealias Request = DjangoProcess.Request
 
     /// What the server holds and has been asked, after a command.
     struct State {
@@ -168,84 +128,29 @@ final class DRFServer {
         var deleted: Bool
     }
 
-    /// Starts the server on a thread of its own and waits for it without holding one of Swift's
-    /// cooperative threads: Django takes a second or more to start, and a test that blocked a
-    /// cooperative thread that long would stall the tests around it. It exits by itself after
-    /// `lifetime` seconds.
-    ///
-    /// One server runs at a time across the test suites: several Djangos starting at once on a loaded
-    /// two-core machine missed their start deadline. The next test's server starts after ``stop()``.
+    /// Starts the server when it is its turn, without holding one of Swift's cooperative threads (see
+    /// ``DjangoProcess/start(script:name:lifetime:python:_:)``): one Django runs at a time across the
+    /// suites, and the next test's server starts after ``stop()``. It exits by itself after `lifetime`
+    /// seconds.
     static func start(lifetime: Int = 600) async throws -> DRFServer {
-        await turns.begin()
-        do {
-            return try await onThreadOfItsOwn { try DRFServer(lifetime: lifetime) }
-        } catch {
-            await turns.end()
-            throw error
-        }
-    }
-
-    /// Whose turn it is to run a server.
-    private static let turns = Turns()
-
-    /// One holder at a time, the others waiting in order.
-    actor Turns {
-        private var isTaken = false
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-
-        func begin() async {
-            guard isTaken else {
-                isTaken = true
-                return
-            }
-            await withCheckedContinuation { waiting.append($0) }
-        }
-
-        func end() {
-            if waiting.isEmpty { isTaken = false } else { waiting.removeFirst().resume() }
-        }
-    }
-
-    /// Starts the server on the calling thread; see ``start(lifetime:)``.
-    private init(lifetime: Int) throws {
-        guard let python = Self.python else {
+        guard let python else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: Self.unavailableReason.rawValue])
         }
-        server = try PythonScriptProcess(script: Self.script, arguments: [String(lifetime), python], name: "drf")
-        baseURL = URL(string: "http://127.0.0.1:\(server.port)/api/")!
-        var token = ""
-        do {
-            token = try Self.decode(Self.send(["op": "state"], to: server)).token
-        } catch {
-            server.stop()
-            throw error
+        return try await DjangoProcess.start(script: script, name: "drf", lifetime: lifetime, python: python) {
+            try DRFServer(server: $0)
         }
-        self.token = token
+    }
+
+    /// The server of `process`, once it answered its first command.
+    private init(server: DjangoProcess) throws {
+        self.server = server
+        baseURL = URL(string: "http://127.0.0.1:\(server.port)/api/")!
+        token = try Self.decode(server.send(["op": "state"])).token
     }
 
     /// Kills the server and removes its folder (the database with it).
     func stop() {
         server.stop()
-        guard !isStopped.exchange(true) else { return }
-        let turns = Self.turns
-        Task { await turns.end() }
-    }
-
-    /// Whether ``stop()`` handed the turn on already.
-    private let isStopped = StopFlag()
-
-    /// A flag set once. `@unchecked Sendable`: `value` is only touched while `lock` is held.
-    final class StopFlag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = false
-
-        /// Sets the flag and returns what it was.
-        func exchange(_ new: Bool) -> Bool {
-            lock.withLock {
-                defer { value = new }
-                return value
-            }
-        }
     }
 
     // MARK: - Commands
@@ -284,7 +189,7 @@ final class DRFServer {
 
     /// The token the server accepts now: ``token`` until ``rotateToken()``.
     func currentToken() throws -> String {
-        try Self.decode(Self.send(["op": "token"], to: server)).token
+        try Self.decode(server.send(["op": "token"])).token
     }
 
     /// Replaces the server's token with a new one, as when a token expires: requests that carry the old
@@ -305,15 +210,7 @@ final class DRFServer {
     }
 
     private func command(_ object: [String: Any]) throws -> State {
-        try Self.decode(Self.send(object, to: server)).state
-    }
-
-    /// Writes `object` as one line to the script and returns the line it answers.
-    private static func send(_ object: [String: Any], to server: PythonScriptProcess) throws -> Data {
-        var line = try JSONSerialization.data(withJSONObject: object)
-        line.append(UInt8(ascii: "\n"))
-        try server.input.write(contentsOf: line)
-        return server.readLine()
+        try Self.decode(server.send(object)).state
     }
 
     /// The state and token in an answer; throws the script's error if it answered one.

@@ -42,8 +42,10 @@ struct JSONAPIWriteTests {
         static let sqliteTable = SQLiteTable<Article>("articles", primaryKey: \.id)
     }
 
-    /// The repository of `server`'s articles, as docs/http.md declares it; with `clientIDs`, the ids the
-    /// device makes go with each create (the server keeps them and answers `204`).
+    /// The repository of `server`'s articles, as docs/http.md declares them, with the `If-Match` on
+    /// `attributes.version` that this server checks (DJA, in JSONAPIRecipeTests, checks none) and its page
+    /// numbers; with `clientIDs`, the ids the device makes go with each create (the server keeps them and
+    /// answers `204`).
     static func articles(_ server: JSONAPIWriteServer, clientIDs: Bool = false) throws -> Repository<Article> {
         let endpoints = HTTPRecordEndpoints(
             path: "articles", update: .patch, body: .changedFields, readOnlyFields: ["id"],
