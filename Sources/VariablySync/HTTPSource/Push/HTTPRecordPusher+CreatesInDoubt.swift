@@ -27,7 +27,11 @@ extension HTTPRecordPusher {
         let recordURL = try Requests.url(of: id, in: collection, trailingSlash: endpoints.trailingSlash)
         var request = requests.makeRecordRequest(
             url: recordURL, method: endpoints.update.rawValue, endpoints: endpoints)
-        try requests.setWriteBody(of: &request, record: record, change: nil, isCreate: false, endpoints: endpoints)
+        // The update names the server's record: its id, not the provisional one, where a body carries it
+        // (JSON:API's `data.id`, which the server checks against the URL).
+        let adopted = try Requests.replacing(
+            api.pull.idPath, in: record, with: String(decoding: body.data(idRange), as: UTF8.self))
+        try requests.setWriteBody(of: &request, record: adopted, change: nil, isCreate: false, endpoints: endpoints)
         request.headers.append(("Idempotency-Key", change.idempotencyKey))
         let response = try await exchange.send(request)
         var updated = change

@@ -157,11 +157,17 @@ where Model.ID: Codable & Sendable {
 
     /// The record with its version field's value replaced by `version` (JSON text), byte for byte elsewhere.
     private static func replacingVersion(in record: Data, field: String, with version: String) throws -> Data {
-        guard let body = try? JSONBody(record), let range = try body.range(at: DataPath(dotted: field)) else {
+        try replacing(DataPath(dotted: field), in: record, with: version)
+    }
+
+    /// The record with the value at `path` replaced by `json` (JSON text), byte for byte elsewhere; the
+    /// record as it is when it has no such member.
+    static func replacing(_ path: DataPath, in record: Data, with json: String) throws -> Data {
+        guard let body = try? JSONBody(record), let range = try body.range(at: path) else {
             return record
         }
         var bytes = body.bytes
-        bytes.replaceSubrange(range, with: Array(version.utf8))
+        bytes.replaceSubrange(range, with: Array(json.utf8))
         return Data(bytes)
     }
 

@@ -17,7 +17,7 @@ import VariablyTestSupport
 // others) and edits one, then syncs the recipe's store through a transport that SIGKILLs its own process
 // the moment the server has answered its nth write with success (`SelfKillingTransport`): DJA has
 // committed, the device has not. DJA ignores `Idempotency-Key`; a create in doubt is found by
-// `filter[client_id]`. At the end the app syncs unharmed, and the server must hold every created
+// `filter[client_id.in]`. At the end the app syncs unharmed, and the server must hold every created
 // comment exactly once, and the device the server's comments, with nothing left to send.
 
 /// The child's settings.
@@ -113,17 +113,12 @@ struct JSONAPIKilledPushTests {
         let duplicates = byClient.values.filter { $0.count > 1 }.count
         let lost = created.filter { byClient[$0] == nil }.count
         #expect(duplicates == 0, "comments created more than once on the server")
-        // A kill after a create's accept makes it a create in doubt, whose adoption DJA refuses (see
-        // JSONAPIRecipeTests.adoptionIssue): the comment stays in the cache under its provisional id, and
-        // a reply to it, which sends that id, is refused. Whether a run meets it depends on its kills.
         let unsent = try await blog.comments.unsentChanges()
         let cached = try await JSONAPIRecipeTests.Contents(blog)
-        withKnownIssue(JSONAPIRecipeTests.adoptionIssue, isIntermittent: true) {
-            #expect(lost == 0, "creates the server never got")
-            #expect(byClient.count == created.count)
-            #expect(unsent.count == 0, "unsent: \(unsent.prefix(3))")
-            #expect(cached.differences(from: JSONAPIRecipeTests.Contents(state)) == [])
-        }
+        #expect(lost == 0, "creates the server never got")
+        #expect(byClient.count == created.count)
+        #expect(unsent.count == 0, "unsent: \(unsent.prefix(3))")
+        #expect(cached.differences(from: JSONAPIRecipeTests.Contents(state)) == [])
         #expect(try await database.read { try $0.fetch(sql: "PRAGMA foreign_key_check").count } == 0)
         #expect(kills > 0)
         print(

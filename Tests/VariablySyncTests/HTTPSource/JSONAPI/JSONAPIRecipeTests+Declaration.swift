@@ -35,7 +35,7 @@ extension JSONAPIRecipeTests {
     static func commentsAPI() -> HTTPAPI {
         let commentEndpoints = HTTPRecordEndpoints(
             path: "comments", update: .patch, body: .changedFields, readOnlyFields: ["id"],
-            clientReference: .init(field: "attributes.client_id", query: "filter[client_id]"),
+            clientReference: .init(field: "attributes.client_id", lookUp: .list(parameter: "filter[client_id.in]")),
             writes: .jsonAPI(
                 type: "comments", relationships: ["article": "articles", "author": "people", "reply_to": "comments"]))
         return HTTPAPI(pull: pull("comments"), push: .perRecord(commentEndpoints))

@@ -190,7 +190,7 @@ extension JSONAPIServer {
         class CommentViewSet(SoftDeletingViewSet):
             model = Comment
             serializer_class = CommentSerializer
-            filterset_fields = {"updated_at": ["gte"], "client_id": ["exact"]}
+            filterset_fields = {"updated_at": ["gte"], "client_id": ["exact", "in"]}
 
         router = DefaultRouter(trailing_slash=False)
         router.register("people", PersonViewSet, basename="person")

@@ -17,7 +17,7 @@ import Testing
 /// serializers with `ResourceRelatedField`, its `JsonApiPageNumberPagination` (`page[number]`,
 /// `page[size]` up to 100, 10 by default, absolute `links.next` or `null`; the page after the last is
 /// `404`), its `OrderingFilter` (`sort=updated_at,id`, also the default), its django-filter backend
-/// (`filter[updated_at.gte]=<ISO 8601>` on every collection, `filter[client_id]=<UUID>` on comments),
+/// (`filter[updated_at.gte]=<ISO 8601>` on every collection, `filter[client_id]=<UUID>` and `filter[client_id.in]=<UUID>,<UUID>` on comments),
 /// its `QueryParameterValidationFilter` (an unknown parameter is `400`), its exception handler
 /// (`{"errors": [{"detail", "status", "source": {"pointer": "/data/attributes/title"}, "code"}]}`;
 /// a validation error is `400`), `POST` answered `201` with the document, `DELETE` `204`, and DRF's
