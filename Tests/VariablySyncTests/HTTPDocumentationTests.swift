@@ -133,7 +133,9 @@ private actor Session {
             push: .perRecord(
                 HTTPRecordEndpoints(
                     path: "api/collections/users/records", update: .patch, body: .changedFields,
-                    readOnlyFields: ["updated"], newIDs: .pocketBase)),
+                    readOnlyFields: ["updated"], newIDs: .pocketBase
+                )
+                .lookingUpChosenIDs(.filter(parameter: "filter", each: "id='{value}'", separator: "||"))),
             credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"))
         let pocketBase = HTTPRemoteSource<User>(
             baseURL: URL(string: "https://pb.example.com/")!, api: pocketBaseAPI,
@@ -145,5 +147,10 @@ private actor Session {
         #expect(tested.records == pocketBaseAPI.pull.records)
         #expect(tested.limitParameter == pocketBaseAPI.pull.limitParameter)
         #expect(tested.query == pocketBaseAPI.pull.query)
+        if case .perRecord(let endpoints) = PocketBaseUser.api.push, case .perRecord(let documented) = pocketBaseAPI.push {
+            #expect(endpoints.chosenIDLookUp == documented.chosenIDLookUp)
+        } else {
+            Issue.record("both recipes push record by record")
+        }
     }
 }

@@ -144,11 +144,15 @@ where Model.ID: Codable & Sendable {
     private func adoptCreateInDoubt(
         _ change: RemoteChange<Model.ID>, record: Data, collection: URL, recordURL: URL, endpoints: HTTPRecordEndpoints
     ) async throws -> (PushOutcome, Data?)? {
-        if let reference = endpoints.clientReference,
-            let adopted = try await adoptCreate(
+        if let reference = endpoints.clientReference {
+            if let adopted = try await adoptCreate(
                 change, record: record, reference: reference, in: collection, endpoints: endpoints)
-        {
-            return adopted
+            {
+                return adopted
+            }
+            // The server holds no record with the reference the create carries: it never got the create,
+            // under whatever id.
+            if Self.text(at: DataPath(dotted: reference.field), in: record) != nil { return nil }
         }
         return try await adoptCreate(change, record: record, at: recordURL, endpoints: endpoints)
     }

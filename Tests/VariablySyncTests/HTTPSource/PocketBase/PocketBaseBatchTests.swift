@@ -4,11 +4,16 @@ import VariablyHTTP
 import VariablySQLite
 import VariablySync
 
-/// Counts the requests a repository sends, by method and path.
+/// Counts the requests a repository sends, by method and path, and keeps their queries.
 actor RequestTally {
     private(set) var requests: [String] = []
+    /// Each request's method, path and decoded query: `GET /api/…/records?filter=(id='a')`.
+    private(set) var withQueries: [String] = []
 
-    func add(_ request: String) { requests.append(request) }
+    func add(_ request: String, query: String? = nil) {
+        requests.append(request)
+        withQueries.append(request + (query.map { "?" + $0 } ?? ""))
+    }
 
     func count(_ request: String) -> Int { requests.filter { $0 == request }.count }
 }
@@ -19,7 +24,7 @@ struct TallyingTransport: HTTPTransport {
     let tally: RequestTally
 
     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
-        await tally.add("\(request.method) \(request.url.path)")
+        await tally.add("\(request.method) \(request.url.path)", query: request.url.query(percentEncoded: false))
         return try await base.send(request)
     }
 }
@@ -42,9 +47,11 @@ struct PocketBaseBatchTests {
             .inBatches(.pocketBase(maximumRequests: PocketBaseServer.batchLimit))),
         credentials: PocketBaseUser.api.credentials)
 
-    private func makeRepository(_ server: PocketBaseServer, tally: RequestTally) throws -> Repository<PocketBaseUser> {
+    private func makeRepository(
+        _ server: PocketBaseServer, tally: RequestTally, api: HTTPAPI = Self.api
+    ) throws -> Repository<PocketBaseUser> {
         let remote = HTTPRemoteSource<PocketBaseUser>(
-            baseURL: server.baseURL, api: Self.api, headers: ["Authorization": server.token], timeout: 60,
+            baseURL: server.baseURL, api: api, headers: ["Authorization": server.token], timeout: 60,
             transport: TallyingTransport(base: HTTPTransports.platformDefault, tally: tally))
         return try Repository(
             database: .inMemory(), remote: remote, configuration: SyncConfiguration(retryPolicy: quickRetries))
@@ -101,5 +108,38 @@ struct PocketBaseBatchTests {
         #expect(report.failed.count == 1)
         #expect(try await repository.failedChanges().count == 1)
         #expect(try await onServer(server).count == 9)
+    }
+
+    /// Creates in doubt whose ids the device chose (three, two of them applied by the server before their
+    /// answers were lost) are found by one `filter=(id='…'||id='…'||id='…')` request, not a `GET` each:
+    /// the two adopted, the third created.
+    @Test func createsInDoubtAreFoundByOneFilterOfTheirIDs() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let tally = RequestTally()
+        let repository = try makeRepository(server, tally: tally, api: PocketBaseUser.api)
+        try await repository.sync()
+        var ids: [String] = []
+        for index in 0..<3 {
+            ids.append(try await repository.create { PocketBaseUser(id: $0, userName: "offline \(index)") }.id)
+        }
+        for (index, id) in ids.prefix(2).enumerated() {
+            _ = try await server.create("users", fields: ["id": id, "user_name": "offline \(index)"])
+        }
+        try await repository.database.write {
+            try $0.execute(sql: #"UPDATE "variably_pending_changes" SET "sent" = 1"#)
+        }
+
+        let report = try await repository.sync()
+        #expect(report.pushed == 3)
+        #expect(report.conflicts.isEmpty)
+        let lookUps = await tally.withQueries.filter { $0.hasPrefix("GET") && $0.contains("id='") }
+        #expect(lookUps.count == 1)
+        #expect(ids.allSatisfy { id in lookUps.first?.contains("id='\(id)'") == true })
+        let singles = await tally.requests.filter { request in ids.contains { request.hasSuffix("/\($0)") } }
+        #expect(singles.filter { $0.hasPrefix("GET") }.isEmpty)
+        #expect(await tally.count("POST /api/collections/users/records") == 1)
+        #expect(try await onServer(server).map(\.userName).sorted() == ["offline 0", "offline 1", "offline 2"])
+        #expect(try await repository.pendingChangeCount() == 0)
     }
 }

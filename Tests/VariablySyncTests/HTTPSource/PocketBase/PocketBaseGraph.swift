@@ -88,7 +88,9 @@ extension PocketBaseServer {
                 limitParameter: "perPage", query: ["sort": "updated,id"]),
             push: .perRecord(
                 HTTPRecordEndpoints(
-                    path: path, update: .patch, body: .changedFields, readOnlyFields: ["updated"], newIDs: .pocketBase)),
+                    path: path, update: .patch, body: .changedFields, readOnlyFields: ["updated"], newIDs: .pocketBase
+                )
+                .lookingUpChosenIDs(.filter(parameter: "filter", each: "id='{value}'", separator: "||"))),
             credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"),
             idListing: HTTPPullShape(
                 path: path, records: "items", paging: .page(parameter: "page"), hasMore: .totalPages(at: "totalPages"),

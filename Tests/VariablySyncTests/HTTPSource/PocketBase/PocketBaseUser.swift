@@ -57,7 +57,9 @@ struct PocketBaseUser: VariablyCodable, SQLiteStorable, Identifiable, Hashable, 
         push: .perRecord(
             HTTPRecordEndpoints(
                 path: "api/collections/users/records", update: .patch, body: .changedFields,
-                readOnlyFields: ["updated"], newIDs: .pocketBase)),
+                readOnlyFields: ["updated"], newIDs: .pocketBase
+            )
+            .lookingUpChosenIDs(.filter(parameter: "filter", each: "id='{value}'", separator: "||"))),
         credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"))
 
     static let sqliteTable = SQLiteTable<PocketBaseUser>("pocketbase_users", primaryKey: \.id)
