@@ -7,11 +7,28 @@ import Foundation
 import Testing
 import UserSyncModels
 import VariablyCodable
+import VariablySQLite
 import VariablySync
+import VariablySyncTesting
 import VariablyTestSupport
 
 // The examples of docs/http.md, compiled (DocumentationCoverageTests checks that every example's lines
 // are here, in order); their behaviour against real servers is tested under Tests/VariablySyncTests/HTTP/.
+
+/// docs/http.md's lines of the model side of a client reference, as the sample's `Comment` has them.
+private struct ReferencedNote: VariablyCodable, Sendable {
+    public var clientID: UUID?
+
+    init(from container: DecodingContainer<ReferencedNote>) throws {
+        clientID = try container.decode(\.clientID)
+    }
+
+    static let keySets = KeySets<ReferencedNote>(defaultSource: .remote) {
+        KeySet(.remote) {
+            Key(\.clientID, "client_id")
+        }
+    }
+}
 
 /// Stands for the app's own credentials store in the request hook example.
 private actor Session {
@@ -95,9 +112,29 @@ private actor Session {
     @Test func theClientReferenceDeclaration() {
         let comments = HTTPRecordEndpoints(
             path: "comments", trailingSlash: true, update: .patch, body: .changedFields,
-            readOnlyFields: ["id", "updated_at"], clientReference: .init(field: "client_id"))
-        #expect(comments.clientReference == .init(field: "client_id", query: "client_id"))
+            readOnlyFields: ["id", "updated_at"],
+            clientReference: .init(field: "client_id", lookUp: .list(parameter: "client_id__in")))
+        #expect(comments.clientReference == .init(field: "client_id", lookUp: .list(parameter: "client_id__in")))
         #expect(comments.readOnlyFields == ["id", "updated_at"])
+    }
+
+    /// docs/http.md, the Swift side of the client reference (the sample's `Comment`, whose remote key set
+    /// has `Key(\.clientID, "client_id")`); DRFExactlyOnceTests creates comments this way on a real DRF.
+    @Test func theClientReferenceIsSetAtCreate() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let users = try Repository(
+            database: database, remote: try SimulatedServer(records: [User(id: 1, userName: "ada")], seed: 1))
+        let posts = try Repository(
+            database: database, remote: try SimulatedServer(records: [UserSyncModels.Post(id: 1, authorID: 1, title: "t")], seed: 1))
+        let comments = try Repository(
+            database: database, remote: try SimulatedServer<Comment>(records: [], seed: 1))
+        try await users.sync()
+        try await posts.sync()
+        _ = try await comments.create { Comment(id: $0, postID: 1, body: "written offline", clientID: UUID()) }
+        #expect(try await comments.fetch().first?.clientID != nil)
+        let keys = Comment.keySets[.remote]?.entries.first { $0.keyPath == \Comment.clientID }
+        #expect(keys?.key.alternatives.first == DataPath(dotted: "client_id"))
+        #expect(ReferencedNote.keySets[.remote]?.entries.count == 1)
     }
 
     /// docs/http.md, "4. Django REST Framework"; DRFSyncTests syncs this declaration with a real DRF.
