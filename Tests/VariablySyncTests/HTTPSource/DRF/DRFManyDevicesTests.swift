@@ -8,8 +8,9 @@ import VariablySyncTesting
 
 /// Several devices, one real Django REST Framework with foreign keys: each device creates (with a
 /// client reference, creates in doubt looked up many a request), edits, deletes and replies to
-/// comments offline; another client edits and soft-deletes comments and whole posts (keeping their comments); syncs run in random order and
-/// are killed at random moments (their task cancelled mid-push or mid-pull). Midway, one device turns
+/// comments offline; another client edits and soft-deletes comments and whole posts (keeping their
+/// comments); syncs run in random order and are killed at random moments (their task cancelled
+/// mid-push or mid-pull). Midway, one device turns
 /// concurrency on for its existing cache (`If-Match` on `updated_at`), and the server's token expires
 /// now and then (each device refreshes it on the `401`). After the runs every device holds the
 /// server's live comments, the server holds each created comment once, every edit and deletion
