@@ -66,11 +66,11 @@ extension JSONAPIRecipeTests {
         try blog(on: server.baseURL, token: server.token, database: SQLiteDatabase.inMemory())
     }
 
-    /// The three repositories on `database`, pulling pages of 5 from the server at `baseURL` with `token`,
-    /// sending through `transport`, and their store.
+    /// The three repositories on `database`, pulling pages of `pageSize` from the server at `baseURL`
+    /// with `token`, sending through `transport`, and their store.
     static func blog(
         on baseURL: URL, token: String, database: SQLiteDatabase,
-        transport: any HTTPTransport = HTTPTransports.platformDefault
+        transport: any HTTPTransport = HTTPTransports.platformDefault, pageSize: Int = 5
     ) throws -> Blog {
         func repository<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ api: HTTPAPI) throws
             -> Repository<Model>
@@ -80,7 +80,7 @@ extension JSONAPIRecipeTests {
                 transport: transport)
             return try Repository(
                 database: database, remote: remote,
-                configuration: SyncConfiguration(pageSize: 5, retryPolicy: quickRetries))
+                configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
         }
         let people = try repository(Person.self, peopleAPI())
         let articles = try repository(Article.self, articlesAPI())
