@@ -15,7 +15,9 @@ extension HTTPRecordPusher {
         onResult: (@Sendable (PushResult<Model.ID>) async -> Void)? = nil
     ) async throws -> [PushResult<Model.ID>] {
         // The creates in doubt found first, many at a time where the endpoints declare how.
-        let pusher = try await findingCreatesInDoubt(changes, endpoints: endpoints)
+        var found = self
+        found.createsFound = try await HTTPCreatesFound.finding(changes, endpoints: endpoints, through: self)
+        let pusher = found
         if let batch = endpoints.batch {
             var alone = endpoints
             alone.batch = nil

@@ -15,8 +15,8 @@ where Model.ID: Codable & Sendable {
     let api: HTTPAPI
     /// What sends each request.
     let exchange: HTTPExchange
-    /// The creates in doubt found before the push, many at a time (``findingCreatesInDoubt(_:endpoints:)``).
-    var createsFound = CreatesFound()
+    /// The creates in doubt found before the push, many at a time.
+    var createsFound = HTTPCreatesFound()
 
     /// The builder of the endpoints' requests.
     var requests: Requests { Requests(exchange: exchange, idPath: api.pull.idPath) }
@@ -123,7 +123,7 @@ where Model.ID: Codable & Sendable {
         // applied by the first request, still in progress when the look-up above ran: look again.
         // The look-up asks again: what was found before the push is older than the refusal.
         var askingAgain = self
-        askingAgain.createsFound = CreatesFound()
+        askingAgain.createsFound = HTTPCreatesFound()
         if isCreate, change.mayHaveBeenApplied, case .rejected = outcome, case .upsert(let record) = change.operation,
             let adopted = try await askingAgain.adoptCreateInDoubt(
                 change, record: record, collection: collection, recordURL: recordURL, endpoints: endpoints)
@@ -152,7 +152,7 @@ where Model.ID: Codable & Sendable {
             }
             // The server holds no record with the reference the create carries: it never got the create,
             // under whatever id.
-            if Self.text(at: DataPath(dotted: reference.field), in: record) != nil { return nil }
+            if HTTPCreatesFound.text(at: DataPath(dotted: reference.field), in: record) != nil { return nil }
         }
         return try await adoptCreate(change, record: record, at: recordURL, endpoints: endpoints)
     }
