@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VariablyHTTP
 import VariablySQLite
 import VariablySync
 import VariablySyncTesting
@@ -30,12 +31,15 @@ struct PocketBaseManyDevicesTests {
         let store: SyncStore
         let database: SQLiteDatabase
         let credentials: Credentials
+        /// The device's requests, to count its look-ups of creates in doubt.
+        let requests = RequestTally()
 
         init(_ server: PocketBaseServer) throws {
             database = try SQLiteDatabase.inMemory()
             let credentials = Credentials(baseURL: server.baseURL, token: server.token)
             self.credentials = credentials
-            (comments, store) = try server.graph(on: database) { request, attempt in
+            let transport = TallyingTransport(base: HTTPTransports.platformDefault, tally: requests)
+            (comments, store) = try server.graph(on: database, transport: transport) { request, attempt in
                 if attempt.isRetryAfterUnauthorized {
                     try await credentials.refresh(ifStill: attempt.rejectedAuthorization)
                 }
@@ -76,12 +80,16 @@ struct PocketBaseManyDevicesTests {
         var failedSyncs = 0
         var tokensExpired = 0
         var refreshes = 0
+        /// Look-ups of comments created in doubt: by one filter of their ids, and one record each.
+        var filterLookUps = 0
+        var recordLookUps = 0
 
         var line: String {
             "[reliability] PocketBase devices: \(runs) run(s), \(cancelledSyncs) syncs cancelled, \(failedSyncs) failed, "
                 + "\(creates) creates, \(duplicates) duplicates, \(lost) lost, \(refused) refused for a parent gone, "
                 + "\(lostEdits) of \(editsChecked) edits lost, \(lostDeletions) deletions lost, \(diverged) diverged, "
-                + "\(unsent) left unsent; \(tokensExpired) tokens expired (\(refreshes) refreshes)"
+                + "\(unsent) left unsent; \(tokensExpired) tokens expired (\(refreshes) refreshes), "
+                + "\(filterLookUps) look-ups by a filter of ids, \(recordLookUps) comments read one by one"
         }
     }
 
@@ -196,7 +204,12 @@ struct PocketBaseManyDevicesTests {
         }
         intents.contested = Set(writers.filter { $0.value.count > 1 }.keys)
         intents.reverted = try await settle(devices, seed: seed, into: &tally)
-        for device in devices { tally.refreshes += await device.credentials.refreshes }
+        for device in devices {
+            tally.refreshes += await device.credentials.refreshes
+            let requests = await device.requests.withQueries.filter { $0.hasPrefix("GET /api/collections/comments/") }
+            tally.filterLookUps += requests.filter { $0.contains("id='") }.count
+            tally.recordLookUps += requests.filter { !$0.contains("?") && !$0.hasSuffix("/records") }.count
+        }
         try await check(devices, against: server, posts: posts, intents: intents, seed: seed, into: &tally)
     }
 
