@@ -60,6 +60,9 @@ public struct RemoteChange<ID: Hashable & Sendable>: Sendable {
     /// upsert edited since the create was sent tells the server's copy of its own create (it holds this
     /// record) from another device's record of the same id.
     public var createdRecord: Data?
+    /// Every record a create in doubt was sent with, oldest first (``createdRecord`` the first of them):
+    /// an edit sent before its answer, and an adoption's update cut short, are sent too.
+    var createdRecords: [Data] = []
     /// For a change of a record with no version kept (cached before the source declared one): the
     /// record as this device pulled it, to compare the server's current record with (see
     /// `SyncStateStore+PreEditRows`). A source that checks versions never invents the base.

@@ -1,4 +1,5 @@
 import Foundation
+import VariablyCodable
 
 /// A local change waiting to be pushed, as stored in `variably_pending_changes`.
 struct PendingChange: Sendable {
@@ -32,4 +33,39 @@ struct PendingChange: Sendable {
 
     /// Whether the server may have applied this change, or one it replaced, already.
     var mayHaveBeenApplied: Bool { wasSent || !supersededKeys.isEmpty }
+
+    /// The records a create in doubt was sent with, oldest first (the create's own, then those of later
+    /// sends made before any answer: a create sent again, an adoption's update): the server may hold any
+    /// of them. `created_record` keeps one as itself, several as a JSON array.
+    var createdRecords: [Data] { Self.createdRecords(in: createdRecord) }
+
+    /// The most records kept for one create in doubt: its first and the latest sends.
+    static let maximumCreatedRecords = 8
+
+    /// The records `stored` (a `created_record` value) holds, oldest first.
+    static func createdRecords(in stored: Data?) -> [Data] {
+        guard let stored else { return [] }
+        guard stored.first(where: { $0 > 0x20 }) == UInt8(ascii: "["), let body = try? JSONBody(stored),
+            let elements = try? body.elements(of: body.root)
+        else { return [stored] }
+        return elements.map { body.data($0) }
+    }
+
+    /// The `created_record` value that keeps `record` beside the records `stored` holds: `record` alone
+    /// at first, a JSON array once there are several (the first and the latest, at most
+    /// ``maximumCreatedRecords``).
+    static func storing(_ record: Data, besides stored: Data?) -> Data {
+        var records = createdRecords(in: stored)
+        guard !records.contains(record) else { return stored ?? record }
+        records.append(record)
+        if records.count > maximumCreatedRecords { records.remove(at: 1) }
+        guard records.count > 1 else { return record }
+        var joined = Data("[".utf8)
+        for (index, element) in records.enumerated() {
+            if index > 0 { joined.append(UInt8(ascii: ",")) }
+            joined.append(element)
+        }
+        joined.append(UInt8(ascii: "]"))
+        return joined
+    }
 }

@@ -300,7 +300,8 @@ struct TablePush<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
             remoteChange.changedPaths = change.changedColumns.map { primaryKey.leafPaths(ofColumns: $0, in: .remote) }
             remoteChange.mayHaveBeenApplied = change.mayHaveBeenApplied
             if change.isNew, change.mayHaveBeenApplied {
-                remoteChange.createdRecord = change.createdRecord
+                remoteChange.createdRecords = change.createdRecords
+                remoteChange.createdRecord = remoteChange.createdRecords.first
             }
             changes.append(remoteChange)
             var sending = change

@@ -182,10 +182,18 @@ struct SyncStateStore: Sendable {
     func markSent(_ changes: [RemoteChange<some Codable & Sendable>], _ db: Database) throws {
         for change in changes {
             if change.isNew, case .upsert(let record) = change.operation {
+                // Every record a create in doubt is sent with is kept: the server may hold any of them.
+                let stored = try db.fetchValue(
+                    sql: #"SELECT "created_record" FROM "variably_pending_changes" WHERE "idempotency_key" = ?"#,
+                    arguments: [change.idempotencyKey])
+                let kept: Data? = if case .blob(let data)? = stored { data } else { nil }
                 try db.execute(
                     sql:
                         #"UPDATE "variably_pending_changes" SET "sent" = 1, "created_record" = ? WHERE "idempotency_key" = ?"#,
-                    arguments: [SQLValue.blob(record), SQLValue.text(change.idempotencyKey)])
+                    arguments: [
+                        SQLValue.blob(PendingChange.storing(record, besides: kept)),
+                        SQLValue.text(change.idempotencyKey),
+                    ])
             } else {
                 try db.execute(
                     sql: #"UPDATE "variably_pending_changes" SET "sent" = 1 WHERE "idempotency_key" = ?"#,

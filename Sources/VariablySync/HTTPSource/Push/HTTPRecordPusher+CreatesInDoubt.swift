@@ -79,9 +79,11 @@ extension HTTPRecordPusher {
             return RemoteChange<Model.ID>.record(found, holds: sent, paths: nil)
         }
         if try holds(record) { return (.accepted(version: version), found) }
-        // The record as the lost create sent it, edited here since: the server holds this device's own
-        // create, and the edit goes on top of it as an update (not a conflict that drops the edit).
-        if let created = change.createdRecord, try holds(created) {
+        // A record as the lost create (or a later send of it) sent it, edited here since: the server holds
+        // this device's own create, and the edit goes on top of it as an update (not a conflict that drops
+        // the edit).
+        let sent = change.createdRecords.isEmpty ? [change.createdRecord].compactMap { $0 } : change.createdRecords
+        if try sent.contains(where: holds) {
             var update = change
             update.isNew = false
             update.mayHaveBeenApplied = false

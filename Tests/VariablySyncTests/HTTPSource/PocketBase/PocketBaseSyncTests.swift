@@ -80,6 +80,22 @@ struct LosingFirstWriteTransport: HTTPTransport {
     }
 }
 
+/// A transport that fails the first request of `method` to `path` before sending it: the caller sees
+/// `timedOut`, and the server never sees the request.
+struct FailingFirstWriteTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let method: String
+    var path = "/api/collections/users/records"
+    let failed = Once()
+
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        if request.method == method, request.url.path.hasPrefix(path), await failed.first() {
+            throw HTTPTransportError.timedOut(request: "\(request.method) \(request.url.path)", seconds: 10)
+        }
+        return try await base.send(request)
+    }
+}
+
 /// The repository against a real, unmodified PocketBase (``PocketBaseServer``), declared as docs/http.md's
 /// recipe (``PocketBaseUser/api``): pushes one record at a time with `PATCH` of the changed fields and
 /// `DELETE`, and a token PocketBase cannot verify. The server's records are checked after each step.
@@ -250,6 +266,43 @@ struct PocketBaseSyncTests {
         #expect(try await onServer(server).map(\.userName) == ["edited while in doubt"])
         #expect(try await cached(repository) == onServer(server))
         #expect(try await repository.pendingChangeCount() == 0)
+    }
+
+    /// The edit of a create in doubt whose adoption was itself cut short (the sync failed before its
+    /// `PATCH` reached the server): the next sync finds the server holding the body the create first sent,
+    /// which is still this device's own create, and the edit goes on top. Marking the adoption as sent
+    /// replaced the body the create had sent with the edited one, and the server's copy then read as
+    /// another device's record: a conflict the server won, the edit gone.
+    @Test func aCreateInDoubtWhoseAdoptionWasCutShortKeepsTheEdit() async throws {
+        let server = try await PocketBaseServer.start()
+        defer { server.stop() }
+        let losing = try makeRepository(
+            server, credential: Credential(server.token),
+            transport: LosingFirstWriteTransport(base: HTTPTransports.platformDefault, method: "POST"),
+            retryPolicy: .never)
+        try await losing.sync()
+        try await losing.save(PocketBaseUser(id: "device000000005", userName: "sent once", age: 5))
+        await #expect(throws: (any Error).self) { try await losing.sync() }
+        #expect(try await onServer(server).map(\.userName) == ["sent once"])
+
+        var user = try #require(try await losing.fetch(id: "device000000005"))
+        user.userName = "edited while in doubt"
+        try await losing.save(user)
+        // The adoption's update never leaves: the sync fails before it reaches the server.
+        let cut = try Repository(
+            database: losing.database,
+            remote: HTTPRemoteSource<PocketBaseUser>(
+                baseURL: server.baseURL, api: PocketBaseUser.api, headers: ["Authorization": server.token], timeout: 60,
+                transport: FailingFirstWriteTransport(base: HTTPTransports.platformDefault, method: "PATCH")),
+            configuration: SyncConfiguration(retryPolicy: .never))
+        await #expect(throws: (any Error).self) { try await cut.sync() }
+        #expect(try await onServer(server).map(\.userName) == ["sent once"])
+
+        let report = try await cut.sync()
+        #expect(report.conflicts.isEmpty)
+        #expect(try await onServer(server).map(\.userName) == ["edited while in doubt"])
+        #expect(try await cached(cut) == onServer(server))
+        #expect(try await cut.pendingChangeCount() == 0)
     }
 
     /// A create in doubt whose id the server holds with other values (another device's create of the
