@@ -77,7 +77,8 @@ struct PocketBaseComment: VariablyCodable, SQLiteStorable, Identifiable, Hashabl
 
 extension PocketBaseServer {
     /// The recipe of docs/http.md for `collection`, with an id listing (`fields=id`) for the deletions
-    /// PocketBase never lists otherwise.
+    /// PocketBase never lists otherwise; creates in doubt looked up by one filter of their ids, or one
+    /// `GET` each with `VARIABLY_PB_SINGLE_LOOKUPS=1` (for comparison).
     static func graphAPI(_ collection: String) -> HTTPAPI {
         let path = "api/collections/\(collection)/records"
         return HTTPAPI(
@@ -87,10 +88,15 @@ extension PocketBaseServer {
                     parameter: "filter", expression: "(updated>={value})", quoting: .singleQuotes, field: "updated"),
                 limitParameter: "perPage", query: ["sort": "updated,id"]),
             push: .perRecord(
-                HTTPRecordEndpoints(
-                    path: path, update: .patch, body: .changedFields, readOnlyFields: ["updated"], newIDs: .pocketBase
-                )
-                .lookingUpChosenIDs(.filter(parameter: "filter", each: "id='{value}'", separator: "||"))),
+                ProcessInfo.processInfo.environment["VARIABLY_PB_SINGLE_LOOKUPS"] == "1"
+                    ? HTTPRecordEndpoints(
+                        path: path, update: .patch, body: .changedFields, readOnlyFields: ["updated"],
+                        newIDs: .pocketBase)
+                    : HTTPRecordEndpoints(
+                        path: path, update: .patch, body: .changedFields, readOnlyFields: ["updated"],
+                        newIDs: .pocketBase
+                    )
+                    .lookingUpChosenIDs(.filter(parameter: "filter", each: "id='{value}'", separator: "||"))),
             credentials: HTTPCredentialsCheck(method: "POST", path: "api/collections/members/auth-refresh"),
             idListing: HTTPPullShape(
                 path: path, records: "items", paging: .page(parameter: "page"), hasMore: .totalPages(at: "totalPages"),

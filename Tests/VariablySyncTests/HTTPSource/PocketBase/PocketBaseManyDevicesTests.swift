@@ -14,6 +14,11 @@ import VariablySyncTesting
 /// the server's comments (deletions found through the id listing), the server holds each created comment
 /// once, every single-writer edit arrived, and nothing is left unsent.
 ///
+/// Creates in doubt are looked up by one filter of their ids (the recipe's `lookingUpChosenIDs`); each
+/// device's look-ups are counted, and `VARIABLY_PB_SINGLE_LOOKUPS=1` looks them up one `GET` each instead,
+/// for comparison. `VARIABLY_PB_DEVICE_TRACE=1` prints each device's creates and deletions, the other
+/// client's deletions, the syncs and the refused creates.
+///
 /// `VARIABLY_PB_DEVICE_RUNS=300 swift test --filter PocketBaseManyDevicesTests` runs more seeds on one server.
 @Suite(
     .serialized, .timeLimit(.minutes(60)),
@@ -170,6 +175,9 @@ struct PocketBaseManyDevicesTests {
                         }
                         intents.created[comment.id] = body
                         intents.createdOn[comment.id] = post
+                        if Self.isTracing {
+                            print("trace \(seed): device \(deviceIndex) creates \(comment.id) \(body)")
+                        }
                     case 3, 4:
                         guard var comment = cached.randomElement(using: &random) else { continue }
                         comment.body = "edited \(seed)-\(round)-\(deviceIndex)-\(step)"
@@ -180,18 +188,22 @@ struct PocketBaseManyDevicesTests {
                         guard let comment = cached.randomElement(using: &random) else { continue }
                         try await device.comments.delete(id: comment.id)
                         intents.deleted.insert(comment.id)
+                        if Self.isTracing { print("trace \(seed): device \(deviceIndex) deletes \(comment.id)") }
                     }
                 }
             }
             intents.deletedOnServer.formUnion(
                 try await otherClient(
                     seed: seed, round: round, posts: posts, server: server, random: &random, writers: &writers))
-            for device in devices.shuffled(using: &random) {
+            for index in devices.indices.shuffled(using: &random) {
+                let device = devices[index]
+                if Self.isTracing { print("trace \(seed): round \(round) device \(index) syncs") }
                 let task = Task { try await device.store.sync() }
                 if Int.random(in: 0..<3, using: &random) == 0 {
                     try await Task.sleep(for: .milliseconds(Int.random(in: 0..<40, using: &random)))
                     task.cancel()
                     tally.cancelledSyncs += 1
+                    if Self.isTracing { print("trace \(seed): round \(round) a sync cancelled") }
                 }
                 do { _ = try await task.value } catch is CancellationError {} catch {
                     tally.failedSyncs += 1
@@ -227,10 +239,12 @@ struct PocketBaseManyDevicesTests {
         if Int.random(in: 0..<4, using: &random) == 0, let target = live.randomElement(using: &random) {
             try await server.delete("comments", id: target.id)
             deleted.insert(target.id)
+            if Self.isTracing { print("trace \(seed): the other client deletes \(target.id)") }
         }
         let livePosts = try await server.records("posts", as: ServerPost.self).map(\.id).filter(posts.contains)
         if Int.random(in: 0..<10, using: &random) == 0, let post = livePosts.randomElement(using: &random) {
             try await server.delete("posts", id: post)
+            if Self.isTracing { print("trace \(seed): the other client deletes post \(post)") }
         }
         return deleted
     }
@@ -287,7 +301,10 @@ struct PocketBaseManyDevicesTests {
         }
         let undeleted = intents.deleted.filter { byID[$0] != nil }
         tally.lostDeletions += undeleted.count
-        for id in undeleted { print("deletion lost (seed \(seed)): \(id)") }
+        for id in undeleted {
+            // The server's body tells who wrote the record last: a device's create or edit, or the other client.
+            print("deletion lost (seed \(seed)): \(id) is \"\(byID[id]?.body ?? "")\" on the server")
+        }
         let expected = onServer.map { "\($0.id) \($0.post) \($0.reply_to.isEmpty ? "-" : $0.reply_to) \($0.body)" }
             .sorted()
         for device in devices {
