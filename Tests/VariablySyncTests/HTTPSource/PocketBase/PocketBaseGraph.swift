@@ -77,13 +77,15 @@ struct PocketBaseComment: VariablyCodable, SQLiteStorable, Identifiable, Hashabl
 
 extension PocketBaseServer {
     /// The recipe of docs/http.md for `collection`, with an id listing (`fields=id`) for the deletions
-    /// PocketBase never lists otherwise; creates in doubt looked up by one filter of their ids, or one
-    /// `GET` each with `VARIABLY_PB_SINGLE_LOOKUPS=1` (for comparison).
-    static func graphAPI(_ collection: String) -> HTTPAPI {
+    /// PocketBase never lists otherwise (and the tombstones its hook keeps, where `tombstones`); creates
+    /// in doubt looked up by one filter of their ids, or one `GET` each with `VARIABLY_PB_SINGLE_LOOKUPS=1`
+    /// (for comparison).
+    static func graphAPI(_ collection: String, tombstones: Bool = false) -> HTTPAPI {
         let path = "api/collections/\(collection)/records"
         return HTTPAPI(
             pull: HTTPPullShape(
                 path: path, records: "items", paging: .page(parameter: "page"), hasMore: .totalPages(at: "totalPages"),
+                deletions: tombstones ? .tombstones(flag: "deleted") : .none,
                 changedSince: .filter(
                     parameter: "filter", expression: "(updated>={value})", quoting: .singleQuotes, field: "updated"),
                 limitParameter: "perPage", query: ["sort": "updated,id"]),
@@ -105,31 +107,32 @@ extension PocketBaseServer {
 
     /// A device's comments, posts and users on `database`, and the store of the three; `authorize`, a
     /// request hook that sets the token (and refreshes it), in place of the member's token as a header.
+    /// Comments read tombstones where the server keeps them (``commentDeletions``).
     func graph(
         on database: SQLiteDatabase, transport: any HTTPTransport = HTTPTransports.platformDefault,
-        authorize: HTTPRemoteSource<PocketBaseComment>.RequestHook? = nil
+        retryPolicy: RetryPolicy = quickRetries, authorize: HTTPRemoteSource<PocketBaseComment>.RequestHook? = nil
     ) throws -> (comments: Repository<PocketBaseComment>, store: SyncStore) {
         func remote<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ collection: String)
             -> HTTPRemoteSource<Model>
         where Model.ID: Codable & Sendable {
+            let api = Self.graphAPI(
+                collection, tombstones: collection == "comments" && commentDeletions == .keptAsTombstones)
             guard let authorize else {
                 return HTTPRemoteSource<Model>(
-                    baseURL: baseURL, api: Self.graphAPI(collection), headers: ["Authorization": token], timeout: 30,
-                    transport: transport)
+                    baseURL: baseURL, api: api, headers: ["Authorization": token], timeout: 30, transport: transport)
             }
             return HTTPRemoteSource<Model>(
-                baseURL: baseURL, api: Self.graphAPI(collection), timeout: 30, transport: transport,
-                prepare: authorize)
+                baseURL: baseURL, api: api, timeout: 30, transport: transport, prepare: authorize)
         }
         let users = try Repository(
             database: database, remote: remote(PocketBaseUser.self, "users"),
-            configuration: SyncConfiguration(pageSize: 20, retryPolicy: quickRetries))
+            configuration: SyncConfiguration(pageSize: 20, retryPolicy: retryPolicy))
         let posts = try Repository(
             database: database, remote: remote(PocketBasePost.self, "posts"),
-            configuration: SyncConfiguration(pageSize: 20, retryPolicy: quickRetries))
+            configuration: SyncConfiguration(pageSize: 20, retryPolicy: retryPolicy))
         let comments = try Repository(
             database: database, remote: remote(PocketBaseComment.self, "comments"),
-            configuration: SyncConfiguration(pageSize: 20, retryPolicy: quickRetries))
+            configuration: SyncConfiguration(pageSize: 20, retryPolicy: retryPolicy))
         return (comments, try SyncStore(comments, posts, users))
     }
 }

