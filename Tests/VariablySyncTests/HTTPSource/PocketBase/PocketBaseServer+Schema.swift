@@ -24,7 +24,10 @@ extension PocketBaseServer {
             body: ["name": "members", "listRule": signedIn, "viewRule": signedIn])
         try await call(
             baseURL, "PUT", "api/collections/import", token: superuser,
-            body: ["deleteMissing": false, "collections": [usersCollection, postsCollection, commentsCollection(commentDeletions)]])
+            body: [
+                "deleteMissing": false,
+                "collections": [usersCollection, postsCollection, commentsCollection(commentDeletions)],
+            ])
         // The batch API is off by default, and a batch may take 3 s: too little for 50 creates on a
         // loaded machine.
         try await call(
