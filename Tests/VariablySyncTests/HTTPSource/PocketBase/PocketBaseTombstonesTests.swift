@@ -111,4 +111,15 @@ struct PocketBaseTombstonesTests {
             #expect(try await repository.pendingChangeCount() == 0)
         }
     }
+
+    /// The hook these tests run is the one docs/http.md shows, line for line.
+    @Test func theHookIsTheOneTheDocsShow() throws {
+        let root = URL(fileURLWithPath: #filePath)
+        let docs = try String(
+            contentsOf: (0..<5).reduce(root) { url, _ in url.deletingLastPathComponent() }
+                .appendingPathComponent("docs/http.md"),
+            encoding: .utf8)
+        let shown = PocketBaseServer.tombstoneHook.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+        #expect(docs.contains("  ```js\n" + shown + "\n  ```"))
+    }
 }
