@@ -33,6 +33,8 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     let api: HTTPAPI
     /// What sends each request: the headers, the hook, the deadline, redirects, the size limit.
     let exchange: HTTPExchange
+    /// The states of its running pulls, by the cursors made from them.
+    let pullStates = HTTPPullStates()
     /// The path of the object whose keys are the tables, and the key paths after the placeholder.
     let tablesPath: DataPath
 
@@ -107,13 +109,13 @@ public struct HTTPRemoteFeed: RemoteChangeFeed, DeclaredRemote {
     public func pull(after cursor: SyncCursor?, limit: Int) async throws -> RemoteFeedPage {
         try checkDeclaration()
         let shape = api.pull
-        let state = try HTTPPullState(cursor: cursor, shape: shape)
+        let state = try HTTPPullState(cursor: cursor, shape: shape, remembered: pullStates)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
         let response = try await exchange.send(exchange.request(url: url, method: "GET"))
         if let cursor, HTTPExchange.isUnknownCursor(status: response.head.status, body: response.body) {
             throw RemoteSourceError.invalidCursor(cursor)
         }
-        let reader = HTTPPullReader(shape: shape)
+        let reader = HTTPPullReader(shape: shape, states: pullStates)
         if response.head.status == 404, let end = try reader.endOfPull(after: state, idType: JSONValue.self) {
             // The check of a shorter page, or a page after the last, answered "no such page": the feed ended.
             return RemoteFeedPage(tables: [:], nextCursor: end.nextCursor, hasMore: false)

@@ -72,6 +72,8 @@ where Model.ID: Codable & Sendable {
     package let api: HTTPAPI
     /// What sends each request: the headers, the hook, the deadline, redirects, the size limit.
     let exchange: HTTPExchange
+    /// The states of its running pulls, by the cursors made from them.
+    let pullStates = HTTPPullStates()
 
     /// The per-request hook, if any.
     package var prepare: RequestHook? { exchange.prepare }
@@ -138,7 +140,7 @@ where Model.ID: Codable & Sendable {
         // that lists nothing to a token it no longer accepts): a first sync would end empty, a later one
         // "complete" without the server's changes.
         if !page.hasMore, page.deletedIDs.isEmpty, page.records.count <= 2, exchange.credentials?.path != nil,
-            (try HTTPPullState(cursor: cursor, shape: api.pull).pulled ?? 0) == 0
+            (try HTTPPullState(cursor: cursor, shape: api.pull, remembered: pullStates).pulled ?? 0) == 0
         {
             try await exchange.verifyCredentials(before: "an empty list")
         }
@@ -147,10 +149,10 @@ where Model.ID: Codable & Sendable {
 
     /// The page after `cursor` of the list `shape` describes: the pull's, or the id listing's.
     func page(of shape: HTTPPullShape, after cursor: SyncCursor?, limit: Int) async throws -> RemotePage<Model.ID> {
-        let state = try HTTPPullState(cursor: cursor, shape: shape)
+        let state = try HTTPPullState(cursor: cursor, shape: shape, remembered: pullStates)
         let url = try shape.url(base: baseURL, state: state, limit: limit)
         let response = try await exchange.send(exchange.request(url: url, method: "GET"))
-        let reader = HTTPPullReader(shape: shape)
+        let reader = HTTPPullReader(shape: shape, states: pullStates)
         if response.head.status == 404, let end = try reader.endOfPull(after: state, idType: Model.ID.self) {
             return end
         }

@@ -63,7 +63,8 @@ extension HTTPPullReader {
                     carried: Set(known.carried ?? []), pulled: known.pulled, example: known.firstRecord, table: table)
             }
         }
-        var page = RemoteFeedPage(tables: changes, nextCursor: next.cursor(shape: shape), hasMore: more)
+        var page = RemoteFeedPage(
+            tables: changes, nextCursor: next.cursor(shape: shape, endsPull: !more, remembering: states), hasMore: more)
         // The request that only confirmed the end after a shorter page.
         page.isCheck = state.checkedPageSize != nil && outline.newRecords == 0
         return page

@@ -10,6 +10,8 @@ import VariablyCodable
 struct HTTPPullReader: Sendable {
     /// The shape of the pull.
     let shape: HTTPPullShape
+    /// The states of the source's running pulls, by the cursors made from them; `nil` to keep none.
+    var states: HTTPPullStates?
 
     /// Reads one page: the records (tombstones and records already pulled at the `changedSince`
     /// boundary left out, as the server's bytes), the deletions, and the cursor of what comes next.
@@ -76,7 +78,8 @@ struct HTTPPullReader: Sendable {
             reader.changed
             ? body.array(of: reader.kept) : recordsRange.map { body.data($0) } ?? body.array(of: reader.kept)
         var page = RemotePage(
-            records: recordsData, deletedIDs: reader.deleted, nextCursor: next.cursor(shape: shape), hasMore: more)
+            records: recordsData, deletedIDs: reader.deleted,
+            nextCursor: next.cursor(shape: shape, endsPull: !more, remembering: states), hasMore: more)
         // The request that only confirmed the end after a shorter page.
         page.isCheck = state.checkedPageSize != nil && reader.newRecords == 0
         return page

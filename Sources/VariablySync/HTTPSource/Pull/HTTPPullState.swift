@@ -61,9 +61,14 @@ struct HTTPPullState: Codable, Equatable, Sendable {
     }
 
     /// The state a cursor holds; a fresh state for no cursor. A bare token (the package's envelope, or a
-    /// token API without `changedSince`) is the cursor's text itself.
-    init(cursor: SyncCursor?, shape: HTTPPullShape) throws {
+    /// token API without `changedSince`) is the cursor's text itself. A cursor `states` made is not
+    /// decoded again: its state comes whole, with the look-back window the cursor leaves out.
+    init(cursor: SyncCursor?, shape: HTTPPullShape, remembered states: HTTPPullStates? = nil) throws {
         guard let cursor else { return }
+        if let state = states?.state(of: cursor) {
+            self = state
+            return
+        }
         if Self.cursorIsToken(shape) {
             token = cursor.rawValue
             return
@@ -128,12 +133,19 @@ struct HTTPPullState: Codable, Equatable, Sendable {
         return false
     }
 
-    /// The cursor of this state.
-    func cursor(shape: HTTPPullShape) -> SyncCursor {
+    /// The cursor of this state; in the middle of a pull (`endsPull` false), without the look-back
+    /// window's records, which `states` keeps with the state (see ``HTTPPullStates``).
+    func cursor(shape: HTTPPullShape, endsPull: Bool = true, remembering states: HTTPPullStates? = nil)
+        -> SyncCursor
+    {
         if Self.cursorIsToken(shape) { return SyncCursor(rawValue: token ?? "") }
+        var written = self
+        if !endsPull { written.recent = nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
-        return SyncCursor(rawValue: String(decoding: data, as: UTF8.self))
+        let data = (try? encoder.encode(written)) ?? Data("{}".utf8)
+        let cursor = SyncCursor(rawValue: String(decoding: data, as: UTF8.self))
+        states?.remember(self, as: cursor)
+        return cursor
     }
 }
