@@ -42,6 +42,35 @@ package struct JSONBody {
         return current
     }
 
+    /// The ranges of the values at `paths` in the object at `object`, as ``range(at:in:)`` finds each
+    /// (`nil` where a key is missing or a parent is not an object), walking the object's members once
+    /// for every path's first key rather than once a path.
+    package func ranges(at paths: [DataPath], in object: Range<Int>) throws(JSONBodyError) -> [Range<Int>?] {
+        var found = [Range<Int>?](repeating: nil, count: paths.count)
+        var missing = 0
+        for (index, path) in paths.enumerated() {
+            if path.keys.isEmpty { found[index] = object } else { missing += 1 }
+        }
+        guard missing > 0 else { return found }
+        let isObject = try forEachMember(of: object) { (key, value) throws(JSONBodyError) in
+            for (index, path) in paths.enumerated() where found[index] == nil {
+                // The first occurrence wins, as in `member(_:of:)`.
+                if try keyEquals(path.keys[0], key) {
+                    found[index] = value
+                    missing -= 1
+                }
+            }
+            return missing > 0
+        }
+        guard isObject else { return paths.map { $0.keys.isEmpty ? object : nil } }
+        for (index, path) in paths.enumerated() where path.keys.count > 1 {
+            if let first = found[index] {
+                found[index] = try range(at: DataPath(Array(path.keys.dropFirst())), in: first)
+            }
+        }
+        return found
+    }
+
     /// The value of the object at `object` for `key`, the first occurrence.
     package func member(_ key: String, of object: Range<Int>) throws(JSONBodyError) -> Range<Int>? {
         var found: Range<Int>?
@@ -203,9 +232,20 @@ package struct JSONBody {
     // MARK: - Walking
 
     private func keyEquals(_ key: String, _ range: Range<Int>) throws(JSONBodyError) -> Bool {
-        let content = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
-        if !content.contains(UInt8(ascii: "\\")) { return content.elementsEqual(key.utf8) }
-        return try value(range) == .string(key)
+        let content = (range.lowerBound + 1)..<(range.upperBound - 1)
+        let isPlain = bytes.withUnsafeBufferPointer { buffer in
+            memchr(buffer.baseAddress! + content.lowerBound, 0x5C, content.count) == nil
+        }
+        guard isPlain else { return try value(range) == .string(key) }
+        // Most keys differ in length: compared by their bytes only when the lengths agree.
+        var key = key
+        return key.withUTF8 { utf8 in
+            guard utf8.count == content.count else { return false }
+            guard let start = utf8.baseAddress, !content.isEmpty else { return true }
+            return bytes.withUnsafeBufferPointer {
+                memcmp($0.baseAddress! + content.lowerBound, start, utf8.count) == 0
+            }
+        }
     }
 
     private static func skipWhitespace(_ bytes: [UInt8], _ index: inout Int) {

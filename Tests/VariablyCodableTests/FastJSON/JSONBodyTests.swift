@@ -48,4 +48,26 @@ import Testing
         #expect(JSONBody.firstElement(ofArrayIn: Data(#"{"a":1}"#.utf8)) == nil)
         #expect(JSONBody.firstElement(ofArrayIn: Data("[\"\(filler)".utf8)) == nil)
     }
+
+    /// Several paths found in one walk give what each alone gives: the first of duplicate keys, keys
+    /// written with escapes, nested paths, empty paths, and nothing in a value that is no object.
+    @Test func severalPathsInOneWalkAreWhatEachFindsAlone() throws {
+        let body = try JSONBody(
+            Data(
+                #"{"id": 7, "\u0069d": 8, "attributes": {"updated_at": "2026", "deleted": false}, "id": 9, "e": ""}"#
+                    .utf8))
+        let paths: [DataPath] = [
+            "id", "attributes.updated_at", "attributes.deleted", "missing", "attributes.x", "", "e",
+        ]
+        let found = try body.ranges(at: paths, in: body.root)
+        for (path, range) in zip(paths, found) {
+            #expect(range == (try body.range(at: path)), "\(path)")
+        }
+        #expect(
+            found.map { $0.map { String(decoding: body.data($0), as: UTF8.self) } } == [
+                "7", #""2026""#, "false", nil, nil, String(decoding: body.data(body.root), as: UTF8.self), #""""#,
+            ])
+        let flag = try #require(try body.range(at: "attributes.deleted"))
+        #expect(try body.ranges(at: ["id", ""], in: flag) == [nil, flag])
+    }
 }

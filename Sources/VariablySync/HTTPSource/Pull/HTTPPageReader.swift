@@ -18,6 +18,8 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private(set) var changed = false
     /// The largest `changedSince` value met in this pull so far, and the records at it.
     private(set) var largest: JSONValue?
+    /// ``largest`` read for comparisons, once.
+    private var largestKey: HTTPPullShape.OrderKey?
     private(set) var atLargest: [String]
     private var isAtLargest: Set<String>
     /// With a look-back: the records of the window, newest last.
@@ -33,6 +35,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private let since: JSONValue?
     private let seen: Set<String>
     private let askedSince: JSONValue?
+    private let askedKey: HTTPPullShape.OrderKey?
     /// Whether the page is the last one served again as it was.
     let isRepeat: Bool
     private let lookBack: Duration
@@ -45,6 +48,9 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private let changedSinceField: DataPath?
     private let deletionMarker: DataPath?
     private let idPath: DataPath
+    /// The id's, the `changedSince` field's and the marker's paths (empty where not declared), looked up
+    /// in one walk of each record.
+    private let recordPaths: [DataPath]
 
     init(
         shape: HTTPPullShape, body: JSONBody, records: Range<Int>?, state: HTTPPullState, pageURL: URL,
@@ -56,6 +62,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         self.state = state
         self.pageURL = pageURL
         largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
+        largestKey = largest.map(HTTPPullShape.OrderKey.init)
         atLargest = state.atLargest ?? []
         // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
         // cursor as it was, or the repository could not tell the repeat from progress.
@@ -66,6 +73,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         changedSinceField = shape.changedSince.map { DataPath(dotted: $0.field) }
         deletionMarker = shape.deletionMarker.map(DataPath.init(dotted:))
         idPath = shape.idPath
+        recordPaths = [shape.idPath, changedSinceField ?? DataPath([]), deletionMarker ?? DataPath([])]
         firstRecord = state.firstRecord
         since = state.since.map { try? JSONValue(parsing: $0) } ?? nil
         seen = Set(state.seen ?? [])
@@ -75,6 +83,7 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         // ordering or the filter, and rows would be missed for good. (A pull with a look-back asks for
         // less than its boundary, so only the order within the pull is checked there.)
         askedSince = lookBack == .zero || state.isPagingBySince == true ? since : nil
+        askedKey = askedSince.map(HTTPPullShape.OrderKey.init)
         // A page served again as it was (a proxy's repeat, a next link that does not advance) is no
         // disorder: the cursor's own checks deal with it.
         pageDigest = records.map { HTTPPullShape.digest(of: body.bytes[$0]) }
@@ -98,25 +107,26 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
 
     /// Reads one record of the page.
     mutating func read(_ element: Range<Int>) throws {
+        // The id, the `changedSince` value and the deletion marker, found in one walk of the record.
+        let found = try body.ranges(at: recordPaths, in: element)
+        let idRange = found[0]
         if firstRecord == nil {
-            firstRecord = try body.range(at: idPath, in: element).map {
-                String(decoding: body.data($0), as: UTF8.self)
-            }
+            firstRecord = idRange.map { String(decoding: body.data($0), as: UTF8.self) }
         }
         noteDeclaredFields(of: element)
         var isTombstone = false
-        if try shape.isDeletion(element, in: body, marker: deletionMarker) {
-            guard let idRange = try body.range(at: idPath, in: element),
-                let id = try? decodeID(body.data(idRange))
-            else { throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(shape.idKey)\"") }
+        if deletionMarker != nil, try shape.isDeletion(element, in: body, markerAt: found[2]) {
+            guard let idRange, let id = try? decodeID(body.data(idRange)) else {
+                throw RemoteSourceError.invalidResponse("a tombstone without a valid \"\(shape.idKey)\"")
+            }
             deleted.append(id)
             isTombstone = true
         }
         // A record without a value (missing or `null`) cannot be placed: it leaves the boundary alone.
-        if let field = changedSinceField, let valueRange = try body.range(at: field, in: element),
-            case let value = try body.value(valueRange), value != .null
+        if changedSinceField != nil, let valueRange = found[1], case let value = try body.value(valueRange),
+            value != .null
         {
-            if try isRepeatOfSeen(element, value: value) {
+            if try isRepeatOfSeen(element, id: idRange, value: value) {
                 changed = true
                 return
             }
@@ -136,36 +146,50 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
 
     /// Places a record's `changedSince` value: checks the order, moves the largest value, notes the
     /// look-back window; `true` for a record the last pull already received unchanged (a repeat).
-    private mutating func isRepeatOfSeen(_ element: Range<Int>, value: JSONValue) throws -> Bool {
+    private mutating func isRepeatOfSeen(_ element: Range<Int>, id idRange: Range<Int>?, value: JSONValue) throws
+        -> Bool
+    {
         // The id with a digest of the record's bytes: a record written again with the boundary's
         // timestamp (a server clock of coarse resolution, the client's own push) is a change.
-        let id = try body.range(at: idPath, in: element).map {
+        let id = idRange.map {
             String(decoding: body.data($0), as: UTF8.self) + "#" + HTTPPullShape.digest(of: body.bytes[element])
         }
-        if lookBack > .zero, let id, let seconds = HTTPPullShape.seconds(of: value) {
+        let key = HTTPPullShape.OrderKey(value)
+        if lookBack > .zero, let id, let seconds = key.seconds {
             recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
         }
         // Pulled at the boundary (or within the look-back window) by the last sync, unchanged: a
         // repeat, not a change.
         if let since, value == since || lookBack > .zero, let id, seen.contains(id) { return true }
-        if !isRepeat, let current = largest, let order = HTTPPullShape.order(value, current), order < 0 {
+        let order = largestKey.flatMap(key.order(to:))
+        if !isRepeat, let current = largest, let order, order < 0 {
             throw outOfOrder(value, of: element, after: current, id: atLargest.first)
         }
-        if !isRepeat, let asked = askedSince, let order = HTTPPullShape.order(value, asked), order < 0 {
+        if !isRepeat, let asked = askedSince, let askedKey, let order = key.order(to: askedKey), order < 0 {
             throw outOfOrder(value, of: element, after: asked, id: nil)
         }
-        if let current = largest, let order = HTTPPullShape.order(value, current) {
+        if largest != nil, let order {
             if order > 0 {
-                (largest, atLargest) = (value, id.map { [$0] } ?? [])
-                isAtLargest = Set(atLargest)
+                moveLargest(to: value, key: key, id: id)
             } else if order == 0, let id, isAtLargest.insert(id).inserted {
                 atLargest.append(id)
             }
         } else if largest == nil {
-            (largest, atLargest) = (value, id.map { [$0] } ?? [])
-            isAtLargest = Set(atLargest)
+            moveLargest(to: value, key: key, id: id)
         }
         return false
+    }
+
+    /// A new largest value, with the one record at it so far (its buffers kept: records mostly arrive
+    /// each at a new largest value).
+    private mutating func moveLargest(to value: JSONValue, key: HTTPPullShape.OrderKey, id: String?) {
+        (largest, largestKey) = (value, key)
+        atLargest.removeAll(keepingCapacity: true)
+        isAtLargest.removeAll(keepingCapacity: true)
+        if let id {
+            atLargest.append(id)
+            isAtLargest.insert(id)
+        }
     }
 
     /// The error for a record whose `changedSince` value comes before one the pull has passed: it names

@@ -18,8 +18,13 @@ extension HTTPPullShape {
     /// As ``isDeletion(_:in:)``, with the marker's path split once by the caller (``deletionMarker``
     /// read as a ``DataPath``), for a loop over the records of a page.
     func isDeletion(_ element: Range<Int>, in body: JSONBody, marker: DataPath?) throws -> Bool {
-        guard let marker, let field = deletionMarker else { return false }
-        guard let range = try body.range(at: marker, in: element) else { return false }
+        guard let marker, deletionMarker != nil else { return false }
+        return try isDeletion(element, in: body, markerAt: body.range(at: marker, in: element))
+    }
+
+    /// As ``isDeletion(_:in:)``, with the marker's value found by the caller (`nil`: the record has none).
+    func isDeletion(_ element: Range<Int>, in body: JSONBody, markerAt range: Range<Int>?) throws -> Bool {
+        guard let field = deletionMarker, let range else { return false }
         let bytes = body.bytes[range]
         // The walk has checked the structure: these literals are their bytes, nothing to parse per record.
         if bytes.elementsEqual("null".utf8) { return false }

@@ -62,20 +62,48 @@ extension HTTPPullShape {
     /// The order of two `changedSince` values: numbers by value, strings by their text (ISO 8601 in one
     /// format sorts as text); `nil` for values that do not compare.
     static func order(_ a: JSONValue, _ b: JSONValue) -> Int? {
-        switch (a, b) {
-        case (.string(let x), .string(let y)):
-            // Timestamps by their instant: `…:37:02Z` is before `…:37:02.5Z`, though not as text.
-            if x != y, let first = timestamp(x), let second = timestamp(y) {
-                return first == second ? 0 : (first < second ? -1 : 1)
+        OrderKey(a).order(to: OrderKey(b))
+    }
+
+    /// A `changedSince` value as the order of a pull compares it, read once: a page compares each
+    /// record's value with the largest so far and with the boundary asked for, and a timestamp is
+    /// parsed once a record rather than once a comparison.
+    struct OrderKey {
+        /// A string's text, and its instant when it is a timestamp.
+        let text: String?
+        let instant: Double?
+        /// A number's value.
+        let number: Double?
+
+        init(_ value: JSONValue) {
+            if case .string(let text) = value {
+                self.text = text
+                instant = HTTPPullShape.timestamp(text)?.timeIntervalSince1970
+                number = nil
+            } else {
+                (text, instant, number) = (nil, nil, HTTPPullShape.number(value))
             }
-            return x == y ? 0 : (x < y ? -1 : 1)
-        default:
-            guard let x = number(a), let y = number(b) else { return nil }
+        }
+
+        /// The value as seconds (since 1970 for a timestamp), as ``HTTPPullShape/seconds(of:)`` reads it.
+        var seconds: Double? { instant ?? number }
+
+        /// The order of this value against `other`: timestamps by their instant (`…:37:02Z` is before
+        /// `…:37:02.5Z`, though not as text), other strings by their text, numbers by value; `nil` for
+        /// values that do not compare.
+        func order(to other: OrderKey) -> Int? {
+            if let x = text, let y = other.text {
+                if x != y, let first = instant, let second = other.instant {
+                    return first == second ? 0 : (first < second ? -1 : 1)
+                }
+                return x == y ? 0 : (x < y ? -1 : 1)
+            }
+            guard let x = number, let y = other.number else { return nil }
             return x == y ? 0 : (x < y ? -1 : 1)
         }
     }
 
-    private static func number(_ value: JSONValue) -> Double? {
+    fileprivate static func number(_ value: JSONValue) -> Double? {
         switch value {
         case .int(let number): Double(number)
         case .double(let number): number
