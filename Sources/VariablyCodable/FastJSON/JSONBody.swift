@@ -12,6 +12,10 @@ package struct JSONBody {
     package let bytes: [UInt8]
     /// The range of the top-level value.
     package let root: Range<Int>
+    /// Where each object and array ends, found by the walk that checked the body: every later walk
+    /// (a member looked up, the records of a page listed) steps over a container in one look-up instead
+    /// of walking its bytes again.
+    private let containers: Containers
 
     /// Deeper than this, a body is refused rather than walked.
     static let maximumDepth = 512
@@ -21,7 +25,9 @@ package struct JSONBody {
         var index = 0
         Self.skipWhitespace(bytes, &index)
         let start = index
-        root = start..<(try Self.skipValue(bytes, from: start, depth: 0))
+        var containers: Containers? = Containers()
+        root = start..<(try Self.skipValue(bytes, from: start, depth: 0, recording: &containers))
+        self.containers = containers ?? Containers()
         index = root.upperBound
         Self.skipWhitespace(bytes, &index)
         guard index == bytes.count else {
@@ -109,7 +115,7 @@ package struct JSONBody {
                 Self.skipWhitespace(bytes, &index)
             }
             let keyStart = index
-            let keyEnd = try Self.skipValue(bytes, from: keyStart, depth: 0)
+            let keyEnd = try skip(from: keyStart)
             index = keyEnd
             Self.skipWhitespace(bytes, &index)
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -118,7 +124,7 @@ package struct JSONBody {
             index += 1
             Self.skipWhitespace(bytes, &index)
             let valueStart = index
-            let valueEnd = try Self.skipValue(bytes, from: valueStart, depth: 1)
+            let valueEnd = try skip(from: valueStart)
             guard try body(keyStart..<keyEnd, valueStart..<valueEnd) else { return true }
             index = valueEnd
         }
@@ -137,7 +143,7 @@ package struct JSONBody {
                 index += 1
                 Self.skipWhitespace(bytes, &index)
             }
-            let end = try Self.skipValue(bytes, from: index, depth: 1)
+            let end = try skip(from: index)
             ranges.append(index..<end)
             index = end
         }
@@ -164,8 +170,9 @@ package struct JSONBody {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
         index += 1
         skipWhitespace(bytes, &index)
+        var none: Containers? = nil
         guard index < bytes.count, bytes[index] != UInt8(ascii: "]"),
-            let end = try? skipValue(bytes, from: index, depth: 1)
+            let end = try? skipValue(bytes, from: index, depth: 1, recording: &none)
         else { return nil }
         return Data(bytes[index..<end])
     }
@@ -257,8 +264,39 @@ package struct JSONBody {
         }
     }
 
-    /// The index just past the value starting at `start`.
-    private static func skipValue(_ bytes: [UInt8], from start: Int, depth: Int) throws(JSONBodyError) -> Int {
+    /// The start and end of each object and array of a body, in the order they start.
+    private struct Containers {
+        var starts: [Int] = []
+        var ends: [Int] = []
+
+        /// The end of the container that starts at `start`, if one does.
+        func end(of start: Int) -> Int? {
+            var (low, high) = (0, starts.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if starts[middle] < start { low = middle + 1 } else { high = middle }
+            }
+            return low < starts.count && starts[low] == start ? ends[low] : nil
+        }
+    }
+
+    /// The index just past the value starting at `start`, which the walk at ``init(_:)`` checked: a
+    /// container in one look-up, a string or scalar by its bytes.
+    private func skip(from start: Int) throws(JSONBodyError) -> Int {
+        if start < bytes.count, bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "["),
+            let end = containers.end(of: start)
+        {
+            return end
+        }
+        var none: Containers? = nil
+        return try Self.skipValue(bytes, from: start, depth: 1, recording: &none)
+    }
+
+    /// The index just past the value starting at `start`; each container's start and end noted in
+    /// `containers` when there is one to note them in.
+    private static func skipValue(
+        _ bytes: [UInt8], from start: Int, depth: Int, recording containers: inout Containers?
+    ) throws(JSONBodyError) -> Int {
         guard start < bytes.count else { throw JSONBodyError("the body ends where a value was expected") }
         switch bytes[start] {
         case UInt8(ascii: "\""):
@@ -274,13 +312,20 @@ package struct JSONBody {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard depth < maximumDepth else { throw JSONBodyError("nested deeper than \(maximumDepth) levels") }
             let close = bytes[start] == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            // Noted in the order containers start (an outer one before those inside it), its end once known.
+            let slot = containers?.starts.count ?? 0
+            containers?.starts.append(start)
+            containers?.ends.append(0)
             var index = start + 1
             var expectsValue = true
             while true {
                 skipWhitespace(bytes, &index)
                 guard index < bytes.count else { throw JSONBodyError("an unterminated container at offset \(start)") }
                 let byte = bytes[index]
-                if byte == close { return index + 1 }
+                if byte == close {
+                    containers?.ends[slot] = index + 1
+                    return index + 1
+                }
                 if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") {
                     guard !expectsValue else {
                         throw JSONBodyError("an unexpected '\(UnicodeScalar(byte))' at offset \(index)")
@@ -290,7 +335,7 @@ package struct JSONBody {
                     continue
                 }
                 guard expectsValue else { throw JSONBodyError("a missing ',' at offset \(index)") }
-                index = try skipValue(bytes, from: index, depth: depth + 1)
+                index = try skipValue(bytes, from: index, depth: depth + 1, recording: &containers)
                 expectsValue = false
             }
         default:

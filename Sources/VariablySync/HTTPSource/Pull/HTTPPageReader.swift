@@ -20,8 +20,13 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private(set) var largest: JSONValue?
     /// ``largest`` read for comparisons, once.
     private var largestKey: HTTPPullShape.OrderKey?
-    private(set) var atLargest: [String]
+    var atLargest: [String] {
+        knownAtLargest + (pendingAtLargest.map { [recordID($0.element, id: $0.id)] } ?? [])
+    }
+    private var knownAtLargest: [String]
     private var isAtLargest: Set<String>
+    /// The record at ``largest`` whose id is not made yet (its element and its id's bytes), if any.
+    private var pendingAtLargest: (element: Range<Int>, id: Range<Int>)?
     /// With a look-back: the records of the window, newest last.
     private(set) var recent: [HTTPPullState.RecentRecord]
     /// Records of this page that are not repeats of records the pull already had.
@@ -63,10 +68,10 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         self.pageURL = pageURL
         largest = state.largest.map { try? JSONValue(parsing: $0) } ?? nil
         largestKey = largest.map(HTTPPullShape.OrderKey.init)
-        atLargest = state.atLargest ?? []
+        knownAtLargest = state.atLargest ?? []
         // Each id once: a page that comes again (a flaky proxy, a server stuck on one link) must leave the
         // cursor as it was, or the repository could not tell the repeat from progress.
-        isAtLargest = Set(atLargest)
+        isAtLargest = Set(knownAtLargest)
         recent = state.recent ?? []
         carried = Set(state.carried ?? [])
         declaredFields = shape.declaredFields.map { ($0.name, DataPath(dotted: $0.name)) }
@@ -149,11 +154,9 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     private mutating func isRepeatOfSeen(_ element: Range<Int>, id idRange: Range<Int>?, value: JSONValue) throws
         -> Bool
     {
-        // The id with a digest of the record's bytes: a record written again with the boundary's
-        // timestamp (a server clock of coarse resolution, the client's own push) is a change.
-        let id = idRange.map {
-            String(decoding: body.data($0), as: UTF8.self) + "#" + HTTPPullShape.digest(of: body.bytes[element])
-        }
+        // The id with a digest of the record's bytes, made where it is compared (at the boundary, in the
+        // look-back window) and otherwise only once a second record shares the largest value.
+        let id = lookBack > .zero || value == since ? idRange.map { recordID(element, id: $0) } : nil
         let key = HTTPPullShape.OrderKey(value)
         if lookBack > .zero, let id, let seconds = key.seconds {
             recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
@@ -170,26 +173,42 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
         }
         if largest != nil, let order {
             if order > 0 {
-                moveLargest(to: value, key: key, id: id)
-            } else if order == 0, let id, isAtLargest.insert(id).inserted {
-                atLargest.append(id)
+                moveLargest(to: value, key: key, element: element, id: idRange)
+            } else if order == 0, let idRange {
+                makePendingID()
+                let id = id ?? recordID(element, id: idRange)
+                if isAtLargest.insert(id).inserted { knownAtLargest.append(id) }
             }
         } else if largest == nil {
-            moveLargest(to: value, key: key, id: id)
+            moveLargest(to: value, key: key, element: element, id: idRange)
         }
         return false
     }
 
-    /// A new largest value, with the one record at it so far (its buffers kept: records mostly arrive
-    /// each at a new largest value).
-    private mutating func moveLargest(to value: JSONValue, key: HTTPPullShape.OrderKey, id: String?) {
+    /// The id of the record at `element`, its id's bytes at `id`, with a digest of the record's bytes: a
+    /// record written again with the boundary's timestamp (a server clock of coarse resolution, the
+    /// client's own push) is a change.
+    private func recordID(_ element: Range<Int>, id: Range<Int>) -> String {
+        String(decoding: body.data(id), as: UTF8.self) + "#" + HTTPPullShape.digest(of: body.bytes[element])
+    }
+
+    /// A new largest value, with the one record at it so far, whose id is made only when needed: records
+    /// mostly arrive each at a new largest value.
+    private mutating func moveLargest(
+        to value: JSONValue, key: HTTPPullShape.OrderKey, element: Range<Int>, id: Range<Int>?
+    ) {
         (largest, largestKey) = (value, key)
-        atLargest.removeAll(keepingCapacity: true)
+        knownAtLargest.removeAll(keepingCapacity: true)
         isAtLargest.removeAll(keepingCapacity: true)
-        if let id {
-            atLargest.append(id)
-            isAtLargest.insert(id)
-        }
+        pendingAtLargest = id.map { (element, $0) }
+    }
+
+    /// Makes the id of the record at the largest value whose id was left for later.
+    private mutating func makePendingID() {
+        guard let (element, idRange) = pendingAtLargest else { return }
+        pendingAtLargest = nil
+        let id = recordID(element, id: idRange)
+        if isAtLargest.insert(id).inserted { knownAtLargest.append(id) }
     }
 
     /// The error for a record whose `changedSince` value comes before one the pull has passed: it names
