@@ -88,8 +88,10 @@ enum RealisticBenchmarks {
 
     /// The target of the recipe's pull (look-back 5 s) ÷ in process: 0.25-0.28 in four runs at 100,000
     /// users on the loaded 2-core machine (docs/benchmarks.md, "Realistic pages and pushes"). The
-    /// look-back costs 2.4-3.3x: each page decodes and encodes the cursor with every record of the window
-    /// (here 4,000). The target only catches a further slowdown; lifting it waits for a cheaper cursor.
+    /// look-back cost 2.4-3.3x then: each page decoded and encoded the cursor with every record of the
+    /// window (here 4,000). Since the window stays out of the cursors in the middle of a pull, it costs
+    /// 1.1x the instructions of the pull without it (docs/benchmarks.md, "The page reader, by
+    /// instructions"); the target stays until timed runs on an idle machine set a new one.
     static let lookBackTarget = 0.2
     /// The target of DRF's shape without look-back, ÷ in process and ÷ the package's envelope: medians
     /// 0.76 and 0.80 in eight runs at 100,000 users on the same machine (0.49-1.04 and

@@ -156,7 +156,9 @@ struct HTTPPageReader<ID: Decodable & Hashable & Sendable> {
     {
         // The id with a digest of the record's bytes, made where it is compared (at the boundary, in the
         // look-back window) and otherwise only once a second record shares the largest value.
-        let id = lookBack > .zero || value == since ? idRange.map { recordID(element, id: $0) } : nil
+        // (Not `idRange.map { recordID(…) }`: a closure capturing `self` here copies the whole reader.)
+        var id: String?
+        if lookBack > .zero || value == since, let idRange { id = recordID(element, id: idRange) }
         let key = HTTPPullShape.OrderKey(value)
         if lookBack > .zero, let id, let seconds = key.seconds {
             recent.append(HTTPPullState.RecentRecord(seconds: seconds, id: id))
