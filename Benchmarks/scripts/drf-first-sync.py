@@ -34,6 +34,7 @@ BENCHMARKS = os.path.dirname(HERE)
 ROOT = os.path.dirname(BENCHMARKS)
 SERVER_SCRIPT = os.path.join(ROOT, "Tests/VariablySyncTests/HTTPSource/DRF/DRFServer+Script.swift")
 PRELUDE = os.path.join(ROOT, "Tests/VariablyTestSupport/PythonScriptProcess.swift")
+SERVING = os.path.join(ROOT, "Tests/VariablySyncTests/HTTPSource/DjangoProcess+Script.swift")
 
 # What this script adds to the tests' server, each at an anchor of its text (a missing anchor stops the
 # script: the test server changed, and these need a look).
@@ -66,7 +67,7 @@ SEED = '''    elif operation == "seed":   # drf-first-sync.py: `count` more user
 '''
 PATCHES = [
     ('class Server(ThreadingMixIn, WSGIServer):', TIMING + 'class Server(ThreadingMixIn, WSGIServer):'),
-    ('make_server("127.0.0.1", 0, get_wsgi_application(),', 'make_server("127.0.0.1", 0, timed(get_wsgi_application()),'),
+    ('serve(get_wsgi_application(), protocol)', 'serve(timed(get_wsgi_application()), protocol)'),
     ('    elif operation == "clear_log":', SEED + '    elif operation == "clear_log":'),
 ]
 
@@ -85,8 +86,10 @@ def swift_raw_string(path, opening):
 
 
 def server_script():
-    script = swift_raw_string(PRELUDE, 'package static let prelude = #"""') + swift_raw_string(
-        SERVER_SCRIPT, 'static let script = #"""')
+    # As the tests run it: the prelude, what every Django test server shares, then the DRF server's own.
+    script = (swift_raw_string(PRELUDE, 'package static let prelude = #"""')
+              + swift_raw_string(SERVING, 'static let serving = #"""')
+              + swift_raw_string(SERVER_SCRIPT, 'static let script = #"""'))
     for anchor, replacement in PATCHES:
         if script.count(anchor) != 1:
             sys.exit("the DRF test server's script changed: %r is not found once; update PATCHES" % anchor)
