@@ -22,6 +22,7 @@ Not run by CI: it takes minutes, and its figures depend on the machine's load.
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -212,6 +213,9 @@ def main():
                 name, "%d records" % arguments.users if name == "first sync" else "%d edits" % arguments.edits,
                 statistics.median(v[0] for v in values), statistics.median(v[1] for v in values),
                 statistics.median(v[2] for v in values)))
+        # The largest resident set of any child waited for: the client runs (the server still runs).
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print("client peak memory (resident, the largest of the runs): %.0f MiB" % peak)
         print("load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     finally:
         server.stop()
