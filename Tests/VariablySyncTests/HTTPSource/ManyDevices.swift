@@ -3,11 +3,11 @@ import Testing
 import VariablySQLite
 import VariablySync
 
-/// The scenario of the many-devices tests against a real server (``DRFManyDevicesTests``): three devices
-/// create comments (each with a client reference), edit, delete and reply offline; another client
-/// replies, edits and soft-deletes comments and now and then a whole post; syncs run in random order and
-/// a third of them are cancelled at a random moment; midway one device turns concurrency on for its
-/// existing cache, and the server's token expires now and then.
+/// The scenario of the many-devices tests against a real server (``DRFManyDevicesTests``,
+/// ``JSONAPIManyDevicesTests``): three devices create comments (each with a client reference), edit,
+/// delete and reply offline; another client replies, edits and soft-deletes comments and now and then a
+/// whole post; syncs run in random order and a third of them are cancelled at a random moment; midway
+/// one device turns concurrency on for its existing cache, and the server's token expires now and then.
 /// Each server's test declares its ``Backend``; ``Scenario`` plays the runs and checks them.
 enum ManyDevices {
     /// A comment as a device caches it: on a post (or an article), maybe replying to another comment,
