@@ -72,19 +72,39 @@ extension JSONAPIRecipeTests {
         on baseURL: URL, token: String, database: SQLiteDatabase,
         transport: any HTTPTransport = HTTPTransports.platformDefault, pageSize: Int = 5
     ) throws -> Blog {
+        try blog(
+            on: baseURL, headers: ["Authorization": "Token \(token)"], database: database, transport: transport,
+            pageSize: pageSize, comments: commentsAPI(), hook: nil)
+    }
+
+    /// The three repositories on `database`, pulling pages of `pageSize` from the server at `baseURL`, the
+    /// comments declared by `comments`, every request prepared by `hook` (which gives it the credentials),
+    /// and their store.
+    static func blog(
+        on baseURL: URL, database: SQLiteDatabase, pageSize: Int = 5, comments: HTTPAPI = commentsAPI(),
+        hook: @escaping HTTPRemoteSource<Comment>.RequestHook
+    ) throws -> Blog {
+        try blog(
+            on: baseURL, headers: [:], database: database, transport: HTTPTransports.platformDefault,
+            pageSize: pageSize, comments: comments, hook: hook)
+    }
+
+    private static func blog(
+        on baseURL: URL, headers: [String: String], database: SQLiteDatabase, transport: any HTTPTransport,
+        pageSize: Int, comments commentsAPI: HTTPAPI, hook: HTTPRemoteSource<Comment>.RequestHook?
+    ) throws -> Blog {
         func repository<Model: SQLiteStorable & Identifiable & Sendable>(_ type: Model.Type, _ api: HTTPAPI) throws
             -> Repository<Model>
         where Model.ID: Codable & Sendable {
             let remote = HTTPRemoteSource<Model>(
-                baseURL: baseURL, api: api, headers: ["Authorization": "Token \(token)"], timeout: 10,
-                transport: transport)
+                baseURL: baseURL, api: api, headers: headers, timeout: 10, transport: transport, prepare: hook)
             return try Repository(
                 database: database, remote: remote,
                 configuration: SyncConfiguration(pageSize: pageSize, retryPolicy: quickRetries))
         }
         let people = try repository(Person.self, peopleAPI())
         let articles = try repository(Article.self, articlesAPI())
-        let comments = try repository(Comment.self, commentsAPI())
+        let comments = try repository(Comment.self, commentsAPI)
         return Blog(
             people: people, articles: articles, comments: comments, store: try SyncStore(comments, articles, people))
     }

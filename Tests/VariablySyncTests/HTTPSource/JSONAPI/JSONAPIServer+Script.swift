@@ -54,7 +54,8 @@ extension JSONAPIServer {
                             "blog.BlogConfig"],
             MIDDLEWARE=["__main__.RequestLog", "django.middleware.common.CommonMiddleware"],
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATABASE,
-                                   "OPTIONS": {"timeout": 30}}},
+                                   # `transaction.atomic()` takes SQLite's write lock at once: see IfMatchMixin.
+                                   "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"}}},
             MIGRATION_MODULES={"blog": None},   # `migrate --run-syncdb` creates its tables
             DEFAULT_AUTO_FIELD="django.db.models.AutoField",
             # DJA's documented settings ("Usage" in its docs), less the browsable API, plus token auth.
@@ -81,8 +82,9 @@ extension JSONAPIServer {
 
         from django.core.management import call_command
         from django.core.wsgi import get_wsgi_application
-        from django.db import models
+        from django.db import models, transaction
         from django.urls import include, path
+        from rest_framework.exceptions import APIException
         from rest_framework.routers import DefaultRouter
         from rest_framework_json_api import serializers, views
         from rest_framework_json_api.relations import ResourceRelatedField
@@ -179,6 +181,42 @@ extension JSONAPIServer {
                 instance.deleted = True
                 instance.save()
 
+        # The `If-Match` recipe of docs/http.md, as the DRF test server has it, for the comments.
+
+        class PreconditionFailed(APIException):
+            status_code = 412
+            default_detail = "The record changed since the version in If-Match."
+            default_code = "precondition_failed"
+
+        class IfMatchMixin:
+            """Optimistic concurrency: a row's ETag is its `updated_at`; a PATCH or DELETE whose `If-Match`
+            names another version is refused with 412 (a JSON:API error). Without `If-Match`, the last write wins."""
+
+            def check_version(self, request):
+                """Raises the 412 if `If-Match` names another version than the current one."""
+                if_match = request.headers.get("If-Match")
+                if if_match is None:
+                    return
+                current = self.get_serializer(self.get_object()).data
+                if if_match != '"%s"' % current["updated_at"]:
+                    raise PreconditionFailed()
+
+            def update(self, request, *args, **kwargs):   # PUT and PATCH
+                with transaction.atomic():   # check and write as one (PostgreSQL: also select_for_update())
+                    self.check_version(request)
+                    return super().update(request, *args, **kwargs)
+
+            def destroy(self, request, *args, **kwargs):
+                with transaction.atomic():
+                    self.check_version(request)
+                    return super().destroy(request, *args, **kwargs)
+
+            def finalize_response(self, request, response, *args, **kwargs):
+                data = getattr(response, "data", None)
+                if isinstance(data, dict) and "updated_at" in data:   # one row: say its version
+                    response["ETag"] = '"%s"' % data["updated_at"]
+                return super().finalize_response(request, response, *args, **kwargs)
+
         class PersonViewSet(SoftDeletingViewSet):
             model = Person
             serializer_class = PersonSerializer
@@ -187,7 +225,7 @@ extension JSONAPIServer {
             model = Article
             serializer_class = ArticleSerializer
 
-        class CommentViewSet(SoftDeletingViewSet):
+        class CommentViewSet(IfMatchMixin, SoftDeletingViewSet):
             model = Comment
             serializer_class = CommentSerializer
             filterset_fields = {"updated_at": ["gte"], "client_id": ["exact", "in"]}
@@ -223,7 +261,10 @@ extension JSONAPIServer {
             return answer
 
         def control(command):
+            global TOKEN
             operation = command["op"]
+            if operation == "token":   # the token alone, without the state
+                return {"token": TOKEN}
             if operation == "write":
                 # Another client's write: "create" (fields as Django names them, foreign keys as
                 # `author_id`), "update", or "soft_delete", which marks that one row and keeps its children.
@@ -237,6 +278,9 @@ extension JSONAPIServer {
                     if command["action"] == "soft_delete":
                         row.deleted = True
                     row.save()
+            elif operation == "rotate_token":   # the token expires: requests with it are answered 401
+                Token.objects.filter(key=TOKEN).delete()
+                TOKEN = Token.objects.create(user=auth_models.User.objects.get(username="tester")).key
             elif operation == "clear_log":
                 with log_lock:
                     request_log.clear()

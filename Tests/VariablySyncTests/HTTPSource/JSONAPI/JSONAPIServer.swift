@@ -29,10 +29,15 @@ import Testing
 /// - `SoftDeletingViewSet.get_queryset`: deleted rows are `404` and left out of lists, but for lists
 ///   with a `filter[...]` parameter (a client's changes since, a look-up by client reference), which
 ///   carry them as tombstones (`"deleted": true`).
+/// - `IfMatchMixin` on the comments, the `If-Match` recipe of docs/http.md as ``DRFServer`` has it: every
+///   answer carrying one comment has `ETag: "<its updated_at>"`; a `PATCH` or `DELETE` whose `If-Match` is
+///   not the current `ETag` is answered `412` (a JSON:API error), the check and the write in one
+///   transaction; without `If-Match`, the last write wins.
 /// - The test's own instruments, outside the API: the settings and the app module built in memory, the
 ///   request log middleware (``DjangoProcess/serving``), and the commands below.
 ///
-/// Server-side writes, as another client would: ``write(_:_:id:fields:)`` of any of the three. The
+/// Server-side writes, as another client would: ``write(_:_:id:fields:)`` of any of the three; and the
+/// token's expiry (``rotateToken()``). The
 /// test drives the server through its standard input, one JSON command a line, each answered with the
 /// server's state (see ``State``). The script exits after `lifetime` seconds or when its standard input
 /// closes, so a crashed test cannot leave it running.
@@ -137,6 +142,17 @@ final class JSONAPIServer {
         return try Self.decode(server.send(command)).state
     }
 
+    /// The token the server accepts now: ``token`` until ``rotateToken()``.
+    func currentToken() throws -> String {
+        try Self.token(in: server.send(["op": "token"]))
+    }
+
+    /// Replaces the server's token with a new one, as when a token expires: requests that carry the old
+    /// one are answered `401`, and ``currentToken()`` gives the new one.
+    func rotateToken() throws {
+        _ = try Self.decode(server.send(["op": "rotate_token"]))
+    }
+
     /// Empties the request log.
     @discardableResult
     func clearLog() throws -> State {
@@ -150,6 +166,12 @@ final class JSONAPIServer {
 
     /// The state and token in an answer; throws the script's error if it answered one.
     private static func decode(_ answer: Data) throws -> (state: State, token: String) {
+        let token = try token(in: answer)
+        return (try JSONDecoder().decode(State.self, from: answer), token)
+    }
+
+    /// The token in an answer; throws the script's error if it answered one.
+    private static func token(in answer: Data) throws -> String {
         guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any],
             let token = object["token"] as? String
         else {
@@ -160,6 +182,6 @@ final class JSONAPIServer {
             throw CocoaError(
                 .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the JSON:API server: \(error)"])
         }
-        return (try JSONDecoder().decode(State.self, from: answer), token)
+        return token
     }
 }
