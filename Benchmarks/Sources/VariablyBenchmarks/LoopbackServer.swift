@@ -11,7 +11,8 @@ import VariablySyncTesting
 /// one query parameter of the request (the package's envelope: `GET /users/changes?after=`; a
 /// Django REST Framework list: `GET /users/?cursor=`), the first page by its absence; the path is not
 /// read. With `gzip`, every page is served gzipped (`gzip -6`, run once per page while the server is
-/// prepared) with `Content-Encoding: gzip`.
+/// prepared) with `Content-Encoding: gzip`. A server whose pages change (``init(answer:)``) makes each
+/// body when it is asked for.
 ///
 /// `@unchecked Sendable`: every property is set in `init` and never changes; the accept loop runs on
 /// a thread of its own and reads them only.
@@ -21,10 +22,11 @@ final class LoopbackServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port>/users`, where the package's envelope is served.
     let baseURL: URL
     private let listener: Int32
-    /// The query parameters that name a page: the first the request carries.
-    private let parameters: [String]
-    /// The body of each page, by the value of the parameter that asks for it ("" for the first page).
+    /// The body of each page, by the value of the parameter that asks for it ("" for the first page);
+    /// empty for a server that makes its bodies (``init(answer:)``).
     let pages: [String: Data]
+    /// The body for a request's query items, `nil` for an unknown page.
+    private let answerQuery: @Sendable ([URLQueryItem]) -> Data?
     private let isGzipped: Bool
 
     /// Serves the pages `makePages` builds for the server's origin (`http://127.0.0.1:<port>/`, for
@@ -35,15 +37,35 @@ final class LoopbackServer: @unchecked Sendable {
         self.listener = listener
         origin = URL(string: "http://127.0.0.1:\(port)/")!
         baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
-        self.parameters = parameters
+        let served: [String: Data]
         do {
-            let pages = try makePages(origin)
-            self.pages = gzip ? try pages.mapValues(Self.gzipped) : pages
+            let made = try makePages(origin)
+            served = gzip ? try made.mapValues(Self.gzipped) : made
         } catch {
             close(listener)
             throw error
         }
+        pages = served
+        answerQuery = { items in
+            served[parameters.lazy.compactMap { name in items.first { $0.name == name }?.value }.first ?? ""]
+        }
         isGzipped = gzip
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// Serves the bodies `answer` makes, when they are asked for, of the request's query items and the
+    /// server's origin (`http://127.0.0.1:<port>/`, for bodies that link to the next page); `nil` is an
+    /// unknown page (`410 Gone`).
+    init(answer: @escaping @Sendable (_ origin: URL, _ query: [URLQueryItem]) -> Data?) throws {
+        let (listener, port) = try listenOnLoopback(backlog: 64)
+        self.listener = listener
+        let origin = URL(string: "http://127.0.0.1:\(port)/")!
+        self.origin = origin
+        baseURL = URL(string: "http://127.0.0.1:\(port)/users")!
+        pages = [:]
+        answerQuery = { answer(origin, $0) }
+        isGzipped = false
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -86,11 +108,10 @@ final class LoopbackServer: @unchecked Sendable {
         }
         let line = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
         let target = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        let items = URLComponents(string: target)?.queryItems ?? []
-        let after = parameters.lazy.compactMap { name in items.first { $0.name == name }?.value }.first ?? ""
-        let body = pages[after] ?? Data(#"{"error":"unknown cursor"}"#.utf8)
-        let status = pages[after] == nil ? "410 Gone" : "200 OK"
-        let coding = isGzipped && pages[after] != nil ? "Content-Encoding: gzip\r\n" : ""
+        let found = answerQuery(URLComponents(string: target)?.queryItems ?? [])
+        let body = found ?? Data(#"{"error":"unknown cursor"}"#.utf8)
+        let status = found == nil ? "410 Gone" : "200 OK"
+        let coding = isGzipped && found != nil ? "Content-Encoding: gzip\r\n" : ""
         var response = Data(
             "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\n\(coding)Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
                 .utf8)
