@@ -94,6 +94,12 @@ if configuration.variant == nil,
 }
 
 if configuration.variant == nil,
+    configuration.filter.map({ RealisticIncremental.name.localizedCaseInsensitiveContains($0) }) ?? true
+{
+    try RealisticIncremental(configuration: configuration).run()
+}
+
+if configuration.variant == nil,
     configuration.filter.map({ PushConcurrency.name.localizedCaseInsensitiveContains($0) }) ?? true
 {
     try PushConcurrency(configuration: configuration).run()
