@@ -187,6 +187,9 @@ public struct DecodingContainer<Model> {
         if Value.self == Double.self { return unsafeBitCast(try backend.decodeDouble(entry: index), to: Value.self) }
         if Value.self == Bool.self { return unsafeBitCast(try backend.decodeBool(entry: index), to: Value.self) }
         if Value.self == Date.self { return unsafeBitCast(try backend.decodeDate(entry: index), to: Value.self) }
+        if Value.self == [String].self {
+            return unsafeBitCast(try backend.decodeStrings(entry: index), to: Value.self)
+        }
         return try backend.decode(Value.self, entry: index)
     }
 

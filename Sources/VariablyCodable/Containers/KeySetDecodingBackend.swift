@@ -21,7 +21,7 @@ public import Foundation
     func absenceDetail(entry index: Int) -> String?
 
     // The common scalars, without generic dispatch: a ``DecodingContainer`` specialized for the model
-    // calls these for `String`, `Int`, `Int64`, `Double`, `Bool` and `Date` properties. A backend that
+    // calls these for `String`, `Int`, `Int64`, `Double`, `Bool`, `Date` and `[String]` properties. A backend that
     // reads them faster than through ``decode(_:entry:)`` implements them; the defaults call it.
 
     /// ``decode(_:entry:)`` for a `String`.
@@ -36,6 +36,8 @@ public import Foundation
     func decodeBool(entry index: Int) throws -> Bool
     /// ``decode(_:entry:)`` for a `Date`.
     func decodeDate(entry index: Int) throws -> Date
+    /// ``decode(_:entry:)`` for a `[String]`.
+    func decodeStrings(entry index: Int) throws -> [String]
 }
 
 extension KeySetDecodingBackend {
@@ -51,6 +53,9 @@ extension KeySetDecodingBackend {
     }
     @usableFromInline package func decodeBool(entry index: Int) throws -> Bool { try decode(Bool.self, entry: index) }
     @usableFromInline package func decodeDate(entry index: Int) throws -> Date { try decode(Date.self, entry: index) }
+    @usableFromInline package func decodeStrings(entry index: Int) throws -> [String] {
+        try decode([String].self, entry: index)
+    }
 }
 
 extension KeySetDecodingBackend {

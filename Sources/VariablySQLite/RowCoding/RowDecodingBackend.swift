@@ -119,7 +119,7 @@ final class RowDecodingBackend: KeySetDecodingBackend {
     /// The text of a value of storage class TEXT.
     @inline(__always)
     private static func text(of value: OpaquePointer?) -> String {
-        String(decoding: utf8(of: value), as: UTF8.self)
+        ColumnText.string(utf8(of: value))
     }
 
     // The common scalars, read without generic dispatch when the column holds what the property's kind
@@ -178,6 +178,17 @@ final class RowDecodingBackend: KeySetDecodingBackend {
             if storage == SQLITE_FLOAT { return Date(timeIntervalSince1970: sqlite3_value_double(value)) }
         }
         return try decode(Date.self, entry: index)
+    }
+
+    func decodeStrings(entry index: Int) throws -> [String] {
+        let slot = slots[index]
+        if case .stringArray = slot.kind, slot.index >= 0 {
+            let (value, storage) = value(at: slot.index)
+            if storage == SQLITE_TEXT, let strings = ScalarArrayJSON.decodeStrings(Self.utf8(of: value)) {
+                return strings
+            }
+        }
+        return try decode([String].self, entry: index)
     }
 
     @inline(__always)

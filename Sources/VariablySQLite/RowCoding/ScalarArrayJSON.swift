@@ -152,6 +152,47 @@ enum ScalarArrayJSON {
 
     /// `["a","b"]` -> `["a", "b"]`; `nil` for anything else.
     static func decodeStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        if let strings = decodeCompactStrings(bytes) { return strings }
+        return decodeAnyStrings(bytes)
+    }
+
+    /// The array as ``encode(_:)-([String])`` writes it when no element needs escaping (`["a","b"]`: no
+    /// whitespace, no `\`), read in one pass; `nil` for anything else, which ``decodeAnyStrings(_:)``
+    /// reads.
+    private static func decodeCompactStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        let (quote, comma, end) = (UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "]"))
+        let count = bytes.count
+        guard count >= 2, bytes[0] == UInt8(ascii: "["), bytes[count &- 1] == end else { return nil }
+        if count == 2 { return [] }
+        // Sized once, by the commas: grown element by element, a short array is reallocated for each of
+        // its first elements. Commas inside strings only make it a little larger than needed.
+        var commas = 0
+        for byte in bytes where byte == comma { commas &+= 1 }
+        var result: [String] = []
+        result.reserveCapacity(commas &+ 1)
+        var position = 1
+        while position < count, bytes[position] == quote {
+            let start = position &+ 1
+            position = start
+            while position < count, bytes[position] != quote {
+                if bytes[position] == UInt8(ascii: "\\") { return nil }
+                position &+= 1
+            }
+            guard position < count else { return nil }
+            result.append(ColumnText.string(UnsafeBufferPointer(rebasing: bytes[start..<position])))
+            position &+= 1
+            guard position < count else { return nil }
+            if bytes[position] == comma {
+                position &+= 1
+                continue
+            }
+            return bytes[position] == end && position == count &- 1 ? result : nil
+        }
+        return nil
+    }
+
+    /// Any JSON array of strings, whitespace and escapes included; `nil` for anything else.
+    private static func decodeAnyStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
         var reader = Reader(bytes: bytes)
         guard reader.consume(UInt8(ascii: "[")) else { return nil }
         var result: [String] = []
