@@ -56,7 +56,10 @@ final class JSONDecodingSession {
         var backend = table.makeBackend(session: self)
         backend.start(object: index, base: base, baseTail: baseTail)
         let keySet = unsafeDowncast(table.keySet, to: KeySet<Model>.self)
-        let model = try Model(from: DecodingContainer(source: table.source, keySet: keySet, backend: backend))
+        table.keyPathOrder.startRow()
+        let model = try Model(
+            from: DecodingContainer(
+                source: table.source, keySet: keySet, backend: backend, keyPathOrder: table.keyPathOrder))
         backend.finish()
         if isKnownUniquelyReferenced(&backend) { table.spareBackends.append(backend) }
         return model

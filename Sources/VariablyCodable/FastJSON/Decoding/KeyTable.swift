@@ -12,6 +12,11 @@ final class KeyTable {
     private static let hintPositions = 32
     /// Backends no longer referenced, ready for the next object of this model.
     var spareBackends: [JSONObjectBackend] = []
+    /// The key paths the model's `init(from:)` reads, resolved on its first object (see
+    /// ``KeyPathOrder``): a page of records looks each key path up in the key set once. A model nested
+    /// in itself restarts the order mid-object, which costs the outer object a look-up, never a wrong
+    /// entry (each place is checked by identity).
+    let keyPathOrder = KeyPathOrder()
 
     init(layout: KeyTableLayout) {
         self.layout = layout
