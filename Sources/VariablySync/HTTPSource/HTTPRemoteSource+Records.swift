@@ -68,6 +68,13 @@ extension HTTPRemoteSource: RecordVersionedSource {
 
     /// The mark of a record's version in a change's base (``HTTPRecordRequests/recordVersionPrefix``).
     package var deletionBasePrefix: String { Requests.recordVersionPrefix }
+
+    /// Per-record endpoints read a change's base only when it is a record's version; the package's
+    /// envelope sends the base, the cursor included, for the server to compare.
+    package var basesChangesOnCursor: Bool {
+        guard case .perRecord = api.push else { return true }
+        return false
+    }
 }
 
 // MARK: - Client references

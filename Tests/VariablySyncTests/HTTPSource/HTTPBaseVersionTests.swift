@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VariablyCodable
 import VariablySQLite
+import VariablySyncTesting
 
 @testable import VariablySync
 
@@ -161,5 +162,45 @@ struct HTTPBaseVersionTests {
         #expect(UUID(uuidString: sent) != nil)
         #expect(server.notes.map(\.clientID) == [sent])
         #expect(try await notes.fetch().map(\.clientID) == [sent])
+    }
+
+    /// Per-record endpoints read a change's base only when it is a record's version, so an edit of a
+    /// record with none kept is queued with no base, not with a copy of the table's cursor (which a
+    /// look-back window makes up to 10,000 records long, copied into every queued change). A source of
+    /// the package's envelope, whose server compares positions, still bases the edit on the cursor.
+    @Test func anEditWithNoVersionKeptCopiesNoCursorForPerRecordEndpoints() async throws {
+        let database = try SQLiteDatabase.inMemory()
+        let notes = try LockVersionServer(Self.notes).repository(
+            LockVersionServer.api(concurrency: .none), database: database)
+        try await notes.sync()
+        var note = try #require(try await notes.fetch(id: 1))
+        note.title = "edited here"
+        try await notes.save(note)
+        let (cursor, base) = try await Self.cursorAndQueuedBase(database, table: "locked_notes")
+        #expect(cursor != nil)
+        #expect(base == nil)
+
+        let enveloped = try SQLiteDatabase.inMemory()
+        let server = try SimulatedServer(records: Self.notes, seed: 1)
+        let envelope = try Repository<LockedNote>(database: enveloped, remote: server)
+        try await envelope.sync()
+        try await envelope.save(LockedNote(id: 2, title: "edited here"))
+        let (envelopeCursor, envelopeBase) = try await Self.cursorAndQueuedBase(enveloped, table: "locked_notes")
+        #expect(envelopeCursor != nil)
+        #expect(envelopeBase == envelopeCursor)
+    }
+
+    /// The table's cursor and the base of its one queued change.
+    private static func cursorAndQueuedBase(_ database: SQLiteDatabase, table: String) async throws
+        -> (cursor: String?, base: String?)
+    {
+        try await database.read { db in
+            let cursor = try db.fetchValue(
+                sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
+            let base = try db.fetchValue(
+                sql: #"SELECT "base_cursor" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
+            func text(_ value: SQLValue?) -> String? { if case .text(let text)? = value { text } else { nil } }
+            return (text(cursor), text(base))
+        }
     }
 }

@@ -32,15 +32,18 @@ extension SyncStateStore {
     ///   - columns: The table's column names, unquoted: an update records which of them changed.
     ///   - keepsPreEditRows: Whether the first queued edit of a record with no version kept keeps the row
     ///     as it was (a source with record versions: see `SyncStateStore+PreEditRows`).
+    ///   - basesChangesOnCursor: Whether a change of a record with no version kept is based on the
+    ///     table's cursor (``RecordVersionedSource/basesChangesOnCursor``); otherwise it has no base.
     func installCapture(
         primaryKeyColumn: String, columns: [String], deletionVersion: DeletionVersion?, keepsPreEditRows: Bool = false,
-        _ db: Database
+        basesChangesOnCursor: Bool = true, _ db: Database
     ) throws {
-        // The variant names the deletion version's column and prefix, and whether pre-edit rows are kept,
-        // so that a repository opened with another source replaces the triggers.
+        // The variant names the deletion version's column and prefix, whether pre-edit rows are kept and
+        // whether changes are based on the cursor, so that a repository opened with another source
+        // replaces the triggers.
         let variant =
             (deletionVersion.map { StableDigest.hex(of: $0.quotedColumn + "\u{0}" + $0.prefix) } ?? "0")
-            + (keepsPreEditRows ? "p" : "")
+            + (keepsPreEditRows ? "p" : "") + (basesChangesOnCursor ? "" : "v")
         let prefix = "variably_capture_v\(Self.captureVersion)_\(variant)_\(table)_"
         let stale = try db.fetch(
             sql:
@@ -78,7 +81,8 @@ extension SyncStateStore {
             }
             body += enqueueSQL(
                 recordID: recordID, change: trigger.change,
-                deletion: trigger.change == .delete ? deletionVersion.map { ($0, trigger.row) } : nil)
+                deletion: trigger.change == .delete ? deletionVersion.map { ($0, trigger.row) } : nil,
+                basesChangesOnCursor: basesChangesOnCursor)
             if trigger.change == .delete {
                 // A record created here and deleted before any push of it was sent: the server never
                 // heard of it, so there is nothing to push.
@@ -128,9 +132,9 @@ extension SyncStateStore {
         case delete
     }
 
-    private func enqueueSQL(recordID: String, change: Change, deletion: (version: DeletionVersion, row: String)?)
-        -> String
-    {
+    private func enqueueSQL(
+        recordID: String, change: Change, deletion: (version: DeletionVersion, row: String)?, basesChangesOnCursor: Bool
+    ) -> String {
         let operation = change == .delete ? "delete" : "upsert"
         let isNew = change == .insert ? "1" : "0"
         let changedColumns: String
@@ -149,6 +153,11 @@ extension SyncStateStore {
         }
         let table = SQL.literal(.text(table))
         let base = deletion.map { "\(deletionBaseSQL($0.version, row: $0.row)), " } ?? ""
+        // The table's cursor, last, for a source that compares positions; `NULL` for one that reads
+        // record versions only.
+        let cursor =
+            basesChangesOnCursor
+            ? #"(SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \#(table))"# : "NULL"
         let rebase =
             deletion.map { deletion in
                 """
@@ -163,7 +172,7 @@ extension SyncStateStore {
             VALUES (\(table), \(recordID), '\(operation)', lower(hex(randomblob(16))), coalesce(
                 (SELECT "version" FROM "variably_acknowledged_changes" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
                 (SELECT "version" FROM "variably_record_versions" WHERE "table_name" = \(table) AND "record_id" = \(recordID)),
-                \(base)(SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = \(table))),
+                \(base)\(cursor)),
                 (julianday('now') - 2440587.5) * 86400.0, \(isNew), \(changedColumns))
             ON CONFLICT ("table_name", "record_id") DO UPDATE SET
                 \(rebase)"operation" = excluded."operation", "idempotency_key" = excluded."idempotency_key",

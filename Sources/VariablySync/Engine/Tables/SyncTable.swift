@@ -74,7 +74,8 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         }
         self.schema = Schema(
             state: state, primaryKeyColumn: primaryKey.quotedColumn, columns: primaryKey.columnNames,
-            deletionVersion: deletionVersion, keepsPreEditRows: recordVersions != nil)
+            deletionVersion: deletionVersion, keepsPreEditRows: recordVersions != nil,
+            basesChangesOnCursor: versioned?.basesChangesOnCursor ?? true)
     }
 
     /// Throws the first mistake in what the table is opened with: the primary key's type, the
@@ -115,13 +116,15 @@ struct SyncTable<Model: SQLiteStorable & Identifiable & Sendable>: Sendable wher
         let deletionVersion: SyncStateStore.DeletionVersion?
         /// Whether the first queued edit of a record with no version kept keeps its row as it was.
         let keepsPreEditRows: Bool
+        /// Whether a change of a record with no version kept is based on the table's cursor.
+        let basesChangesOnCursor: Bool
 
         func prepare(_ db: Database) throws {
             try db.migrate(Model.self)
             try SyncStateStore.createOrUpgrade(db)
             try state.installCapture(
                 primaryKeyColumn: primaryKeyColumn, columns: columns, deletionVersion: deletionVersion,
-                keepsPreEditRows: keepsPreEditRows, db)
+                keepsPreEditRows: keepsPreEditRows, basesChangesOnCursor: basesChangesOnCursor, db)
         }
     }
 

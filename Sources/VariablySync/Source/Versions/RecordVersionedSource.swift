@@ -16,4 +16,15 @@ package protocol RecordVersionedSource {
     /// The text that a change's ``RemoteChange/baseVersion`` starts with, followed by the version as
     /// JSON text (`4`, `"a1b2"`), for the source to read back when it pushes the deletion.
     var deletionBasePrefix: String { get }
+
+    /// Whether a change of a record with no version kept is based on the table's cursor (the position
+    /// of the last pull, which a server of the package's envelope compares). A source that reads
+    /// record versions only says `false`, and such a change is queued with no base: a cursor can hold
+    /// a look-back window of up to 10,000 records, which every queued change would otherwise copy.
+    var basesChangesOnCursor: Bool { get }
+}
+
+extension RecordVersionedSource {
+    /// Changes of records with no version kept are based on the table's cursor.
+    package var basesChangesOnCursor: Bool { true }
 }
