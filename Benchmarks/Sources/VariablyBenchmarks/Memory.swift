@@ -50,11 +50,16 @@ enum MemoryJob: String, CaseIterable {
         }
     }
 
-    /// Runs the job in a child process; returns (peak, resident before the job) in MiB.
-    func measure(records: Int) throws -> (Double, Double) {
+    /// Runs the job in a child process; returns (peak, resident before the job) in MiB. With `oneArena`,
+    /// the child's `malloc` keeps one arena (`MALLOC_ARENA_MAX=1`) instead of one per thread that
+    /// allocates: what the job holds, without the pages glibc's other arenas touch.
+    func measure(records: Int, oneArena: Bool = false) throws -> (Double, Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["--memory", rawValue, "--records", String(records)]
+        if oneArena {
+            process.environment = ProcessInfo.processInfo.environment.merging(["MALLOC_ARENA_MAX": "1"]) { $1 }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

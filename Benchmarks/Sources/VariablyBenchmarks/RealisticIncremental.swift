@@ -18,16 +18,13 @@ import VariablySync
 struct RealisticIncremental {
     static let name = "Incremental sync of realistic pages"
 
-    let small: Int
-    let large: Int
+    let sizes: TableSizes
     let rounds: Int
-    let isQuick: Bool
     let changeCounts = [0, 1, 10]
     static let pageSize = 1_000
 
     init(configuration: Configuration) {
-        (small, large) = configuration.isQuick ? (10_000, 50_000) : (100_000, 1_000_000)
-        isQuick = configuration.isQuick
+        sizes = TableSizes(configuration: configuration)
         rounds = configuration.isQuick ? 1 : 9
     }
 
@@ -41,7 +38,8 @@ struct RealisticIncremental {
         var seconds: [Int: [Double]] = [:]
         /// The requests of the last sync of each number of changes: pages and check requests.
         var requests: [Int: Int] = [:]
-        /// The records the last sync of each number of changes read (those of the look-back window included).
+        /// The records the last sync of each number of changes pulled (``SyncReport/pulled``: those of the
+        /// look-back window it skipped, unchanged, are not counted).
         var pulled: [Int: Int] = [:]
 
         init(label: String, lookBack: Duration, origin: URL, users: Int) throws {
@@ -54,7 +52,9 @@ struct RealisticIncremental {
                 configuration: SyncConfiguration(pageSize: RealisticIncremental.pageSize))
             let repository = self.repository
             let report = try runBlocking { try await repository.sync() }
-            guard report.inserted == users else { throw BenchmarkError("\(label): synced \(report.inserted) of \(users)") }
+            guard report.inserted == users else {
+                throw BenchmarkError("\(label): synced \(report.inserted) of \(users)")
+            }
         }
 
         /// One incremental sync that must find `changes` edited records.
@@ -92,7 +92,10 @@ struct RealisticIncremental {
 
     /// Measures both sizes and prints the group's table.
     func run() throws {
-        let tables = [try Table(users: small, label: label(small)), try Table(users: large, label: label(large))]
+        let tables = [
+            try Table(users: sizes.small, label: sizes.label(sizes.small)),
+            try Table(users: sizes.large, label: sizes.label(sizes.large)),
+        ]
         for round in 0..<rounds {
             for changes in changeCounts {
                 for (offset, table) in tables.enumerated() {
@@ -111,35 +114,25 @@ struct RealisticIncremental {
         let (small, large) = (tables[0], tables[1])
         print("")
         print(
-            "| \(Self.name), DRF's shape over 127.0.0.1 | \(label(small.users)) | \(label(large.users)) | ratio | target | met |"
+            "| \(Self.name), DRF's shape over 127.0.0.1 | \(sizes.label(small.users)) | \(sizes.label(large.users)) | ratio | target | met |"
         )
         print("| --- | ---: | ---: | ---: | ---: | --- |")
         for (index, name) in ["look-back 5 s", "no look-back"].enumerated() {
             let (smallCell, largeCell) = (small.cells[index], large.cells[index])
             for changes in changeCounts {
-                let (smallSeconds, largeSeconds) = (median(smallCell.seconds[changes]), median(largeCell.seconds[changes]))
+                let (smallSeconds, largeSeconds) = (
+                    median(smallCell.seconds[changes] ?? []), median(largeCell.seconds[changes] ?? [])
+                )
                 let ratio = largeSeconds / smallSeconds
                 print(
                     String(
-                        format: "| %@, %d changes (ms; requests, records read) | %.1f (%d, %d) | %.1f (%d, %d) | %.2f | <= 1.50 | %@ |",
-                        name, changes, smallSeconds * 1e3, smallCell.requests[changes] ?? 0,
+                        format:
+                            "| %@, %@ (ms; requests, records pulled) | %.1f (%d, %d) | %.1f (%d, %d) | %.2f | <= 1.50 | %@ |",
+                        name, changes == 1 ? "1 change" : "\(changes) changes", smallSeconds * 1e3,
+                        smallCell.requests[changes] ?? 0,
                         smallCell.pulled[changes] ?? 0, largeSeconds * 1e3, largeCell.requests[changes] ?? 0,
-                        largeCell.pulled[changes] ?? 0, ratio, met(ratio <= 1.5)))
+                        largeCell.pulled[changes] ?? 0, ratio, sizes.met(ratio <= 1.5)))
             }
         }
-    }
-
-    private func median(_ values: [Double]?) -> Double {
-        let sorted = (values ?? []).sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
-
-    /// "yes" or "no"; in a quick run, where the sizes are too small to show scaling, neither.
-    private func met(_ isMet: Bool) -> String {
-        isQuick ? "n/a (--quick)" : isMet ? "yes" : "no"
-    }
-
-    private func label(_ records: Int) -> String {
-        records % 1_000_000 == 0 ? "\(records / 1_000_000)M" : "\(records / 1_000)k"
     }
 }

@@ -11,7 +11,8 @@ import VariablySyncTesting
 /// - incremental sync of 1,000 changed records on each synced table: seconds (target: at most 1.5x on
 ///   the large table, i.e. a sync costs O(changes), not O(table));
 /// - memory added by a full sync, each size in its own child process (target: within 1.2x, i.e. a sync
-///   holds a page at a time, not the table).
+///   holds a page at a time, not the table), and the same with one `malloc` arena: most of the default
+///   figure is the pages glibc's per-thread arenas touch, not what the sync holds.
 ///
 /// Full mode: 100,000 and 1,000,000 users, median of 3 interleaved rounds (9 for the incremental
 /// syncs); `--quick`: 10,000 and 50,000, one round (a smoke run: sizes this small do not show the
@@ -19,18 +20,17 @@ import VariablySyncTesting
 struct SyncScaling {
     static let name = "Sync scaling"
 
-    let small: Int
-    let large: Int
+    let sizes: TableSizes
+    var small: Int { sizes.small }
+    var large: Int { sizes.large }
     let rounds: Int
-    let isQuick: Bool
     /// Incremental syncs are short (tens of milliseconds, with a checkpoint's fsync in some of them):
     /// more rounds for a steadier median.
     let incrementalRounds: Int
     let changes = 1_000
 
     init(configuration: Configuration) {
-        (small, large) = configuration.isQuick ? (10_000, 50_000) : (100_000, 1_000_000)
-        isQuick = configuration.isQuick
+        sizes = TableSizes(configuration: configuration)
         rounds = configuration.isQuick ? 1 : min(configuration.rounds, 3)
         incrementalRounds = configuration.isQuick ? 1 : 9
     }
@@ -44,6 +44,9 @@ struct SyncScaling {
         /// The same sync on a connection that checkpoints on commit: the write waits for the disk.
         var incrementalOnCommitSeconds: Double
         var memoryAddedMiB: Double
+        /// The same with one `malloc` arena (`MALLOC_ARENA_MAX=1`): without the pages that glibc's
+        /// per-thread arenas touch, which are most of the figure above.
+        var memoryAddedOneArenaMiB: Double
     }
 
     /// Measures both sizes and prints the group's table.
@@ -79,16 +82,16 @@ struct SyncScaling {
             String(
                 format: "| memory added by the full sync (MiB) | %.1f | %.1f | %.2f | <= 1.20 | %@ |",
                 smallFigures.memoryAddedMiB, largeFigures.memoryAddedMiB, memory, met(memory <= 1.2)))
+        print(
+            String(
+                format: "| the same, one malloc arena (MALLOC_ARENA_MAX=1) (MiB) | %.1f | %.1f | %.2f | | |",
+                smallFigures.memoryAddedOneArenaMiB, largeFigures.memoryAddedOneArenaMiB,
+                largeFigures.memoryAddedOneArenaMiB / smallFigures.memoryAddedOneArenaMiB))
     }
 
-    /// "yes" or "no"; in a quick run, where the sizes are too small to show scaling, neither.
-    private func met(_ isMet: Bool) -> String {
-        isQuick ? "n/a (--quick)" : isMet ? "yes" : "no"
-    }
+    private func met(_ isMet: Bool) -> String { sizes.met(isMet) }
 
-    private func label(_ records: Int) -> String {
-        records % 1_000_000 == 0 ? "\(records / 1_000_000)M" : "\(records / 1_000)k"
-    }
+    private func label(_ records: Int) -> String { sizes.label(records) }
 
     /// One table size: its server and the last file a full sync filled.
     private final class Table {
@@ -167,11 +170,13 @@ struct SyncScaling {
         let figures = try tables.map { table in
             table.synced = nil
             let (peak, before) = try MemoryJob.fullSync.measure(records: table.records)
+            let (onePeak, oneBefore) = try MemoryJob.fullSync.measure(records: table.records, oneArena: true)
             return Figures(
                 recordsPerSecond: Double(table.records) / median(table.syncSeconds),
                 incrementalSeconds: median(table.incrementalSeconds),
                 incrementalCPUSeconds: median(table.incrementalCPUSeconds),
-                incrementalOnCommitSeconds: median(table.incrementalOnCommitSeconds), memoryAddedMiB: peak - before)
+                incrementalOnCommitSeconds: median(table.incrementalOnCommitSeconds), memoryAddedMiB: peak - before,
+                memoryAddedOneArenaMiB: onePeak - oneBefore)
         }
         FileHandle.standardError.write(Data("measured \(Self.name): memory\n".utf8))
         return (figures[0], figures[1])
