@@ -22,7 +22,6 @@ Not run by CI: it takes minutes, and its figures depend on the machine's load.
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -191,11 +190,19 @@ def main():
         print("DRF server %s, %d users seeded in %.1f s; load average %s" % (
             server.base, arguments.users, time.time() - started, " ".join("%.2f" % x for x in os.getloadavg())))
         rows = {"first sync": [], "push": []}
+        peak = 0.0
         for run in range(1, arguments.runs + 1):
-            output = subprocess.run(
+            process = subprocess.Popen(
                 [client, "--base", server.base, "--token", server.token, "--users", str(arguments.users),
-                 "--edits", str(arguments.edits)], check=True, capture_output=True, text=True)
-            phases = json.loads(output.stdout.strip().splitlines()[-1])
+                 "--edits", str(arguments.edits)], stdout=subprocess.PIPE, text=True)
+            stdout = process.stdout.read()
+            # This client's own resource use: RUSAGE_CHILDREN would include the build's processes.
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            if process.returncode != 0:
+                raise subprocess.CalledProcessError(process.returncode, client)
+            peak = max(peak, usage.ru_maxrss / 1024)
+            phases = json.loads(stdout.strip().splitlines()[-1])
             time.sleep(0.2)   # the last log lines reach the file
             logged = server.requests()
             for name, key in (("first sync", "pull"), ("push", "push")):
@@ -213,8 +220,6 @@ def main():
                 name, "%d records" % arguments.users if name == "first sync" else "%d edits" % arguments.edits,
                 statistics.median(v[0] for v in values), statistics.median(v[1] for v in values),
                 statistics.median(v[2] for v in values)))
-        # The largest resident set of any child waited for: the client runs (the server still runs).
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print("client peak memory (resident, the largest of the runs): %.0f MiB" % peak)
         print("load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     finally:
