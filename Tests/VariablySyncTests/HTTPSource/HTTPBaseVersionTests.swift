@@ -198,7 +198,8 @@ struct HTTPBaseVersionTests {
             let cursor = try db.fetchValue(
                 sql: #"SELECT "cursor" FROM "variably_sync_state" WHERE "table_name" = ?"#, arguments: [table])
             let base = try db.fetchValue(
-                sql: #"SELECT "base_cursor" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table])
+                sql: #"SELECT "base_cursor" FROM "variably_pending_changes" WHERE "table_name" = ?"#, arguments: [table]
+            )
             func text(_ value: SQLValue?) -> String? { if case .text(let text)? = value { text } else { nil } }
             return (text(cursor), text(base))
         }
