@@ -27,7 +27,7 @@ final class RealisticFeed: @unchecked Sendable {
         self.pageSize = pageSize
         users = count
         let made = (0..<count).map(RealisticUser.make)
-        stamps = made.map { Self.microseconds($0.updatedAt) }
+        stamps = made.map { RealisticUser.microseconds($0.updatedAt) }
         records = made.map { $0.serverJSON(isDeleted: false) }
     }
 
@@ -75,10 +75,6 @@ final class RealisticFeed: @unchecked Sendable {
             return Data(
                 "{\"count\":\(stamps.count - low),\"next\":\(next),\"previous\":null,\"results\":[\(results)]}".utf8)
         }
-    }
-
-    private static func microseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1e6).rounded())
     }
 
     /// `2026-11-02T10:00:00.123Z` (any number of fraction digits, or none; `Z` or `+00:00`) in

@@ -104,7 +104,7 @@ extension RealisticUser {
     /// `2026-11-02T10:00:00.123456Z`, or `2026-11-02T10:00:00Z` when the microseconds are 0, as DRF
     /// writes a `DateTimeField` in UTC.
     static func drfTimestamp(_ date: Date) -> String {
-        let microseconds = Int64((date.timeIntervalSince1970 * 1e6).rounded())
+        let microseconds = microseconds(date)
         var seconds = time_t(microseconds / 1_000_000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -115,6 +115,9 @@ extension RealisticUser {
     }
 
     static func date(microseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(microseconds) / 1e6) }
+
+    /// `date` in microseconds since 1970, rounded: the inverse of ``date(microseconds:)``.
+    static func microseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e6).rounded()) }
 
     /// `text` as a JSON string; the model's texts need only `"` and `\` escaped.
     private static func quoted(_ text: String) -> String {

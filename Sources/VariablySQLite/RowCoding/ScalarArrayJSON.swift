@@ -164,12 +164,7 @@ enum ScalarArrayJSON {
         let count = bytes.count
         guard count >= 2, bytes[0] == UInt8(ascii: "["), bytes[count &- 1] == end else { return nil }
         if count == 2 { return [] }
-        // Sized once, by the commas: grown element by element, a short array is reallocated for each of
-        // its first elements. Commas inside strings only make it a little larger than needed.
-        var commas = 0
-        for byte in bytes where byte == comma { commas &+= 1 }
-        var result: [String] = []
-        result.reserveCapacity(commas &+ 1)
+        var result = emptyStrings(sizedFor: bytes)
         var position = 1
         while position < count, bytes[position] == quote {
             let start = position &+ 1
@@ -191,17 +186,24 @@ enum ScalarArrayJSON {
         return nil
     }
 
+    /// An empty array with room for the elements of the JSON array `bytes`, counted by its commas: grown
+    /// element by element, a short array is reallocated for each of its first elements. Commas inside
+    /// strings only make it a little larger than needed.
+    @inline(__always)
+    private static func emptyStrings(sizedFor bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var commas = 0
+        for byte in bytes where byte == UInt8(ascii: ",") { commas &+= 1 }
+        var result: [String] = []
+        result.reserveCapacity(commas &+ 1)
+        return result
+    }
+
     /// Any JSON array of strings, whitespace and escapes included; `nil` for anything else.
     private static func decodeAnyStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
         var reader = Reader(bytes: bytes)
         guard reader.consume(UInt8(ascii: "[")) else { return nil }
-        var result: [String] = []
-        if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? result : nil }
-        // Sized once: grown element by element, a short array is reallocated for each of its first
-        // elements. Commas inside strings only make it a little larger than needed.
-        var commas = 0
-        for byte in bytes where byte == UInt8(ascii: ",") { commas &+= 1 }
-        result.reserveCapacity(commas &+ 1)
+        if reader.consume(UInt8(ascii: "]")) { return reader.isAtEnd ? [] : nil }
+        var result = emptyStrings(sizedFor: bytes)
         while true {
             guard let string = reader.readString() else { return nil }
             result.append(string)
@@ -270,7 +272,7 @@ enum ScalarArrayJSON {
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                    let string = ColumnText.string(UnsafeBufferPointer(rebasing: bytes[start..<position]))
                     position += 1
                     return string
                 }

@@ -37,4 +37,33 @@ import VariablySQLite
         let stored = try db.read { try $0.fetchValue(sql: "SELECT strings FROM all_types") }
         #expect(stored == .text(#"["\n\r\t\u0001\u001f","q\"b\\","é😀",""]"#))
     }
+
+    /// A stored array is read in one pass when it is written as the library writes it, and by the full
+    /// reader otherwise (whitespace, escapes); text that is no array of strings is an error, not a guess.
+    @Test(arguments: [
+        (#"["a","b"]"#, ["a", "b"]), (#"[]"#, []), (#"[ ]"#, []), (#"[ "a" , "b" ]"#, ["a", "b"]),
+        (#"["q\"b","c"]"#, ["q\"b", "c"]), (#"["\u00e9",""]"#, ["é", ""]), (#"["é😀","日本"]"#, ["é😀", "日本"]),
+    ])
+    func storedArraysReadBack(_ stored: String, _ expected: [String]) throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(AllTypes.self)
+            try db.insert(AllTypes.full)
+            try db.execute(sql: "UPDATE all_types SET strings = ?", arguments: [stored])
+        }
+        #expect(try db.read { try $0.fetch(AllTypes.self, id: Int64(7))?.strings } == expected)
+    }
+
+    // (`["a",]` is not among them: Foundation's `JSONDecoder`, which reads what the fast path does not,
+    // accepts a trailing comma.)
+    @Test(arguments: [#"["a""#, #"["a" "b"]"#, #"["a"]]"#, #"[1]"#, #"{"a":1}"#])
+    func storedTextThatIsNoArrayOfStringsIsAnError(_ stored: String) throws {
+        let db = try SQLiteDatabase.inMemory()
+        try db.write { db in
+            try db.migrate(AllTypes.self)
+            try db.insert(AllTypes.full)
+            try db.execute(sql: "UPDATE all_types SET strings = ?", arguments: [stored])
+        }
+        #expect(throws: (any Error).self) { try db.read { try $0.fetch(AllTypes.self, id: Int64(7)) } }
+    }
 }
